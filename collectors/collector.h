@@ -1,0 +1,41 @@
+#pragma once
+// One interface for every collector (wall clock, PAPI, memory, OpenCL events). The runner
+// brackets each sample with start()/stop() and asks each collector for its per-stage summary.
+// A collector that cannot work here (no PMU, no OpenCL) still exists: available() is false and
+// unavailable_reason() says why, and the run goes on without it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/allocation_tracker.h"
+#include "collectors/kernel_log.h"
+
+namespace sb {
+
+// What a collector may look at besides the process: the backend's own bookkeeping.
+// The trackers are non-const: the memory collector starts a new high-water window per sample.
+struct CollectorSources {
+  AllocationTracker* host_tensors = nullptr;
+  AllocationTracker* device_buffers = nullptr;
+  KernelLog* kernels = nullptr;
+};
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+  virtual std::string name() const = 0;
+  virtual bool available() const = 0;
+  virtual std::string unavailable_reason() const = 0;
+  // A new stage begins: forget what earlier stages accumulated.
+  virtual void begin_stage(const CollectorSources& sources) = 0;
+  // Around one sample (one forward or training step), outside of which nothing is counted.
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Adds this collector's per-stage figures to the stage result object, under the keys of
+  // the stagebench/1 schema ("counters", "memory", "opencl"). items = work items per sample.
+  virtual void report(nlohmann::json& stage, double items_per_sample) const = 0;
+};
+
+}  // namespace sb

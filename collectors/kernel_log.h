@@ -1,0 +1,44 @@
+#pragma once
+// Where a device backend reports every kernel it ran (with its device-side duration from
+// OpenCL profiling events) and every byte it moved between host and device. The OpenCL
+// collector reads it per stage.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace sb {
+
+struct KernelTotals {
+  uint64_t launches = 0;
+  uint64_t total_ns = 0;
+};
+
+class KernelLog {
+ public:
+  void kernel(const std::string& name, uint64_t duration_ns) {
+    auto& k = kernels_[name];
+    ++k.launches;
+    k.total_ns += duration_ns;
+  }
+  void host_to_device(uint64_t bytes) { h2d_bytes_ += bytes; }
+  void device_to_host(uint64_t bytes) { d2h_bytes_ += bytes; }
+  void clear() {
+    kernels_.clear();
+    h2d_bytes_ = d2h_bytes_ = 0;
+  }
+  const std::map<std::string, KernelTotals>& kernels() const { return kernels_; }
+  uint64_t total_ns() const {
+    uint64_t t = 0;
+    for (const auto& [name, k] : kernels_) t += k.total_ns;
+    return t;
+  }
+  uint64_t h2d_bytes() const { return h2d_bytes_; }
+  uint64_t d2h_bytes() const { return d2h_bytes_; }
+
+ private:
+  std::map<std::string, KernelTotals> kernels_;
+  uint64_t h2d_bytes_ = 0;
+  uint64_t d2h_bytes_ = 0;
+};
+
+}  // namespace sb

@@ -1,0 +1,55 @@
+#include "collectors/memory_collector.h"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+namespace sb {
+
+uint64_t read_vm_hwm_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+bool reset_vm_hwm() {
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  clear_refs << "5";
+  clear_refs.flush();
+  return static_cast<bool>(clear_refs);
+}
+
+void MemoryCollector::begin_stage(const CollectorSources& sources) {
+  sources_ = sources;
+  samples_ = 0;
+  rss_reset_ = true;
+  host_peak_ = tensor_peak_ = device_peak_ = 0;
+}
+
+void MemoryCollector::start() {
+  rss_reset_ = reset_vm_hwm() && rss_reset_;
+  if (sources_.host_tensors) sources_.host_tensors->reset_peak();
+  if (sources_.device_buffers) sources_.device_buffers->reset_peak();
+}
+
+void MemoryCollector::stop() {
+  ++samples_;
+  host_peak_ = std::max(host_peak_, read_vm_hwm_bytes());
+  if (sources_.host_tensors) tensor_peak_ = std::max(tensor_peak_, sources_.host_tensors->peak());
+  if (sources_.device_buffers) device_peak_ = std::max(device_peak_, sources_.device_buffers->peak());
+}
+
+void MemoryCollector::report(nlohmann::json& stage, double items_per_sample) const {
+  if (samples_ == 0) return;
+  nlohmann::json& memory = stage["memory"];
+  memory["host_peak_bytes"] = host_peak_;
+  memory["host_tensor_peak_bytes"] =
+      sources_.host_tensors ? nlohmann::json(tensor_peak_) : nlohmann::json(nullptr);
+  memory["device_peak_bytes"] =
+      sources_.device_buffers ? nlohmann::json(device_peak_) : nlohmann::json(nullptr);
+  memory["rss_reset"] = rss_reset_;
+}
+
+}  // namespace sb

@@ -1,0 +1,36 @@
+#pragma once
+// Device time per sample from the backend's KernelLog (OpenCL profiling events, every kernel a
+// call launched), per kernel name, plus host<->device bytes.
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "collectors/collector.h"
+
+namespace sb {
+
+class OpenCLCollector : public Collector {
+ public:
+  std::string name() const override { return "opencl"; }
+  // Reflects the sources of the last begin_stage(): a CPU backend has no kernel log.
+  bool available() const override { return kernels_ != nullptr; }
+  std::string unavailable_reason() const override;
+  void begin_stage(const CollectorSources& sources) override;
+  void start() override;
+  void stop() override;
+  // "opencl": {kernels: [{name, launches, total_ns}] per sample, device_ms: {median, min, max},
+  // h2d_bytes, d2h_bytes per sample}. Nothing when unavailable.
+  void report(nlohmann::json& stage, double items_per_sample) const override;
+
+  const std::vector<uint64_t>& device_ns_per_sample() const { return device_ns_; }
+
+ private:
+  bool stage_begun_ = false;
+  KernelLog* kernels_ = nullptr;
+  std::map<std::string, KernelTotals> totals_;  // summed over the stage's samples
+  std::vector<uint64_t> device_ns_;
+  uint64_t h2d_bytes_ = 0;
+  uint64_t d2h_bytes_ = 0;
+};
+
+}  // namespace sb

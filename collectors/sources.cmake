@@ -1,0 +1,7 @@
+target_sources(sb_collectors PRIVATE
+  collectors.cpp
+  memory_collector.cpp
+  opencl_collector.cpp
+  papi_collector.cpp
+  rusage_collector.cpp
+  wall_clock.cpp)

@@ -1,0 +1,155 @@
+#include <filesystem>
+#include <iostream>
+
+#include "collectors/collectors.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/progress_line.h"
+#include "harness/cli/run_context.h"
+#include "harness/result_json.h"
+#include "models/ceilings.h"
+#include "models/registry.h"
+#include "reports/ladder_table.h"
+
+namespace sb::cli {
+namespace {
+
+struct RunArgs {
+  std::string model;
+  WorkloadRequest req;
+  std::vector<std::string> stages;
+  std::vector<std::string> events;
+  std::string output = "results/latest.json";
+  RunnerOptions runner;
+  bool ceilings = true;
+  bool quiet = false;
+};
+
+// Stage ids or indices -> ladder positions, validated before anything is measured.
+std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids) {
+  const auto& ladder = m.ladder();
+  std::vector<size_t> out;
+  if (ids.empty()) {
+    for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
+    return out;
+  }
+  for (const auto& id : ids) {
+    bool found = false;
+    for (size_t i = 0; i < ladder.size() && !found; ++i)
+      if (ladder[i].id == id || std::to_string(i) == id) out.push_back(i), found = true;
+    if (!found) {
+      std::string known;
+      for (const auto& s : ladder) known += (known.empty() ? "" : ", ") + s.id;
+      throw std::invalid_argument(m.name + ": unknown stage '" + id + "' (stages: " + known + ")");
+    }
+  }
+  return out;
+}
+
+void check_size(const ModelEntry& m, const std::string& size) {
+  for (const auto& s : m.sizes)
+    if (s == size) return;
+  std::string known;
+  for (const auto& s : m.sizes) known += (known.empty() ? "" : ", ") + s;
+  throw std::invalid_argument(m.name + ": unknown size '" + size + "' (sizes: " + known + ")");
+}
+
+std::vector<std::string> resolve_backends(const std::string& b) {
+  if (b == "all") return backend_names();
+  for (const auto& known : {"cpu", "opencl"})
+    if (b == known) return {b};
+  throw std::invalid_argument("unknown backend '" + b + "' (cpu, opencl, all)");
+}
+
+int execute(RunArgs& a) {
+  const ModelEntry& model = find_model(a.model);
+  check_size(model, a.req.size);
+  const std::vector<size_t> stages = resolve_stages(model, a.stages);
+  const std::vector<std::string> backends = resolve_backends(a.req.backend);
+  const bool explicit_backend = a.req.backend != "all";
+
+  const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
+  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  nlohmann::json runs = nlohmann::json::array();
+  const nlohmann::json context = run_context(a.events, true);
+  auto save = [&](const nlohmann::json& extra_run) {
+    nlohmann::json all = runs;
+    if (!extra_run.is_null()) all.push_back(extra_run);
+    write_json_atomic(a.output, make_document(context, all));
+  };
+  int rc = 0;
+  for (const auto& name : backends) {
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = make_backend(name, a.req.device);
+    } catch (const std::exception& e) {
+      if (explicit_backend) throw std::invalid_argument(e.what());
+      std::cerr << "stagebench: backend " << name << " skipped: " << e.what() << '\n';
+      runs.push_back({{"model", model.name}, {"size", a.req.size}, {"backend", name},
+                      {"device", nullptr}, {"mode", "inference"}, {"status", "skipped"},
+                      {"reason", e.what()}, {"stages", nlohmann::json::array()}});
+      continue;
+    }
+    const std::string device = backend->device();
+    RunnerOptions opt = a.runner;
+    if (a.ceilings) {
+      const Ceilings c = measure_ceilings(*backend, name != "cpu" && a.req.size == "full");
+      opt.ceilings = DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s};
+      if (!a.quiet)
+        std::cerr << name << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
+                  << c.stream_gbytes_per_s << " GB/s\n";
+    }
+    WorkloadRequest req = a.req;
+    req.backend = name;
+    auto workload = model.make(req, std::move(backend));
+    ProgressLine progress(model.name + "/" + a.req.size + "/" + name, !a.quiet);
+    opt.progress = [&](const Progress& p) { progress.update(p); };
+    opt.make_collectors = [events = a.events] { return make_collectors(events); };
+    opt.on_partial = [&](const nlohmann::json& partial) { save(partial); };
+    nlohmann::json run = run_ladder(*workload, {model.name, a.req.size, name, device, "inference"},
+                                    stages, opt);
+    progress.finish();
+    if (a.ceilings && opt.ceilings)
+      run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
+                         {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s}};
+    for (const auto& s : run["stages"])
+      if (s.value("status", "") == "failed") rc = kExitFailed;
+    runs.push_back(run);
+    save(nullptr);
+    std::cout << ladder_table_text(run) << '\n';
+  }
+  std::cout << "wrote " << a.output << '\n';
+  return rc;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("run", "Run a model's optimization ladder, measured and checked");
+  auto a = std::make_shared<RunArgs>();
+  cmd->add_option("model", a->model, "Model (see `stagebench list`)")->required();
+  cmd->add_option("--size", a->req.size, "tiny, small or full")->capture_default_str();
+  cmd->add_option("--backend", a->req.backend, "cpu, opencl or all")->capture_default_str();
+  cmd->add_option("--device", a->req.device, "OpenCL device: name substring or P:D");
+  cmd->add_option("--stages", a->stages, "Stage ids or indices (default: the whole ladder)")
+      ->delimiter(',');
+  cmd->add_option("--events", a->events, "PAPI events (default: perf software events + PMU)")
+      ->delimiter(',');
+  cmd->add_option("--noise", a->runner.noise_target, "Target relative noise of the median")
+      ->capture_default_str();
+  cmd->add_option("--max-time", a->runner.max_time_s, "Seconds of measuring per ladder")
+      ->capture_default_str();
+  cmd->add_option("--min-samples", a->runner.min_samples)->capture_default_str();
+  cmd->add_option("--max-samples", a->runner.max_samples)->capture_default_str();
+  cmd->add_option("--warmup", a->runner.warmup_s, "Seconds of warm-up per stage")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->req.seed, "Seed of weights and input")->capture_default_str();
+  cmd->add_option("--weights", a->req.weights, ".safetensors weights (default: seeded random)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--batch", a->req.batch)->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
+  cmd->add_flag("!--no-ceilings", a->ceilings, "Skip measuring the device's ceilings");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+  cmd->callback([a, &exit_code] { exit_code = execute(*a); });
+}
+
+}  // namespace sb::cli

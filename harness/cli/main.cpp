@@ -1,0 +1,31 @@
+// stagebench: runs documented optimization ladders stage by stage and measures what each buys.
+#include <exception>
+#include <iostream>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/run_context.h"
+
+int main(int argc, char** argv) {
+  sb::cli::remember_argv(argc, argv);
+  CLI::App app{"stagebench: measure what each documented optimization stage really buys"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  sb::cli::add_probe(app, exit_code);
+  sb::cli::add_list(app, exit_code);
+  sb::cli::add_run(app, exit_code);
+  sb::cli::add_infer(app, exit_code);
+  sb::cli::add_report(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : sb::cli::kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "stagebench: " << e.what() << '\n';
+    return sb::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "stagebench: " << e.what() << '\n';
+    return sb::cli::kExitFailed;
+  }
+  return exit_code;
+}

@@ -1,0 +1,92 @@
+#include "harness/correctness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+namespace sb {
+
+Tolerance tolerance_for(const std::string& basis) {
+  if (basis == "fp32") return {0.99999, basis};
+  if (basis == "tf32") return {0.9999, basis};
+  if (basis == "bf16" || basis == "fp16") return {0.999, basis};
+  if (basis == "int8") return {0.99, basis};
+  throw std::invalid_argument("unknown precision basis '" + basis +
+                              "' (expected fp32, tf32, bf16, fp16 or int8)");
+}
+
+namespace {
+
+std::string first_non_finite(const std::vector<float>& v, const char* which) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      return std::string(which) + " has " + (std::isnan(v[i]) ? "NaN" : "Inf") + " at index " +
+             std::to_string(i);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+CorrectnessResult compare(const std::vector<float>& candidate, const std::vector<float>& reference,
+                          const Tolerance& tolerance) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  CorrectnessResult r;
+  r.tolerance = tolerance.min_cosine;
+  r.basis = tolerance.basis;
+  r.cosine = r.max_abs = r.rel_l2 = kNaN;
+
+  if (candidate.size() != reference.size()) {
+    r.reason = "output size " + std::to_string(candidate.size()) + " != baseline size " +
+               std::to_string(reference.size());
+    return r;
+  }
+  if (reference.empty()) {
+    r.reason = "empty output";
+    return r;
+  }
+  if (std::string bad = first_non_finite(candidate, "output"); !bad.empty()) {
+    r.reason = bad;
+    return r;
+  }
+  if (std::string bad = first_non_finite(reference, "baseline output"); !bad.empty()) {
+    r.reason = bad;
+    return r;
+  }
+
+  double dot = 0, cc = 0, rr = 0, diff2 = 0, max_abs = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const double c = candidate[i], ref = reference[i], d = c - ref;
+    dot += c * ref;
+    cc += c * c;
+    rr += ref * ref;
+    diff2 += d * d;
+    max_abs = std::max(max_abs, std::fabs(d));
+  }
+  r.max_abs = max_abs;
+  if (cc == 0 && rr == 0) {
+    r.cosine = 1;  // both all zeros: identical
+    r.rel_l2 = 0;
+  } else if (cc == 0 || rr == 0) {
+    r.rel_l2 = rr > 0 ? std::sqrt(diff2 / rr) : kNaN;
+    r.reason = std::string(rr == 0 ? "baseline output" : "output") +
+               " is all zeros: cosine undefined";
+    return r;
+  } else {
+    r.cosine = dot / (std::sqrt(cc) * std::sqrt(rr));
+    r.rel_l2 = std::sqrt(diff2 / rr);
+  }
+  r.pass = r.cosine >= tolerance.min_cosine;
+  if (!r.pass) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "cosine %.8f < %.8g (%s)", r.cosine, tolerance.min_cosine,
+                  tolerance.basis.c_str());
+    r.reason = buf;
+  }
+  return r;
+}
+
+}  // namespace sb

@@ -1,0 +1,32 @@
+#pragma once
+// A stage's output checked against the baseline's (stage 0, same inputs and weights):
+// cosine similarity, max abs error, relative L2 error, judged by the cosine threshold of the
+// stage's precision (LADDERS.md).
+#include <string>
+#include <vector>
+
+#include "harness/workload.h"
+
+namespace sb {
+
+struct CorrectnessResult {
+  double cosine = 0;   // NaN when undefined (non-finite values, size mismatch, zero vector)
+  double max_abs = 0;  // max |candidate - reference|
+  double rel_l2 = 0;   // ||candidate - reference|| / ||reference||
+  double tolerance = 0;  // the minimum cosine that passes
+  std::string basis;     // the precision the tolerance is for
+  bool pass = false;
+  std::string reason;  // why it failed; empty when it passed
+};
+
+// LADDERS.md thresholds: fp32 cosine >= 0.99999, tf32 >= 0.9999, bf16/fp16 >= 0.999,
+// int8 >= 0.99. Throws std::invalid_argument naming an unknown basis.
+Tolerance tolerance_for(const std::string& basis);
+
+// Sums run in double so that long outputs do not lose the small differences being measured.
+// Fails (with a reason) on a size mismatch, empty outputs, NaN/Inf in either output, or a
+// cosine under the tolerance. Two all-zero outputs are identical and pass.
+CorrectnessResult compare(const std::vector<float>& candidate, const std::vector<float>& reference,
+                          const Tolerance& tolerance);
+
+}  // namespace sb

@@ -1,0 +1,32 @@
+#pragma once
+// The stagebench/1 document (docs/schema.md): building it, writing it atomically, reading it
+// back with validation that names the file and the problem.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+inline constexpr const char* kSchema = "stagebench/1";
+
+// {"schema": kSchema, "context": context, "runs": runs}. runs must be an array.
+nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json& runs);
+
+// A finite number as a JSON number, anything else (NaN, Inf) as null: unknown, never invented.
+nlohmann::json number_or_null(double v);
+
+// Writes to a temporary file in the same directory, fsyncs it, then renames it over `path`,
+// so that a reader never sees half a document. Throws std::runtime_error naming the path.
+void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& document);
+
+// Problems with a document's shape, each naming where ("runs[0].stages[2].status: ..."); empty
+// when the document is a well-formed stagebench/1 document.
+std::vector<std::string> validate_document(const nlohmann::json& document);
+
+// Reads and validates a document. Throws std::runtime_error naming the file and the problem:
+// unreadable file, parse error (with line, column and byte), or validate_document's problems.
+nlohmann::json read_document(const std::filesystem::path& path);
+
+}  // namespace sb

@@ -1,0 +1,246 @@
+#include "harness/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "harness/stage_report.h"
+#include "harness/stage_state.h"
+
+namespace sb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void check_options(const RunnerOptions& opt) {
+  if (!(opt.noise_target > 0)) throw std::invalid_argument("noise target must be > 0");
+  if (opt.min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
+  if (opt.max_samples < opt.min_samples) {
+    throw std::invalid_argument("max samples must be >= min samples");
+  }
+  if (!(opt.max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
+  if (opt.warmup_runs < 0 || !(opt.warmup_s >= 0)) {
+    throw std::invalid_argument("warm-up runs and time must be >= 0");
+  }
+}
+
+std::vector<size_t> ladder_indices(const Workload& w, std::vector<size_t> stages) {
+  stages.push_back(0);  // the baseline is always measured
+  std::sort(stages.begin(), stages.end());
+  stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
+  const size_t count = w.stages().size();
+  if (count == 0) throw std::invalid_argument("the workload has no stages");
+  if (stages.back() >= count) {
+    throw std::invalid_argument("stage " + std::to_string(stages.back()) +
+                                " does not exist (the ladder has " + std::to_string(count) +
+                                " stages)");
+  }
+  return stages;
+}
+
+void fail(StageState& st, const std::string& where, const std::string& what) {
+  st.phase = StageState::Phase::kFailed;
+  st.reason = where + ": " + what;
+}
+
+// Runs `body`, recording any exception as the stage's failure; returns whether it succeeded.
+template <typename Body>
+bool guarded(StageState& st, const std::string& where, Body body) {
+  try {
+    body();
+    return true;
+  } catch (const std::exception& e) {
+    fail(st, where, e.what());
+  } catch (...) {
+    fail(st, where, "unknown exception");
+  }
+  return false;
+}
+
+class LadderRunner {
+ public:
+  LadderRunner(Workload& w, const RunInfo& info, const RunnerOptions& opt)
+      : w_(w), info_(info), opt_(opt) {}
+
+  nlohmann::json run(const std::vector<size_t>& indices) {
+    params_ = w_.params();
+    set_up(indices);
+    for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
+    begin_collectors();
+    emit_partial();
+    measure_rounds();
+    nlohmann::json run = build_run(info_, params_, states_, opt_, true);
+    release_all();
+    return run;
+  }
+
+ private:
+  void set_up(const std::vector<size_t>& indices) {
+    const auto& specs = w_.stages();
+    states_.resize(indices.size());
+    for (size_t i = 0; i < indices.size(); ++i) {
+      StageState& st = states_[i];
+      st.index = indices[i];
+      st.spec = specs[st.index];
+      StoppingLimits limits{opt_.noise_target, static_cast<size_t>(opt_.min_samples),
+                            static_cast<size_t>(opt_.max_samples), opt_.max_time_s};
+      st.rule = std::make_unique<StoppingRule>(limits);
+      std::string skip;
+      if (!guarded(st, "skip check", [&] { skip = w_.skip_reason(st.index); })) continue;
+      if (!skip.empty()) {
+        st.phase = StageState::Phase::kSkipped;
+        st.reason = skip;
+        continue;
+      }
+      if (!guarded(st, "prepare", [&] { w_.prepare(st.index); })) continue;
+      st.prepared = true;
+      if (!guarded(st, "counts", [&] { st.counts = w_.counts(st.index); })) continue;
+      if (opt_.make_collectors) {
+        guarded(st, "collectors", [&] {
+          for (auto& c : opt_.make_collectors()) {
+            if (c && c->available()) st.collectors.push_back(std::move(c));
+          }
+        });
+      }
+    }
+  }
+
+  void warm_up(size_t i) {
+    StageState& st = states_[i];
+    if (!st.live()) return;
+    const Clock::time_point t0 = Clock::now();
+    for (int runs = 0; runs < opt_.warmup_runs || seconds_since(t0) < opt_.warmup_s; ++runs) {
+      report_progress("warmup", i, 0, 0);
+      if (!guarded(st, "warm-up run", [&] { w_.run(st.index); })) return;
+    }
+  }
+
+  void begin_collectors() {
+    for (auto& st : states_) {
+      if (!st.live()) continue;
+      guarded(st, "collectors begin_stage", [&] {
+        const CollectorSources sources = w_.sources();
+        for (auto& c : st.collectors) c->begin_stage(sources);
+      });
+    }
+  }
+
+  // One timed sample: collectors bracket the timed region, which holds w.run() alone. Any
+  // exception fails the stage, named by the step it came from.
+  void sample(StageState& st) {
+    size_t started = 0;
+    const char* where = "collector start";
+    try {
+      for (; started < st.collectors.size(); ++started) st.collectors[started]->start();
+      where = "run";
+      const Clock::time_point t0 = Clock::now();
+      w_.run(st.index);
+      const double seconds = seconds_since(t0);
+      where = "collector stop";
+      while (started > 0) st.collectors[--started]->stop();
+      st.samples_s.push_back(seconds);
+      where = "output";
+      st.output = w_.output(st.index);
+      st.has_output = true;
+    } catch (const std::exception& e) {
+      fail(st, where, e.what());
+    } catch (...) {
+      fail(st, where, "unknown exception");
+    }
+    if (!st.live()) stop_quietly(st, started);
+  }
+
+  // Leaves the collectors stopped after a failure; their own errors no longer matter then.
+  static void stop_quietly(StageState& st, size_t started) {
+    while (started > 0) {
+      try {
+        st.collectors[--started]->stop();
+      } catch (...) {
+      }
+    }
+  }
+
+  void measure_rounds() {
+    const Clock::time_point t0 = Clock::now();
+    Clock::time_point last_partial = t0;
+    for (size_t round = 0;; ++round) {
+      for (size_t i = 0; i < states_.size(); ++i) {
+        if (!states_[i].live()) continue;
+        report_progress("measure", i, round, seconds_since(t0));
+        sample(states_[i]);
+      }
+      const double elapsed = seconds_since(t0);
+      round_s_ = elapsed / static_cast<double>(round + 1);
+      bool all_done = true;
+      for (auto& st : states_) {
+        if (!st.live()) continue;
+        st.done = st.rule->done(SampleState{st.samples_s, elapsed});
+        all_done = all_done && st.done;
+      }
+      if (all_done) return;  // also when no stage is live any more
+      if (opt_.on_partial && seconds_since(last_partial) >= opt_.partial_interval_s) {
+        emit_partial();
+        last_partial = Clock::now();
+      }
+    }
+  }
+
+  void report_progress(const char* phase, size_t i, size_t round, double elapsed) {
+    if (!opt_.progress) return;
+    Progress p;
+    p.phase = phase;
+    p.round = round;
+    p.stage_index = i;
+    p.stage_count = states_.size();
+    p.stage_id = states_[i].spec.id;
+    p.samples = states_[i].samples_s.size();
+    p.elapsed_s = elapsed;
+    if (round_s_ > 0) {
+      const double rounds_left =
+          std::max(0.0, static_cast<double>(opt_.max_samples) - static_cast<double>(round));
+      const double by_samples = rounds_left * round_s_;
+      p.eta_s = std::max(0.0, std::min(opt_.max_time_s - elapsed, by_samples));
+    }
+    opt_.progress(p);
+  }
+
+  void emit_partial() {
+    if (!opt_.on_partial) return;
+    opt_.on_partial(build_run(info_, params_, states_, opt_, false));
+  }
+
+  void release_all() {
+    for (auto& st : states_) {
+      if (!st.prepared) continue;
+      // The measurement is done; a failing release() cannot change it, so it is not recorded.
+      try {
+        w_.release(st.index);
+      } catch (...) {
+      }
+    }
+  }
+
+  Workload& w_;
+  const RunInfo& info_;
+  const RunnerOptions& opt_;
+  std::vector<StageState> states_;
+  nlohmann::json params_ = nlohmann::json::object();
+  double round_s_ = 0;
+};
+
+}  // namespace
+
+nlohmann::json run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>& stages,
+                          const RunnerOptions& opt) {
+  check_options(opt);
+  if (info.mode != "inference" && info.mode != "train") {
+    throw std::invalid_argument("run mode '" + info.mode + "' is not inference or train");
+  }
+  return LadderRunner(w, info, opt).run(ladder_indices(w, stages));
+}
+
+}  // namespace sb

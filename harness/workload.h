@@ -1,0 +1,60 @@
+#pragma once
+// What the runner measures: one model at one size on one backend, able to run any stage of its
+// ladder. Models implement it; the harness never sees the op layer.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/collector.h"
+
+namespace sb {
+
+struct Claim {
+  std::string source;             // "seed 000"
+  std::string text;               // the document's words
+  std::optional<double> speedup;  // cumulative speedup the document implies, when it gives one
+};
+
+// Correctness thresholds from LADDERS.md, by the precision a stage computes in.
+struct Tolerance {
+  double min_cosine = 0.99999;
+  std::string basis = "fp32";  // fp32, tf32, bf16, fp16, int8
+};
+
+struct StageSpec {
+  std::string id;     // "fused-attention"
+  std::string title;  // "Fused attention (streaming softmax)"
+  Claim claim;
+  Tolerance tolerance;
+};
+
+// Per-sample work, for throughput and roofline.
+struct WorkCounts {
+  double flops = 0;  // 2 x multiply-adds of matmul/conv/attention
+  double bytes = 0;  // minimum device-memory traffic of the stage's kernels
+  double items = 1;  // samples (sequences, cells, batches) per forward
+  std::string item_name = "sequences";
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual const std::vector<StageSpec>& stages() const = 0;
+  // Empty when the stage applies here; else the probe's reason (the stage is recorded skipped).
+  virtual std::string skip_reason(size_t stage) const = 0;
+  // Untimed: weights in the stage's precision, caches, program builds.
+  virtual void prepare(size_t stage) = 0;
+  // One forward (or step), complete when it returns (device work synchronized).
+  virtual void run(size_t stage) = 0;
+  // The output of the last run() of this stage, flattened, for the correctness check.
+  virtual std::vector<float> output(size_t stage) = 0;
+  virtual WorkCounts counts(size_t stage) const = 0;
+  virtual CollectorSources sources() = 0;
+  // Parameters recorded in the run's "params" (batch, length, ...).
+  virtual nlohmann::json params() const = 0;
+  // Frees what prepare() built for a stage once the ladder is done with it.
+  virtual void release(size_t stage) {}
+};
+
+}  // namespace sb

@@ -1,0 +1,22 @@
+#pragma once
+// The device's measured ceilings, for roofline fractions: the best fp32 GEMM rate the backend's
+// own GEMM reaches on a large square problem, and the streaming bandwidth of an elementwise add
+// (bytes read + written). Measured, never taken from a datasheet.
+#include <nlohmann/json.hpp>
+
+#include "models/ops/backend.h"
+
+namespace sb {
+
+struct Ceilings {
+  double gemm_gflops = 0;
+  double stream_gbytes_per_s = 0;
+  int64_t gemm_size = 0;
+  int64_t stream_elements = 0;
+};
+
+// `large` picks GPU-sized problems (4096^3 GEMM, 256 Mi elements) over CPU-sized ones.
+Ceilings measure_ceilings(Backend& backend, bool large);
+nlohmann::json to_json(const Ceilings& c);
+
+}  // namespace sb

@@ -1,0 +1,102 @@
+#include "models/enformer/infer.h"
+
+#include <stdexcept>
+
+#include "models/enformer/workload.h"
+#include "models/io/npy.h"
+#include "models/io/safetensors.h"
+
+namespace sb::enformer {
+namespace {
+
+TensorData read_input(const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  if (ext == ".npy") return read_npy(path);
+  if (ext != ".safetensors")
+    throw std::invalid_argument("input " + path.string() + ": expected a .npy or .safetensors file");
+  const SafetensorsFile f = SafetensorsFile::open(path);
+  const auto names = f.names();
+  if (f.contains("input")) return f.read("input");
+  if (names.size() == 1) return f.read(names.front());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("input " + path.string() +
+                              ": several tensors and none named 'input' (" + list + ")");
+}
+
+// One-hot [B, L, 4] from a one-hot array or from base indices 0..3 (A, C, G, T; anything else,
+// such as N, becomes an all-zero row).
+std::vector<float> to_one_hot(const TensorData& t, const std::string& what, int64_t& batch,
+                              int64_t& length) {
+  const auto& s = t.shape;
+  if ((s.size() == 3 || s.size() == 2) && s.back() == 4) {  // tokens never have length 4
+    batch = s.size() == 3 ? s[0] : 1;
+    length = s[s.size() - 2];
+    return t.values;
+  }
+  if (s.size() == 1 || s.size() == 2) {
+    batch = s.size() == 2 ? s[0] : 1;
+    length = s.back();
+    std::vector<float> x(static_cast<size_t>(batch * length * 4), 0.f);
+    for (int64_t i = 0; i < batch * length; ++i) {
+      const float v = t.values[i];
+      if (v >= 0 && v <= 3 && v == static_cast<float>(static_cast<int>(v)))
+        x[i * 4 + static_cast<int>(v)] = 1.f;
+    }
+    return x;
+  }
+  throw std::invalid_argument("input " + what + ": shape " + shape_to_string(s) +
+                              " is neither one-hot [B,L,4] / [L,4] nor tokens [B,L] / [L]");
+}
+
+std::string size_for_length(int64_t length, const std::string& what) {
+  for (const auto& s : sizes())
+    if (config_for(s).input_bp == length) return s;
+  throw std::invalid_argument("input " + what + ": length " + std::to_string(length) +
+                              " bp matches no Enformer size (tiny 4096, small 32768, full 196608)");
+}
+
+TensorData host(Backend& be, const Tensor& t) {
+  return {"F32", t.shape(), be.download(t)};
+}
+
+}  // namespace
+
+InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backend) {
+  if (r.output.extension() != ".safetensors")
+    throw std::invalid_argument("output " + r.output.string() +
+                                ": must be a .safetensors file (it holds several heads)");
+  const TensorData in = read_input(r.input);
+  InferSummary sum;
+  const std::vector<float> one_hot = to_one_hot(in, r.input.string(), sum.batch, sum.length);
+  sum.size = size_for_length(sum.length, r.input.string());
+  if (!r.size.empty() && r.size != sum.size)
+    throw std::invalid_argument("input " + r.input.string() + ": " + std::to_string(sum.length) +
+                                " bp is size '" + sum.size + "', not '" + r.size + "'");
+  const size_t stage = stage_index(r.stage);
+  sum.stage = ladder()[stage].id;
+
+  WorkloadOptions o;
+  o.size = sum.size;
+  o.seed = r.seed;
+  o.weights = r.weights;
+  o.batch = sum.batch;
+  EnformerWorkload w(o, std::move(backend));
+  const std::string skip = w.skip_reason(stage);
+  if (!skip.empty())
+    throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +
+                                w.backend().name() + ": " + skip);
+  Backend& be = w.backend();
+  const Tensor x = be.upload(one_hot, {sum.batch, sum.length, 4});
+  const Outputs out = w.forward(stage, x);
+  write_safetensors(r.output,
+                    {{"embeddings", host(be, out.embeddings)},
+                     {"human", host(be, out.human)},
+                     {"mouse", host(be, out.mouse)}},
+                    "F32",
+                    {{"model", "enformer"}, {"size", sum.size}, {"stage", sum.stage},
+                     {"backend", be.name()}, {"device", be.device()}});
+  return sum;
+}
+
+}  // namespace sb::enformer

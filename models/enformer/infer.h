@@ -1,0 +1,30 @@
+#pragma once
+// `stagebench infer enformer`: one forward on the user's own input and weights, every output
+// head written out, so the port can be checked against another framework on real data.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "models/ops/backend.h"
+
+namespace sb::enformer {
+
+struct InferRequest {
+  std::filesystem::path weights;  // empty: seeded random weights (seed)
+  std::filesystem::path input;    // .npy or .safetensors: one-hot [B,L,4]/[L,4] or tokens [B,L]/[L]
+  std::filesystem::path output;   // .safetensors: embeddings, human, mouse
+  std::string stage = "original";
+  std::string size;  // empty: from the input length
+  uint64_t seed = 1;
+};
+
+struct InferSummary {
+  std::string size;
+  int64_t batch = 0;
+  int64_t length = 0;
+  std::string stage;
+};
+
+InferSummary run_inference(const InferRequest& request, std::unique_ptr<Backend> backend);
+
+}  // namespace sb::enformer

@@ -1,0 +1,43 @@
+#pragma once
+// Enformer's optimization ladder (LADDERS.md, seed 000): each stage is a set of switches the
+// model reads; stage k carries every optimization of stages 0..k that applies here.
+#include <string>
+#include <vector>
+
+#include "harness/workload.h"
+#include "models/ops/backend.h"
+
+namespace sb::enformer {
+
+enum StageIndex : size_t {
+  kOriginal = 0,
+  kTf32,
+  kFusedAttention,
+  kFusedGelu,
+  kFusedLayerNorm,
+  kGraphCompile,
+  kBf16,
+  kInt8Weights,
+  kStageCount
+};
+
+struct Switches {
+  Precision precision = Precision::f32;  // of every conv and linear GEMM
+  bool fused_attention = false;
+  bool fused_gelu = false;
+  bool fused_layernorm = false;
+  // BN+GELU folded into the conv input, residual adds and activations in GEMM epilogues,
+  // attention pool in one pass, q scale folded into Wq, positional features and rel_k computed
+  // once per length, a static memory plan (buffers kept across calls).
+  bool graph_compile = false;
+};
+
+const std::vector<StageSpec>& ladder();
+size_t stage_index(const std::string& id);  // throws naming the unknown stage and the ladder
+
+// The switches of `stage` given which stages apply on this backend (skipped ones contribute
+// nothing to the stages above them). `reduced` is the backend's name for half precision:
+// bf16 on the CPU, fp16 on OpenCL.
+Switches switches_for(size_t stage, const std::vector<bool>& applies, Precision reduced);
+
+}  // namespace sb::enformer

@@ -1,0 +1,86 @@
+#pragma once
+// Enformer written once against the op layer. The stage's switches choose between the eager
+// sequence of ops and the fused ones; nothing else differs between stages.
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/enformer/config.h"
+#include "models/enformer/ladder.h"
+#include "models/enformer/params.h"
+#include "models/ops/backend.h"
+
+namespace sb::enformer {
+
+struct Outputs {
+  Tensor embeddings;  // [B, target, 2 dim]
+  Tensor human;       // [B, target, human_out]
+  Tensor mouse;       // [B, target, mouse_out]
+};
+
+class Model {
+ public:
+  Model(const Config& config, const Params& params, Backend& backend, const Switches& sw);
+
+  // input: one-hot DNA [B, input_bp, 4] on this backend. Queues the work; the caller syncs.
+  Outputs forward(const Tensor& input);
+
+ private:
+  struct BatchNorm {
+    Tensor scale, shift;  // eval statistics folded: x * scale + shift
+  };
+  struct ConvBlock {
+    BatchNorm bn;
+    Weight w;  // [cout, k * cin], column j * cin + c
+    Tensor bias;
+    int k = 1;
+  };
+  struct Tower {
+    ConvBlock conv, pointwise;
+    Weight pool;
+  };
+  struct Layer {
+    Tensor ln1_g, ln1_b, ln2_g, ln2_b;
+    Weight q, k, v, out, rel_k, ff1, ff2;
+    Tensor out_b, ff1_b, ff2_b;
+    Tensor content_bias, pos_bias;  // [H * dk]
+    Tensor rel_k_cached;            // graph-compile: rel_k for this model's length
+  };
+
+  Weight weight(const std::string& name, int64_t n, int64_t k, Precision p);
+  Tensor vec(const std::string& name);
+  BatchNorm batch_norm(const std::string& prefix);
+  ConvBlock conv_block(const std::string& bn, const std::string& conv, int64_t cin, int64_t cout,
+                       int k);
+  // A buffer for one op site: fresh each call (eager) or kept across calls (static plan).
+  Tensor buffer(const std::string& site, std::vector<int64_t> shape);
+
+  Tensor gelu(const Tensor& x, const std::string& site);
+  Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
+                        const std::string& site);
+  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site);
+  Tensor layer_norm(const Tensor& x, const Tensor& g, const Tensor& b, const std::string& site);
+  Tensor positions();
+  Tensor rel_k(const Layer& l, const Tensor& features, const std::string& site);
+  Tensor attention(const Tensor& x, const Layer& l, const std::string& site);
+  Tensor transformer_layer(const Tensor& x, const Layer& l, const std::string& site);
+  Tensor head(const Tensor& x, const Weight& w, const Tensor& b, const std::string& site);
+
+  Config c_;
+  Backend& be_;
+  Switches sw_;
+  const Params& params_;
+  Weight stem_w_;
+  Tensor stem_b_;
+  ConvBlock stem_pointwise_;
+  Weight stem_pool_;
+  std::vector<Tower> tower_;
+  std::vector<Layer> layers_;
+  ConvBlock final_;
+  Weight human_w_, mouse_w_;
+  Tensor human_b_, mouse_b_, q_scale_;
+  Tensor features_;  // eager: this call's positional features
+  std::unordered_map<std::string, Tensor> plan_;
+};
+
+}  // namespace sb::enformer

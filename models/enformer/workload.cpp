@@ -1,0 +1,126 @@
+#include "models/enformer/workload.h"
+
+#include <random>
+#include <stdexcept>
+
+#include "models/enformer/counts.h"
+#include "models/io/weight_source.h"
+
+namespace sb::enformer {
+namespace {
+
+Params load_params(const Config& c, const WorkloadOptions& o) {
+  if (o.weights.empty()) return Params::random(c, o.seed);
+  SafetensorsWeights source(o.weights, {"enformer.", "model."});
+  return Params::load(c, source);
+}
+
+Config make_config(const WorkloadOptions& o) {
+  Config c = config_for(o.size);
+  if (o.batch < 1) throw std::invalid_argument("enformer: batch must be >= 1");
+  c.batch = o.batch;
+  return c;
+}
+
+}  // namespace
+
+std::vector<float> random_one_hot(int64_t batch, int64_t bp, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> base(0, 3);
+  std::vector<float> x(static_cast<size_t>(batch * bp * 4), 0.f);
+  for (int64_t i = 0; i < batch * bp; ++i) x[i * 4 + base(rng)] = 1.f;
+  return x;
+}
+
+EnformerWorkload::EnformerWorkload(const WorkloadOptions& options,
+                                   std::unique_ptr<Backend> backend)
+    : options_(options),
+      config_(make_config(options)),
+      backend_(std::move(backend)),
+      params_(load_params(config_, options)),
+      models_(kStageCount),
+      last_(kStageCount) {
+  input_ = backend_->upload(random_one_hot(config_.batch, config_.input_bp, options_.seed + 1),
+                            {config_.batch, config_.input_bp, 4});
+}
+
+EnformerWorkload::~EnformerWorkload() = default;
+
+Precision EnformerWorkload::reduced_precision() const {
+  return backend_->unsupported_reason(Precision::bf16).empty() ? Precision::bf16 : Precision::f16;
+}
+
+std::string EnformerWorkload::skip_reason(size_t stage) const {
+  switch (stage) {
+    case kTf32: return backend_->unsupported_reason(Precision::tf32);
+    case kBf16: return backend_->unsupported_reason(reduced_precision());
+    case kInt8Weights: return backend_->unsupported_reason(Precision::int8);
+    default: return {};
+  }
+}
+
+Switches EnformerWorkload::switches(size_t stage) const {
+  std::vector<bool> applies(kStageCount);
+  for (size_t s = 0; s < kStageCount; ++s) applies[s] = skip_reason(s).empty();
+  return switches_for(stage, applies, reduced_precision());
+}
+
+void EnformerWorkload::prepare(size_t stage) {
+  if (!models_.at(stage))
+    models_[stage] = std::make_unique<Model>(config_, params_, *backend_, switches(stage));
+  backend_->synchronize();
+}
+
+void EnformerWorkload::run(size_t stage) {
+  last_.at(stage) = models_.at(stage)->forward(input_);
+  backend_->synchronize();
+}
+
+Outputs EnformerWorkload::forward(size_t stage, const Tensor& input) {
+  prepare(stage);
+  Outputs o = models_.at(stage)->forward(input);
+  backend_->synchronize();
+  return o;
+}
+
+std::vector<float> EnformerWorkload::output(size_t stage) {
+  const auto& o = last_.at(stage);
+  if (!o) return {};
+  std::vector<float> all = backend_->download(o->embeddings);
+  for (const Tensor* t : {&o->human, &o->mouse}) {
+    auto v = backend_->download(*t);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
+WorkCounts EnformerWorkload::counts(size_t stage) const {
+  return forward_counts(config_, switches(stage).precision);
+}
+
+CollectorSources EnformerWorkload::sources() {
+  const BackendMemory m = backend_->memory();
+  return {const_cast<AllocationTracker*>(m.host), const_cast<AllocationTracker*>(m.device),
+          backend_->kernel_log()};
+}
+
+nlohmann::json EnformerWorkload::params() const {
+  return {{"batch", config_.batch},
+          {"input_bp", config_.input_bp},
+          {"tokens", config_.tokens()},
+          {"target", config_.target},
+          {"dim", config_.dim},
+          {"depth", config_.depth},
+          {"heads", config_.heads},
+          {"parameters", params_.count()},
+          {"weights", options_.weights.empty() ? "seeded random (seed " +
+                                                     std::to_string(options_.seed) + ")"
+                                               : options_.weights.string()}};
+}
+
+void EnformerWorkload::release(size_t stage) {
+  last_.at(stage).reset();
+  models_.at(stage).reset();
+}
+
+}  // namespace sb::enformer

@@ -1,0 +1,56 @@
+#pragma once
+// Enformer's ladder as something the runner can measure.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "harness/workload.h"
+#include "models/enformer/model.h"
+
+namespace sb::enformer {
+
+struct WorkloadOptions {
+  std::string size = "small";
+  uint64_t seed = 1;
+  std::filesystem::path weights;  // empty: seeded random weights
+  int64_t batch = 1;
+};
+
+class EnformerWorkload : public Workload {
+ public:
+  EnformerWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend);
+  ~EnformerWorkload() override;
+
+  const std::vector<StageSpec>& stages() const override { return ladder(); }
+  std::string skip_reason(size_t stage) const override;
+  void prepare(size_t stage) override;
+  void run(size_t stage) override;
+  std::vector<float> output(size_t stage) override;
+  WorkCounts counts(size_t stage) const override;
+  CollectorSources sources() override;
+  nlohmann::json params() const override;
+  void release(size_t stage) override;
+
+  // One forward of a stage on an input of the caller's (synchronized).
+  Outputs forward(size_t stage, const Tensor& input);
+  Backend& backend() { return *backend_; }
+  const Config& config() const { return config_; }
+
+ private:
+  Switches switches(size_t stage) const;
+  Precision reduced_precision() const;
+
+  WorkloadOptions options_;
+  Config config_;
+  std::unique_ptr<Backend> backend_;
+  Params params_;
+  Tensor input_;
+  std::vector<std::unique_ptr<Model>> models_;
+  std::vector<std::optional<Outputs>> last_;
+};
+
+// Seeded random one-hot DNA [batch, bp, 4] (A, C, G, T uniformly).
+std::vector<float> random_one_hot(int64_t batch, int64_t bp, uint64_t seed);
+
+}  // namespace sb::enformer

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+// A tensor as read from or written to a file: values always fp32, row-major (C order).
+// `dtype` is the stored element type in safetensors spelling ("F32", "F16", "BF16", "I64", ...).
+struct TensorData {
+  std::string dtype = "F32";
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+// Product of the dims (1 for a scalar). Throws std::invalid_argument on a negative dim or when
+// the product overflows int64.
+int64_t element_count(const std::vector<int64_t>& shape);
+
+// "[2,3,4]", the form every shape error message uses.
+std::string shape_to_string(const std::vector<int64_t>& shape);
+
+}  // namespace sb

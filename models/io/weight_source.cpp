@@ -1,0 +1,53 @@
+#include "models/io/weight_source.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace sb {
+
+SafetensorsWeights::SafetensorsWeights(const std::filesystem::path& path,
+                                       std::vector<std::string> optional_prefixes)
+    : file_(SafetensorsFile::open(path)), prefixes_(std::move(optional_prefixes)) {}
+
+std::string SafetensorsWeights::resolve(const std::string& name) const {
+  if (file_.contains(name)) return name;
+  for (const std::string& prefix : prefixes_) {
+    if (prefix.empty()) continue;
+    if (file_.contains(prefix + name)) return prefix + name;
+    if (name.starts_with(prefix) && file_.contains(name.substr(prefix.size()))) {
+      return name.substr(prefix.size());
+    }
+  }
+  return {};
+}
+
+bool SafetensorsWeights::has(const std::string& name) const {
+  return !resolve(name).empty();
+}
+
+std::vector<float> SafetensorsWeights::get(const std::string& name,
+                                           const std::vector<int64_t>& expected_shape) {
+  const std::string where = "weights file '" + file_.path().string() + "': ";
+  const std::string stored = resolve(name);
+  if (stored.empty()) throw std::runtime_error(where + "missing tensor '" + name + "'");
+  const std::string stored_note = stored == name ? "" : " (stored as '" + stored + "')";
+  const SafetensorsEntry& entry = file_.info(stored);
+  if (entry.shape != expected_shape) {
+    throw std::runtime_error(where + "tensor '" + name + "'" + stored_note + " has shape " +
+                             shape_to_string(entry.shape) + ", expected " +
+                             shape_to_string(expected_shape));
+  }
+  TensorData tensor = file_.read(stored);
+  consumed_.insert(stored);
+  return std::move(tensor.values);
+}
+
+std::vector<std::string> SafetensorsWeights::unused() const {
+  std::vector<std::string> names;
+  for (const std::string& name : file_.names()) {
+    if (consumed_.count(name) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace sb

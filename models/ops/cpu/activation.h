@@ -1,0 +1,37 @@
+#pragma once
+// Activations as Eigen array expressions: evaluated lazily, so a caller's whole epilogue
+// (bias, activation, residual) becomes one vectorized loop. Eigen's exp/log1p are accurate to a
+// few ulp in float, and vectorized (std::exp is not without -ffast-math).
+#include <Eigen/Core>
+
+#include "models/ops/backend.h"
+
+namespace sb::cpu {
+
+using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
+using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+
+// Calls emit(act(in)) with the activation as an expression over `in`.
+template <class In, class Emit>
+void with_activation(Act act, const In& in, Emit&& emit) {
+  switch (act) {
+    case Act::none:
+      emit(in);
+      return;
+    case Act::relu:
+      emit(in.max(0.0f));
+      return;
+    case Act::gelu:  // the model's GELU: x * sigmoid(1.702 x)
+      emit(in * (1.0f + (-1.702f * in).exp()).inverse());
+      return;
+    case Act::softplus:  // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)
+      emit(in.max(0.0f) + (-in.abs()).exp().log1p());
+      return;
+  }
+}
+
+// y[i] = act(x[i] * scale[i] + shift[i]) over n elements; scale/shift may be null; y may be x.
+void affine_act(const float* x, const float* scale, const float* shift, Act act, float* y,
+                int64_t n);
+
+}  // namespace sb::cpu

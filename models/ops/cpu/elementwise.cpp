@@ -1,0 +1,107 @@
+// One-pass elementwise ops over flat ranges or per-channel rows; y may alias x.
+#include <stdexcept>
+#include <string>
+
+#include "models/ops/cpu/activation.h"
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+namespace {
+
+// Rough cost in element-operations, so transcendental ops split into threads sooner.
+constexpr int64_t kCheapOp = 1;
+constexpr int64_t kExpOp = 8;
+
+int64_t channels_of(const Tensor& x, const char* op) {
+  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
+    throw std::invalid_argument(std::string("cpu ") + op + ": input needs a last dimension, got " +
+                                x.shape_string());
+  }
+  return x.dim(-1);
+}
+
+}  // namespace
+
+void affine_act(const float* x, const float* scale, const float* shift, Act act, float* y,
+                int64_t n) {
+  ConstArrayMap xv(x, n);
+  auto store = [&](const auto& z) { ArrayMap(y, n) = z; };
+  if (scale != nullptr && shift != nullptr) {
+    with_activation(act, xv * ConstArrayMap(scale, n) + ConstArrayMap(shift, n), store);
+  } else if (scale != nullptr) {
+    with_activation(act, xv * ConstArrayMap(scale, n), store);
+  } else if (shift != nullptr) {
+    with_activation(act, xv + ConstArrayMap(shift, n), store);
+  } else {
+    with_activation(act, xv, store);
+  }
+}
+
+void CpuBackend::affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                                 Tensor& y) {
+  const int64_t c = channels_of(x, "affine_channels");
+  const int64_t rows = x.numel() / c;
+  expect_numel(y, x.numel(), "affine_channels", "output");
+  const float* s = nullptr;
+  const float* t = nullptr;
+  if (scale != nullptr) {
+    expect_numel(*scale, c, "affine_channels", "scale");
+    s = f32_data(*scale, "affine_channels scale");
+  }
+  if (shift != nullptr) {
+    expect_numel(*shift, c, "affine_channels", "shift");
+    t = f32_data(*shift, "affine_channels shift");
+  }
+  const float* xp = f32_data(x, "affine_channels input");
+  float* yp = f32_data(y, "affine_channels output");
+  parallel_for(rows, c * kCheapOp, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) affine_act(xp + r * c, s, t, Act::none, yp + r * c, c);
+  });
+}
+
+void CpuBackend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
+  expect_numel(y, x.numel(), "sigmoid_scaled", "output");
+  const float* xp = f32_data(x, "sigmoid_scaled input");
+  float* yp = f32_data(y, "sigmoid_scaled output");
+  parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
+    ConstArrayMap xv(xp + i0, i1 - i0);
+    ArrayMap(yp + i0, i1 - i0) = (1.0f + (-alpha * xv).exp()).inverse();
+  });
+}
+
+void CpuBackend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
+  expect_numel(b, a.numel(), "mul", "second operand");
+  expect_numel(y, a.numel(), "mul", "output");
+  const float* ap = f32_data(a, "mul a");
+  const float* bp = f32_data(b, "mul b");
+  float* yp = f32_data(y, "mul output");
+  parallel_for(a.numel(), kCheapOp, [&](int64_t i0, int64_t i1) {
+    ArrayMap(yp + i0, i1 - i0) = ConstArrayMap(ap + i0, i1 - i0) * ConstArrayMap(bp + i0, i1 - i0);
+  });
+}
+
+void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
+  expect_numel(b, a.numel(), "add", "second operand");
+  expect_numel(y, a.numel(), "add", "output");
+  const float* ap = f32_data(a, "add a");
+  const float* bp = f32_data(b, "add b");
+  float* yp = f32_data(y, "add output");
+  parallel_for(a.numel(), kCheapOp, [&](int64_t i0, int64_t i1) {
+    ArrayMap(yp + i0, i1 - i0) = ConstArrayMap(ap + i0, i1 - i0) + ConstArrayMap(bp + i0, i1 - i0);
+  });
+}
+
+void CpuBackend::activation(const Tensor& x, Act act, Tensor& y) {
+  expect_numel(y, x.numel(), "activation", "output");
+  const float* xp = f32_data(x, "activation input");
+  float* yp = f32_data(y, "activation output");
+  const int64_t cost = act == Act::none || act == Act::relu ? kCheapOp : kExpOp;
+  parallel_for(x.numel(), cost, [&](int64_t i0, int64_t i1) {
+    affine_act(xp + i0, nullptr, nullptr, act, yp + i0, i1 - i0);
+  });
+}
+
+}  // namespace sb::cpu

@@ -1,0 +1,357 @@
+// bf16 and int8 linear layers on oneDNN's matmul (brgemm kernels for avx512_core_bf16 / VNNI).
+//
+// bf16: weights converted once to bf16 in the blocked layout matmul picks (format_tag::any);
+// activations converted f32 -> bf16 per call by a oneDNN reorder into a scratch buffer; fp32
+// accumulation, f32 output. Bias is the matmul's own; act and residual are post-ops.
+//
+// int8 (method): weights symmetric per output channel, s_n = max|w_n| / 127, stored s8.
+// Activations asymmetric per tensor, quantized dynamically each call: u8 with a runtime zero
+// point, s_x = (max - min) / 255 over the whole input. u8 x s8 -> s32 is VNNI's native form.
+// The dequantization s_x * s_n is a per-call binary_mul post-op rather than output scales:
+// oneDNN 2.6 only takes compile-time output scales on its brgemm path (runtime ones fall back
+// to the reference kernel), and compile-time scales would mean a new primitive every call.
+// Bias follows as a binary_add post-op (so it is added in the dequantized domain).
+//
+// Post-op mapping of the model's activations: relu -> eltwise_relu, GELU = x sigmoid(1.702 x)
+// -> eltwise_swish with alpha 1.702 (swish(x) = x sigmoid(alpha x), exactly the model's form),
+// softplus -> eltwise_soft_relu (log(1 + e^x)). Residual: sum post-op when it is y itself, else
+// binary_add of the residual tensor.
+#include "models/ops/cpu/gemm_dnnl.h"
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DT = memory::data_type;
+
+// The M a weight's layout is chosen for. brgemm picks the same blocked layout across M here
+// (checked for M = 37 and 8192), so one reorder at prepare time serves every call.
+constexpr memory::dim kLayoutRows = 1024;
+
+// Weights in oneDNN's blocked layout; its bytes count as the backend's host memory.
+struct DnnlWeightStorage : Storage {
+  DnnlWeightStorage(memory m, std::shared_ptr<AllocationTracker> t)
+      : mem(std::move(m)), bytes(mem.get_desc().get_size()), tracker(std::move(t)) {
+    tracker->allocated(bytes);
+  }
+  ~DnnlWeightStorage() override { tracker->released(bytes); }
+  memory mem;
+  size_t bytes;
+  std::shared_ptr<AllocationTracker> tracker;
+};
+
+// A grow-only aligned buffer for per-call conversions, counted like any other host memory.
+class Scratch {
+ public:
+  explicit Scratch(std::shared_ptr<AllocationTracker> t) : tracker_(std::move(t)) {}
+  ~Scratch() { reset(); }
+  void* get(size_t bytes) {
+    if (bytes > capacity_) {
+      reset();
+      capacity_ = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, capacity_);
+      if (data_ == nullptr) throw std::bad_alloc();
+      tracker_->allocated(capacity_);
+    }
+    return data_;
+  }
+
+ private:
+  void reset() {
+    if (data_ == nullptr) return;
+    std::free(data_);
+    tracker_->released(capacity_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  std::shared_ptr<AllocationTracker> tracker_;
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+enum class ResidualMode : int { none, sum, binary };
+
+// Everything that makes a different primitive.
+using PrimitiveKey = std::tuple<memory::dim, memory::dim, memory::dim, Precision, bool, Act,
+                                ResidualMode>;
+
+struct CachedMatmul {
+  dnnl::matmul primitive;
+  // Post-op slots that take a tensor at execution (-1 when absent).
+  int scale_slot = -1, bias_slot = -1, residual_slot = -1;
+};
+
+bool cpu_has(const char* feature) {
+  __builtin_cpu_init();
+  if (std::string(feature) == "avx512bf16") return __builtin_cpu_supports("avx512bf16");
+  if (std::string(feature) == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
+  return false;
+}
+
+DT weight_type(Precision p) { return p == Precision::bf16 ? DT::bf16 : DT::s8; }
+DT source_type(Precision p) { return p == Precision::bf16 ? DT::bf16 : DT::u8; }
+
+}  // namespace
+
+struct DnnlGemm::Impl {
+  explicit Impl(std::shared_ptr<AllocationTracker> t)
+      : engine(dnnl::engine::kind::cpu, 0),
+        stream(engine),
+        tracker(t),
+        source_scratch(t) {}
+
+  // attr and post-ops for one epilogue; records which slots take tensors.
+  dnnl::primitive_attr make_attr(Precision p, memory::dim m, memory::dim n, bool bias, Act act,
+                                 ResidualMode residual, CachedMatmul* slots) const {
+    dnnl::primitive_attr attr;
+    dnnl::post_ops ops;
+    int slot = 0;
+    const memory::desc row_vector({1, n}, DT::f32, Tag::ab);
+    if (p == Precision::int8) {
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+      ops.append_binary(dnnl::algorithm::binary_mul, row_vector);
+      if (slots) slots->scale_slot = slot;
+      ++slot;
+      if (bias) {
+        ops.append_binary(dnnl::algorithm::binary_add, row_vector);
+        if (slots) slots->bias_slot = slot;
+        ++slot;
+      }
+    }
+    switch (act) {
+      case Act::none:
+        break;
+      case Act::relu:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        ++slot;
+        break;
+      case Act::gelu:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.702f, 0.0f);
+        ++slot;
+        break;
+      case Act::softplus:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_soft_relu, 0.0f, 0.0f);
+        ++slot;
+        break;
+    }
+    if (residual == ResidualMode::sum) {
+      ops.append_sum(1.0f);
+      ++slot;
+    } else if (residual == ResidualMode::binary) {
+      ops.append_binary(dnnl::algorithm::binary_add, memory::desc({m, n}, DT::f32, Tag::ab));
+      if (slots) slots->residual_slot = slot;
+      ++slot;
+    }
+    attr.set_post_ops(ops);
+    return attr;
+  }
+
+  dnnl::matmul::primitive_desc make_pd(Precision p, memory::dim m, memory::dim n, memory::dim k,
+                                       const memory::desc& weights, bool bias, Act act,
+                                       ResidualMode residual, CachedMatmul* slots) const {
+    const memory::desc src({m, k}, source_type(p), Tag::ab);
+    const memory::desc dst({m, n}, DT::f32, Tag::ab);
+    const dnnl::primitive_attr attr = make_attr(p, m, n, bias, act, residual, slots);
+    // bf16 takes the bias in the matmul itself; int8 adds it after dequantizing (post-op).
+    if (bias && p == Precision::bf16) {
+      const memory::desc bias_desc({1, n}, DT::f32, Tag::ab);
+      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, bias_desc, dst), attr,
+                                          engine);
+    }
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, engine);
+  }
+
+  CachedMatmul& matmul_for(Precision p, memory::dim m, memory::dim n, memory::dim k,
+                           const memory::desc& weights, bool bias, Act act,
+                           ResidualMode residual) {
+    const PrimitiveKey key{m, n, k, p, bias, act, residual};
+    auto it = matmuls.find(key);
+    if (it != matmuls.end()) return it->second;
+    CachedMatmul entry;
+    entry.primitive = dnnl::matmul(make_pd(p, m, n, k, weights, bias, act, residual, &entry));
+    return matmuls.emplace(key, std::move(entry)).first->second;
+  }
+
+  dnnl::reorder& to_bf16_for(memory::dim m, memory::dim k) {
+    auto key = std::make_pair(m, k);
+    auto it = bf16_reorders.find(key);
+    if (it != bf16_reorders.end()) return it->second;
+    const memory::desc from({m, k}, DT::f32, Tag::ab), to({m, k}, DT::bf16, Tag::ab);
+    dnnl::reorder r(dnnl::reorder::primitive_desc(engine, from, engine, to));
+    return bf16_reorders.emplace(key, std::move(r)).first->second;
+  }
+
+  dnnl::engine engine;
+  dnnl::stream stream;
+  std::shared_ptr<AllocationTracker> tracker;
+  Scratch source_scratch;
+  std::vector<float> dequant_scales;
+  std::map<PrimitiveKey, CachedMatmul> matmuls;
+  std::map<std::pair<memory::dim, memory::dim>, dnnl::reorder> bf16_reorders;
+};
+
+DnnlGemm::DnnlGemm(std::shared_ptr<AllocationTracker> tracker)
+    : impl_(std::make_unique<Impl>(std::move(tracker))) {}
+
+DnnlGemm::~DnnlGemm() = default;
+
+std::string DnnlGemm::unsupported_reason(Precision p) {
+  if (p == Precision::bf16) {
+    return cpu_has("avx512bf16") ? "" : "no avx512_bf16 on this CPU (oneDNN would emulate bf16)";
+  }
+  if (p == Precision::int8) return "";  // VNNI where present, oneDNN's avx512/avx2 kernels else
+  return std::string("oneDNN path has no ") + precision_name(p) + " GEMM";
+}
+
+Weight DnnlGemm::prepare(std::span<const float> w, int64_t n, int64_t k, Precision p) {
+  Impl& im = *impl_;
+  Weight weight;
+  weight.precision = p;
+  weight.n = n;
+  weight.k = k;
+
+  // oneDNN wants weights as [K, N]; the [N, K] row-major buffer is exactly that in layout ba.
+  memory user;
+  std::vector<int8_t> quantized;
+  if (p == Precision::bf16) {
+    user = memory({{k, n}, DT::f32, Tag::ba}, im.engine, const_cast<float*>(w.data()));
+  } else {
+    weight.scales = make_host_tensor({n}, DType::f32, im.tracker);
+    float* scales = f32_data(weight.scales, "int8 weight scales");
+    quantized.resize(static_cast<size_t>(n * k));
+    parallel_for(n, 2 * k, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        Eigen::Map<const Eigen::ArrayXf> row(w.data() + r * k, k);
+        const float max_abs = row.abs().maxCoeff();
+        const float scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
+        scales[r] = scale;
+        for (int64_t c = 0; c < k; ++c) {
+          quantized[r * k + c] = static_cast<int8_t>(std::lrint(w[r * k + c] / scale));
+        }
+      }
+    });
+    user = memory({{k, n}, DT::s8, Tag::ba}, im.engine, quantized.data());
+  }
+  const memory::desc any({k, n}, weight_type(p), Tag::any);
+  auto pd = im.make_pd(p, kLayoutRows, n, k, any, false, Act::none, ResidualMode::none, nullptr);
+  memory packed(pd.weights_desc(), im.engine);
+  dnnl::reorder(user, packed).execute(im.stream, user, packed);
+  im.stream.wait();
+  weight.data = Tensor({n, k}, p == Precision::bf16 ? DType::bf16 : DType::i8,
+                       std::make_shared<DnnlWeightStorage>(std::move(packed), im.tracker));
+  return weight;
+}
+
+void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+  Impl& im = *impl_;
+  const Precision p = w.precision;
+  const int64_t n = w.n, k = w.k;
+  auto* packed = dynamic_cast<DnnlWeightStorage*>(w.data.storage());
+  if (packed == nullptr) {
+    throw std::invalid_argument("cpu linear: this weight was not prepared by the cpu backend");
+  }
+  if (!x.defined() || x.numel() % k != 0) {
+    throw std::invalid_argument("cpu linear: input " + x.shape_string() +
+                                " is not a multiple of K=" + std::to_string(k));
+  }
+  const int64_t m = x.numel() / k;
+  expect_numel(y, m * n, "linear", "output");
+  float* xp = f32_data(x, "linear input");
+  float* yp = f32_data(y, "linear output");
+  float* bias = nullptr;
+  float* residual = nullptr;
+  if (ep.bias != nullptr) {
+    expect_numel(*ep.bias, n, "linear", "bias");
+    bias = f32_data(*ep.bias, "linear bias");
+  }
+  ResidualMode residual_mode = ResidualMode::none;
+  if (ep.residual != nullptr) {
+    expect_numel(*ep.residual, m * n, "linear", "residual");
+    residual = f32_data(*ep.residual, "linear residual");
+    residual_mode = residual == yp ? ResidualMode::sum : ResidualMode::binary;
+  }
+  if (m == 0) return;
+
+  const memory::desc weights_desc = packed->mem.get_desc();
+  CachedMatmul& mm =
+      im.matmul_for(p, m, n, k, weights_desc, bias != nullptr, ep.act, residual_mode);
+  const memory::desc row_vector({1, n}, DT::f32, Tag::ab);
+  memory src_mem, dst_mem({{m, n}, DT::f32, Tag::ab}, im.engine, yp);
+  std::unordered_map<int, memory> args;
+  int32_t zero_point = 0;
+
+  if (p == Precision::bf16) {
+    src_mem = memory({{m, k}, DT::bf16, Tag::ab}, im.engine,
+                     im.source_scratch.get(static_cast<size_t>(m * k) * 2));
+    memory f32_src({{m, k}, DT::f32, Tag::ab}, im.engine, xp);
+    im.to_bf16_for(m, k).execute(im.stream, f32_src, src_mem);
+    if (bias) args[DNNL_ARG_BIAS] = memory(row_vector, im.engine, bias);
+  } else {
+    // Range over the whole input (always including 0, so zero stays exact).
+    const int64_t total = m * k;
+    float lo = 0.0f, hi = 0.0f;
+    const int64_t chunk = 1 << 16, chunks = (total + chunk - 1) / chunk;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t len = std::min(chunk, total - c * chunk);
+      Eigen::Map<const Eigen::ArrayXf> part(xp + c * chunk, len);
+      lo = std::min(lo, part.minCoeff());
+      hi = std::max(hi, part.maxCoeff());
+    }
+    const float scale = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+    const float inv = 1.0f / scale;
+    zero_point = static_cast<int32_t>(std::lrint(-lo * inv));
+    const float zp = static_cast<float>(zero_point);
+    auto* q = static_cast<uint8_t*>(im.source_scratch.get(static_cast<size_t>(total)));
+    parallel_for(total, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const float v = std::clamp(xp[i] * inv + zp, 0.0f, 255.0f);
+        q[i] = static_cast<uint8_t>(static_cast<int32_t>(v + 0.5f));  // v >= 0: round half up
+      }
+    });
+    src_mem = memory({{m, k}, DT::u8, Tag::ab}, im.engine, q);
+    const float* weight_scales = f32_data(w.scales, "int8 weight scales");
+    im.dequant_scales.resize(static_cast<size_t>(n));
+    for (int64_t c = 0; c < n; ++c) im.dequant_scales[c] = scale * weight_scales[c];
+    args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] =
+        memory({{1}, DT::s32, Tag::a}, im.engine, &zero_point);
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(mm.scale_slot) | DNNL_ARG_SRC_1] =
+        memory(row_vector, im.engine, im.dequant_scales.data());
+    if (bias) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(mm.bias_slot) | DNNL_ARG_SRC_1] =
+          memory(row_vector, im.engine, bias);
+    }
+  }
+  if (residual_mode == ResidualMode::binary) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(mm.residual_slot) | DNNL_ARG_SRC_1] =
+        memory({{m, n}, DT::f32, Tag::ab}, im.engine, residual);
+  }
+  args[DNNL_ARG_SRC] = src_mem;
+  args[DNNL_ARG_WEIGHTS] = packed->mem;
+  args[DNNL_ARG_DST] = dst_mem;
+  mm.primitive.execute(im.stream, args);
+  im.stream.wait();
+}
+
+}  // namespace sb::cpu

@@ -1,0 +1,33 @@
+#pragma once
+// bf16 and int8 GEMMs through oneDNN's matmul (brgemm kernels: avx512_core_bf16, VNNI).
+// Only compiled when STAGEBENCH_HAVE_DNNL is set; the header needs no oneDNN include.
+#include <memory>
+#include <span>
+#include <string>
+
+#include "collectors/allocation_tracker.h"
+#include "models/ops/backend.h"
+
+namespace sb::cpu {
+
+class DnnlGemm {
+ public:
+  explicit DnnlGemm(std::shared_ptr<AllocationTracker> tracker);
+  ~DnnlGemm();
+  DnnlGemm(const DnnlGemm&) = delete;
+  DnnlGemm& operator=(const DnnlGemm&) = delete;
+
+  // Empty when oneDNN runs precision p (bf16 or int8) on this CPU, else why not.
+  static std::string unsupported_reason(Precision p);
+  // Converts (bf16) or quantizes (int8, symmetric per output channel) w [n, k] once, into the
+  // blocked layout oneDNN's matmul prefers.
+  Weight prepare(std::span<const float> w, int64_t n, int64_t k, Precision p);
+  // y[M, N] = epilogue(x[M, K] . W^T) with f32 x and y.
+  void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sb::cpu

@@ -1,0 +1,53 @@
+#include "models/ops/cpu/host_storage.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace sb::cpu {
+
+namespace {
+constexpr size_t kAlignment = 64;
+}
+
+HostStorage::HostStorage(size_t bytes, std::shared_ptr<AllocationTracker> tracker)
+    : tracker_(std::move(tracker)) {
+  // aligned_alloc wants a multiple of the alignment; an empty tensor still gets one line.
+  bytes_ = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  data_ = std::aligned_alloc(kAlignment, bytes_);
+  if (data_ == nullptr) throw std::bad_alloc();
+  if (tracker_) tracker_->allocated(bytes_);
+}
+
+HostStorage::~HostStorage() {
+  std::free(data_);
+  if (tracker_) tracker_->released(bytes_);
+}
+
+Tensor make_host_tensor(std::vector<int64_t> shape, DType dtype,
+                        const std::shared_ptr<AllocationTracker>& tracker) {
+  for (int64_t d : shape) {
+    if (d < 0) throw std::invalid_argument("cpu backend: negative dimension in tensor shape");
+  }
+  Tensor probe(shape, dtype, nullptr);
+  auto storage = std::make_shared<HostStorage>(probe.bytes(), tracker);
+  return Tensor(std::move(shape), dtype, std::move(storage));
+}
+
+float* f32_data(const Tensor& t, const char* what) {
+  if (!t.defined()) throw std::invalid_argument(std::string("cpu backend: ") + what + " is undefined");
+  if (t.dtype() != DType::f32) {
+    throw std::invalid_argument(std::string("cpu backend: ") + what + " must be f32, got " +
+                                dtype_name(t.dtype()));
+  }
+  auto* host = dynamic_cast<HostStorage*>(t.storage());
+  if (host == nullptr) {
+    throw std::invalid_argument(std::string("cpu backend: ") + what +
+                                " does not live in this backend's host memory");
+  }
+  return static_cast<float*>(host->data());
+}
+
+}  // namespace sb::cpu

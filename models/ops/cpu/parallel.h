@@ -1,0 +1,33 @@
+#pragma once
+// OpenMP helpers: the process's one threading runtime (Eigen and Debian's oneDNN use libgomp).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace sb::cpu {
+
+// Below this many element-operations a chunk is not worth a thread wake-up.
+inline constexpr int64_t kParallelGrain = 1 << 15;
+
+// Calls body(begin, end) over [0, n) in contiguous chunks, in parallel when the total work
+// (n * cost_per_item element-operations) is worth it. Runs inline inside a parallel region.
+template <class Body>
+void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
+  if (n <= 0) return;
+  const int64_t threads = omp_get_max_threads();
+  const int64_t min_items = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, cost_per_item));
+  // A few chunks per thread so uneven rows still balance; never chunks below the grain.
+  const int64_t per_chunk = std::max(min_items, (n + threads * 4 - 1) / (threads * 4));
+  const int64_t chunks = (n + per_chunk - 1) / per_chunk;
+  if (chunks <= 1 || threads <= 1 || omp_in_parallel()) {
+    body(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    body(c * per_chunk, std::min(n, (c + 1) * per_chunk));
+  }
+}
+
+}  // namespace sb::cpu

@@ -1,0 +1,62 @@
+#include "models/ops/opencl/cl_runtime.h"
+
+#include <stdexcept>
+
+namespace sb {
+namespace {
+
+std::string build_log(const cl::Program& program, const cl::Device& device) {
+  try {
+    return program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+  } catch (const cl::Error&) {
+    return "(no build log)";
+  }
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+ClRuntime::ClRuntime(cl::Device device)
+    : device_(std::move(device)),
+      context_(device_),
+      queue_(context_, device_, CL_QUEUE_PROFILING_ENABLE) {
+  const cl::Platform platform(device_.getInfo<CL_DEVICE_PLATFORM>());
+  is_nvidia_ = contains(platform.getInfo<CL_PLATFORM_NAME>(), "NVIDIA") ||
+               contains(device_.getInfo<CL_DEVICE_VENDOR>(), "NVIDIA");
+  max_work_group_size_ = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  local_mem_bytes_ = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+}
+
+std::string ClRuntime::device_name() const { return device_.getInfo<CL_DEVICE_NAME>(); }
+
+const cl::Program& ClRuntime::program(const std::string& key, const std::string& source,
+                                      const std::string& options) {
+  const std::string cache_key = key + '\n' + options;
+  if (auto it = programs_.find(cache_key); it != programs_.end()) return it->second;
+  cl::Program program(context_, source);
+  try {
+    program.build({device_}, options.c_str());
+  } catch (const cl::Error& e) {
+    throw std::runtime_error("OpenCL program '" + key + "' failed to build on " +
+                             device_name() + " (" + e.what() + ", options '" + options +
+                             "'):\n" + build_log(program, device_));
+  }
+  return programs_.emplace(cache_key, std::move(program)).first->second;
+}
+
+bool ClRuntime::compiles(const std::string& source, const std::string& options,
+                         std::string* log) {
+  cl::Program program(context_, source);
+  try {
+    program.build({device_}, options.c_str());
+    return true;
+  } catch (const cl::Error&) {
+    if (log) *log = build_log(program, device_);
+    return false;
+  }
+}
+
+}  // namespace sb

@@ -1,0 +1,54 @@
+#include "models/ops/opencl/event_log.h"
+
+#include <stdexcept>
+
+namespace sb {
+namespace {
+
+// A long run of ops without a synchronize() would otherwise keep every event alive.
+constexpr size_t kMaxPending = 8192;
+
+uint64_t span_ns(cl_ulong from, cl_ulong to) { return to > from ? to - from : 0; }
+
+}  // namespace
+
+void EventLog::launch(const std::string& name, const cl::Kernel& kernel,
+                      const cl::NDRange& global, const cl::NDRange& local) {
+  cl::Event event;
+  queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+  remember({name, cl::Event(), std::move(event)});
+}
+
+void EventLog::begin_span() {
+  if (span_open_) throw std::logic_error("EventLog: nested spans are not supported");
+  queue_.enqueueMarkerWithWaitList(nullptr, &span_begin_);
+  span_open_ = true;
+}
+
+void EventLog::end_span(const std::string& name) {
+  if (!span_open_) throw std::logic_error("EventLog: end_span without begin_span");
+  cl::Event end;
+  queue_.enqueueMarkerWithWaitList(nullptr, &end);
+  span_open_ = false;
+  remember({name, std::move(span_begin_), std::move(end)});
+}
+
+void EventLog::remember(Pending p) {
+  pending_.push_back(std::move(p));
+  if (pending_.size() >= kMaxPending) flush();
+}
+
+void EventLog::flush() {
+  for (auto& p : pending_) {
+    p.end.wait();
+    const cl_ulong end = p.end.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    if (p.begin()) {
+      log_.kernel(p.name, span_ns(p.begin.getProfilingInfo<CL_PROFILING_COMMAND_END>(), end));
+    } else {
+      log_.kernel(p.name, span_ns(p.end.getProfilingInfo<CL_PROFILING_COMMAND_START>(), end));
+    }
+  }
+  pending_.clear();
+}
+
+}  // namespace sb

@@ -1,0 +1,49 @@
+#pragma once
+// Collects the profiling events of queued device work and, once they are complete, reports
+// each one's device time to a KernelLog.
+//
+// A kernel of our own gets its own event: END - START. A library call (CLBlast) may launch
+// several kernels (pad, transpose, main) yet returns one event, so it is bracketed by two
+// markers instead and timed as after.END - before.END: on an in-order queue the first marker
+// completes when everything queued before the call has, the second when the call's last
+// kernel has, so the span covers all of the call's kernels (plus any device idle time between
+// them, e.g. host-side enqueue latency, which is part of what the call costs).
+#include <CL/opencl.hpp>
+#include <string>
+#include <vector>
+
+#include "collectors/kernel_log.h"
+
+namespace sb {
+
+class EventLog {
+ public:
+  EventLog(cl::CommandQueue& queue, KernelLog& log) : queue_(queue), log_(log) {}
+
+  // Enqueues `kernel` and remembers its event under `name`.
+  void launch(const std::string& name, const cl::Kernel& kernel, const cl::NDRange& global,
+              const cl::NDRange& local = cl::NullRange);
+
+  // Brackets a library call: begin_span() before it, end_span(name) after it.
+  void begin_span();
+  void end_span(const std::string& name);
+
+  // Waits for every remembered event and reports it to the KernelLog.
+  void flush();
+
+ private:
+  struct Pending {
+    std::string name;
+    cl::Event begin;  // set for spans only
+    cl::Event end;
+  };
+  void remember(Pending p);
+
+  cl::CommandQueue& queue_;
+  KernelLog& log_;
+  std::vector<Pending> pending_;
+  cl::Event span_begin_;
+  bool span_open_ = false;
+};
+
+}  // namespace sb

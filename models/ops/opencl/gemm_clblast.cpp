@@ -1,0 +1,81 @@
+// fp32 GEMMs through CLBlast, timed as one span per call (see event_log.h).
+#include <clblast.h>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+void check(clblast::StatusCode status, const char* routine) {
+  if (status != clblast::StatusCode::kSuccess)
+    throw std::runtime_error(std::string("CLBlast ") + routine + " failed with status " +
+                             std::to_string(static_cast<int>(status)));
+}
+
+}  // namespace
+
+void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y,
+                                   const Epilogue& ep, int64_t m) {
+  // A residual that is y itself folds into the GEMM as beta = 1 (C = y), but only without an
+  // activation: act must apply before the residual is added.
+  const bool residual_in_gemm =
+      ep.residual && ep.residual->storage() == y.storage() && ep.act == Act::none;
+  cl_command_queue queue = runtime_->queue()();
+  events_.begin_span();
+  const auto status = clblast::Gemm<float>(
+      clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
+      static_cast<size_t>(m), static_cast<size_t>(w.n), static_cast<size_t>(w.k), 1.0f,
+      device_buffer(x)(), 0, static_cast<size_t>(w.k), device_buffer(w.data)(), 0,
+      static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(y)(), 0,
+      static_cast<size_t>(w.n), &queue, nullptr);
+  events_.end_span("clblast_gemm");
+  check(status, "Gemm");
+  epilogue(y, ep, w.n, residual_in_gemm);
+}
+
+void OpenCLBackend::epilogue(Tensor& y, const Epilogue& ep, int64_t n, bool residual_done) {
+  const Tensor* residual = residual_done ? nullptr : ep.residual;
+  if (!ep.bias && ep.act == Act::none && !residual) return;
+  const int64_t total = y.numel();
+  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), y, ep.bias,
+         ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, n, total);
+}
+
+void OpenCLBackend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                 Tensor& c) {
+  const size_t count = g.a_offsets.size();
+  require(count == g.b_offsets.size() && count == g.c_offsets.size(), "gemm_batched",
+          "offset lists differ in length");
+  require(g.m >= 0 && g.n >= 0 && g.k >= 0, "gemm_batched", "negative size");
+  if (count == 0 || g.m == 0 || g.n == 0) return;
+  // Bounds, so a wrong offset fails here rather than as a device fault.
+  const int64_t a_span = (g.m - 1) * g.lda + g.k;
+  const int64_t b_span = g.trans_b ? (g.n - 1) * g.ldb + g.k : (g.k - 1) * g.ldb + g.n;
+  const int64_t c_span = (g.m - 1) * g.ldc + g.n;
+  std::vector<size_t> ao(count), bo(count), co(count);
+  for (size_t i = 0; i < count; ++i) {
+    require(g.a_offsets[i] >= 0 && g.a_offsets[i] + a_span <= a.numel(), "gemm_batched",
+            "item " + std::to_string(i) + " reads past A " + a.shape_string());
+    require(g.b_offsets[i] >= 0 && g.b_offsets[i] + b_span <= b.numel(), "gemm_batched",
+            "item " + std::to_string(i) + " reads past B " + b.shape_string());
+    require(g.c_offsets[i] >= 0 && g.c_offsets[i] + c_span <= c.numel(), "gemm_batched",
+            "item " + std::to_string(i) + " writes past C " + c.shape_string());
+    ao[i] = static_cast<size_t>(g.a_offsets[i]);
+    bo[i] = static_cast<size_t>(g.b_offsets[i]);
+    co[i] = static_cast<size_t>(g.c_offsets[i]);
+  }
+  const std::vector<float> alphas(count, g.alpha), betas(count, 0.0f);
+  cl_command_queue queue = runtime_->queue()();
+  events_.begin_span();
+  const auto status = clblast::GemmBatched<float>(
+      clblast::Layout::kRowMajor, clblast::Transpose::kNo,
+      g.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, static_cast<size_t>(g.m),
+      static_cast<size_t>(g.n), static_cast<size_t>(g.k), alphas.data(), device_buffer(a)(),
+      ao.data(), static_cast<size_t>(g.lda), device_buffer(b)(), bo.data(),
+      static_cast<size_t>(g.ldb), betas.data(), device_buffer(c)(), co.data(),
+      static_cast<size_t>(g.ldc), count, &queue, nullptr);
+  events_.end_span("clblast_gemm_batched");
+  check(status, "GemmBatched");
+}
+
+}  // namespace sb

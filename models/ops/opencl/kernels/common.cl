@@ -1,0 +1,38 @@
+// Shared helpers of the portable program. OpenCL C 1.2; no cl_khr_fp16 needed anywhere.
+// REDUCE_WG (work-group size of the row reductions) is set by the build options.
+
+// Activation codes follow sb::Act: 0 none, 1 relu, 2 gelu = sigmoid(1.702 v) * v, 3 softplus.
+inline float apply_act(float v, int act) {
+  if (act == 1) return fmax(v, 0.0f);
+  if (act == 2) return v / (1.0f + exp(-1.702f * v));
+  if (act == 3) return fmax(v, 0.0f) + log1p(exp(-fabs(v)));  // no overflow for large v
+  return v;
+}
+
+// Tree reductions over a work-group of REDUCE_WG items; every item gets the result.
+// `scratch` holds REDUCE_WG floats.
+inline float group_sum(float v, __local float* scratch) {
+  const int t = get_local_id(0);
+  scratch[t] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int offset = REDUCE_WG / 2; offset > 0; offset >>= 1) {
+    if (t < offset) scratch[t] += scratch[t + offset];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused right after
+  return r;
+}
+
+inline float group_max(float v, __local float* scratch) {
+  const int t = get_local_id(0);
+  scratch[t] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int offset = REDUCE_WG / 2; offset > 0; offset >>= 1) {
+    if (t < offset) scratch[t] = fmax(scratch[t], scratch[t + offset]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}

@@ -1,0 +1,85 @@
+// Elementwise ops, data movement and the fp32 GEMM epilogue: one work-item per element,
+// consecutive items on consecutive addresses (coalesced on GPUs, vectorized by PoCL).
+// Outputs may alias inputs: each item reads its element before writing it.
+
+__kernel void affine_channels(__global const float* x, __global const float* scale,
+                              int has_scale, __global const float* shift, int has_shift,
+                              int channels, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int c = i % channels;
+  float v = x[i];
+  if (has_scale) v *= scale[c];
+  if (has_shift) v += shift[c];
+  y[i] = v;
+}
+
+__kernel void sigmoid_scaled(__global const float* x, float alpha, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = 1.0f / (1.0f + exp(-alpha * x[i]));
+}
+
+__kernel void mul_elements(__global const float* a, __global const float* b, int n,
+                           __global float* y) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = a[i] * b[i];
+}
+
+__kernel void add_elements(__global const float* a, __global const float* b, int n,
+                           __global float* y) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = a[i] + b[i];
+}
+
+__kernel void activation(__global const float* x, int act, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = apply_act(x[i], act);
+}
+
+// y[r, c] = residual[r, c] + act(y[r, c] + bias[c]): what a GEMM library leaves undone.
+__kernel void gemm_epilogue(__global float* y, __global const float* bias, int has_bias,
+                            int act, __global const float* residual, int has_residual,
+                            int cols, int n) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  float v = y[i];
+  if (has_bias) v += bias[i % cols];
+  v = apply_act(v, act);
+  if (has_residual) v += residual[i];
+  y[i] = v;
+}
+
+// cols[b*L + l, j*C + c] = T(x[b, l + j - k/2, c]), zero outside [0, L); T applies the
+// optional per-channel affine and activation to real elements only.
+__kernel void im2col(__global const float* x, int length, int channels, int taps,
+                     __global const float* scale, int has_scale, __global const float* shift,
+                     int has_shift, int act, int n, __global float* cols) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int width = taps * channels;
+  const int row = i / width;
+  const int col = i - row * width;
+  const int tap = col / channels;
+  const int c = col - tap * channels;
+  const int b = row / length;
+  const int src = row - b * length + tap - taps / 2;
+  float v = 0.0f;
+  if (src >= 0 && src < length) {
+    v = x[(b * length + src) * channels + c];
+    if (has_scale) v *= scale[c];
+    if (has_shift) v += shift[c];
+    v = apply_act(v, act);
+  }
+  cols[i] = v;
+}
+
+// y[b, r, :] = x[b, start + r, :]; y is [B, rows, C], x is [B, length, C].
+__kernel void copy_rows(__global const float* x, int length, int start, int rows,
+                        int channels, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int per_batch = rows * channels;
+  const int b = i / per_batch;
+  const int rest = i - b * per_batch;
+  y[i] = x[(b * length + start) * channels + rest];
+}

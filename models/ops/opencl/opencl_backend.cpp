@@ -1,0 +1,115 @@
+#include "models/ops/opencl/opencl_backend.h"
+
+#include <stdexcept>
+
+#include "models/ops/opencl/device_select.h"
+#include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+// The tiled GEMM body once per weight type, as separate kernels of the one program.
+std::string tiled_gemm_variant(const char* name, const char* weight_type, const char* load) {
+  return std::string("#define GEMM_NAME ") + name + "\n#define WEIGHT_T " + weight_type +
+         "\n#define LOAD_WEIGHT(w, i) " + load + "\n" +
+         std::string(embedded_cl_source("gemm_tiled.cl")) +
+         "\n#undef GEMM_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n";
+}
+
+// Everything but the NVIDIA-only kernels: one program, one build per device.
+std::string portable_source() {
+  std::string s;
+  for (const char* file : {"common.cl", "elementwise.cl", "norms.cl", "attention.cl"})
+    s += std::string(embedded_cl_source(file)) + "\n";
+  s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
+  s += tiled_gemm_variant("gemm_i8w", "char", "((float)(w)[(i)])");
+  return s;
+}
+
+}  // namespace
+
+int to_cl_int(int64_t v, const char* what) {
+  if (v < 0 || v > std::numeric_limits<cl_int>::max())
+    throw std::invalid_argument(std::string("OpenCL backend: ") + what + " = " +
+                                std::to_string(v) + " does not fit the kernels' 32-bit indices");
+  return static_cast<int>(v);
+}
+
+void OpenCLBackend::set_arg(cl::Kernel& k, cl_uint i, int64_t v) {
+  k.setArg(i, static_cast<cl_int>(to_cl_int(v, "size")));
+}
+
+OpenCLBackend::OpenCLBackend(cl::Device device)
+    : runtime_(std::make_shared<ClRuntime>(std::move(device))),
+      pool_(std::make_shared<BufferPool>(runtime_->context())),
+      events_(runtime_->queue(), kernel_log_),
+      device_name_(runtime_->device_name()),
+      dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {}
+
+OpenCLBackend::~OpenCLBackend() {
+  try {
+    runtime_->queue().finish();
+  } catch (...) {
+    // Destructors must not throw; a failed queue has nothing left to wait for.
+  }
+}
+
+cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  // Work-groups of the row reductions: 256 items, or the device's largest power of two below.
+  size_t reduce_wg = 256;
+  while (reduce_wg > runtime_->max_work_group_size()) reduce_wg /= 2;
+  const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_wg) +
+                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
+  static const std::string source = portable_source();
+  const cl::Program& program = runtime_->program("portable", source, options);
+  return kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+}
+
+Tensor OpenCLBackend::empty(std::vector<int64_t> shape, DType dtype) {
+  return pool_->allocate(std::move(shape), dtype);
+}
+
+Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape,
+                                   DType dtype) {
+  Tensor t = empty(std::move(shape), dtype);
+  require(t.bytes() == bytes, "upload",
+          std::to_string(bytes) + " bytes for a " + t.shape_string() + " " +
+              dtype_name(dtype) + " tensor of " + std::to_string(t.bytes()) + " bytes");
+  if (bytes > 0) {
+    // Blocking: the caller's host memory may go away as soon as we return.
+    runtime_->queue().enqueueWriteBuffer(device_buffer(t), CL_TRUE, 0, bytes, data);
+    kernel_log_.host_to_device(bytes);
+  }
+  return t;
+}
+
+Tensor OpenCLBackend::upload(std::span<const float> host, std::vector<int64_t> shape) {
+  return upload_bytes(host.data(), host.size_bytes(), std::move(shape), DType::f32);
+}
+
+std::vector<float> OpenCLBackend::download(const Tensor& t) {
+  require(t.dtype() == DType::f32, "download",
+          std::string("only f32 tensors come back to the host, got ") + dtype_name(t.dtype()));
+  std::vector<float> host(static_cast<size_t>(t.numel()));
+  if (!host.empty()) {
+    runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), host.data());
+    kernel_log_.device_to_host(t.bytes());
+  }
+  events_.flush();  // everything before the read has completed
+  return host;
+}
+
+void OpenCLBackend::synchronize() {
+  runtime_->queue().finish();
+  events_.flush();
+}
+
+BackendMemory OpenCLBackend::memory() const { return {&host_tracker_, &pool_->tracker()}; }
+
+std::unique_ptr<Backend> make_opencl_backend(const std::string& device_filter) {
+  return std::make_unique<OpenCLBackend>(select_opencl_device(device_filter));
+}
+
+}  // namespace sb

@@ -1,0 +1,139 @@
+#pragma once
+// OpenCLBackend's declaration, shared by the files that implement its ops (one concern each:
+// opencl_backend.cpp memory and programs, gemm_*.cpp GEMMs, elementwise.cpp, norms.cpp,
+// attention.cpp).
+#include <CL/opencl.hpp>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "models/ops/backend.h"
+#include "models/ops/opencl/cl_runtime.h"
+#include "models/ops/opencl/device_memory.h"
+#include "models/ops/opencl/event_log.h"
+
+namespace sb {
+
+class OpenCLBackend : public Backend {
+ public:
+  explicit OpenCLBackend(cl::Device device);
+  ~OpenCLBackend() override;
+
+  std::string name() const override { return "opencl"; }
+  std::string device() const override { return device_name_; }
+
+  Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32) override;
+  Tensor upload(std::span<const float> host, std::vector<int64_t> shape) override;
+  std::vector<float> download(const Tensor& t) override;
+  void synchronize() override;
+  BackendMemory memory() const override;
+  KernelLog* kernel_log() override { return &kernel_log_; }
+
+  std::string unsupported_reason(Precision p) const override;
+  Weight prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;
+  void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep = {}) override;
+  void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
+
+  void im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t = {}) override;
+  void copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
+
+  void affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                       Tensor& y) override;
+  void sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override;
+  void mul(const Tensor& a, const Tensor& b, Tensor& y) override;
+  void add(const Tensor& a, const Tensor& b, Tensor& y) override;
+  void activation(const Tensor& x, Act act, Tensor& y) override;
+
+  void layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                 bool one_pass) override;
+  void softmax_rows(Tensor& x) override;
+
+  void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) override;
+  void rel_shift_add(Tensor& logits, const Tensor& rel) override;
+  void rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                           const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                           const Tensor& pos_bias, Tensor& out) override;
+
+  // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
+  uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
+  // True when the NVIDIA tensor-core (inline PTX mma.sync) kernels serve tf32 and f16 here.
+  bool has_mma() const;
+
+ private:
+  // A kernel of the portable program (all of kernels/*.cl but the NVIDIA one), built on first
+  // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
+  // backend).
+  cl::Kernel& kernel(const std::string& name);
+  cl::Kernel& mma_kernel(const std::string& name);
+  Tensor upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape, DType dtype);
+
+  // Sets the arguments in order and launches `name` over `global` (rounded up to a multiple
+  // of `local` when a local size is given).
+  template <class... Args>
+  void launch(const std::string& name, cl::NDRange global, cl::NDRange local, Args&&... args) {
+    cl::Kernel& k = kernel(name);
+    set_args(k, 0, std::forward<Args>(args)...);
+    events_.launch(name, k, global, local);
+  }
+  template <class... Args>
+  void launch_mma(const std::string& name, cl::NDRange global, cl::NDRange local,
+                  Args&&... args) {
+    cl::Kernel& k = mma_kernel(name);
+    set_args(k, 0, std::forward<Args>(args)...);
+    events_.launch(name, k, global, local);
+  }
+  static void set_args(cl::Kernel&, cl_uint) {}
+  template <class T, class... Rest>
+  void set_args(cl::Kernel& k, cl_uint i, T&& first, Rest&&... rest) {
+    set_arg(k, i, std::forward<T>(first));
+    set_args(k, i + 1, std::forward<Rest>(rest)...);
+  }
+  void set_arg(cl::Kernel& k, cl_uint i, const Tensor& t) { k.setArg(i, device_buffer(t)); }
+  // Optional tensors: a dummy buffer stands in for null (not every driver takes a null cl_mem).
+  void set_arg(cl::Kernel& k, cl_uint i, const Tensor* t) {
+    k.setArg(i, t ? device_buffer(*t) : dummy_);
+  }
+  void set_arg(cl::Kernel& k, cl_uint i, const cl::LocalSpaceArg& local) { k.setArg(i, local); }
+  void set_arg(cl::Kernel& k, cl_uint i, float v) { k.setArg(i, v); }
+  void set_arg(cl::Kernel& k, cl_uint i, int v) { k.setArg(i, static_cast<cl_int>(v)); }
+  void set_arg(cl::Kernel& k, cl_uint i, int64_t v);
+
+  // f32 linear through CLBlast, f16/int8 through the portable tiled kernel, tf32/f16 through
+  // the NVIDIA mma kernels.
+  void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
+                      int64_t m);
+  void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  void epilogue(Tensor& y, const Epilogue& ep, int64_t n, bool residual_done);
+
+  std::shared_ptr<ClRuntime> runtime_;
+  std::shared_ptr<BufferPool> pool_;
+  KernelLog kernel_log_;
+  AllocationTracker host_tracker_;  // stays at zero: this backend keeps no host tensors
+  EventLog events_;
+  std::string device_name_;
+  cl::Buffer dummy_;
+  std::map<std::string, cl::Kernel> kernels_;
+  std::map<std::string, cl::Kernel> mma_kernels_;
+  mutable std::optional<bool> mma_probe_;
+};
+
+// A size or index as the kernels' 32-bit int; throws when it does not fit.
+int to_cl_int(int64_t v, const char* what);
+
+// Work-items: n rounded up to a multiple of `multiple`.
+inline size_t round_up(int64_t n, size_t multiple) {
+  const auto u = static_cast<size_t>(n);
+  return (u + multiple - 1) / multiple * multiple;
+}
+
+// Throws std::invalid_argument "<op>: <what>" unless ok.
+inline void require(bool ok, const char* op, const std::string& what) {
+  if (!ok) throw std::invalid_argument(std::string(op) + ": " + what);
+}
+
+}  // namespace sb

@@ -1,0 +1,60 @@
+#include "models/registry.h"
+
+#include <stdexcept>
+
+#include "models/enformer/config.h"
+#include "models/enformer/ladder.h"
+#include "models/enformer/workload.h"
+#include "models/ops/cpu/cpu_backend.h"
+#ifdef STAGEBENCH_HAVE_OPENCL
+#include "models/ops/opencl/opencl_backend.h"
+#endif
+
+namespace sb {
+
+const std::vector<ModelEntry>& model_registry() {
+  static const std::vector<ModelEntry> models{
+      {"enformer", "Enformer, DNA -> gene expression tracks (seed 000, inference)",
+       enformer::sizes(), []() -> const std::vector<StageSpec>& { return enformer::ladder(); },
+       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         enformer::WorkloadOptions o;
+         o.size = r.size;
+         o.seed = r.seed;
+         o.weights = r.weights;
+         o.batch = r.batch;
+         return std::make_unique<enformer::EnformerWorkload>(o, std::move(backend));
+       }},
+  };
+  return models;
+}
+
+const ModelEntry& find_model(const std::string& name) {
+  std::string known;
+  for (const auto& m : model_registry()) {
+    if (m.name == name) return m;
+    known += (known.empty() ? "" : ", ") + m.name;
+  }
+  throw std::invalid_argument("unknown model '" + name + "' (models: " + known + ")");
+}
+
+std::vector<std::string> backend_names() {
+#ifdef STAGEBENCH_HAVE_OPENCL
+  return {"cpu", "opencl"};
+#else
+  return {"cpu"};
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device) {
+  if (name == "cpu") return make_cpu_backend();
+#ifdef STAGEBENCH_HAVE_OPENCL
+  if (name == "opencl") return make_opencl_backend(device);
+#else
+  if (name == "opencl")
+    throw std::invalid_argument("backend 'opencl': this build has no OpenCL (rebuild with "
+                                "ocl-icd-opencl-dev and libclblast-dev installed)");
+#endif
+  throw std::invalid_argument("unknown backend '" + name + "' (cpu, opencl, all)");
+}
+
+}  // namespace sb

@@ -1,0 +1,36 @@
+#pragma once
+// The documented models the CLI knows, their sizes and ladders, and the backends.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/workload.h"
+#include "models/ops/backend.h"
+
+namespace sb {
+
+struct WorkloadRequest {
+  std::string size = "small";
+  std::string backend = "cpu";
+  std::string device;  // OpenCL device filter; empty: the default device
+  uint64_t seed = 1;
+  std::filesystem::path weights;
+  int64_t batch = 1;
+};
+
+struct ModelEntry {
+  std::string name;
+  std::string summary;
+  std::vector<std::string> sizes;
+  std::function<const std::vector<StageSpec>&()> ladder;
+  std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
+};
+
+const std::vector<ModelEntry>& model_registry();
+const ModelEntry& find_model(const std::string& name);  // throws, listing the known models
+std::vector<std::string> backend_names();               // "cpu", and "opencl" when built
+std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device);
+
+}  // namespace sb

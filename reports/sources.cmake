@@ -1,0 +1,1 @@
+target_sources(sb_reports PRIVATE ladder_table.cpp)

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: install, build, then the Enformer ladder at `small` on the CPU
+# and on the default OpenCL device (PoCL when there is no GPU). Prints the ladder tables and
+# writes results/latest.json. Extra arguments go to `stagebench run`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+./build/harness/stagebench run enformer --size small --backend all -o results/latest.json "$@"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build, the tests and the default sweep need. Safe to re-run.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git clang-format
+  libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
+  qtbase5-dev libqt5charts5-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi

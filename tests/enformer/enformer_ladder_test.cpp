@@ -1,0 +1,71 @@
+// Every Enformer stage at tiny, on every backend built here, against stage 0 within the
+// stage's LADDERS.md tolerance; a skipped stage must say why.
+#include <gtest/gtest.h>
+
+#include "harness/correctness.h"
+#include "models/enformer/ladder.h"
+#include "models/enformer/workload.h"
+#include "models/registry.h"
+
+namespace sb::enformer {
+namespace {
+
+class EnformerLadder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EnformerLadder, EveryStageMatchesTheBaseline) {
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(GetParam(), "");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+  }
+  WorkloadOptions o;
+  o.size = "tiny";
+  EnformerWorkload w(o, std::move(backend));
+  w.prepare(kOriginal);
+  w.run(kOriginal);
+  const std::vector<float> reference = w.output(kOriginal);
+  ASSERT_EQ(reference.size(), static_cast<size_t>(16 * (2 * 96 + 64 + 32)));
+  double mean_abs = 0;
+  for (float v : reference) mean_abs += std::abs(v);
+  EXPECT_GT(mean_abs / reference.size(), 1e-3) << "baseline output is degenerate";
+
+  int checked = 0;
+  for (size_t s = 1; s < kStageCount; ++s) {
+    const std::string id = ladder()[s].id;
+    const std::string skip = w.skip_reason(s);
+    if (!skip.empty()) {
+      EXPECT_GT(skip.size(), 10u) << id << ": a skip needs a reason";
+      continue;
+    }
+    w.prepare(s);
+    w.run(s);
+    w.run(s);  // a second call: static buffers and caches must give the same answer
+    const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
+    EXPECT_TRUE(r.pass) << GetParam() << " stage " << id << ": cosine " << r.cosine
+                        << ", rel_l2 " << r.rel_l2 << " " << r.reason;
+    ++checked;
+    w.release(s);
+  }
+  EXPECT_GE(checked, 4);  // the fp32 fusion stages run on every backend
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EnformerLadder, ::testing::ValuesIn(backend_names()));
+
+TEST(EnformerLadderSpec, StagesAndSwitches) {
+  EXPECT_EQ(ladder().size(), kStageCount);
+  EXPECT_EQ(stage_index("graph-compile"), kGraphCompile);
+  EXPECT_EQ(stage_index("3"), kFusedGelu);
+  EXPECT_THROW(stage_index("warp-drive"), std::invalid_argument);
+  std::vector<bool> applies(kStageCount, true);
+  applies[kTf32] = false;
+  const Switches sw = switches_for(kGraphCompile, applies, Precision::bf16);
+  EXPECT_EQ(sw.precision, Precision::f32);  // tf32 skipped: nothing of it carries up
+  EXPECT_TRUE(sw.fused_attention && sw.fused_gelu && sw.fused_layernorm && sw.graph_compile);
+  EXPECT_EQ(switches_for(kBf16, applies, Precision::bf16).precision, Precision::bf16);
+  EXPECT_EQ(switches_for(kInt8Weights, applies, Precision::bf16).precision, Precision::int8);
+  EXPECT_FALSE(switches_for(kOriginal, applies, Precision::bf16).fused_attention);
+}
+
+}  // namespace
+}  // namespace sb::enformer

@@ -1,0 +1,269 @@
+#include "harness/runner.h"
+
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "harness/result_json.h"
+#include "tests/harness/fakes.h"
+
+namespace sb {
+namespace {
+
+using test::CountingCollector;
+using test::FakeStage;
+using test::FakeWorkload;
+
+// Short and loose: busy-waits of 1-4 ms, a generous noise target (the machine is shared).
+RunnerOptions quick_options() {
+  RunnerOptions opt;
+  opt.noise_target = 0.25;
+  opt.min_samples = 5;
+  opt.max_samples = 12;
+  opt.max_time_s = 0.5;
+  opt.warmup_s = 0;
+  opt.warmup_runs = 1;
+  opt.make_collectors = [] {
+    std::vector<std::unique_ptr<Collector>> c;
+    c.push_back(std::make_unique<CountingCollector>(true));
+    c.push_back(std::make_unique<CountingCollector>(false));  // unavailable: left out
+    return c;
+  };
+  return opt;
+}
+
+const RunInfo kInfo{"enformer", "tiny", "cpu", "test cpu", "inference"};
+
+const nlohmann::json& stage_by_id(const nlohmann::json& run, const std::string& id) {
+  for (const auto& s : run.at("stages")) {
+    if (s.at("id") == id) return s;
+  }
+  throw std::runtime_error("no stage " + id);
+}
+
+// One ladder exercising every outcome, run once for all the tests that read it.
+class RunnerLadderTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    workload_ = new FakeWorkload({
+        {.id = "baseline", .ms = 3},
+        {.id = "twice-as-fast", .ms = 1.5, .claimed_speedup = 2.0},
+        {.id = "needs-opencl", .ms = 1, .skip = "no OpenCL device"},
+        {.id = "broken-build", .ms = 1, .prepare_throws = true},
+        {.id = "dies-midway", .ms = 1, .run_throws_at = 4},
+        {.id = "wrong-numbers", .ms = 1, .output_noise = 0.05f},
+        {.id = "int8-close-enough", .ms = 1, .output_noise = 0.01f, .basis = "int8"},
+    });
+    RunnerOptions opt = quick_options();
+    opt.progress = [](const Progress& p) { phases_.insert(p.phase); };
+    opt.on_partial = [](const nlohmann::json& run) { partials_.push_back(run); };
+    run_ = new nlohmann::json(run_ladder(*workload_, kInfo, {6, 5, 4, 3, 2, 1}, opt));
+  }
+  static void TearDownTestSuite() {
+    delete run_;
+    delete workload_;
+  }
+
+  static FakeWorkload* workload_;
+  static nlohmann::json* run_;
+  static std::set<std::string> phases_;
+  static std::vector<nlohmann::json> partials_;
+};
+
+FakeWorkload* RunnerLadderTest::workload_ = nullptr;
+nlohmann::json* RunnerLadderTest::run_ = nullptr;
+std::set<std::string> RunnerLadderTest::phases_;
+std::vector<nlohmann::json> RunnerLadderTest::partials_;
+
+TEST_F(RunnerLadderTest, BaselineAddedAndStagesInOrder) {
+  const auto& stages = run_->at("stages");
+  ASSERT_EQ(stages.size(), 7u);
+  EXPECT_EQ(stages[0].at("id"), "baseline");
+  EXPECT_EQ(stages[6].at("id"), "int8-close-enough");
+  EXPECT_EQ(run_->at("model"), "enformer");
+  EXPECT_EQ(run_->at("params").at("batch"), 4);
+  EXPECT_EQ(run_->at("complete"), true);
+  EXPECT_TRUE(validate_document(make_document({}, nlohmann::json::array({*run_}))).empty());
+}
+
+TEST_F(RunnerLadderTest, Statuses) {
+  EXPECT_EQ(stage_by_id(*run_, "baseline").at("status"), "ok")
+      << stage_by_id(*run_, "baseline").dump(2);
+  EXPECT_EQ(stage_by_id(*run_, "twice-as-fast").at("status"), "ok")
+      << stage_by_id(*run_, "twice-as-fast").at("reason");
+  EXPECT_EQ(stage_by_id(*run_, "int8-close-enough").at("status"), "ok")
+      << stage_by_id(*run_, "int8-close-enough").at("reason");
+
+  const auto& skipped = stage_by_id(*run_, "needs-opencl");
+  EXPECT_EQ(skipped.at("status"), "skipped");
+  EXPECT_EQ(skipped.at("reason"), "no OpenCL device");
+  EXPECT_TRUE(skipped.at("time").at("median_ms").is_null());
+
+  const auto& broken = stage_by_id(*run_, "broken-build");
+  EXPECT_EQ(broken.at("status"), "failed");
+  EXPECT_EQ(broken.at("reason"), "prepare: cannot build program for broken-build");
+
+  const auto& died = stage_by_id(*run_, "dies-midway");
+  EXPECT_EQ(died.at("status"), "failed");
+  EXPECT_EQ(died.at("reason"), "run: device lost in dies-midway");
+  EXPECT_EQ(died.at("samples_ms").size(), 2u);  // warm-up run 1, samples 2 and 3, 4th throws
+  EXPECT_TRUE(died.at("speedup").at("vs_baseline").is_null());
+}
+
+TEST_F(RunnerLadderTest, WorkloadCalls) {
+  EXPECT_EQ(workload_->prepared_[2], 0);  // skipped: never prepared
+  EXPECT_EQ(workload_->runs_[2], 0);
+  EXPECT_EQ(workload_->runs_[3], 0);
+  EXPECT_EQ(workload_->released_[0], 1);
+  EXPECT_EQ(workload_->released_[1], 1);
+  EXPECT_EQ(workload_->released_[3], 0);  // prepare failed: nothing to release
+}
+
+TEST_F(RunnerLadderTest, InterleavedRoundsGiveEqualSampleCounts) {
+  const auto n = stage_by_id(*run_, "baseline").at("time").at("samples").get<int>();
+  EXPECT_GE(n, 5);
+  EXPECT_LE(n, 12);
+  for (const char* id : {"twice-as-fast", "wrong-numbers", "int8-close-enough"}) {
+    const auto& s = stage_by_id(*run_, id);
+    EXPECT_EQ(s.at("time").at("samples"), n) << id;
+    EXPECT_EQ(s.at("samples_ms").size(), static_cast<size_t>(n)) << id;
+    EXPECT_FALSE(s.at("time").at("stop_reason").is_null()) << id;
+    // One collector set per stage: begun once, started and stopped once per sample.
+    const auto& counters = s.at("counters");
+    EXPECT_EQ(counters.at("counting_begins").at("value"), 1) << id;
+    EXPECT_EQ(counters.at("counting_starts").at("value"), n) << id;
+    EXPECT_EQ(counters.at("counting_stops").at("value"), n) << id;
+    EXPECT_FALSE(counters.contains("absent_starts")) << id;
+    EXPECT_EQ(s.at("memory").at("host_peak_bytes"), 4096) << id;
+  }
+}
+
+TEST_F(RunnerLadderTest, SpeedupOfAStageTwiceAsFast) {
+  const auto& baseline = stage_by_id(*run_, "baseline").at("speedup");
+  EXPECT_DOUBLE_EQ(baseline.at("vs_baseline").get<double>(), 1);
+  EXPECT_TRUE(baseline.at("vs_previous").is_null());
+
+  const auto& fast = stage_by_id(*run_, "twice-as-fast").at("speedup");
+  const double s = fast.at("vs_baseline").get<double>();
+  EXPECT_GE(s, 1.6);
+  EXPECT_LE(s, 2.5);
+  const auto& ci = fast.at("ci95");
+  EXPECT_LE(ci[0].get<double>(), s);
+  EXPECT_GE(ci[1].get<double>(), s);
+  EXPECT_DOUBLE_EQ(fast.at("vs_previous").get<double>(), s);  // previous is the baseline
+  // wrong-numbers' previous measured stage is twice-as-fast (skipped/failed ones in between).
+  const double prev = stage_by_id(*run_, "wrong-numbers").at("speedup").at("vs_previous");
+  EXPECT_GT(prev, 1.0);
+  EXPECT_LT(prev, 2.0);
+}
+
+TEST_F(RunnerLadderTest, CorrectnessFailureMakesTheStageInvalid) {
+  const auto& wrong = stage_by_id(*run_, "wrong-numbers");
+  EXPECT_EQ(wrong.at("status"), "invalid");
+  EXPECT_EQ(wrong.at("correctness").at("pass"), false);
+  EXPECT_NE(wrong.at("reason").get<std::string>().find("correctness: cosine"), std::string::npos)
+      << wrong.at("reason");
+
+  const auto& base = stage_by_id(*run_, "baseline").at("correctness");
+  EXPECT_EQ(base.at("pass"), true);
+  EXPECT_NEAR(base.at("cosine").get<double>(), 1, 1e-12);
+  EXPECT_EQ(stage_by_id(*run_, "int8-close-enough").at("correctness").at("basis"), "int8");
+}
+
+TEST_F(RunnerLadderTest, ThroughputFromCounts) {
+  const auto& t = stage_by_id(*run_, "baseline");
+  const double median_s = t.at("time").at("median_ms").get<double>() / 1e3;
+  EXPECT_NEAR(t.at("throughput").at("items_per_s").get<double>(), 4 / median_s, 1e-6);
+  EXPECT_NEAR(t.at("throughput").at("gflops").get<double>(), 2e6 / median_s / 1e9, 1e-9);
+  EXPECT_TRUE(t.at("throughput").at("roofline_frac").is_null());  // no ceilings given
+}
+
+TEST_F(RunnerLadderTest, ProgressAndPartialResults) {
+  EXPECT_TRUE(phases_.count("warmup"));
+  EXPECT_TRUE(phases_.count("measure"));
+  ASSERT_FALSE(partials_.empty());
+  EXPECT_EQ(partials_.front().at("complete"), false);
+  EXPECT_EQ(stage_by_id(partials_.front(), "needs-opencl").at("status"), "skipped");
+}
+
+// Every key of the schema is present in every stage object, whatever its status.
+TEST_F(RunnerLadderTest, StageShapeIsPinned) {
+  const std::map<std::string, std::vector<std::string>> blocks = {
+      {"claim", {"source", "text", "speedup"}},
+      {"time",
+       {"median_ms", "mean_ms", "stddev_ms", "min_ms", "max_ms", "p10_ms", "p90_ms", "cv",
+        "samples", "stop_reason"}},
+      {"speedup", {"vs_baseline", "ci95", "vs_previous"}},
+      {"throughput", {"items_per_s", "gflops", "gbytes_per_s", "roofline_frac"}},
+      {"memory", {"host_peak_bytes", "device_peak_bytes"}},
+      {"correctness", {"cosine", "max_abs", "rel_l2", "tolerance", "basis", "pass"}},
+  };
+  for (const auto& stage : run_->at("stages")) {
+    const std::string id = stage.at("id");
+    for (const char* key : {"id", "title", "claim", "status", "reason", "reasons", "time",
+                            "speedup", "throughput", "memory", "counters", "opencl",
+                            "correctness", "samples_ms"}) {
+      EXPECT_TRUE(stage.contains(key)) << id << " lacks " << key;
+    }
+    for (const auto& [block, keys] : blocks) {
+      ASSERT_TRUE(stage.at(block).is_object()) << id << "." << block;
+      for (const auto& k : keys) EXPECT_TRUE(stage.at(block).contains(k)) << id << "." << block << "." << k;
+    }
+  }
+  EXPECT_EQ(stage_by_id(*run_, "twice-as-fast").at("claim").at("speedup"), 2.0);
+  EXPECT_TRUE(stage_by_id(*run_, "baseline").at("claim").at("speedup").is_null());
+}
+
+TEST(Runner, NoisyStageIsInvalidAndSaysWhyItStopped) {
+  FakeWorkload w({{.id = "baseline", .ms = 1, .alt_ms = 3}});
+  RunnerOptions opt = quick_options();
+  opt.noise_target = 0.01;
+  opt.max_samples = 8;
+  opt.max_time_s = 5;
+  const auto run = run_ladder(w, kInfo, {}, opt);
+  const auto& s = run.at("stages")[0];
+  EXPECT_EQ(s.at("status"), "invalid");
+  EXPECT_NE(s.at("reason").get<std::string>().find("noise"), std::string::npos) << s.at("reason");
+  EXPECT_EQ(s.at("time").at("stop_reason").get<std::string>().rfind("max samples 8 (noise", 0), 0u)
+      << s.at("time").at("stop_reason");
+}
+
+TEST(Runner, MaxTimeStopsTheLadder) {
+  FakeWorkload w({{.id = "baseline", .ms = 1, .alt_ms = 3}});
+  RunnerOptions opt = quick_options();
+  opt.noise_target = 0.01;
+  opt.max_samples = 1000;
+  opt.max_time_s = 0.02;
+  const auto run = run_ladder(w, kInfo, {0}, opt);
+  const auto& time = run.at("stages")[0].at("time");
+  EXPECT_EQ(time.at("stop_reason").get<std::string>().rfind("max time 0.02 s (noise", 0), 0u)
+      << time.at("stop_reason");
+  EXPECT_LT(time.at("samples").get<int>(), 1000);
+}
+
+TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {
+  FakeWorkload w({{.id = "baseline", .skip = "not here"}, {.id = "next", .ms = 1}});
+  RunnerOptions opt = quick_options();
+  opt.max_samples = 5;
+  const auto run = run_ladder(w, kInfo, {1}, opt);
+  const auto& next = run.at("stages")[1];
+  EXPECT_EQ(next.at("status"), "invalid");
+  EXPECT_NE(next.at("reason").get<std::string>().find("no baseline output"), std::string::npos);
+  EXPECT_TRUE(next.at("speedup").at("vs_baseline").is_null());
+  EXPECT_TRUE(next.at("correctness").at("pass").is_null());
+}
+
+TEST(Runner, RejectsBadArguments) {
+  FakeWorkload w({{.id = "baseline", .ms = 0.1}});
+  EXPECT_THROW(run_ladder(w, kInfo, {3}, quick_options()), std::invalid_argument);
+  RunnerOptions bad = quick_options();
+  bad.max_samples = 2;  // below min_samples
+  EXPECT_THROW(run_ladder(w, kInfo, {}, bad), std::invalid_argument);
+  RunInfo train = kInfo;
+  train.mode = "training";
+  EXPECT_THROW(run_ladder(w, train, {}, quick_options()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sb

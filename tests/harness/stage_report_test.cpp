@@ -1,0 +1,30 @@
+#include "harness/stage_report.h"
+
+#include <gtest/gtest.h>
+
+namespace sb {
+namespace {
+
+TEST(StageReport, ThroughputAndRooflineFraction) {
+  const WorkCounts counts{2e9, 1e9, 8, "sequences"};
+  const auto t = throughput_json(counts, 0.5, DeviceCeilings{8, 4});
+  EXPECT_DOUBLE_EQ(t.at("items_per_s").get<double>(), 16);
+  EXPECT_DOUBLE_EQ(t.at("gflops").get<double>(), 4);
+  EXPECT_DOUBLE_EQ(t.at("gbytes_per_s").get<double>(), 2);
+  // Floor: max(2e9 / 8e9, 1e9 / 4e9) = 0.25 s of 0.5 s measured.
+  EXPECT_DOUBLE_EQ(t.at("roofline_frac").get<double>(), 0.5);
+  EXPECT_EQ(t.at("item_name"), "sequences");
+}
+
+TEST(StageReport, UnknownCountsAndCeilingsAreNull) {
+  const auto no_ceiling = throughput_json({2e9, 0, 1, "cells"}, 1, std::nullopt);
+  EXPECT_TRUE(no_ceiling.at("roofline_frac").is_null());
+  EXPECT_TRUE(no_ceiling.at("gbytes_per_s").is_null());
+  EXPECT_DOUBLE_EQ(no_ceiling.at("gflops").get<double>(), 2);
+  // Only the bandwidth ceiling known: the bytes term alone.
+  const auto bw_only = throughput_json({2e9, 1e9, 1, "cells"}, 1, DeviceCeilings{0, 10});
+  EXPECT_DOUBLE_EQ(bw_only.at("roofline_frac").get<double>(), 0.1);
+}
+
+}  // namespace
+}  // namespace sb

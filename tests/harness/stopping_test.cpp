@@ -1,0 +1,83 @@
+#include "harness/stopping.h"
+
+#include <gtest/gtest.h>
+
+namespace sb {
+namespace {
+
+StoppingLimits limits(double noise, size_t min, size_t max, double time) {
+  return {noise, min, max, time};
+}
+
+TEST(Stopping, FormatsPercentages) {
+  EXPECT_EQ(format_percent(0.006), "0.6%");
+  EXPECT_EQ(format_percent(0.01), "1.0%");
+  EXPECT_EQ(format_percent(0.234), "23%");
+}
+
+TEST(Stopping, NoiseTargetMetStops) {
+  StoppingRule rule(limits(0.01, 5, 100, 60));
+  std::vector<double> samples = {10.00, 10.01, 9.99, 10.02, 9.98, 10.00, 10.01, 9.99, 10.0, 10.0};
+  EXPECT_TRUE(rule.done({samples, 1.0}));
+  EXPECT_TRUE(rule.quality_met());
+  EXPECT_EQ(rule.stop_reason().rfind("noise ", 0), 0u) << rule.stop_reason();
+  EXPECT_NE(rule.stop_reason().find("<= 1.0%"), std::string::npos) << rule.stop_reason();
+}
+
+TEST(Stopping, QuietButTooFewSamplesGoesOn) {
+  StoppingRule rule(limits(0.01, 5, 100, 60));
+  std::vector<double> samples = {10, 10, 10};
+  EXPECT_FALSE(rule.done({samples, 1.0}));
+  EXPECT_FALSE(rule.quality_met());
+  EXPECT_TRUE(rule.stop_reason().empty());
+}
+
+TEST(Stopping, MaxSamplesStopsANoisyStage) {
+  StoppingRule rule(limits(0.01, 5, 8, 60));
+  std::vector<double> samples;
+  for (int i = 0; i < 7; ++i) {
+    samples.push_back(i % 2 ? 1 : 3);
+    EXPECT_FALSE(rule.done({samples, 0.1}));
+  }
+  samples.push_back(1);
+  ASSERT_TRUE(rule.done({samples, 0.1}));
+  EXPECT_FALSE(rule.quality_met());
+  EXPECT_EQ(rule.stop_reason().rfind("max samples 8 (noise ", 0), 0u) << rule.stop_reason();
+  EXPECT_EQ(rule.stop_reason().back(), ')');
+}
+
+TEST(Stopping, MaxTimeStopsANoisyStage) {
+  StoppingRule rule(limits(0.01, 5, 100, 60));
+  std::vector<double> samples = {1, 3, 1, 3, 1, 3};
+  EXPECT_FALSE(rule.done({samples, 59.9}));
+  ASSERT_TRUE(rule.done({samples, 60.5}));
+  EXPECT_EQ(rule.stop_reason().rfind("max time 60 s (noise ", 0), 0u) << rule.stop_reason();
+}
+
+TEST(Stopping, QualityWinsOverALimitFiringTogether) {
+  StoppingRule rule(limits(0.01, 5, 5, 60));
+  std::vector<double> samples(5, 2.0);
+  ASSERT_TRUE(rule.done({samples, 100}));
+  EXPECT_EQ(rule.stop_reason(), "noise 0.0% <= 1.0%");
+}
+
+TEST(Stopping, CriteriaAsPlugIns) {
+  std::vector<std::unique_ptr<StoppingCriterion>> quality, limit;
+  quality.push_back(std::make_unique<MinSamples>(3));
+  limit.push_back(std::make_unique<MaxTime>(0.5));
+  StoppingRule rule(std::move(quality), std::move(limit));
+  std::vector<double> samples = {1, 5};
+  EXPECT_FALSE(rule.done({samples, 0.1}));
+  samples.push_back(9);
+  ASSERT_TRUE(rule.done({samples, 0.1}));
+  EXPECT_EQ(rule.stop_reason(), "samples 3 >= min 3");
+
+  NoiseTarget noise(0.05, 4);
+  std::vector<double> quiet = {2, 2, 2};
+  EXPECT_FALSE(noise.done({quiet, 0}));
+  EXPECT_NE(noise.reason().find("3 < 4 samples"), std::string::npos) << noise.reason();
+  EXPECT_THROW(NoiseTarget(0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sb
