@@ -70,12 +70,12 @@ std::vector<double> to_ms(const std::vector<double>& seconds) {
 }
 
 nlohmann::json time_json(const Summary& s, const StageState& st) {
-  const std::string& stop = st.rule ? st.rule->stop_reason() : std::string();
+  const std::string stop = st.rule ? st.rule->stop_reason() : std::string();
   return {{"median_ms", s.median * 1e3}, {"mean_ms", s.mean * 1e3},
           {"stddev_ms", s.stddev * 1e3}, {"min_ms", s.min * 1e3},
           {"max_ms", s.max * 1e3},       {"p10_ms", s.p10 * 1e3},
           {"p90_ms", s.p90 * 1e3},       {"cv", number_or_null(s.cv)},
-          {"samples", s.n},              {"stop_reason", stop.empty() ? nlohmann::json() : stop}};
+          {"samples", s.n},              {"stop_reason", stop.empty() ? nlohmann::json() : nlohmann::json(stop)}};
 }
 
 nlohmann::json correctness_json(const CorrectnessResult& c) {

@@ -8,6 +8,7 @@
 #include "harness/result_json.h"
 #include "models/ceilings.h"
 #include "models/registry.h"
+#include "probes/probe.h"
 #include "reports/ladder_table.h"
 
 namespace sb::cli {
@@ -70,7 +71,10 @@ int execute(RunArgs& a) {
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   nlohmann::json runs = nlohmann::json::array();
-  const nlohmann::json context = run_context(a.events, true);
+  const std::vector<std::string> papi = a.events.empty() ? kDefaultPapiEvents : a.events;
+  nlohmann::json context = run_context(papi, true);
+  context["collectors"] = nlohmann::json::array();
+  for (const auto& c : make_collectors(papi).all) context["collectors"].push_back(describe(*c));
   auto save = [&](const nlohmann::json& extra_run) {
     nlohmann::json all = runs;
     if (!extra_run.is_null()) all.push_back(extra_run);
@@ -103,7 +107,7 @@ int execute(RunArgs& a) {
     auto workload = model.make(req, std::move(backend));
     ProgressLine progress(model.name + "/" + a.req.size + "/" + name, !a.quiet);
     opt.progress = [&](const Progress& p) { progress.update(p); };
-    opt.make_collectors = [events = a.events] { return make_collectors(events); };
+    opt.make_collectors = [&papi] { return make_collectors(papi).all; };
     opt.on_partial = [&](const nlohmann::json& partial) { save(partial); };
     nlohmann::json run = run_ladder(*workload, {model.name, a.req.size, name, device, "inference"},
                                     stages, opt);

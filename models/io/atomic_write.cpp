@@ -23,7 +23,9 @@ void write_file_atomically(const std::filesystem::path& path,
   try {
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      if (!out) throw std::runtime_error("cannot create '" + temporary.string() + "'");
+      if (!out)
+        throw std::runtime_error("cannot write '" + path.string() + "': cannot create '" +
+                                 temporary.string() + "'");
       write(out);
       out.close();
       if (!out) throw std::runtime_error("writing '" + path.string() + "' failed (disk full?)");

@@ -1,0 +1,74 @@
+// The NVIDIA tensor-core path: tf32 and f16 GEMMs through inline PTX mma.sync
+// (kernels/gemm_mma_nvidia.cl), chosen when a compile probe shows the device takes it.
+#include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+// The smallest program that needs what the GEMM kernels need: tf32 conversion and the
+// m16n8k8 tf32 mma (sm_80+). Compiled on NVIDIA platforms only.
+constexpr const char* kProbeSource = R"CLC(
+__kernel void mma_probe(__global float* out) {
+  uint a;
+  float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(a) : "f"(out[0]));
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+      : "r"(a), "r"(a), "r"(a), "r"(a), "r"(a), "r"(a));
+  out[get_global_id(0)] = c0 + c1 + c2 + c3;
+}
+)CLC";
+
+std::string mma_variant(const char* name, const char* weight_type, const char* load,
+                        const char* store, const char* warp_tile) {
+  return std::string("#define MMA_NAME ") + name + "\n#define WEIGHT_T " + weight_type +
+         "\n#define LOAD_WEIGHT(w, i) " + load + "\n#define STORE_VALUE(v) " + store +
+         "\n#define WARP_TILE " + warp_tile + "\n" +
+         std::string(embedded_cl_source("gemm_mma_body.cl")) +
+         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_VALUE\n"
+         "#undef WARP_TILE\n";
+}
+
+std::string mma_source() {
+  return std::string(embedded_cl_source("common.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+         mma_variant("gemm_tf32_mma", "float", "(w)[(i)]", "to_tf32(v)", "warp_tile_tf32") +
+         mma_variant("gemm_f16_mma", "half", "vload_half((i), (w))", "as_uint(v)",
+                     "warp_tile_f16");
+}
+
+}  // namespace
+
+bool OpenCLBackend::has_mma() const {
+  if (!mma_probe_) mma_probe_ = runtime_->is_nvidia() && runtime_->compiles(kProbeSource, "", nullptr);
+  return *mma_probe_;
+}
+
+cl::Kernel& OpenCLBackend::mma_kernel(const std::string& name) {
+  if (auto it = mma_kernels_.find(name); it != mma_kernels_.end()) return it->second;
+  static const std::string source = mma_source();
+  const cl::Program& program =
+      runtime_->program("nvidia_mma", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+  return mma_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+}
+
+void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
+                               int64_t m) {
+  if (!has_mma())
+    throw std::invalid_argument(std::string("linear: ") + precision_name(w.precision) +
+                                " needs the NVIDIA tensor-core kernels, which " + device_name_ +
+                                " does not take");
+  const bool tf32 = w.precision == Precision::tf32;
+  require(w.data.dtype() == (tf32 ? DType::f32 : DType::f16), "linear",
+          std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
+              precision_name(w.precision));
+  const cl::NDRange global(round_up(w.n, 64) * 2, round_up(m, 64) / 64);
+  launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(128, 1), x, w.data,
+             ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+             ep.residual ? 1 : 0, m, w.n, w.k, y);
+}
+
+}  // namespace sb

@@ -1,0 +1,98 @@
+// NVIDIA-only tensor-core GEMM helpers: inline PTX mma.sync (sm_80+), built only on NVIDIA
+// platforms (other vendors reject asm) in a program of its own, after a compile probe.
+// Fragment layouts follow the PTX ISA ("Matrix fragments for mma.m16n8k8 / m16n8k16"); with
+// lane = 0..31, g = lane >> 2 (groupID) and t = lane & 3 (threadID_in_group):
+//   m16n8k8 .tf32  A (16x8, row):  a0 (g, t)  a1 (g+8, t)  a2 (g, t+4)  a3 (g+8, t+4)
+//                  B (8x8, col):   b0 (k=t, n=g)  b1 (k=t+4, n=g)
+//   m16n8k16 .f16  A (16x16, row): a0 (g, 2t..2t+1)  a1 (g+8, 2t..2t+1)
+//                                  a2 (g, 2t+8..2t+9)  a3 (g+8, 2t+8..2t+9)
+//                  B (16x8, col):  b0 (k=2t..2t+1, n=g)  b1 (k=2t+8..2t+9, n=g)
+//                  (each .f16x2 register holds the lower k / column in its low half)
+//   C/D f32 (16x8): c0 (g, 2t)  c1 (g, 2t+1)  c2 (g+8, 2t)  c3 (g+8, 2t+1)
+// "A row, B col" is what y = x . W^T needs: x [M, K] is row-major, W [N, K] row-major is B
+// [K, N] column-major.
+
+inline uint to_tf32(float v) {
+  uint r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+  return r;
+}
+
+// Two fp32 values as one .f16x2 register: `low` in bits 0..15, `high` in 16..31.
+inline uint pack_half2(float low, float high) {
+  uint r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(high), "f"(low));
+  return r;
+}
+
+inline void mma_tf32(float* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+inline void mma_f16(float* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Tiles: a 128-item work-group (4 warps, 2 x 2) computes a 64 x 64 tile of y, each warp
+// 32 x 32 = 2 x 4 mma tiles of 16 x 8. K advances by MMA_BK = 32 through local tiles stored
+// row-major (m or n rows, k contiguous) with a row pitch of 36 words, so the fragment reads
+// (row g, column t) of a warp hit 32 different banks.
+#define MMA_BK 32
+#define MMA_PITCH 36
+
+// One warp's 32 x 32 block over one local K tile (tf32: 4 steps of k = 8). Local tiles hold
+// tf32 bit patterns already (converted once, as stored).
+inline void warp_tile_tf32(__local const uint* xs, __local const uint* ws, int row0, int col0,
+                           int g, int t, float acc[2][4][4]) {
+  for (int ks = 0; ks < MMA_BK; ks += 8) {
+    uint a[2][4];
+    for (int mi = 0; mi < 2; ++mi) {
+      __local const uint* r0 = xs + (row0 + mi * 16 + g) * MMA_PITCH + ks;
+      __local const uint* r8 = r0 + 8 * MMA_PITCH;
+      a[mi][0] = r0[t];
+      a[mi][1] = r8[t];
+      a[mi][2] = r0[t + 4];
+      a[mi][3] = r8[t + 4];
+    }
+    for (int ni = 0; ni < 4; ++ni) {
+      __local const uint* c = ws + (col0 + ni * 8 + g) * MMA_PITCH + ks;
+      const uint b0 = c[t], b1 = c[t + 4];
+      for (int mi = 0; mi < 2; ++mi)
+        mma_tf32(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
+    }
+  }
+}
+
+// The same for f16 (2 steps of k = 16); local tiles hold fp32 values (exact for the halves of
+// W), packed to .f16x2 here.
+inline void warp_tile_f16(__local const uint* xs, __local const uint* ws, int row0, int col0,
+                          int g, int t, float acc[2][4][4]) {
+  __local const float* xf = (__local const float*)xs;
+  __local const float* wf = (__local const float*)ws;
+  for (int ks = 0; ks < MMA_BK; ks += 16) {
+    uint a[2][4];
+    for (int mi = 0; mi < 2; ++mi) {
+      __local const float* r0 = xf + (row0 + mi * 16 + g) * MMA_PITCH + ks + 2 * t;
+      __local const float* r8 = r0 + 8 * MMA_PITCH;
+      a[mi][0] = pack_half2(r0[0], r0[1]);
+      a[mi][1] = pack_half2(r8[0], r8[1]);
+      a[mi][2] = pack_half2(r0[8], r0[9]);
+      a[mi][3] = pack_half2(r8[8], r8[9]);
+    }
+    for (int ni = 0; ni < 4; ++ni) {
+      __local const float* c = wf + (col0 + ni * 8 + g) * MMA_PITCH + ks + 2 * t;
+      const uint b0 = pack_half2(c[0], c[1]);
+      const uint b1 = pack_half2(c[8], c[9]);
+      for (int mi = 0; mi < 2; ++mi)
+        mma_f16(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
+    }
+  }
+}
