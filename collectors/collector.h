@@ -3,6 +3,7 @@
 // brackets each sample with start()/stop() and asks each collector for its per-stage summary.
 // A collector that cannot work here (no PMU, no OpenCL) still exists: available() is false and
 // unavailable_reason() says why, and the run goes on without it.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ struct CollectorSources {
   AllocationTracker* host_tensors = nullptr;
   AllocationTracker* device_buffers = nullptr;
   KernelLog* kernels = nullptr;
+  // Bytes the stage keeps allocated between samples (its weights, caches, static plan),
+  // measured by the runner around Workload::prepare(). Other stages' resident bytes sit in the
+  // same trackers; a stage's own memory is its resident bytes plus its transient peak.
+  uint64_t stage_resident_host_bytes = 0;
+  uint64_t stage_resident_device_bytes = 0;
 };
 
 class Collector {

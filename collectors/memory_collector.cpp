@@ -30,15 +30,22 @@ void MemoryCollector::begin_stage(const CollectorSources& sources) {
 
 void MemoryCollector::start() {
   rss_reset_ = reset_vm_hwm() && rss_reset_;
-  if (sources_.host_tensors) sources_.host_tensors->reset_peak();
-  if (sources_.device_buffers) sources_.device_buffers->reset_peak();
+  if (sources_.host_tensors) {
+    sources_.host_tensors->reset_peak();
+    tensor_live_at_start_ = sources_.host_tensors->live();
+  }
+  if (sources_.device_buffers) {
+    sources_.device_buffers->reset_peak();
+    device_live_at_start_ = sources_.device_buffers->live();
+  }
 }
 
 void MemoryCollector::stop() {
   ++samples_;
   host_peak_ = std::max(host_peak_, read_vm_hwm_bytes());
   if (sources_.host_tensors) tensor_peak_ = std::max(tensor_peak_, sources_.host_tensors->peak());
-  if (sources_.device_buffers) device_peak_ = std::max(device_peak_, sources_.device_buffers->peak());
+  if (sources_.device_buffers)
+    device_peak_ = std::max(device_peak_, sources_.device_buffers->peak());
 }
 
 void MemoryCollector::report(nlohmann::json& stage, double items_per_sample) const {

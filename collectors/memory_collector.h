@@ -2,6 +2,9 @@
 // Peak memory per sample: the process's RSS high-water mark (VmHWM, reset before each sample by
 // writing "5" to /proc/self/clear_refs), the peak of the model's own host tensors, and the peak
 // of the backend's device buffers. The stage reports the largest peak over its samples.
+// The backend's trackers hold every stage's resident bytes at once (stages interleave), so the
+// tracker peaks are attributed: the stage's own resident bytes (CollectorSources) plus the peak
+// above what was live when the sample started. RSS stays process-wide.
 #include <cstdint>
 #include <optional>
 
@@ -31,6 +34,8 @@ class MemoryCollector : public Collector {
   uint64_t host_peak_ = 0;
   uint64_t tensor_peak_ = 0;
   uint64_t device_peak_ = 0;
+  uint64_t tensor_live_at_start_ = 0;
+  uint64_t device_live_at_start_ = 0;
 };
 
 // VmHWM of /proc/self/status in bytes; 0 when unreadable.

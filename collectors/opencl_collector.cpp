@@ -7,8 +7,7 @@
 namespace sb {
 
 std::string OpenCLCollector::unavailable_reason() const {
-  if (available()) return {};
-  return stage_begun_ ? "backend has no device kernels" : "no stage begun yet";
+  return available() ? std::string() : std::string("backend has no device kernels");
 }
 
 void OpenCLCollector::begin_stage(const CollectorSources& sources) {

@@ -12,8 +12,9 @@ namespace sb {
 class OpenCLCollector : public Collector {
  public:
   std::string name() const override { return "opencl"; }
-  // Reflects the sources of the last begin_stage(): a CPU backend has no kernel log.
-  bool available() const override { return kernels_ != nullptr; }
+  // Reflects the sources of the last begin_stage() (a CPU backend has no kernel log); true
+  // before the first one, because the runner keeps only collectors available at creation.
+  bool available() const override { return !stage_begun_ || kernels_ != nullptr; }
   std::string unavailable_reason() const override;
   void begin_stage(const CollectorSources& sources) override;
   void start() override;

@@ -38,7 +38,8 @@ void PapiCollector::open_events(const std::vector<std::string>& events) {
   if (!init_error.empty() || rc != PAPI_OK) {
     reason_ = init_error.empty() ? "PAPI_create_eventset: " + papi_error_text(rc) : init_error;
     event_set_ = -1;
-    for (const auto& event : events) status_.push_back({event, false, reason_, papi_event_tier(event)});
+    for (const auto& event : events)
+      status_.push_back({event, false, reason_, papi_event_tier(event)});
     return;
   }
   for (const auto& event : events) {
@@ -96,7 +97,8 @@ void PapiCollector::stop() {
 
 void PapiCollector::open_events(const std::vector<std::string>& events) {
   reason_ = papi_init_error();
-  for (const auto& event : events) status_.push_back({event, false, reason_, papi_event_tier(event)});
+  for (const auto& event : events)
+    status_.push_back({event, false, reason_, papi_event_tier(event)});
 }
 
 PapiCollector::~PapiCollector() = default;
@@ -123,8 +125,8 @@ void PapiCollector::report(nlohmann::json& stage, double items_per_sample) const
   for (size_t e = 0; e < opened_.size(); ++e) {
     std::vector<long long> values;
     for (const auto& sample : samples_) values.push_back(sample[e]);
-    add_counter(stage, opened_[e], median_of(values), items_per_sample,
-                papi_event_tier(opened_[e]), kScope);
+    add_counter(stage, opened_[e], median_of(values), items_per_sample, papi_event_tier(opened_[e]),
+                kScope);
   }
 }
 

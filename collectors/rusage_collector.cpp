@@ -19,15 +19,19 @@ int64_t timeval_ns(const timeval& t) {
 RusageCollector::Sample read_rusage() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return {timeval_ns(usage.ru_utime) + timeval_ns(usage.ru_stime), usage.ru_minflt,
-          usage.ru_majflt, usage.ru_nvcsw, usage.ru_nivcsw};
+  return {timeval_ns(usage.ru_utime) + timeval_ns(usage.ru_stime), usage.ru_minflt, usage.ru_majflt,
+          usage.ru_nvcsw, usage.ru_nivcsw};
 }
 
 }  // namespace
 
-void RusageCollector::begin_stage(const CollectorSources& sources) { samples_.clear(); }
+void RusageCollector::begin_stage(const CollectorSources& sources) {
+  samples_.clear();
+}
 
-void RusageCollector::start() { at_start_ = read_rusage(); }
+void RusageCollector::start() {
+  at_start_ = read_rusage();
+}
 
 void RusageCollector::stop() {
   Sample delta = read_rusage();

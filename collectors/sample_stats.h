@@ -16,7 +16,8 @@ double median_of(std::vector<T> samples) {
   std::nth_element(samples.begin(), samples.begin() + mid, samples.end());
   const double upper = static_cast<double>(samples[mid]);
   if (samples.size() % 2 == 1) return upper;
-  const double lower = static_cast<double>(*std::max_element(samples.begin(), samples.begin() + mid));
+  const double lower =
+      static_cast<double>(*std::max_element(samples.begin(), samples.begin() + mid));
   return (lower + upper) / 2;
 }
 
@@ -25,8 +26,8 @@ inline void add_counter(nlohmann::json& stage, const std::string& name, double v
                         double items_per_sample, const std::string& tier,
                         const std::string& scope) {
   nlohmann::json counter = {{"value", value}, {"tier", tier}, {"scope", scope}};
-  counter["per_item"] = items_per_sample > 0 ? nlohmann::json(value / items_per_sample)
-                                             : nlohmann::json(nullptr);
+  counter["per_item"] =
+      items_per_sample > 0 ? nlohmann::json(value / items_per_sample) : nlohmann::json(nullptr);
   stage["counters"][name] = counter;
 }
 

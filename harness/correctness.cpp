@@ -72,8 +72,8 @@ CorrectnessResult compare(const std::vector<float>& candidate, const std::vector
     r.rel_l2 = 0;
   } else if (cc == 0 || rr == 0) {
     r.rel_l2 = rr > 0 ? std::sqrt(diff2 / rr) : kNaN;
-    r.reason = std::string(rr == 0 ? "baseline output" : "output") +
-               " is all zeros: cosine undefined";
+    r.reason =
+        std::string(rr == 0 ? "baseline output" : "output") + " is all zeros: cosine undefined";
     return r;
   } else {
     r.cosine = dot / (std::sqrt(cc) * std::sqrt(rr));

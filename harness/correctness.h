@@ -10,9 +10,9 @@
 namespace sb {
 
 struct CorrectnessResult {
-  double cosine = 0;   // NaN when undefined (non-finite values, size mismatch, zero vector)
-  double max_abs = 0;  // max |candidate - reference|
-  double rel_l2 = 0;   // ||candidate - reference|| / ||reference||
+  double cosine = 0;     // NaN when undefined (non-finite values, size mismatch, zero vector)
+  double max_abs = 0;    // max |candidate - reference|
+  double rel_l2 = 0;     // ||candidate - reference|| / ||reference||
   double tolerance = 0;  // the minimum cosine that passes
   std::string basis;     // the precision the tolerance is for
   bool pass = false;

@@ -15,7 +15,9 @@ namespace sb {
 
 nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json& runs) {
   if (!runs.is_array()) throw std::invalid_argument("make_document: runs must be an array");
-  return {{"schema", kSchema}, {"context", context}, {"runs", runs}};
+  return {{"schema", kSchema},
+          {"context", context.is_null() ? nlohmann::json::object() : context},
+          {"runs", runs}};
 }
 
 nlohmann::json number_or_null(double v) {
@@ -102,20 +104,24 @@ class Validator {
   }
 
   void string_field(const nlohmann::json& o, const std::string& w, const char* k, bool required) {
-    check(o, w, k, [](const auto& v) { return v.is_string(); }, "a string", required);
+    check(
+        o, w, k, [](const auto& v) { return v.is_string(); }, "a string", required);
   }
   void string_or_null(const nlohmann::json& o, const std::string& w, const char* k) {
-    check(o, w, k, [](const auto& v) { return v.is_string() || v.is_null(); }, "a string or null",
-          false);
+    check(
+        o, w, k, [](const auto& v) { return v.is_string() || v.is_null(); }, "a string or null",
+        false);
   }
   void numeric_or_null(const nlohmann::json& o, const std::string& w, const char* k) {
-    check(o, w, k, [](const auto& v) { return v.is_number() || v.is_null(); },
-          "a number or null", false);
+    check(
+        o, w, k, [](const auto& v) { return v.is_number() || v.is_null(); }, "a number or null",
+        false);
   }
   // An optional object-or-null block; returns true when it is an object to look into.
   bool block(const nlohmann::json& o, const std::string& w, const char* k) {
-    return check(o, w, k, [](const auto& v) { return v.is_object() || v.is_null(); },
-                 "an object or null", false) &&
+    return check(
+               o, w, k, [](const auto& v) { return v.is_object() || v.is_null(); },
+               "an object or null", false) &&
            o.at(k).is_object();
   }
 
@@ -127,10 +133,11 @@ class Validator {
     string_field(s, w, "id", true);
     string_field(s, w, "title", false);
     static const std::set<std::string> kStatuses = {"ok", "skipped", "failed", "invalid"};
-    if (check(s, w, "status", [](const auto& v) { return v.is_string(); }, "a string", true) &&
+    if (check(
+            s, w, "status", [](const auto& v) { return v.is_string(); }, "a string", true) &&
         !kStatuses.count(s.at("status").get<std::string>())) {
-      add(w + ".status", "'" + s.at("status").get<std::string>() +
-                             "' is not one of ok, skipped, failed, invalid");
+      add(w + ".status",
+          "'" + s.at("status").get<std::string>() + "' is not one of ok, skipped, failed, invalid");
     }
     string_or_null(s, w, "reason");
     if (block(s, w, "claim")) numeric_or_null(s.at("claim"), w + ".claim", "speedup");
@@ -146,13 +153,14 @@ class Validator {
       const auto& sp = s.at("speedup");
       numeric_or_null(sp, w + ".speedup", "vs_baseline");
       numeric_or_null(sp, w + ".speedup", "vs_previous");
-      check(sp, w + ".speedup", "ci95",
-            [](const auto& v) {
-              return v.is_null() || (v.is_array() && v.size() == 2 &&
-                                     (v[0].is_number() || v[0].is_null()) &&
-                                     (v[1].is_number() || v[1].is_null()));
-            },
-            "[lo, hi] or null", false);
+      check(
+          sp, w + ".speedup", "ci95",
+          [](const auto& v) {
+            return v.is_null() ||
+                   (v.is_array() && v.size() == 2 && (v[0].is_number() || v[0].is_null()) &&
+                    (v[1].is_number() || v[1].is_null()));
+          },
+          "[lo, hi] or null", false);
     }
     if (block(s, w, "throughput")) {
       for (const char* k : {"items_per_s", "gflops", "gbytes_per_s", "roofline_frac"}) {
@@ -171,10 +179,12 @@ class Validator {
       for (const char* k : {"cosine", "max_abs", "rel_l2", "tolerance"}) {
         numeric_or_null(c, w + ".correctness", k);
       }
-      check(c, w + ".correctness", "pass", [](const auto& v) { return v.is_boolean() || v.is_null(); },
-            "a boolean or null", false);
+      check(
+          c, w + ".correctness", "pass",
+          [](const auto& v) { return v.is_boolean() || v.is_null(); }, "a boolean or null", false);
     }
-    check(s, w, "samples_ms", [](const auto& v) { return v.is_array(); }, "an array", false);
+    check(
+        s, w, "samples_ms", [](const auto& v) { return v.is_array(); }, "an array", false);
   }
 
   void run(const nlohmann::json& r, const std::string& w) {
@@ -183,14 +193,17 @@ class Validator {
       return;
     }
     for (const char* k : {"model", "size", "backend", "device"}) string_field(r, w, k, true);
-    if (check(r, w, "mode", [](const auto& v) { return v.is_string(); }, "a string", true)) {
+    if (check(
+            r, w, "mode", [](const auto& v) { return v.is_string(); }, "a string", true)) {
       const auto mode = r.at("mode").get<std::string>();
       if (mode != "inference" && mode != "train") {
         add(w + ".mode", "'" + mode + "' is not inference or train");
       }
     }
-    check(r, w, "params", [](const auto& v) { return v.is_object(); }, "an object", true);
-    if (check(r, w, "stages", [](const auto& v) { return v.is_array(); }, "an array", true)) {
+    check(
+        r, w, "params", [](const auto& v) { return v.is_object(); }, "an object", true);
+    if (check(
+            r, w, "stages", [](const auto& v) { return v.is_array(); }, "an array", true)) {
       const auto& stages = r.at("stages");
       for (size_t i = 0; i < stages.size(); ++i) {
         stage(stages[i], w + ".stages[" + std::to_string(i) + "]");
@@ -213,10 +226,12 @@ std::vector<std::string> validate_document(const nlohmann::json& document) {
   } else if (!schema->is_string() || schema->get<std::string>() != kSchema) {
     v.add("schema", "unsupported " + schema->dump() + " (expected \"" + kSchema + "\")");
   }
-  v.check(document, "document", "context", [](const auto& x) { return x.is_object(); },
-          "an object", true);
-  if (v.check(document, "document", "runs", [](const auto& x) { return x.is_array(); },
-              "an array", true)) {
+  v.check(
+      document, "document", "context", [](const auto& x) { return x.is_object(); }, "an object",
+      true);
+  if (v.check(
+          document, "document", "runs", [](const auto& x) { return x.is_array(); }, "an array",
+          true)) {
     const auto& runs = document.at("runs");
     for (size_t i = 0; i < runs.size(); ++i) v.run(runs[i], "runs[" + std::to_string(i) + "]");
   }

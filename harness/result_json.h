@@ -11,7 +11,8 @@ namespace sb {
 
 inline constexpr const char* kSchema = "stagebench/1";
 
-// {"schema": kSchema, "context": context, "runs": runs}. runs must be an array.
+// {"schema": kSchema, "context": context, "runs": runs}. runs must be an array; a null
+// context becomes an empty object.
 nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json& runs);
 
 // A finite number as a JSON number, anything else (NaN, Inf) as null: unknown, never invented.

@@ -96,8 +96,16 @@ class LadderRunner {
         st.reason = skip;
         continue;
       }
+      // What prepare() leaves allocated (weights, caches, a static plan) belongs to this stage
+      // alone; the memory collector adds it to the transient peak of the stage's samples.
+      const CollectorSources before = w_.sources();
+      const uint64_t host0 = before.host_tensors ? before.host_tensors->live() : 0;
+      const uint64_t dev0 = before.device_buffers ? before.device_buffers->live() : 0;
       if (!guarded(st, "prepare", [&] { w_.prepare(st.index); })) continue;
       st.prepared = true;
+      const CollectorSources after = w_.sources();
+      if (after.host_tensors) st.resident_host = after.host_tensors->live() - host0;
+      if (after.device_buffers) st.resident_device = after.device_buffers->live() - dev0;
       if (!guarded(st, "counts", [&] { st.counts = w_.counts(st.index); })) continue;
       if (opt_.make_collectors) {
         guarded(st, "collectors", [&] {
@@ -123,7 +131,9 @@ class LadderRunner {
     for (auto& st : states_) {
       if (!st.live()) continue;
       guarded(st, "collectors begin_stage", [&] {
-        const CollectorSources sources = w_.sources();
+        CollectorSources sources = w_.sources();
+        sources.stage_resident_host_bytes = st.resident_host;
+        sources.stage_resident_device_bytes = st.resident_device;
         for (auto& c : st.collectors) c->begin_stage(sources);
       });
     }

@@ -59,12 +59,12 @@ struct DeviceCeilings {
 };
 
 struct Progress {
-  std::string phase;  // "warmup" | "measure"
-  size_t round = 0;   // measured rounds completed before this sample
+  std::string phase;       // "warmup" | "measure"
+  size_t round = 0;        // measured rounds completed before this sample
   size_t stage_index = 0;  // position in the ladder being run, 0-based
   size_t stage_count = 0;
   std::string stage_id;
-  size_t samples = 0;  // this stage's measured samples so far
+  size_t samples = 0;    // this stage's measured samples so far
   double elapsed_s = 0;  // since the measured rounds began (0 during warm-up)
   double eta_s = -1;     // upper bound on the measuring time left; < 0 when unknown
 };
@@ -79,8 +79,8 @@ struct RunnerOptions {
   double warmup_s = 0.5;   // per stage, at least
   int warmup_runs = 2;     // per stage, at least
   std::function<void(const Progress&)> progress;
-  bool keep_samples = true;  // raw per-sample times in each stage's "samples_ms"
-  CollectorFactory make_collectors;  // one set per stage; none when empty
+  bool keep_samples = true;                // raw per-sample times in each stage's "samples_ms"
+  CollectorFactory make_collectors;        // one set per stage; none when empty
   std::optional<DeviceCeilings> ceilings;  // for throughput.roofline_frac
   std::function<void(const nlohmann::json& run)> on_partial;
   double partial_interval_s = 5;

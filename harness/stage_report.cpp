@@ -12,7 +12,8 @@ namespace sb {
 nlohmann::json empty_stage_result(const StageSpec& spec) {
   using nlohmann::json;
   const json null;
-  json claim = {{"source", spec.claim.source}, {"text", spec.claim.text},
+  json claim = {{"source", spec.claim.source},
+                {"text", spec.claim.text},
                 {"speedup", spec.claim.speedup ? json(*spec.claim.speedup) : null}};
   return {
       {"id", spec.id},
@@ -22,19 +23,32 @@ nlohmann::json empty_stage_result(const StageSpec& spec) {
       {"reason", null},
       {"reasons", json::array()},
       {"time",
-       {{"median_ms", null}, {"mean_ms", null}, {"stddev_ms", null}, {"min_ms", null},
-        {"max_ms", null}, {"p10_ms", null}, {"p90_ms", null}, {"cv", null}, {"samples", 0},
+       {{"median_ms", null},
+        {"mean_ms", null},
+        {"stddev_ms", null},
+        {"min_ms", null},
+        {"max_ms", null},
+        {"p10_ms", null},
+        {"p90_ms", null},
+        {"cv", null},
+        {"samples", 0},
         {"stop_reason", null}}},
       {"speedup", {{"vs_baseline", null}, {"ci95", null}, {"vs_previous", null}}},
       {"throughput",
-       {{"items_per_s", null}, {"item_name", null}, {"gflops", null}, {"gbytes_per_s", null},
+       {{"items_per_s", null},
+        {"item_name", null},
+        {"gflops", null},
+        {"gbytes_per_s", null},
         {"roofline_frac", null}}},
       {"memory", {{"host_peak_bytes", null}, {"device_peak_bytes", null}}},
       {"counters", json::object()},
       {"opencl", null},
       {"correctness",
-       {{"cosine", null}, {"max_abs", null}, {"rel_l2", null},
-        {"tolerance", spec.tolerance.min_cosine}, {"basis", spec.tolerance.basis},
+       {{"cosine", null},
+        {"max_abs", null},
+        {"rel_l2", null},
+        {"tolerance", spec.tolerance.min_cosine},
+        {"basis", spec.tolerance.basis},
         {"pass", null}}},
   };
 }
@@ -42,8 +56,11 @@ nlohmann::json empty_stage_result(const StageSpec& spec) {
 nlohmann::json throughput_json(const WorkCounts& counts, double median_s,
                                const std::optional<DeviceCeilings>& ceilings) {
   using nlohmann::json;
-  json t = {{"items_per_s", nullptr}, {"item_name", counts.item_name}, {"gflops", nullptr},
-            {"gbytes_per_s", nullptr}, {"roofline_frac", nullptr}};
+  json t = {{"items_per_s", nullptr},
+            {"item_name", counts.item_name},
+            {"gflops", nullptr},
+            {"gbytes_per_s", nullptr},
+            {"roofline_frac", nullptr}};
   if (!(median_s > 0)) return t;
   if (counts.items > 0) t["items_per_s"] = counts.items / median_s;
   if (counts.flops > 0) t["gflops"] = counts.flops / median_s / 1e9;
@@ -71,17 +88,25 @@ std::vector<double> to_ms(const std::vector<double>& seconds) {
 
 nlohmann::json time_json(const Summary& s, const StageState& st) {
   const std::string stop = st.rule ? st.rule->stop_reason() : std::string();
-  return {{"median_ms", s.median * 1e3}, {"mean_ms", s.mean * 1e3},
-          {"stddev_ms", s.stddev * 1e3}, {"min_ms", s.min * 1e3},
-          {"max_ms", s.max * 1e3},       {"p10_ms", s.p10 * 1e3},
-          {"p90_ms", s.p90 * 1e3},       {"cv", number_or_null(s.cv)},
-          {"samples", s.n},              {"stop_reason", stop.empty() ? nlohmann::json() : nlohmann::json(stop)}};
+  return {{"median_ms", s.median * 1e3},
+          {"mean_ms", s.mean * 1e3},
+          {"stddev_ms", s.stddev * 1e3},
+          {"min_ms", s.min * 1e3},
+          {"max_ms", s.max * 1e3},
+          {"p10_ms", s.p10 * 1e3},
+          {"p90_ms", s.p90 * 1e3},
+          {"cv", number_or_null(s.cv)},
+          {"samples", s.n},
+          {"stop_reason", stop.empty() ? nlohmann::json() : nlohmann::json(stop)}};
 }
 
 nlohmann::json correctness_json(const CorrectnessResult& c) {
-  return {{"cosine", number_or_null(c.cosine)}, {"max_abs", number_or_null(c.max_abs)},
-          {"rel_l2", number_or_null(c.rel_l2)}, {"tolerance", c.tolerance},
-          {"basis", c.basis},                   {"pass", c.pass}};
+  return {{"cosine", number_or_null(c.cosine)},
+          {"max_abs", number_or_null(c.max_abs)},
+          {"rel_l2", number_or_null(c.rel_l2)},
+          {"tolerance", c.tolerance},
+          {"basis", c.basis},
+          {"pass", c.pass}};
 }
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
@@ -96,8 +121,7 @@ void judge(nlohmann::json& result, const StageState& st, const StageState* basel
   std::vector<std::string> reasons;
   const size_t n = st.samples_s.size();
   if (n < static_cast<size_t>(opt.min_samples)) {
-    reasons.push_back("samples " + std::to_string(n) + " < min " +
-                      std::to_string(opt.min_samples));
+    reasons.push_back("samples " + std::to_string(n) + " < min " + std::to_string(opt.min_samples));
   }
   const double noise = relative_median_noise(st.samples_s);
   if (!(noise <= opt.noise_target)) {
@@ -121,7 +145,9 @@ void add_collector_reports(nlohmann::json& result, const StageState& st) {
     try {
       c->report(result, st.counts.items);
     } catch (const std::exception& e) {
-      result["reasons"].push_back("collector " + c->name() + " report failed: " + e.what());
+      // The timing stands; the collector's figures are missing, and the entry says why.
+      result["counters"][c->name()] = {
+          {"value", nullptr}, {"per_item", nullptr}, {"tier", "error"}, {"error", e.what()}};
     }
   }
 }
@@ -143,7 +169,7 @@ nlohmann::json build_run(const RunInfo& info, const nlohmann::json& params,
     if (st.phase == StageState::Phase::kSkipped || st.phase == StageState::Phase::kFailed) {
       r["status"] = st.phase == StageState::Phase::kSkipped ? "skipped" : "failed";
       r["reason"] = st.reason;
-      r["reasons"] = {st.reason};
+      r["reasons"] = nlohmann::json::array({st.reason});
       r["time"]["samples"] = st.samples_s.size();
     } else if (st.measured()) {
       const Summary s = summarize(st.samples_s);
@@ -154,7 +180,7 @@ nlohmann::json build_run(const RunInfo& info, const nlohmann::json& params,
     } else {
       r["status"] = "invalid";
       r["reason"] = "not measured yet";
-      r["reasons"] = {"not measured yet"};
+      r["reasons"] = nlohmann::json::array({"not measured yet"});
     }
     results.push_back(std::move(r));
   }
@@ -181,8 +207,8 @@ nlohmann::json build_run(const RunInfo& info, const nlohmann::json& params,
     previous = &st;
   }
 
-  return {{"model", info.model}, {"size", info.size},     {"backend", info.backend},
-          {"device", info.device}, {"mode", info.mode},   {"params", params},
+  return {{"model", info.model},   {"size", info.size},           {"backend", info.backend},
+          {"device", info.device}, {"mode", info.mode},           {"params", params},
           {"complete", complete},  {"stages", std::move(results)}};
 }
 

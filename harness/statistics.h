@@ -40,9 +40,9 @@ double quantile_sorted(const std::vector<double>& sorted, double p);
 struct Interval {
   double lo = 0;
   double hi = 0;
-  double coverage = 0;    // the interval's actual coverage probability
-  bool exact = false;     // false: too few samples, [min, max] with coverage < the level asked
-  std::string method;     // "binomial order statistics" or "min-max (n < 6)"
+  double coverage = 0;  // the interval's actual coverage probability
+  bool exact = false;   // false: too few samples, [min, max] with coverage < the level asked
+  std::string method;   // "binomial order statistics" or "min-max (n < 6)"
 };
 
 // Distribution-free interval of the median (see the file comment). Throws on empty input.

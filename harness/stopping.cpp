@@ -60,13 +60,21 @@ std::string MinSamples::reason() const {
          std::to_string(n_);
 }
 
-bool MaxSamples::done(const SampleState& state) { return state.samples.size() >= n_; }
+bool MaxSamples::done(const SampleState& state) {
+  return state.samples.size() >= n_;
+}
 
-std::string MaxSamples::reason() const { return "max samples " + std::to_string(n_); }
+std::string MaxSamples::reason() const {
+  return "max samples " + std::to_string(n_);
+}
 
-bool MaxTime::done(const SampleState& state) { return state.elapsed_s >= seconds_; }
+bool MaxTime::done(const SampleState& state) {
+  return state.elapsed_s >= seconds_;
+}
 
-std::string MaxTime::reason() const { return "max time " + format_count_or_seconds(seconds_) + " s"; }
+std::string MaxTime::reason() const {
+  return "max time " + format_count_or_seconds(seconds_) + " s";
+}
 
 StoppingRule::StoppingRule(const StoppingLimits& limits) {
   if (limits.max_samples < 1) throw std::invalid_argument("max samples must be >= 1");

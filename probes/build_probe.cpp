@@ -47,11 +47,10 @@ BuildInfo probe_build() {
                                      std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
                                      std::to_string(NLOHMANN_JSON_VERSION_PATCH);
 #ifdef STAGEBENCH_HAVE_PAPI
-  build.libraries["papi_headers"] =
-      std::to_string(PAPI_VERSION_MAJOR(PAPI_VERSION)) + "." +
-      std::to_string(PAPI_VERSION_MINOR(PAPI_VERSION)) + "." +
-      std::to_string(PAPI_VERSION_REVISION(PAPI_VERSION)) + "." +
-      std::to_string(PAPI_VERSION_INCREMENT(PAPI_VERSION));
+  build.libraries["papi_headers"] = std::to_string(PAPI_VERSION_MAJOR(PAPI_VERSION)) + "." +
+                                    std::to_string(PAPI_VERSION_MINOR(PAPI_VERSION)) + "." +
+                                    std::to_string(PAPI_VERSION_REVISION(PAPI_VERSION)) + "." +
+                                    std::to_string(PAPI_VERSION_INCREMENT(PAPI_VERSION));
 #endif
 #ifdef CL_HPP_TARGET_OPENCL_VERSION
   build.libraries["opencl_target"] = std::to_string(CL_HPP_TARGET_OPENCL_VERSION);

@@ -85,7 +85,8 @@ CpuInfo probe_cpu() {
   read_cpuinfo(cpu);
   read_caches(cpu);
   // Architectures whose /proc/cpuinfo lacks these lines still get usable counts.
-  if (cpu.logical_cores == 0) cpu.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpu.logical_cores == 0)
+    cpu.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cpu.physical_cores == 0) cpu.physical_cores = cpu.logical_cores;
   if (cpu.sockets == 0) cpu.sockets = 1;
   if (cpu.model.empty()) cpu.model = "unknown";

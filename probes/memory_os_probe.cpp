@@ -78,7 +78,8 @@ OsInfo probe_os() {
   const std::string cpuinfo = detail::read_text_file("/proc/cpuinfo");
   const bool hypervisor_flag = cpuinfo.find(" hypervisor") != std::string::npos;
   const std::string cpuid_vendor = cpuid_hypervisor_vendor();
-  const std::string dmi_vendor = detail::trim(detail::read_text_file("/sys/class/dmi/id/sys_vendor"));
+  const std::string dmi_vendor =
+      detail::trim(detail::read_text_file("/sys/class/dmi/id/sys_vendor"));
   const std::string dmi_product =
       detail::trim(detail::read_text_file("/sys/class/dmi/id/product_name"));
   os.virtualized = hypervisor_flag || !cpuid_vendor.empty();

@@ -74,11 +74,9 @@ OpenCLDeviceInfo describe_device(const cl::Platform& platform, const cl::Device&
   info.global_mem_bytes = device_query<CL_DEVICE_GLOBAL_MEM_SIZE>(device, uint64_t{0}, errors);
   info.local_mem_bytes = device_query<CL_DEVICE_LOCAL_MEM_SIZE>(device, uint64_t{0}, errors);
   info.max_alloc_bytes = device_query<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device, uint64_t{0}, errors);
-  info.extensions =
-      split_words(device_query<CL_DEVICE_EXTENSIONS>(device, std::string(), errors));
+  info.extensions = split_words(device_query<CL_DEVICE_EXTENSIONS>(device, std::string(), errors));
   auto has_extension = [&](const char* name) {
-    return std::find(info.extensions.begin(), info.extensions.end(), name) !=
-           info.extensions.end();
+    return std::find(info.extensions.begin(), info.extensions.end(), name) != info.extensions.end();
   };
   info.fp16 = has_extension("cl_khr_fp16");
   info.fp64 = has_extension("cl_khr_fp64") ||

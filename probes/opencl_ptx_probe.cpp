@@ -26,16 +26,27 @@ std::string mma_source(const std::string& instruction, const std::string& acc_ty
                        const std::string& acc_constraint) {
   const std::string& t = acc_type;
   const std::string& c = acc_constraint;
-  return "__kernel void mma_probe(__global const uint* in, __global " + t + "* out) {\n"
+  return "__kernel void mma_probe(__global const uint* in, __global " + t +
+         "* out) {\n"
          "  const size_t i = get_global_id(0);\n"
          "  uint a0 = in[0], a1 = in[1], a2 = in[2], a3 = in[3], b0 = in[4], b1 = in[5];\n"
-         "  " + t + " c0 = out[4 * i], c1 = out[4 * i + 1], c2 = out[4 * i + 2], c3 = out[4 * i + 3];\n"
-         "  " + t + " d0, d1, d2, d3;\n"
-         "  asm volatile(\"" + instruction + " \"\n"
+         "  " +
+         t +
+         " c0 = out[4 * i], c1 = out[4 * i + 1], c2 = out[4 * i + 2], c3 = out[4 * i + 3];\n"
+         "  " +
+         t +
+         " d0, d1, d2, d3;\n"
+         "  asm volatile(\"" +
+         instruction +
+         " \"\n"
          "      \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\"\n"
-         "      : \"=" + c + "\"(d0), \"=" + c + "\"(d1), \"=" + c + "\"(d2), \"=" + c + "\"(d3)\n"
+         "      : \"=" +
+         c + "\"(d0), \"=" + c + "\"(d1), \"=" + c + "\"(d2), \"=" + c +
+         "\"(d3)\n"
          "      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1),\n"
-         "        \"" + c + "\"(c0), \"" + c + "\"(c1), \"" + c + "\"(c2), \"" + c + "\"(c3));\n"
+         "        \"" +
+         c + "\"(c0), \"" + c + "\"(c1), \"" + c + "\"(c2), \"" + c +
+         "\"(c3));\n"
          "  out[4 * i] = d0; out[4 * i + 1] = d1; out[4 * i + 2] = d2; out[4 * i + 3] = d3;\n"
          "}\n";
 }
@@ -74,12 +85,14 @@ void probe_nvidia_ptx(const cl::Device& device, OpenCLDeviceInfo& info) {
   }
   info.ptx_inline = builds(context, device, kTrivialAsmSource, "inline PTX", info.probe_errors);
   if (!info.ptx_inline) return;  // The mma forms need inline PTX; their builds would only fail.
-  info.mma_f16 = builds(context, device,
-                        mma_source("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "float", "f"),
-                        "mma f16 m16n8k16", info.probe_errors);
-  info.mma_tf32 = builds(context, device,
-                         mma_source("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "float", "f"),
-                         "mma tf32 m16n8k8", info.probe_errors);
+  info.mma_f16 =
+      builds(context, device,
+             mma_source("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "float", "f"),
+             "mma f16 m16n8k16", info.probe_errors);
+  info.mma_tf32 =
+      builds(context, device,
+             mma_source("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "float", "f"),
+             "mma tf32 m16n8k8", info.probe_errors);
   info.mma_s8 = builds(context, device,
                        mma_source("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "int", "r"),
                        "mma s8 m16n8k32", info.probe_errors);

@@ -11,7 +11,9 @@ namespace sb {
 
 namespace {
 
-unsigned long current_thread_id() { return static_cast<unsigned long>(pthread_self()); }
+unsigned long current_thread_id() {
+  return static_cast<unsigned long>(pthread_self());
+}
 
 std::string initialize_papi() {
   const int version = PAPI_library_init(PAPI_VER_CURRENT);
@@ -44,7 +46,9 @@ const std::string& papi_init_error() {
   return error;
 }
 
-std::string papi_error_text(int code) { return "PAPI error " + std::to_string(code); }
+std::string papi_error_text(int code) {
+  return "PAPI error " + std::to_string(code);
+}
 
 #endif
 

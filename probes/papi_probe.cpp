@@ -13,8 +13,8 @@ namespace sb {
 
 std::string papi_event_tier(const std::string& event) {
   static const std::array<const char*, 10> kSoftwareEvents = {
-      "TASK-CLOCK",      "CPU-CLOCK",    "PAGE-FAULTS",      "CONTEXT-SWITCHES", "CPU-MIGRATIONS",
-      "MINOR-FAULTS",    "MAJOR-FAULTS", "ALIGNMENT-FAULTS", "EMULATION-FAULTS", "PERF_COUNT_SW_"};
+      "TASK-CLOCK",   "CPU-CLOCK",    "PAGE-FAULTS",      "CONTEXT-SWITCHES", "CPU-MIGRATIONS",
+      "MINOR-FAULTS", "MAJOR-FAULTS", "ALIGNMENT-FAULTS", "EMULATION-FAULTS", "PERF_COUNT_SW_"};
   if (event.rfind("perf::", 0) != 0) return "hardware";
   const std::string rest = event.substr(6);
   for (const char* software : kSoftwareEvents) {
@@ -30,9 +30,8 @@ namespace {
 std::string library_version() {
   const int v = PAPI_get_opt(PAPI_LIB_VERSION, nullptr);
   if (v < 0) return "unknown";
-  return std::to_string(PAPI_VERSION_MAJOR(v)) + "." + std::to_string(PAPI_VERSION_MINOR(v)) +
-         "." + std::to_string(PAPI_VERSION_REVISION(v)) + "." +
-         std::to_string(PAPI_VERSION_INCREMENT(v));
+  return std::to_string(PAPI_VERSION_MAJOR(v)) + "." + std::to_string(PAPI_VERSION_MINOR(v)) + "." +
+         std::to_string(PAPI_VERSION_REVISION(v)) + "." + std::to_string(PAPI_VERSION_INCREMENT(v));
 }
 
 std::vector<PapiComponentInfo> list_components() {
@@ -41,7 +40,8 @@ std::vector<PapiComponentInfo> list_components() {
   for (int index = 0; index < count; ++index) {
     const PAPI_component_info_t* info = PAPI_get_component_info(index);
     if (info == nullptr) continue;
-    components.push_back({info->name, info->disabled == 0, info->disabled ? info->disabled_reason : ""});
+    components.push_back(
+        {info->name, info->disabled == 0, info->disabled ? info->disabled_reason : ""});
   }
   return components;
 }

@@ -78,9 +78,9 @@ struct PapiInfo {
   std::vector<PapiEventStatus> events;
 };
 
-inline const std::vector<std::string> kDefaultPapiEvents = {
-    "perf::TASK-CLOCK", "perf::PAGE-FAULTS", "perf::CONTEXT-SWITCHES", "PAPI_TOT_INS",
-    "PAPI_TOT_CYC"};
+inline const std::vector<std::string> kDefaultPapiEvents = {"perf::TASK-CLOCK", "perf::PAGE-FAULTS",
+                                                            "perf::CONTEXT-SWITCHES",
+                                                            "PAPI_TOT_INS", "PAPI_TOT_CYC"};
 
 // "software" for the kernel's perf software events, "hardware" for everything else.
 std::string papi_event_tier(const std::string& event);

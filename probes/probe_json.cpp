@@ -28,7 +28,7 @@ nlohmann::json to_json(const OsInfo& os) {
 }
 
 nlohmann::json to_json(const BuildInfo& build) {
-  return {{"compiler", build.compiler}, {"flags", build.flags},         {"type", build.type},
+  return {{"compiler", build.compiler}, {"flags", build.flags},     {"type", build.type},
           {"git", build.git},           {"version", build.version}, {"libraries", build.libraries}};
 }
 

@@ -69,17 +69,20 @@ void papi_lines(const json& papi, std::ostream& out) {
     out << "PAPI     not available: " << str(papi, "reason") << "\n";
     return;
   }
-  out << "PAPI     " << str(papi, "version") << "; components:";
+  out << "PAPI     " << str(papi, "version") << "\n";
   for (const auto& component : papi.value("components", json::array())) {
-    out << " " << str(component, "name");
-    if (!component.value("enabled", false)) out << " (disabled: " << str(component, "disabled_reason") << ")";
+    out << "         component " << str(component, "name");
+    if (!component.value("enabled", false)) {
+      out << " disabled: " << str(component, "disabled_reason");
+    }
+    out << "\n";
   }
-  out << "\n";
   const json tiers = papi.value("event_tiers", json::object());
-  for (const auto& [name, status] : papi.value("events", json::object()).items()) {
+  const json events = papi.value("events", json::object());
+  for (const auto& [name, status] : events.items()) {
     const bool opened = status == "opened";
-    out << "         " << (opened ? "opened " : "FAILED ") << name << " [" << str(tiers, name.c_str())
-        << "]";
+    out << "         " << (opened ? "opened " : "FAILED ") << name << " ["
+        << str(tiers, name.c_str()) << "]";
     if (!opened) out << ": " << (status.is_string() ? status.get<std::string>() : status.dump());
     out << "\n";
   }

@@ -66,8 +66,12 @@ Switches EnformerWorkload::switches(size_t stage) const {
 }
 
 void EnformerWorkload::prepare(size_t stage) {
-  if (!models_.at(stage))
-    models_[stage] = std::make_unique<Model>(config_, params_, *backend_, switches(stage));
+  if (models_.at(stage)) return;
+  const Switches sw = switches(stage);
+  models_[stage] = std::make_unique<Model>(config_, params_, *backend_, sw);
+  // A compiled graph plans its memory ahead of time: one call lays out the static buffers, so
+  // they count as the stage's resident memory, as a compiled model's arena would.
+  if (sw.graph_compile) models_[stage]->forward(input_);
   backend_->synchronize();
 }
 
@@ -100,8 +104,11 @@ WorkCounts EnformerWorkload::counts(size_t stage) const {
 
 CollectorSources EnformerWorkload::sources() {
   const BackendMemory m = backend_->memory();
-  return {const_cast<AllocationTracker*>(m.host), const_cast<AllocationTracker*>(m.device),
-          backend_->kernel_log()};
+  CollectorSources s;
+  s.host_tensors = const_cast<AllocationTracker*>(m.host);
+  s.device_buffers = const_cast<AllocationTracker*>(m.device);
+  s.kernels = backend_->kernel_log();
+  return s;
 }
 
 nlohmann::json EnformerWorkload::params() const {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectors/collector.h"
@@ -13,21 +14,51 @@
 
 namespace sb::test {
 
-// Busy-waits rather than sleeps: a sleep's wake-up latency on a loaded machine is far noisier.
-inline void spin_for_ms(double ms) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
-  while (std::chrono::steady_clock::now() < end) {
-  }
+// Sleeps rather than spins: on a shared, loaded machine a spinning stage is preempted for whole
+// scheduler slices, more often the longer it spins, which skews the ratio of two stages; a
+// sleeper only pays its wake-up latency, which is small next to the sleep.
+inline void pause_for_ms(double ms) {
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
 struct FakeStage {
+  FakeStage(std::string stage_id, double run_ms) : id(std::move(stage_id)), ms(run_ms) {}
+  FakeStage& alternating(double other_ms) {
+    alt_ms = other_ms;
+    return *this;
+  }
+  FakeStage& skipped(std::string why) {
+    skip = std::move(why);
+    return *this;
+  }
+  FakeStage& failing_prepare() {
+    prepare_throws = true;
+    return *this;
+  }
+  FakeStage& failing_run(int nth) {
+    run_throws_at = nth;
+    return *this;
+  }
+  FakeStage& noisy_output(float amount) {
+    output_noise = amount;
+    return *this;
+  }
+  FakeStage& in(std::string precision) {
+    basis = std::move(precision);
+    return *this;
+  }
+  FakeStage& claims(double speedup) {
+    claimed_speedup = speedup;
+    return *this;
+  }
+
   std::string id;
-  double ms = 1;                  // time per run
-  double alt_ms = 0;              // when > 0, every other run takes this long instead (noise)
-  std::string skip;               // skip_reason()
+  double ms;          // time per run
+  double alt_ms = 0;  // when > 0, every other run takes this long instead (noise)
+  std::string skip;   // skip_reason()
   bool prepare_throws = false;
-  int run_throws_at = 0;          // the n-th run() (1-based, warm-up included) throws
-  float output_noise = 0;         // added to the reference output, alternating sign
+  int run_throws_at = 0;   // the n-th run() (1-based, warm-up included) throws
+  float output_noise = 0;  // added to the reference output, alternating sign
   std::string basis = "fp32";
   std::optional<double> claimed_speedup;
 };
@@ -52,7 +83,8 @@ class FakeWorkload : public Workload {
   const std::vector<StageSpec>& stages() const override { return specs_; }
   std::string skip_reason(size_t s) const override { return fake_[s].skip; }
   void prepare(size_t s) override {
-    if (fake_[s].prepare_throws) throw std::runtime_error("cannot build program for " + fake_[s].id);
+    if (fake_[s].prepare_throws)
+      throw std::runtime_error("cannot build program for " + fake_[s].id);
     ++prepared_[s];
   }
   void run(size_t s) override {
@@ -61,7 +93,7 @@ class FakeWorkload : public Workload {
     if (f.run_throws_at > 0 && runs_[s] == f.run_throws_at) {
       throw std::runtime_error("device lost in " + f.id);
     }
-    spin_for_ms(f.alt_ms > 0 && runs_[s] % 2 == 0 ? f.alt_ms : f.ms);
+    pause_for_ms(f.alt_ms > 0 && runs_[s] % 2 == 0 ? f.alt_ms : f.ms);
   }
   std::vector<float> output(size_t s) override {
     std::vector<float> out(64);
@@ -105,12 +137,12 @@ class CountingCollector : public Collector {
     ++stops_;
   }
   void report(nlohmann::json& stage, double items) const override {
-    stage["counters"][name() + "_begins"] = {{"value", begins_}, {"per_item", nullptr},
-                                             {"tier", "software"}};
+    stage["counters"][name() + "_begins"] = {
+        {"value", begins_}, {"per_item", nullptr}, {"tier", "software"}};
     stage["counters"][name() + "_starts"] = {
         {"value", starts_}, {"per_item", starts_ / items}, {"tier", "software"}};
-    stage["counters"][name() + "_stops"] = {{"value", stops_}, {"per_item", nullptr},
-                                            {"tier", "software"}};
+    stage["counters"][name() + "_stops"] = {
+        {"value", stops_}, {"per_item", nullptr}, {"tier", "software"}};
     stage["memory"]["host_peak_bytes"] = 4096;
   }
 

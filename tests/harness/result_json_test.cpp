@@ -13,8 +13,7 @@ namespace fs = std::filesystem;
 class ResultJsonTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sb_result_json_" + std::to_string(std::random_device{}()));
+    dir_ = fs::temp_directory_path() / ("sb_result_json_" + std::to_string(std::random_device{}()));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -26,8 +25,12 @@ class ResultJsonTest : public ::testing::Test {
   }
 
   static nlohmann::json minimal_run() {
-    return {{"model", "enformer"}, {"size", "tiny"},   {"backend", "cpu"},
-            {"device", "cpu"},     {"mode", "inference"}, {"params", {{"batch", 1}}},
+    return {{"model", "enformer"},
+            {"size", "tiny"},
+            {"backend", "cpu"},
+            {"device", "cpu"},
+            {"mode", "inference"},
+            {"params", {{"batch", 1}}},
             {"stages", {{{"id", "baseline"}, {"title", "Baseline"}, {"status", "ok"}}}}};
   }
 
@@ -85,8 +88,7 @@ TEST_F(ResultJsonTest, AtomicWriteFailureNamesThePath) {
 }
 
 TEST_F(ResultJsonTest, RejectsTruncatedFileWithPosition) {
-  const std::string full =
-      make_document({}, nlohmann::json::array({minimal_run()})).dump(2);
+  const std::string full = make_document({}, nlohmann::json::array({minimal_run()})).dump(2);
   expect_rejected(write_text("cut.json", full.substr(0, full.size() / 2)), "line ");
 }
 
@@ -112,13 +114,11 @@ TEST_F(ResultJsonTest, ValidationNamesWrongTypesByPath) {
   run["stages"][0]["time"] = {{"median_ms", "fast"}};
   run["stages"][0]["speedup"] = {{"ci95", {1}}};
   const auto problems = validate_document(make_document({}, nlohmann::json::array({run})));
-  ASSERT_EQ(problems.size(), 4u);
+  ASSERT_EQ(problems.size(), 4u) << nlohmann::json(problems).dump(1);
   EXPECT_NE(problems[0].find("runs[0].mode"), std::string::npos) << problems[0];
   EXPECT_NE(problems[1].find("runs[0].stages[0].status"), std::string::npos) << problems[1];
-  EXPECT_NE(problems[2].find("runs[0].stages[0].time.median_ms"), std::string::npos)
-      << problems[2];
-  EXPECT_NE(problems[3].find("runs[0].stages[0].speedup.ci95"), std::string::npos)
-      << problems[3];
+  EXPECT_NE(problems[2].find("runs[0].stages[0].time.median_ms"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[3].find("runs[0].stages[0].speedup.ci95"), std::string::npos) << problems[3];
 }
 
 }  // namespace

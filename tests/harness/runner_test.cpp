@@ -15,12 +15,14 @@ using test::CountingCollector;
 using test::FakeStage;
 using test::FakeWorkload;
 
-// Short and loose: busy-waits of 1-4 ms, a generous noise target (the machine is shared).
+// Short and loose: stages of 0.5-8 ms and a noise target that a shared, loaded machine still
+// meets, so that "ok" depends on samples and correctness here; the noise criterion has its own
+// tests with deliberately noisy stages.
 RunnerOptions quick_options() {
   RunnerOptions opt;
-  opt.noise_target = 0.25;
-  opt.min_samples = 5;
-  opt.max_samples = 12;
+  opt.noise_target = 1.0;
+  opt.min_samples = 9;
+  opt.max_samples = 20;
   opt.max_time_s = 0.5;
   opt.warmup_s = 0;
   opt.warmup_runs = 1;
@@ -47,13 +49,13 @@ class RunnerLadderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     workload_ = new FakeWorkload({
-        {.id = "baseline", .ms = 3},
-        {.id = "twice-as-fast", .ms = 1.5, .claimed_speedup = 2.0},
-        {.id = "needs-opencl", .ms = 1, .skip = "no OpenCL device"},
-        {.id = "broken-build", .ms = 1, .prepare_throws = true},
-        {.id = "dies-midway", .ms = 1, .run_throws_at = 4},
-        {.id = "wrong-numbers", .ms = 1, .output_noise = 0.05f},
-        {.id = "int8-close-enough", .ms = 1, .output_noise = 0.01f, .basis = "int8"},
+        FakeStage("baseline", 8),
+        FakeStage("twice-as-fast", 4).claims(2.0),
+        FakeStage("needs-opencl", 0.5).skipped("no OpenCL device"),
+        FakeStage("broken-build", 0.5).failing_prepare(),
+        FakeStage("dies-midway", 0.5).failing_run(4),
+        FakeStage("wrong-numbers", 0.5).noisy_output(0.05f),
+        FakeStage("int8-close-enough", 0.5).noisy_output(0.01f).in("int8"),
     });
     RunnerOptions opt = quick_options();
     opt.progress = [](const Progress& p) { phases_.insert(p.phase); };
@@ -84,7 +86,8 @@ TEST_F(RunnerLadderTest, BaselineAddedAndStagesInOrder) {
   EXPECT_EQ(run_->at("model"), "enformer");
   EXPECT_EQ(run_->at("params").at("batch"), 4);
   EXPECT_EQ(run_->at("complete"), true);
-  EXPECT_TRUE(validate_document(make_document({}, nlohmann::json::array({*run_}))).empty());
+  const auto problems = validate_document(make_document({}, nlohmann::json::array({*run_})));
+  EXPECT_TRUE(problems.empty()) << problems.front();
 }
 
 TEST_F(RunnerLadderTest, Statuses) {
@@ -98,6 +101,7 @@ TEST_F(RunnerLadderTest, Statuses) {
   const auto& skipped = stage_by_id(*run_, "needs-opencl");
   EXPECT_EQ(skipped.at("status"), "skipped");
   EXPECT_EQ(skipped.at("reason"), "no OpenCL device");
+  EXPECT_EQ(skipped.at("reasons"), nlohmann::json::array({"no OpenCL device"}));
   EXPECT_TRUE(skipped.at("time").at("median_ms").is_null());
 
   const auto& broken = stage_by_id(*run_, "broken-build");
@@ -122,8 +126,8 @@ TEST_F(RunnerLadderTest, WorkloadCalls) {
 
 TEST_F(RunnerLadderTest, InterleavedRoundsGiveEqualSampleCounts) {
   const auto n = stage_by_id(*run_, "baseline").at("time").at("samples").get<int>();
-  EXPECT_GE(n, 5);
-  EXPECT_LE(n, 12);
+  EXPECT_GE(n, 9);
+  EXPECT_LE(n, 20);
   for (const char* id : {"twice-as-fast", "wrong-numbers", "int8-close-enough"}) {
     const auto& s = stage_by_id(*run_, id);
     EXPECT_EQ(s.at("time").at("samples"), n) << id;
@@ -154,8 +158,8 @@ TEST_F(RunnerLadderTest, SpeedupOfAStageTwiceAsFast) {
   EXPECT_DOUBLE_EQ(fast.at("vs_previous").get<double>(), s);  // previous is the baseline
   // wrong-numbers' previous measured stage is twice-as-fast (skipped/failed ones in between).
   const double prev = stage_by_id(*run_, "wrong-numbers").at("speedup").at("vs_previous");
-  EXPECT_GT(prev, 1.0);
-  EXPECT_LT(prev, 2.0);
+  EXPECT_GT(prev, 1.5);
+  EXPECT_LT(prev, 8.0);
 }
 
 TEST_F(RunnerLadderTest, CorrectnessFailureMakesTheStageInvalid) {
@@ -201,14 +205,15 @@ TEST_F(RunnerLadderTest, StageShapeIsPinned) {
   };
   for (const auto& stage : run_->at("stages")) {
     const std::string id = stage.at("id");
-    for (const char* key : {"id", "title", "claim", "status", "reason", "reasons", "time",
-                            "speedup", "throughput", "memory", "counters", "opencl",
-                            "correctness", "samples_ms"}) {
+    for (const char* key :
+         {"id", "title", "claim", "status", "reason", "reasons", "time", "speedup", "throughput",
+          "memory", "counters", "opencl", "correctness", "samples_ms"}) {
       EXPECT_TRUE(stage.contains(key)) << id << " lacks " << key;
     }
     for (const auto& [block, keys] : blocks) {
       ASSERT_TRUE(stage.at(block).is_object()) << id << "." << block;
-      for (const auto& k : keys) EXPECT_TRUE(stage.at(block).contains(k)) << id << "." << block << "." << k;
+      for (const auto& k : keys)
+        EXPECT_TRUE(stage.at(block).contains(k)) << id << "." << block << "." << k;
     }
   }
   EXPECT_EQ(stage_by_id(*run_, "twice-as-fast").at("claim").at("speedup"), 2.0);
@@ -216,9 +221,10 @@ TEST_F(RunnerLadderTest, StageShapeIsPinned) {
 }
 
 TEST(Runner, NoisyStageIsInvalidAndSaysWhyItStopped) {
-  FakeWorkload w({{.id = "baseline", .ms = 1, .alt_ms = 3}});
+  FakeWorkload w({FakeStage("baseline", 1).alternating(3)});
   RunnerOptions opt = quick_options();
   opt.noise_target = 0.01;
+  opt.min_samples = 5;
   opt.max_samples = 8;
   opt.max_time_s = 5;
   const auto run = run_ladder(w, kInfo, {}, opt);
@@ -230,7 +236,7 @@ TEST(Runner, NoisyStageIsInvalidAndSaysWhyItStopped) {
 }
 
 TEST(Runner, MaxTimeStopsTheLadder) {
-  FakeWorkload w({{.id = "baseline", .ms = 1, .alt_ms = 3}});
+  FakeWorkload w({FakeStage("baseline", 1).alternating(3)});
   RunnerOptions opt = quick_options();
   opt.noise_target = 0.01;
   opt.max_samples = 1000;
@@ -243,10 +249,8 @@ TEST(Runner, MaxTimeStopsTheLadder) {
 }
 
 TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {
-  FakeWorkload w({{.id = "baseline", .skip = "not here"}, {.id = "next", .ms = 1}});
-  RunnerOptions opt = quick_options();
-  opt.max_samples = 5;
-  const auto run = run_ladder(w, kInfo, {1}, opt);
+  FakeWorkload w({FakeStage("baseline", 1).skipped("not here"), FakeStage("next", 1)});
+  const auto run = run_ladder(w, kInfo, {1}, quick_options());
   const auto& next = run.at("stages")[1];
   EXPECT_EQ(next.at("status"), "invalid");
   EXPECT_NE(next.at("reason").get<std::string>().find("no baseline output"), std::string::npos);
@@ -255,10 +259,10 @@ TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {
 }
 
 TEST(Runner, RejectsBadArguments) {
-  FakeWorkload w({{.id = "baseline", .ms = 0.1}});
+  FakeWorkload w({FakeStage("baseline", 0.1)});
   EXPECT_THROW(run_ladder(w, kInfo, {3}, quick_options()), std::invalid_argument);
   RunnerOptions bad = quick_options();
-  bad.max_samples = 2;  // below min_samples
+  bad.max_samples = 3;  // below min_samples
   EXPECT_THROW(run_ladder(w, kInfo, {}, bad), std::invalid_argument);
   RunInfo train = kInfo;
   train.mode = "training";

@@ -40,7 +40,9 @@ TEST(OsProbe, NamesKernel) {
   const OsInfo os = probe_os();
   EXPECT_NE(os.kernel.find("Linux"), std::string::npos);
   EXPECT_FALSE(os.distro.empty());
-  if (!os.hypervisor.empty()) EXPECT_TRUE(os.virtualized);
+  if (!os.hypervisor.empty()) {
+    EXPECT_TRUE(os.virtualized);
+  }
 }
 
 TEST(BuildProbe, HasGitAndCompiler) {

@@ -19,7 +19,8 @@ TEST(ProbeText, ShowsFailedEventsAndUnavailableParts) {
       {"papi",
        {{"available", true},
         {"version", "7.0.0.0"},
-        {"components", {{{"name", "perf_event"}, {"enabled", false}, {"disabled_reason", "no PMU"}}}},
+        {"components",
+         {{{"name", "perf_event"}, {"enabled", false}, {"disabled_reason", "no PMU"}}}},
         {"events", {{"PAPI_TOT_CYC", "Event does not exist"}, {"perf::TASK-CLOCK", "opened"}}},
         {"event_tiers", {{"PAPI_TOT_CYC", "hardware"}, {"perf::TASK-CLOCK", "software"}}}}},
       {"opencl", {{"available", false}, {"reason", "no OpenCL platform installed"}}}};
@@ -27,7 +28,7 @@ TEST(ProbeText, ShowsFailedEventsAndUnavailableParts) {
   EXPECT_NE(text.find("FAILED PAPI_TOT_CYC [hardware]: Event does not exist"), std::string::npos)
       << text;
   EXPECT_NE(text.find("opened perf::TASK-CLOCK [software]"), std::string::npos) << text;
-  EXPECT_NE(text.find("disabled: no PMU"), std::string::npos) << text;
+  EXPECT_NE(text.find("component perf_event disabled: no PMU"), std::string::npos) << text;
   EXPECT_NE(text.find("no OpenCL platform installed"), std::string::npos) << text;
 }
 

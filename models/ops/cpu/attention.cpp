@@ -48,8 +48,7 @@ auto pair_weight(const A& mine, const A& other) {
 
 }  // namespace
 
-void CpuBackend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
-                                bool one_pass) {
+void CpuBackend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) {
   const PoolShape s = check_pool(x, logits, y);
   const float* xp = f32_data(x, "attention_pool input");
   const float* lp = f32_data(logits, "attention_pool logits");
@@ -167,8 +166,8 @@ void rel_attention_streaming(const RelAttentionShape& s, const RelAttentionData&
   }
 }
 
-void CpuBackend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q,
-                                     const Tensor& k, const Tensor& v, const Tensor& rel_k,
+void CpuBackend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                                     const Tensor& v, const Tensor& rel_k,
                                      const Tensor& content_bias, const Tensor& pos_bias,
                                      Tensor& out) {
   if (s.batch <= 0 || s.n <= 0 || s.heads <= 0 || s.dk <= 0 || s.dv <= 0) {

@@ -15,7 +15,9 @@
 
 namespace sb {
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<cpu::CpuBackend>();
+}
 
 namespace cpu {
 
@@ -105,8 +107,8 @@ std::string CpuBackend::unsupported_reason(Precision p) const {
 Weight CpuBackend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
   if (n <= 0 || k <= 0 || static_cast<int64_t>(w.size()) != n * k) {
     throw std::invalid_argument("cpu prepare_weight: " + std::to_string(w.size()) +
-                                " values for a [" + std::to_string(n) + ", " +
-                                std::to_string(k) + "] weight");
+                                " values for a [" + std::to_string(n) + ", " + std::to_string(k) +
+                                "] weight");
   }
   if (std::string reason = unsupported_reason(p); !reason.empty()) {
     throw std::invalid_argument(std::string("cpu prepare_weight: ") + precision_name(p) +

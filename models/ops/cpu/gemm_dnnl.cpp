@@ -21,7 +21,6 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <new>
@@ -31,11 +30,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include <Eigen/Core>
-
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
-#include "models/ops/cpu/parallel.h"
+#include "models/ops/cpu/quantize.h"
 
 namespace sb::cpu {
 
@@ -93,8 +90,8 @@ class Scratch {
 enum class ResidualMode : int { none, sum, binary };
 
 // Everything that makes a different primitive.
-using PrimitiveKey = std::tuple<memory::dim, memory::dim, memory::dim, Precision, bool, Act,
-                                ResidualMode>;
+using PrimitiveKey =
+    std::tuple<memory::dim, memory::dim, memory::dim, Precision, bool, Act, ResidualMode>;
 
 struct CachedMatmul {
   dnnl::matmul primitive;
@@ -109,17 +106,18 @@ bool cpu_has(const char* feature) {
   return false;
 }
 
-DT weight_type(Precision p) { return p == Precision::bf16 ? DT::bf16 : DT::s8; }
-DT source_type(Precision p) { return p == Precision::bf16 ? DT::bf16 : DT::u8; }
+DT weight_type(Precision p) {
+  return p == Precision::bf16 ? DT::bf16 : DT::s8;
+}
+DT source_type(Precision p) {
+  return p == Precision::bf16 ? DT::bf16 : DT::u8;
+}
 
 }  // namespace
 
 struct DnnlGemm::Impl {
   explicit Impl(std::shared_ptr<AllocationTracker> t)
-      : engine(dnnl::engine::kind::cpu, 0),
-        stream(engine),
-        tracker(t),
-        source_scratch(t) {}
+      : engine(dnnl::engine::kind::cpu, 0), stream(engine), tracker(t), source_scratch(t) {}
 
   // attr and post-ops for one epilogue; records which slots take tensors.
   dnnl::primitive_attr make_attr(Precision p, memory::dim m, memory::dim n, bool bias, Act act,
@@ -183,8 +181,7 @@ struct DnnlGemm::Impl {
   }
 
   CachedMatmul& matmul_for(Precision p, memory::dim m, memory::dim n, memory::dim k,
-                           const memory::desc& weights, bool bias, Act act,
-                           ResidualMode residual) {
+                           const memory::desc& weights, bool bias, Act act, ResidualMode residual) {
     const PrimitiveKey key{m, n, k, p, bias, act, residual};
     auto it = matmuls.find(key);
     if (it != matmuls.end()) return it->second;
@@ -238,19 +235,9 @@ Weight DnnlGemm::prepare(std::span<const float> w, int64_t n, int64_t k, Precisi
     user = memory({{k, n}, DT::f32, Tag::ba}, im.engine, const_cast<float*>(w.data()));
   } else {
     weight.scales = make_host_tensor({n}, DType::f32, im.tracker);
-    float* scales = f32_data(weight.scales, "int8 weight scales");
     quantized.resize(static_cast<size_t>(n * k));
-    parallel_for(n, 2 * k, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        Eigen::Map<const Eigen::ArrayXf> row(w.data() + r * k, k);
-        const float max_abs = row.abs().maxCoeff();
-        const float scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
-        scales[r] = scale;
-        for (int64_t c = 0; c < k; ++c) {
-          quantized[r * k + c] = static_cast<int8_t>(std::lrint(w[r * k + c] / scale));
-        }
-      }
-    });
+    quantize_weights_s8(w.data(), n, k, quantized.data(),
+                        f32_data(weight.scales, "int8 weight scales"));
     user = memory({{k, n}, DT::s8, Tag::ba}, im.engine, quantized.data());
   }
   const memory::desc any({k, n}, weight_type(p), Tag::any);
@@ -308,32 +295,13 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
     im.to_bf16_for(m, k).execute(im.stream, f32_src, src_mem);
     if (bias) args[DNNL_ARG_BIAS] = memory(row_vector, im.engine, bias);
   } else {
-    // Range over the whole input (always including 0, so zero stays exact).
-    const int64_t total = m * k;
-    float lo = 0.0f, hi = 0.0f;
-    const int64_t chunk = 1 << 16, chunks = (total + chunk - 1) / chunk;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-      const int64_t len = std::min(chunk, total - c * chunk);
-      Eigen::Map<const Eigen::ArrayXf> part(xp + c * chunk, len);
-      lo = std::min(lo, part.minCoeff());
-      hi = std::max(hi, part.maxCoeff());
-    }
-    const float scale = hi > lo ? (hi - lo) / 255.0f : 1.0f;
-    const float inv = 1.0f / scale;
-    zero_point = static_cast<int32_t>(std::lrint(-lo * inv));
-    const float zp = static_cast<float>(zero_point);
-    auto* q = static_cast<uint8_t*>(im.source_scratch.get(static_cast<size_t>(total)));
-    parallel_for(total, 1, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const float v = std::clamp(xp[i] * inv + zp, 0.0f, 255.0f);
-        q[i] = static_cast<uint8_t>(static_cast<int32_t>(v + 0.5f));  // v >= 0: round half up
-      }
-    });
+    auto* q = static_cast<uint8_t*>(im.source_scratch.get(static_cast<size_t>(m * k)));
+    const ActivationQuant quant = quantize_activations_u8(xp, m * k, q);
+    zero_point = quant.zero_point;
     src_mem = memory({{m, k}, DT::u8, Tag::ab}, im.engine, q);
     const float* weight_scales = f32_data(w.scales, "int8 weight scales");
     im.dequant_scales.resize(static_cast<size_t>(n));
-    for (int64_t c = 0; c < n; ++c) im.dequant_scales[c] = scale * weight_scales[c];
+    for (int64_t c = 0; c < n; ++c) im.dequant_scales[c] = quant.scale * weight_scales[c];
     args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] =
         memory({{1}, DT::s32, Tag::a}, im.engine, &zero_point);
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(mm.scale_slot) | DNNL_ARG_SRC_1] =

@@ -37,7 +37,8 @@ Tensor make_host_tensor(std::vector<int64_t> shape, DType dtype,
 }
 
 float* f32_data(const Tensor& t, const char* what) {
-  if (!t.defined()) throw std::invalid_argument(std::string("cpu backend: ") + what + " is undefined");
+  if (!t.defined())
+    throw std::invalid_argument(std::string("cpu backend: ") + what + " is undefined");
   if (t.dtype() != DType::f32) {
     throw std::invalid_argument(std::string("cpu backend: ") + what + " must be f32, got " +
                                 dtype_name(t.dtype()));

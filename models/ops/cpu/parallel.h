@@ -16,7 +16,8 @@ template <class Body>
 void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
   if (n <= 0) return;
   const int64_t threads = omp_get_max_threads();
-  const int64_t min_items = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, cost_per_item));
+  const int64_t min_items =
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, cost_per_item));
   // A few chunks per thread so uneven rows still balance; never chunks below the grain.
   const int64_t per_chunk = std::max(min_items, (n + threads * 4 - 1) / (threads * 4));
   const int64_t chunks = (n + per_chunk - 1) / per_chunk;

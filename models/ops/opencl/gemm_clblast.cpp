@@ -16,29 +16,31 @@ void check(clblast::StatusCode status, const char* routine) {
 
 void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y,
                                    const Epilogue& ep, int64_t m) {
+  const bool residual_is_y = ep.residual && ep.residual->storage() == y.storage();
   // A residual that is y itself folds into the GEMM as beta = 1 (C = y), but only without an
-  // activation: act must apply before the residual is added.
-  const bool residual_in_gemm =
-      ep.residual && ep.residual->storage() == y.storage() && ep.act == Act::none;
+  // activation: act must apply before the residual is added. With one, the GEMM writes a
+  // scratch buffer so that y still holds the residual when the epilogue reads it.
+  const bool residual_in_gemm = residual_is_y && ep.act == Act::none;
+  const bool needs_scratch = residual_is_y && !residual_in_gemm;
+  Tensor scratch = needs_scratch ? empty(y.shape()) : Tensor();
+  Tensor& gemm_out = needs_scratch ? scratch : y;
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   const auto status = clblast::Gemm<float>(
       clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
       static_cast<size_t>(m), static_cast<size_t>(w.n), static_cast<size_t>(w.k), 1.0f,
       device_buffer(x)(), 0, static_cast<size_t>(w.k), device_buffer(w.data)(), 0,
-      static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(y)(), 0,
+      static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(gemm_out)(), 0,
       static_cast<size_t>(w.n), &queue, nullptr);
   events_.end_span("clblast_gemm");
   check(status, "Gemm");
-  epilogue(y, ep, w.n, residual_in_gemm);
-}
 
-void OpenCLBackend::epilogue(Tensor& y, const Epilogue& ep, int64_t n, bool residual_done) {
-  const Tensor* residual = residual_done ? nullptr : ep.residual;
+  const Tensor* residual = residual_in_gemm ? nullptr : ep.residual;
   if (!ep.bias && ep.act == Act::none && !residual) return;
   const int64_t total = y.numel();
-  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), y, ep.bias,
-         ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, n, total);
+  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), gemm_out,
+         ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n,
+         total, y);
 }
 
 void OpenCLBackend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,

@@ -108,7 +108,6 @@ class OpenCLBackend : public Backend {
                       int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
-  void epilogue(Tensor& y, const Epilogue& ep, int64_t n, bool residual_done);
 
   std::shared_ptr<ClRuntime> runtime_;
   std::shared_ptr<BufferPool> pool_;

@@ -36,13 +36,14 @@ __kernel void activation(__global const float* x, int act, int n, __global float
   if (i < n) y[i] = apply_act(x[i], act);
 }
 
-// y[r, c] = residual[r, c] + act(y[r, c] + bias[c]): what a GEMM library leaves undone.
-__kernel void gemm_epilogue(__global float* y, __global const float* bias, int has_bias,
-                            int act, __global const float* residual, int has_residual,
-                            int cols, int n) {
+// y[r, c] = residual[r, c] + act(acc[r, c] + bias[c]): what a GEMM library leaves undone.
+// acc is the GEMM's output: y itself, or a scratch buffer when the residual is y.
+__kernel void gemm_epilogue(__global const float* acc, __global const float* bias,
+                            int has_bias, int act, __global const float* residual,
+                            int has_residual, int cols, int n, __global float* y) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  float v = y[i];
+  float v = acc[i];
   if (has_bias) v += bias[i % cols];
   v = apply_act(v, act);
   if (has_residual) v += residual[i];

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include "collectors/opencl_collector.h"
+
+namespace sb {
+namespace {
+
+TEST(OpenCLCollector, FoldsKernelLogPerSample) {
+  KernelLog log;
+  log.kernel("stale", 999);  // from before the stage: cleared at start()
+  OpenCLCollector opencl;
+  CollectorSources sources;
+  sources.kernels = &log;
+  opencl.begin_stage(sources);
+  ASSERT_TRUE(opencl.available());
+
+  opencl.start();
+  log.kernel("gemm", 1000);
+  log.kernel("gemm", 3000);
+  log.kernel("softmax", 500);
+  log.host_to_device(4096);
+  opencl.stop();
+  opencl.start();
+  log.kernel("gemm", 2000);
+  log.kernel("gemm", 2000);
+  log.kernel("softmax", 1500);
+  log.device_to_host(100);
+  opencl.stop();
+
+  nlohmann::json stage;
+  opencl.report(stage, 1);
+  const auto& kernels = stage["opencl"]["kernels"];
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0]["name"], "gemm");
+  EXPECT_DOUBLE_EQ(kernels[0]["launches"].get<double>(), 2);
+  EXPECT_DOUBLE_EQ(kernels[0]["total_ns"].get<double>(), 4000);
+  EXPECT_EQ(kernels[1]["name"], "softmax");
+  EXPECT_DOUBLE_EQ(kernels[1]["launches"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(kernels[1]["total_ns"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["device_ms"]["min"].get<double>(), 0.0045);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["device_ms"]["max"].get<double>(), 0.0055);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["device_ms"]["median"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["h2d_bytes"].get<double>(), 2048);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["d2h_bytes"].get<double>(), 50);
+  EXPECT_FALSE(stage.dump().find("stale") != std::string::npos);
+}
+
+TEST(OpenCLCollector, UnavailableWithoutKernelLog) {
+  OpenCLCollector opencl;
+  EXPECT_TRUE(opencl.available()) << "unknown until the stage's sources are seen";
+  opencl.begin_stage({});
+  EXPECT_FALSE(opencl.available());
+  EXPECT_EQ(opencl.unavailable_reason(), "backend has no device kernels");
+  opencl.start();
+  opencl.stop();
+  nlohmann::json stage = nlohmann::json::object();
+  opencl.report(stage, 1);
+  EXPECT_TRUE(stage.empty());
+}
+
+}  // namespace
+}  // namespace sb

@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+
+#include "collectors/rusage_collector.h"
+#include "touch_memory.h"
+
+namespace sb {
+namespace {
+
+TEST(RusageCollector, CountsMinorFaultsOfFreshMemory) {
+  RusageCollector rusage;
+  rusage.begin_stage({});
+  rusage.start();
+  testing::touch_fresh_memory(16 << 20);  // 4096 pages, freshly mapped: one fault each or so
+  rusage.stop();
+  nlohmann::json stage;
+  rusage.report(stage, 2);
+  const auto& faults = stage["counters"]["os::minor_faults"];
+  EXPECT_GE(faults["value"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(faults["per_item"].get<double>(), faults["value"].get<double>() / 2);
+  EXPECT_EQ(faults["tier"], "os");
+  for (const char* name : RusageCollector::kCounterNames) {
+    EXPECT_TRUE(stage["counters"].contains(name)) << name;
+  }
+}
+
+TEST(RusageCollector, ReportsNothingWithoutSamples) {
+  RusageCollector rusage;
+  rusage.begin_stage({});
+  nlohmann::json stage = nlohmann::json::object();
+  rusage.report(stage, 1);
+  EXPECT_FALSE(stage.contains("counters"));
+}
+
+}  // namespace
+}  // namespace sb
