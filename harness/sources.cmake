@@ -4,4 +4,9 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/correctness.cpp
   ${CMAKE_CURRENT_LIST_DIR}/result_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stage_report.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/runner.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_progress.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_merge.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal.cpp)

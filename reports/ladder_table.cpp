@@ -1,59 +1,43 @@
 #include "reports/ladder_table.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <sstream>
-#include <vector>
+#include <cmath>
+
+#include "reports/number_format.h"
+#include "reports/stage_row.h"
+#include "reports/text_table.h"
 
 namespace sb {
 namespace {
 
 using json = nlohmann::json;
 
-bool is_num(const json& j, const char* key) { return j.contains(key) && j[key].is_number(); }
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string bytes(const json& mem, const char* key) {
-  if (!mem.is_object() || !is_num(mem, key)) return "-";
-  const double b = mem[key].get<double>();
-  if (b >= 1e9) return fmt("%.2f GB", b / 1e9);
-  return fmt("%.0f MB", b / 1e6);
-}
-
-const json& field(const json& j, const char* key) {
+const json& member(const json& j, const char* key) {
   static const json null;
-  return j.is_object() && j.contains(key) ? j[key] : null;
+  if (!j.is_object()) return null;
+  const auto it = j.find(key);
+  return it == j.end() ? null : *it;
 }
 
-std::string render(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> w(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  std::ostringstream out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    out << "|";
-    for (size_t i = 0; i < rows[k].size(); ++i)
-      out << ' ' << rows[k][i] << std::string(w[i] - rows[k][i].size(), ' ') << " |";
-    out << '\n';
-    if (k == 0) {
-      out << "|";
-      for (size_t i = 0; i < w.size(); ++i) out << std::string(w[i] + 2, '-') << "|";
-      out << '\n';
-    }
-  }
-  return out.str();
+std::string speedup_cell(const StageRow& s) {
+  if (!std::isfinite(s.speedup)) return "-";
+  std::string out = format_fixed(s.speedup, 2) + "x";
+  if (std::isfinite(s.speedup_lo) && std::isfinite(s.speedup_hi))
+    out += " [" + format_fixed(s.speedup_lo, 2) + ", " + format_fixed(s.speedup_hi, 2) + "]";
+  return out;
+}
+
+std::string cosine_cell(const StageRow& s) {
+  std::string out = format_fixed(s.cosine, 8);
+  if (s.correctness_pass == 0) out += " FAIL";
+  return out;
 }
 
 }  // namespace
 
 std::string claim_verdict(const json& stage) {
-  const json& claim = field(field(stage, "claim"), "speedup");
-  const json& ci = field(field(stage, "speedup"), "ci95");
+  const json& claim = member(member(stage, "claim"), "speedup");
+  const json& ci = member(member(stage, "speedup"), "ci95");
   if (!claim.is_number() || !ci.is_array() || ci.size() != 2 || !ci[0].is_number() ||
       !ci[1].is_number())
     return "";
@@ -63,61 +47,64 @@ std::string claim_verdict(const json& stage) {
   return "confirmed";
 }
 
+std::string format_time_with_spread(const StageRow& s) {
+  if (!std::isfinite(s.median_ms)) return "-";
+  const double magnitude = std::fabs(s.median_ms) > 0 ? std::floor(std::log10(std::fabs(s.median_ms))) : 0;
+  const int decimals = static_cast<int>(std::clamp(3.0 - magnitude, 0.0, 6.0));
+  std::string out = format_fixed(s.median_ms, decimals);
+  if (std::isfinite(s.p10_ms) && std::isfinite(s.p90_ms))
+    out += " ± " + format_fixed((s.p90_ms - s.p10_ms) / 2, decimals);
+  return out;
+}
+
+std::vector<std::string> ladder_table_header() {
+  return {"#",         "stage",      "status", "time ms", "speedup [95% CI]", "vs prev",
+          "host RSS",  "model peak", "items/s", "GFLOP/s", "of peak",         "cosine",
+          "claimed",   "verdict"};
+}
+
+std::vector<std::string> ladder_table_cells(const StageRow& s) {
+  return {std::to_string(s.index),
+          s.id,
+          s.status,
+          format_time_with_spread(s),
+          speedup_cell(s),
+          format_percent_change(s.vs_previous),
+          format_bytes(s.host_rss_bytes),
+          format_bytes(s.model_peak_bytes),
+          format_significant(s.items_per_s),
+          format_significant(s.gflops),
+          std::isfinite(s.roofline_frac) ? format_fixed(s.roofline_frac * 100, 0) + "%" : "-",
+          cosine_cell(s),
+          std::isfinite(s.claim_speedup) ? format_fixed(s.claim_speedup, 2) + "x" : "-",
+          s.claim_verdict};
+}
+
 std::string ladder_table_text(const json& run) {
-  std::vector<std::vector<std::string>> rows{{"#", "stage", "status", "time ms", "speedup [95% CI]",
-                                              "vs prev", "host peak", "device peak", "GFLOP/s",
-                                              "of peak", "cosine", "claimed", "verdict"}};
-  int i = 0;
-  for (const json& s : field(run, "stages")) {
-    const json& t = field(s, "time");
-    const json& sp = field(s, "speedup");
-    const json& tp = field(s, "throughput");
-    const json& mem = field(s, "memory");
-    const json& cor = field(s, "correctness");
-    std::string time = "-", speed = "-", prev = "-", gflops = "-", roof = "-", cos = "-";
-    if (is_num(t, "median_ms")) {
-      time = fmt("%.2f", t["median_ms"].get<double>());
-      if (is_num(t, "p10_ms") && is_num(t, "p90_ms"))
-        time += fmt(" +-%.2f", (t["p90_ms"].get<double>() - t["p10_ms"].get<double>()) / 2);
-    }
-    if (is_num(sp, "vs_baseline")) {
-      speed = fmt("%.2fx", sp["vs_baseline"].get<double>());
-      const json& ci = field(sp, "ci95");
-      if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
-        speed += fmt(" [%.2f,", ci[0].get<double>()) + fmt(" %.2f]", ci[1].get<double>());
-    }
-    if (is_num(sp, "vs_previous")) prev = fmt("%+.0f%%", (sp["vs_previous"].get<double>() - 1) * 100);
-    if (is_num(tp, "gflops")) gflops = fmt("%.1f", tp["gflops"].get<double>());
-    if (is_num(tp, "roofline_frac")) roof = fmt("%.0f%%", tp["roofline_frac"].get<double>() * 100);
-    if (is_num(cor, "cosine")) {
-      cos = fmt("%.8f", cor["cosine"].get<double>());
-      if (cor.contains("pass") && cor["pass"].is_boolean() && !cor["pass"].get<bool>())
-        cos += " FAIL";
-    }
-    std::string status = field(s, "status").is_string() ? s["status"].get<std::string>() : "?";
-    const json& claim = field(field(s, "claim"), "speedup");
-    rows.push_back({std::to_string(i++), field(s, "id").is_string() ? s["id"].get<std::string>() : "?",
-                    status, time, speed, prev, bytes(mem, "host_peak_bytes"),
-                    bytes(mem, "device_peak_bytes"), gflops, roof, cos,
-                    claim.is_number() ? fmt("%.2fx", claim.get<double>()) : "-", claim_verdict(s)});
+  const RunSummary r = summarize_run(run);
+  std::vector<std::vector<std::string>> rows{ladder_table_header()};
+  for (const StageRow& s : r.stages) rows.push_back(ladder_table_cells(s));
+
+  std::string out = run_title(r) + "\n\n" + markdown_table(rows) + "\n";
+  std::string item = "items";
+  for (const StageRow& s : r.stages)
+    if (!s.item_name.empty()) item = s.item_name;
+  out += "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
+         "ratios; vs prev: incremental speedup; model peak: the model's own " +
+         std::string(r.backend == "opencl" ? "device buffers" : "host tensors") +
+         "; items: " + item + "; of peak: fraction of the roofline.\n";
+  std::string notes;
+  for (const StageRow& s : r.stages) {
+    if (s.status != "ok")
+      notes += "- " + s.id + ": " + s.status + (s.reason.empty() ? "" : ": " + s.reason) + "\n";
   }
-  std::ostringstream out;
-  auto str = [&](const char* k) {
-    return field(run, k).is_string() ? run[k].get<std::string>() : std::string("?");
-  };
-  out << str("model") << " / " << str("size") << " / " << str("backend") << " on " << str("device")
-      << "\n\n"
-      << render(rows);
-  for (const json& s : field(run, "stages")) {
-    const json& reason = field(s, "reason");
-    if (reason.is_string() && !reason.get<std::string>().empty())
-      out << "  " << s.value("id", "?") << ": " << s.value("status", "?") << " - "
-          << reason.get<std::string>() << '\n';
-    else if (reason.is_array())
-      for (const json& r : reason)
-        if (r.is_string()) out << "  " << s.value("id", "?") << ": " << r.get<std::string>() << '\n';
+  for (const StageRow& s : r.stages) {
+    if (s.claim_text.empty()) continue;
+    notes += "- " + s.id + " claim" + (s.claim_source.empty() ? "" : " (" + s.claim_source + ")") +
+             ": " + s.claim_text + "\n";
   }
-  return out.str();
+  if (!notes.empty()) out += "\n" + notes;
+  return out;
 }
 
 }  // namespace sb

@@ -6,7 +6,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
-  qtbase5-dev libqt5charts5-dev
+  qtbase5-dev libqt5charts5-dev libqt5svg5-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

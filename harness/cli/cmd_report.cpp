@@ -1,20 +1,47 @@
+#include <fstream>
 #include <iostream>
 
 #include "harness/cli/commands.h"
-#include "harness/result_json.h"
-#include "reports/ladder_table.h"
+#include "harness/cli/load_result.h"
+#include "reports/report.h"
 
 namespace sb::cli {
+namespace {
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+  std::cerr << "wrote " << path << '\n';
+}
+
+}  // namespace
 
 void add_report(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("report", "Print the ladder tables of result files");
-  auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("files", *files, "stagebench/1 JSON files")->required()->check(CLI::ExistingFile);
-  cmd->callback([files, &exit_code] {
-    for (const auto& f : *files) {
-      const nlohmann::json doc = read_document(f);
-      for (const auto& run : doc["runs"]) std::cout << ladder_table_text(run) << '\n';
-    }
+  struct Options {
+    std::vector<std::string> files;
+    std::string format = "md";
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "report", "Print the ladder tables of result files (Markdown, CSV or self-contained HTML)");
+  cmd->add_option("files", o->files, "stagebench/1 JSON files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--format,-f", o->format, "md (default, what the terminal shows), csv or html")
+      ->check(CLI::IsMember({"md", "markdown", "csv", "html"}));
+  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
+  cmd->callback([o, &exit_code] {
+    const ReportFormat format = parse_report_format(o->format);
+    std::vector<ReportInput> inputs;
+    for (const auto& f : o->files) inputs.push_back({f, load_result_file(f)});
+    write_output(o->output, render_report(inputs, format));
     exit_code = 0;
   });
 }

@@ -9,6 +9,7 @@
 #include "models/ceilings.h"
 #include "models/registry.h"
 #include "probes/probe.h"
+#include "reports/gbench.h"
 #include "reports/ladder_table.h"
 
 namespace sb::cli {
@@ -20,6 +21,7 @@ struct RunArgs {
   std::vector<std::string> stages;
   std::vector<std::string> events;
   std::string output = "results/latest.json";
+  std::string format = "json";  // or "gbench": Google Benchmark JSON
   RunnerOptions runner;
   bool ceilings = true;
   bool quiet = false;
@@ -78,7 +80,8 @@ int execute(RunArgs& a) {
   auto save = [&](const nlohmann::json& extra_run) {
     nlohmann::json all = runs;
     if (!extra_run.is_null()) all.push_back(extra_run);
-    write_json_atomic(a.output, make_document(context, all));
+    const nlohmann::json doc = make_document(context, all);
+    write_json_atomic(a.output, a.format == "gbench" ? gbench_document(doc) : doc);
   };
   int rc = 0;
   for (const auto& name : backends) {
@@ -151,6 +154,9 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--batch", a->req.batch)->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
+  cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")
+      ->check(CLI::IsMember({"json", "gbench"}))
+      ->capture_default_str();
   cmd->add_flag("!--no-ceilings", a->ceilings, "Skip measuring the device's ceilings");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });

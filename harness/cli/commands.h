@@ -14,5 +14,8 @@ void add_list(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_infer(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
+void add_sweep(CLI::App& app, int& exit_code);
+void add_merge(CLI::App& app, int& exit_code);
+void add_compare(CLI::App& app, int& exit_code);
 
 }  // namespace sb::cli

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   sb::cli::add_run(app, exit_code);
   sb::cli::add_infer(app, exit_code);
   sb::cli::add_report(app, exit_code);
+  sb::cli::add_sweep(app, exit_code);
+  sb::cli::add_merge(app, exit_code);
+  sb::cli::add_compare(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -41,10 +41,14 @@ Vec random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
 
 double act_ref(double v, Act act) {
   switch (act) {
-    case Act::none: return v;
-    case Act::relu: return v > 0 ? v : 0;
-    case Act::gelu: return v / (1 + std::exp(-1.702 * v));
-    case Act::softplus: return std::log1p(std::exp(v));
+    case Act::none:
+      return v;
+    case Act::relu:
+      return v > 0 ? v : 0;
+    case Act::gelu:
+      return v / (1 + std::exp(-1.702 * v));
+    case Act::softplus:
+      return std::log1p(std::exp(v));
   }
   return v;
 }
@@ -118,7 +122,7 @@ TEST(OpenCLWeightConvert, HalfRoundsToNearestEven) {
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half_bits(0.1f), 0x2e66);
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);                     // ties up to inf
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);                      // ties up to inf
   EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie -> even
   EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);      // smallest subnormal
@@ -179,15 +183,14 @@ TEST_F(OpenCLOps, LinearF32EachEpilogue) {
   Tensor bias = up(bh, {n});
   const Weight w = be->prepare_weight(wh, n, k, Precision::f32);
   const EpilogueCase cases[] = {
-      {false, Act::none, false, false},    {true, Act::none, false, false},
-      {true, Act::relu, false, false},     {false, Act::gelu, false, false},
-      {true, Act::softplus, true, false},  {true, Act::none, true, true},
-      {false, Act::none, true, true},      {true, Act::gelu, true, true},
+      {false, Act::none, false, false},   {true, Act::none, false, false},
+      {true, Act::relu, false, false},    {false, Act::gelu, false, false},
+      {true, Act::softplus, true, false}, {true, Act::none, true, true},
+      {false, Act::none, true, true},     {true, Act::gelu, true, true},
   };
   for (const auto& c : cases) {
-    SCOPED_TRACE(::testing::Message() << "bias " << c.bias << " act " << int(c.act)
-                                      << " residual " << c.residual << " aliased "
-                                      << c.residual_is_y);
+    SCOPED_TRACE(::testing::Message() << "bias " << c.bias << " act " << int(c.act) << " residual "
+                                      << c.residual << " aliased " << c.residual_is_y);
     // y starts as NaN (or as the residual when aliased): a GEMM with beta = 0 must not read it.
     Tensor y = up(c.residual_is_y ? rh : Vec(m * n, std::nanf("")), {2, 7, n});
     Tensor residual = up(rh, {m, n});
@@ -196,8 +199,8 @@ TEST_F(OpenCLOps, LinearF32EachEpilogue) {
     ep.act = c.act;
     ep.residual = c.residual ? (c.residual_is_y ? &y : &residual) : nullptr;
     be->linear(x, w, y, ep);
-    const DVec want = linear_ref(xh, wh, m, n, k, c.bias ? &bh : nullptr, c.act,
-                                 c.residual ? &rh : nullptr);
+    const DVec want =
+        linear_ref(xh, wh, m, n, k, c.bias ? &bh : nullptr, c.act, c.residual ? &rh : nullptr);
     EXPECT_LT(max_abs_diff(down(y), want), 1e-4);
   }
 }

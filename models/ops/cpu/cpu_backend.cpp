@@ -9,9 +9,9 @@
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
-#ifdef STAGEBENCH_HAVE_DNNL
+// The class is complete here even without oneDNN (it only has no definition then), so that
+// the unique_ptr member can be destroyed.
 #include "models/ops/cpu/gemm_dnnl.h"
-#endif
 
 namespace sb {
 

@@ -13,9 +13,9 @@ constexpr int kMaxColsPerItem = 16;
 
 void OpenCLBackend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
                                    bool one_pass) {
-  require(x.rank() == 3 && x.shape() == logits.shape(), "attention_pool",
-          "x " + x.shape_string() + " and logits " + logits.shape_string() +
-              " must both be [B, L, C]");
+  require(
+      x.rank() == 3 && x.shape() == logits.shape(), "attention_pool",
+      "x " + x.shape_string() + " and logits " + logits.shape_string() + " must both be [B, L, C]");
   const int64_t batch = x.dim(0), length = x.dim(1), channels = x.dim(2);
   const int64_t half = length / 2;
   require(y.rank() == 3 && y.dim(0) == batch && y.dim(1) == half && y.dim(2) == channels,

@@ -30,7 +30,9 @@ ClRuntime::ClRuntime(cl::Device device)
   local_mem_bytes_ = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
 }
 
-std::string ClRuntime::device_name() const { return device_.getInfo<CL_DEVICE_NAME>(); }
+std::string ClRuntime::device_name() const {
+  return device_.getInfo<CL_DEVICE_NAME>();
+}
 
 const cl::Program& ClRuntime::program(const std::string& key, const std::string& source,
                                       const std::string& options) {
@@ -40,15 +42,14 @@ const cl::Program& ClRuntime::program(const std::string& key, const std::string&
   try {
     program.build({device_}, options.c_str());
   } catch (const cl::Error& e) {
-    throw std::runtime_error("OpenCL program '" + key + "' failed to build on " +
-                             device_name() + " (" + e.what() + ", options '" + options +
-                             "'):\n" + build_log(program, device_));
+    throw std::runtime_error("OpenCL program '" + key + "' failed to build on " + device_name() +
+                             " (" + e.what() + ", options '" + options + "'):\n" +
+                             build_log(program, device_));
   }
   return programs_.emplace(cache_key, std::move(program)).first->second;
 }
 
-bool ClRuntime::compiles(const std::string& source, const std::string& options,
-                         std::string* log) {
+bool ClRuntime::compiles(const std::string& source, const std::string& options, std::string* log) {
   cl::Program program(context_, source);
   try {
     program.build({device_}, options.c_str());

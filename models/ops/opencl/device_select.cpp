@@ -81,7 +81,9 @@ const Candidate* find(const std::vector<Candidate>& devices, const std::string& 
 
 }  // namespace
 
-std::string list_opencl_devices() { return describe(all_devices()); }
+std::string list_opencl_devices() {
+  return describe(all_devices());
+}
 
 cl::Device select_opencl_device(const std::string& filter) {
   const auto devices = all_devices();

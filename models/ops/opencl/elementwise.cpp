@@ -29,8 +29,7 @@ void OpenCLBackend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   require_same_size("sigmoid_scaled", x, y);
   const int64_t n = x.numel();
   if (n == 0) return;
-  launch("sigmoid_scaled", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, alpha, n,
-         y);
+  launch("sigmoid_scaled", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, alpha, n, y);
 }
 
 void OpenCLBackend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
@@ -68,9 +67,8 @@ void OpenCLBackend::im2col(const Tensor& x, int k, Tensor& cols, const InputTran
   require(x.storage() != cols.storage(), "im2col", "cols must not alias the input");
   const int64_t n = cols.numel();
   if (n == 0) return;
-  launch("im2col", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, length, channels,
-         k, t.scale, t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act), n,
-         cols);
+  launch("im2col", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, length, channels, k,
+         t.scale, t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act), n, cols);
 }
 
 void OpenCLBackend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
@@ -83,8 +81,8 @@ void OpenCLBackend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   require(x.storage() != y.storage(), "copy_rows", "output must not alias the input");
   const int64_t n = y.numel();
   if (n == 0) return;
-  launch("copy_rows", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, x.dim(1),
-         start, y.dim(1), y.dim(2), n, y);
+  launch("copy_rows", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, x.dim(1), start,
+         y.dim(1), y.dim(2), n, y);
 }
 
 }  // namespace sb

@@ -8,12 +8,14 @@ namespace {
 // A long run of ops without a synchronize() would otherwise keep every event alive.
 constexpr size_t kMaxPending = 8192;
 
-uint64_t span_ns(cl_ulong from, cl_ulong to) { return to > from ? to - from : 0; }
+uint64_t span_ns(cl_ulong from, cl_ulong to) {
+  return to > from ? to - from : 0;
+}
 
 }  // namespace
 
-void EventLog::launch(const std::string& name, const cl::Kernel& kernel,
-                      const cl::NDRange& global, const cl::NDRange& local) {
+void EventLog::launch(const std::string& name, const cl::Kernel& kernel, const cl::NDRange& global,
+                      const cl::NDRange& local) {
   cl::Event event;
   queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
   remember({name, cl::Event(), std::move(event)});

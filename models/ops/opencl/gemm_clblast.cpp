@@ -14,8 +14,8 @@ void check(clblast::StatusCode status, const char* routine) {
 
 }  // namespace
 
-void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y,
-                                   const Epilogue& ep, int64_t m) {
+void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
+                                   int64_t m) {
   const bool residual_is_y = ep.residual && ep.residual->storage() == y.storage();
   // A residual that is y itself folds into the GEMM as beta = 1 (C = y), but only without an
   // activation: act must apply before the residual is added. With one, the GEMM writes a
@@ -38,13 +38,11 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y,
   const Tensor* residual = residual_in_gemm ? nullptr : ep.residual;
   if (!ep.bias && ep.act == Act::none && !residual) return;
   const int64_t total = y.numel();
-  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), gemm_out,
-         ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n,
-         total, y);
+  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), gemm_out, ep.bias,
+         ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
 }
 
-void OpenCLBackend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
-                                 Tensor& c) {
+void OpenCLBackend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
   const size_t count = g.a_offsets.size();
   require(count == g.b_offsets.size() && count == g.c_offsets.size(), "gemm_batched",
           "offset lists differ in length");

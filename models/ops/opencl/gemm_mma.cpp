@@ -25,25 +25,25 @@ __kernel void mma_probe(__global float* out) {
 std::string mma_variant(const char* name, const char* weight_type, const char* load,
                         const char* store, const char* warp_tile) {
   return std::string("#define MMA_NAME ") + name + "\n#define WEIGHT_T " + weight_type +
-         "\n#define LOAD_WEIGHT(w, i) " + load + "\n#define STORE_VALUE(v) " + store +
+         "\n#define LOAD_WEIGHT(w, i) " + load + "\n#define STORE_TILE " + store +
          "\n#define WARP_TILE " + warp_tile + "\n" +
          std::string(embedded_cl_source("gemm_mma_body.cl")) +
-         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_VALUE\n"
+         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_TILE\n"
          "#undef WARP_TILE\n";
 }
 
 std::string mma_source() {
   return std::string(embedded_cl_source("common.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
-         mma_variant("gemm_tf32_mma", "float", "(w)[(i)]", "to_tf32(v)", "warp_tile_tf32") +
-         mma_variant("gemm_f16_mma", "half", "vload_half((i), (w))", "as_uint(v)",
-                     "warp_tile_f16");
+         mma_variant("gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "warp_tile_tf32") +
+         mma_variant("gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "warp_tile_f16");
 }
 
 }  // namespace
 
 bool OpenCLBackend::has_mma() const {
-  if (!mma_probe_) mma_probe_ = runtime_->is_nvidia() && runtime_->compiles(kProbeSource, "", nullptr);
+  if (!mma_probe_)
+    mma_probe_ = runtime_->is_nvidia() && runtime_->compiles(kProbeSource, "", nullptr);
   return *mma_probe_;
 }
 
@@ -65,10 +65,12 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
   require(w.data.dtype() == (tf32 ? DType::f32 : DType::f16), "linear",
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
               precision_name(w.precision));
-  const cl::NDRange global(round_up(w.n, 64) * 2, round_up(m, 64) / 64);
-  launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(128, 1), x, w.data,
-             ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
-             ep.residual ? 1 : 0, m, w.n, w.k, y);
+  // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
+  constexpr size_t kTile = 128, kThreads = 256;
+  const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
+  launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(kThreads, 1), x, w.data,
+             ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0,
+             m, w.n, w.k, y);
 }
 
 }  // namespace sb

@@ -3,8 +3,8 @@
 
 namespace sb {
 
-void OpenCLBackend::linear_tiled(const Tensor& x, const Weight& w, Tensor& y,
-                                 const Epilogue& ep, int64_t m) {
+void OpenCLBackend::linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
+                                 int64_t m) {
   const bool int8 = w.precision == Precision::int8;
   require(w.data.dtype() == (int8 ? DType::i8 : DType::f16), "linear",
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +

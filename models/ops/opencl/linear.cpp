@@ -10,19 +10,20 @@ std::string OpenCLBackend::unsupported_reason(Precision p) const {
   switch (p) {
     case Precision::f32:
     case Precision::f16:
-    case Precision::int8: return "";
+    case Precision::int8:
+      return "";
     case Precision::tf32:
       return has_mma() ? "" : "device has no TF32 tensor cores (no mma.sync tf32)";
-    case Precision::bf16: return "use fp16 on OpenCL";
+    case Precision::bf16:
+      return "use fp16 on OpenCL";
   }
   return "unknown precision";
 }
 
-Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_t k,
-                                     Precision p) {
+Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
   require(n > 0 && k > 0 && static_cast<int64_t>(w.size()) == n * k, "prepare_weight",
-          "weight of " + std::to_string(w.size()) + " values is not n x k = " +
-              std::to_string(n) + " x " + std::to_string(k));
+          "weight of " + std::to_string(w.size()) + " values is not n x k = " + std::to_string(n) +
+              " x " + std::to_string(k));
   if (const std::string reason = unsupported_reason(p); !reason.empty())
     throw std::invalid_argument(std::string("prepare_weight: ") + precision_name(p) +
                                 " is not supported on " + device_name_ + ": " + reason);
@@ -47,7 +48,8 @@ Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_
       out.scales = upload(q.scales, {n});
       break;
     }
-    case Precision::bf16: break;  // rejected above
+    case Precision::bf16:
+      break;  // rejected above
   }
   return out;
 }
@@ -65,16 +67,23 @@ void OpenCLBackend::linear(const Tensor& x, const Weight& w, Tensor& y, const Ep
   require(x.storage() != y.storage(), "linear", "output must not alias the input");
   if (m == 0) return;
   switch (w.precision) {
-    case Precision::f32: linear_clblast(x, w, y, ep, m); return;
-    case Precision::tf32: linear_mma(x, w, y, ep, m); return;
+    case Precision::f32:
+      linear_clblast(x, w, y, ep, m);
+      return;
+    case Precision::tf32:
+      linear_mma(x, w, y, ep, m);
+      return;
     case Precision::f16:
       if (has_mma())
         linear_mma(x, w, y, ep, m);
       else
         linear_tiled(x, w, y, ep, m);
       return;
-    case Precision::int8: linear_tiled(x, w, y, ep, m); return;
-    case Precision::bf16: break;
+    case Precision::int8:
+      linear_tiled(x, w, y, ep, m);
+      return;
+    case Precision::bf16:
+      break;
   }
   throw std::invalid_argument(std::string("linear: unsupported precision ") +
                               precision_name(w.precision));

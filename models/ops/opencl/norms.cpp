@@ -12,8 +12,8 @@ size_t reduce_group(const ClRuntime& rt) {
 
 }  // namespace
 
-void OpenCLBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
-                              float eps, Tensor& y, bool one_pass) {
+void OpenCLBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                              Tensor& y, bool one_pass) {
   require(x.rank() >= 1 && x.numel() == y.numel(), "layernorm",
           "shapes differ: " + x.shape_string() + " vs " + y.shape_string());
   const int64_t cols = x.dim(-1);
@@ -23,8 +23,8 @@ void OpenCLBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor
   if (rows == 0) return;
   const size_t wg = reduce_group(*runtime_);
   if (one_pass) {
-    launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps,
-           cols, y);
+    launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols,
+           y);
     return;
   }
   Tensor means = empty({rows});
@@ -32,8 +32,8 @@ void OpenCLBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor
   launch("row_means", cl::NDRange(rows * wg), cl::NDRange(wg), x, cols, means);
   launch("row_variances", cl::NDRange(rows * wg), cl::NDRange(wg), x, means, cols, variances);
   const int64_t n = x.numel();
-  launch("layernorm_apply", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, means,
-         variances, gamma, beta, eps, cols, n, y);
+  launch("layernorm_apply", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, means, variances,
+         gamma, beta, eps, cols, n, y);
 }
 
 void OpenCLBackend::softmax_rows(Tensor& x) {

@@ -31,8 +31,8 @@ std::string portable_source() {
 
 int to_cl_int(int64_t v, const char* what) {
   if (v < 0 || v > std::numeric_limits<cl_int>::max())
-    throw std::invalid_argument(std::string("OpenCL backend: ") + what + " = " +
-                                std::to_string(v) + " does not fit the kernels' 32-bit indices");
+    throw std::invalid_argument(std::string("OpenCL backend: ") + what + " = " + std::to_string(v) +
+                                " does not fit the kernels' 32-bit indices");
   return static_cast<int>(v);
 }
 
@@ -75,8 +75,8 @@ Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<i
                                    DType dtype) {
   Tensor t = empty(std::move(shape), dtype);
   require(t.bytes() == bytes, "upload",
-          std::to_string(bytes) + " bytes for a " + t.shape_string() + " " +
-              dtype_name(dtype) + " tensor of " + std::to_string(t.bytes()) + " bytes");
+          std::to_string(bytes) + " bytes for a " + t.shape_string() + " " + dtype_name(dtype) +
+              " tensor of " + std::to_string(t.bytes()) + " bytes");
   if (bytes > 0) {
     // Blocking: the caller's host memory may go away as soon as we return.
     runtime_->queue().enqueueWriteBuffer(device_buffer(t), CL_TRUE, 0, bytes, data);
@@ -106,7 +106,9 @@ void OpenCLBackend::synchronize() {
   events_.flush();
 }
 
-BackendMemory OpenCLBackend::memory() const { return {&host_tracker_, &pool_->tracker()}; }
+BackendMemory OpenCLBackend::memory() const {
+  return {&host_tracker_, &pool_->tracker()};
+}
 
 std::unique_ptr<Backend> make_opencl_backend(const std::string& device_filter) {
   return std::make_unique<OpenCLBackend>(select_opencl_device(device_filter));

@@ -80,8 +80,7 @@ class OpenCLBackend : public Backend {
     events_.launch(name, k, global, local);
   }
   template <class... Args>
-  void launch_mma(const std::string& name, cl::NDRange global, cl::NDRange local,
-                  Args&&... args) {
+  void launch_mma(const std::string& name, cl::NDRange global, cl::NDRange local, Args&&... args) {
     cl::Kernel& k = mma_kernel(name);
     set_args(k, 0, std::forward<Args>(args)...);
     events_.launch(name, k, global, local);
@@ -104,8 +103,7 @@ class OpenCLBackend : public Backend {
 
   // f32 linear through CLBlast, f16/int8 through the portable tiled kernel, tf32/f16 through
   // the NVIDIA mma kernels.
-  void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
-                      int64_t m);
+  void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
 

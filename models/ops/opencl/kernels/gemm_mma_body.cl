@@ -3,51 +3,71 @@
 //   MMA_NAME            the kernel's name
 //   WEIGHT_T            W's element type in global memory (float, half)
 //   LOAD_WEIGHT(w, i)   element i of W as float
-//   STORE_VALUE(v)      what a local tile holds for the fp32 value v (as uint bits)
+//   STORE_TILE(tile, r, kk, v)  stores fp32 v as element (r, kk) of a local tile
 //   WARP_TILE           warp_tile_tf32 or warp_tile_f16
-// The epilogue (bias, activation, residual; residual may be y itself) is fused.
+// The next K tile is fetched into registers while the warps multiply the current one. The
+// epilogue (bias, activation, residual; residual may be y itself) is fused.
 
-__kernel __attribute__((reqd_work_group_size(128, 1, 1)))
+#define MMA_LOADS (MMA_BM * MMA_BK / MMA_THREADS)  // per item and operand (MMA_BM == MMA_BN)
+
+__kernel __attribute__((reqd_work_group_size(MMA_THREADS, 1, 1)))
 void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global const float* bias,
               int has_bias, int act, __global const float* residual, int has_residual, int M,
               int N, int K, __global float* y) {
-  __local uint xs[64 * MMA_PITCH];
-  __local uint ws[64 * MMA_PITCH];
+  __local uint xs[MMA_BM * MMA_PITCH];
+  __local uint ws[MMA_BN * MMA_PITCH];
   const int tid = get_local_id(0);
   const int lane = tid & 31;
   const int warp = tid >> 5;
   const int g = lane >> 2;
   const int t = lane & 3;
-  const int row0 = (warp >> 1) * 32;  // the warp's block inside the 64 x 64 tile
-  const int col0 = (warp & 1) * 32;
-  const int m0 = get_group_id(1) * 64;
-  const int n0 = get_group_id(0) * 64;
+  const int row0 = (warp >> 2) * (MMA_MI * 16);  // the warp's block inside the tile
+  const int col0 = (warp & 3) * 32;
+  const int m0 = get_group_id(1) * MMA_BM;
+  const int n0 = get_group_id(0) * MMA_BN;
 
-  float acc[2][4][4];
-  for (int mi = 0; mi < 2; ++mi)
+  float acc[MMA_MI][4][4];
+#pragma unroll
+  for (int mi = 0; mi < MMA_MI; ++mi)
+#pragma unroll
     for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
 
+  // Item tid moves elements tid + q * MMA_THREADS of each 128 x 32 tile: 32 consecutive items
+  // read one row's 32 consecutive k.
+  float xr[MMA_LOADS], wr[MMA_LOADS];
+#define MMA_FETCH(k0)                                                           \
+  for (int q = 0; q < MMA_LOADS; ++q) {                                         \
+    const int e = tid + q * MMA_THREADS;                                        \
+    const int r = e >> 5;                                                       \
+    const int gk = (k0) + (e & 31);                                             \
+    xr[q] = (m0 + r < M && gk < K) ? x[(size_t)(m0 + r) * K + gk] : 0.0f;       \
+    wr[q] = (n0 + r < N && gk < K) ? LOAD_WEIGHT(w, (size_t)(n0 + r) * K + gk)  \
+                                   : 0.0f;                                      \
+  }
+  MMA_FETCH(0)
   for (int k0 = 0; k0 < K; k0 += MMA_BK) {
-    // 64 rows x 32 k of x and of W; 32 consecutive items read one row's 32 consecutive k.
-    for (int e = tid; e < 64 * MMA_BK; e += 128) {
-      const int r = e >> 5;
-      const int kk = e & 31;
-      const int gk = k0 + kk;
-      const int gm = m0 + r;
-      const int gn = n0 + r;
-      const float xv = (gm < M && gk < K) ? x[(size_t)gm * K + gk] : 0.0f;
-      const float wv = (gn < N && gk < K) ? LOAD_WEIGHT(w, (size_t)gn * K + gk) : 0.0f;
-      xs[r * MMA_PITCH + kk] = STORE_VALUE(xv);
-      ws[r * MMA_PITCH + kk] = STORE_VALUE(wv);
+#pragma unroll
+    for (int q = 0; q < MMA_LOADS; ++q) {
+      const int e = tid + q * MMA_THREADS;
+      STORE_TILE(xs, e >> 5, e & 31, xr[q]);
+      STORE_TILE(ws, e >> 5, e & 31, wr[q]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (k0 + MMA_BK < K) {
+      MMA_FETCH(k0 + MMA_BK)
+    }
     WARP_TILE(xs, ws, row0, col0, g, t, acc);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+#undef MMA_FETCH
 
-  for (int mi = 0; mi < 2; ++mi) {
+#pragma unroll
+  for (int mi = 0; mi < MMA_MI; ++mi) {
+#pragma unroll
     for (int ni = 0; ni < 4; ++ni) {
+#pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int gm = m0 + row0 + mi * 16 + g + ((e & 2) ? 8 : 0);
         const int gn = n0 + col0 + ni * 8 + 2 * t + (e & 1);
@@ -62,3 +82,4 @@ void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global cons
     }
   }
 }
+#undef MMA_LOADS

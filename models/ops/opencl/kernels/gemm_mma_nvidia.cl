@@ -18,13 +18,6 @@ inline uint to_tf32(float v) {
   return r;
 }
 
-// Two fp32 values as one .f16x2 register: `low` in bits 0..15, `high` in 16..31.
-inline uint pack_half2(float low, float high) {
-  uint r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(high), "f"(low));
-  return r;
-}
-
 inline void mma_tf32(float* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
@@ -41,20 +34,28 @@ inline void mma_f16(float* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-// Tiles: a 128-item work-group (4 warps, 2 x 2) computes a 64 x 64 tile of y, each warp
-// 32 x 32 = 2 x 4 mma tiles of 16 x 8. K advances by MMA_BK = 32 through local tiles stored
-// row-major (m or n rows, k contiguous) with a row pitch of 36 words, so the fragment reads
-// (row g, column t) of a warp hit 32 different banks.
+// Tiles: a 256-item work-group (8 warps, 2 along M x 4 along N) computes a 128 x 128 tile of
+// y, each warp 64 x 32 = MMA_MI x 4 mma tiles of 16 x 8 (fragments of A reused 4 times, of B
+// MMA_MI times). K advances by MMA_BK = 32 through local tiles stored row-major (m or n rows,
+// k contiguous) with a row pitch of 36 words, so the fragment reads (row g, column t) of a warp
+// hit 32 different banks.
+#define MMA_BM 128
+#define MMA_BN 128
 #define MMA_BK 32
+#define MMA_MI 4
+#define MMA_THREADS 256
 #define MMA_PITCH 36
+#define MMA_PITCH_F16 20  // words per row of a half tile: 16 of data
 
-// One warp's 32 x 32 block over one local K tile (tf32: 4 steps of k = 8). Local tiles hold
+// One warp's 64 x 32 block over one local K tile (tf32: 4 steps of k = 8). Local tiles hold
 // tf32 bit patterns already (converted once, as stored).
 inline void warp_tile_tf32(__local const uint* xs, __local const uint* ws, int row0, int col0,
-                           int g, int t, float acc[2][4][4]) {
+                           int g, int t, float acc[MMA_MI][4][4]) {
+#pragma unroll
   for (int ks = 0; ks < MMA_BK; ks += 8) {
-    uint a[2][4];
-    for (int mi = 0; mi < 2; ++mi) {
+    uint a[MMA_MI][4];
+#pragma unroll
+    for (int mi = 0; mi < MMA_MI; ++mi) {
       __local const uint* r0 = xs + (row0 + mi * 16 + g) * MMA_PITCH + ks;
       __local const uint* r8 = r0 + 8 * MMA_PITCH;
       a[mi][0] = r0[t];
@@ -62,37 +63,54 @@ inline void warp_tile_tf32(__local const uint* xs, __local const uint* ws, int r
       a[mi][2] = r0[t + 4];
       a[mi][3] = r8[t + 4];
     }
+#pragma unroll
     for (int ni = 0; ni < 4; ++ni) {
       __local const uint* c = ws + (col0 + ni * 8 + g) * MMA_PITCH + ks;
       const uint b0 = c[t], b1 = c[t + 4];
-      for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+      for (int mi = 0; mi < MMA_MI; ++mi)
         mma_tf32(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
     }
   }
 }
 
-// The same for f16 (2 steps of k = 16); local tiles hold fp32 values (exact for the halves of
-// W), packed to .f16x2 here.
+// The same for f16 (2 steps of k = 16). Local tiles hold halves, two per word (k, k + 1), with
+// a row pitch of MMA_PITCH_F16 words: a fragment register is one word, no conversion.
 inline void warp_tile_f16(__local const uint* xs, __local const uint* ws, int row0, int col0,
-                          int g, int t, float acc[2][4][4]) {
-  __local const float* xf = (__local const float*)xs;
-  __local const float* wf = (__local const float*)ws;
+                          int g, int t, float acc[MMA_MI][4][4]) {
+#pragma unroll
   for (int ks = 0; ks < MMA_BK; ks += 16) {
-    uint a[2][4];
-    for (int mi = 0; mi < 2; ++mi) {
-      __local const float* r0 = xf + (row0 + mi * 16 + g) * MMA_PITCH + ks + 2 * t;
-      __local const float* r8 = r0 + 8 * MMA_PITCH;
-      a[mi][0] = pack_half2(r0[0], r0[1]);
-      a[mi][1] = pack_half2(r8[0], r8[1]);
-      a[mi][2] = pack_half2(r0[8], r0[9]);
-      a[mi][3] = pack_half2(r8[8], r8[9]);
+    uint a[MMA_MI][4];
+#pragma unroll
+    for (int mi = 0; mi < MMA_MI; ++mi) {
+      __local const uint* r0 = xs + (row0 + mi * 16 + g) * MMA_PITCH_F16 + ks / 2 + t;
+      __local const uint* r8 = r0 + 8 * MMA_PITCH_F16;
+      a[mi][0] = r0[0];
+      a[mi][1] = r8[0];
+      a[mi][2] = r0[4];
+      a[mi][3] = r8[4];
     }
+#pragma unroll
     for (int ni = 0; ni < 4; ++ni) {
-      __local const float* c = wf + (col0 + ni * 8 + g) * MMA_PITCH + ks + 2 * t;
-      const uint b0 = pack_half2(c[0], c[1]);
-      const uint b1 = pack_half2(c[8], c[9]);
-      for (int mi = 0; mi < 2; ++mi)
+      __local const uint* c = ws + (col0 + ni * 8 + g) * MMA_PITCH_F16 + ks / 2 + t;
+      const uint b0 = c[0], b1 = c[4];
+#pragma unroll
+      for (int mi = 0; mi < MMA_MI; ++mi)
         mma_f16(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
     }
   }
 }
+
+// fp32 -> half bits, rounded to nearest even, in one instruction (vstore_half_rte is far slower
+// here, and `half` arithmetic needs cl_khr_fp16, which NVIDIA lacks).
+inline ushort to_half_bits(float v) {
+  ushort r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(v));
+  return r;
+}
+
+// Storing element (r, kk) of a local tile: as tf32 bits (one word each) or as half bits (two a
+// word).
+#define STORE_TF32(tile, r, kk, v) (tile)[(r) * MMA_PITCH + (kk)] = to_tf32(v)
+#define STORE_F16(tile, r, kk, v) \
+  ((__local ushort*)(tile))[(r) * (2 * MMA_PITCH_F16) + (kk)] = to_half_bits(v)

@@ -1,0 +1,183 @@
+#include "gui/model/compare_model.h"
+
+#include <QBrush>
+#include <QFont>
+
+#include "gui/model/json_values.h"
+#include "gui/model/roles.h"
+#include "reports/compare.h"
+
+namespace sb::viewer {
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<double> median(const json& stage) {
+  return number(member(stage, "time"), "median_ms");
+}
+
+// compare_documents joins runs by identity: to compare any two runs side by side (say CPU
+// against OpenCL), the candidate is given the base's identity.
+json single_run_document(const json& document, const json& run, const json& identity) {
+  json r = run;
+  for (const char* key : {"model", "size", "backend", "device", "mode"})
+    if (identity.contains(key)) r[key] = identity[key];
+  return json{{"schema", member(document, "schema")},
+              {"context", member(document, "context").is_object() ? document["context"]
+                                                                  : json::object()},
+              {"runs", json::array({r})}};
+}
+
+bool is_time_metric(const std::string& metric) { return metric == "time"; }
+
+}  // namespace
+
+CompareModel::CompareModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+QColor CompareModel::verdict_colour(const QString& verdict) {
+  if (verdict == QLatin1String("faster")) return QColor(0xc6, 0xef, 0xc6);
+  if (verdict == QLatin1String("slower")) return QColor(0xf6, 0xc4, 0xc4);
+  if (verdict == QLatin1String("ambiguous")) return QColor(0xfb, 0xe9, 0xb0);
+  return {};
+}
+
+void CompareModel::set_runs(const json& base_document, const json& base_run,
+                            const json& candidate_document, const json& candidate_run) {
+  beginResetModel();
+  rows_.clear();
+  problem_.clear();
+  for (const json& s : member(base_run, "stages")) rows_.push_back({text(s, "id"), s, nullptr});
+  for (const json& s : member(candidate_run, "stages")) {
+    const QString id = text(s, "id");
+    auto it = std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.id == id; });
+    if (it == rows_.end())
+      rows_.push_back({id, nullptr, s});
+    else
+      it->candidate = s;
+  }
+  compute_verdicts(base_document, base_run, candidate_document, candidate_run);
+  endResetModel();
+}
+
+void CompareModel::compute_verdicts(const json& base_document, const json& base_run,
+                                    const json& candidate_document, const json& candidate_run) {
+  try {
+    const json base = single_run_document(base_document, base_run, base_run);
+    const json candidate = single_run_document(candidate_document, candidate_run, base_run);
+    const CompareResult result = compare_documents(base, candidate, CompareOptions{});
+    for (const MetricComparison& m : result.rows) {
+      if (!is_time_metric(m.metric)) continue;
+      const QString id = QString::fromStdString(m.stage);
+      for (Row& row : rows_) {
+        if (row.id != id || !row.verdict.isEmpty()) continue;
+        row.verdict = QString::fromLatin1(verdict_name(m.verdict)).toLower();
+        row.regression = m.regression;
+        row.note = QString::fromStdString(m.rule);
+        if (!m.note.empty()) row.note += QStringLiteral("; ") + QString::fromStdString(m.note);
+      }
+    }
+    QStringList problems;
+    for (const auto& p : result.problems) problems << QString::fromStdString(p);
+    problem_ = problems.join(QStringLiteral("; "));
+  } catch (const std::exception& e) {
+    problem_ = QString::fromUtf8(e.what());
+  }
+}
+
+int CompareModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int CompareModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+std::optional<double> CompareModel::value(const Row& row, int column) const {
+  const auto base = median(row.base), candidate = median(row.candidate);
+  switch (column) {
+    case BaseMs:
+      return base;
+    case CandidateMs:
+      return candidate;
+    case DeltaMs:
+      return base && candidate ? std::optional(*candidate - *base) : std::nullopt;
+    case Ratio:
+      return base && candidate && *base > 0 ? std::optional(*candidate / *base) : std::nullopt;
+    case BaseSpeedup:
+      return number(member(row.base, "speedup"), "vs_baseline");
+    case CandidateSpeedup:
+      return number(member(row.candidate, "speedup"), "vs_baseline");
+    default:
+      return std::nullopt;
+  }
+}
+
+QVariant CompareModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Row& row = rows_[static_cast<size_t>(index.row())];
+  const int column = index.column();
+  const bool coloured = column == DeltaMs || column == Ratio || column == Verdict;
+  switch (role) {
+    case Qt::BackgroundRole: {
+      const QColor c = verdict_colour(row.verdict);
+      return coloured && c.isValid() ? QVariant(QBrush(c)) : QVariant();
+    }
+    case Qt::FontRole:
+      if (coloured && row.regression) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+      }
+      return {};
+    case Qt::ToolTipRole:
+      return column == Verdict && !row.note.isEmpty() ? QVariant(row.note) : QVariant();
+    case Qt::TextAlignmentRole:
+      return column == Stage || column == Verdict || column == BaseStatus ||
+                     column == CandidateStatus
+                 ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                 : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case SortRole:
+      if (column >= BaseMs && column <= CandidateSpeedup) return sort_value(value(row, column));
+      [[fallthrough]];
+    case Qt::DisplayRole:
+      switch (column) {
+        case Stage:
+          return row.id;
+        case BaseStatus:
+          return text(row.base, "status", QStringLiteral("-"));
+        case CandidateStatus:
+          return text(row.candidate, "status", QStringLiteral("-"));
+        case BaseMs:
+        case CandidateMs:
+          return format_ms(value(row, column));
+        case DeltaMs: {
+          const auto d = value(row, column);
+          return d ? (*d >= 0 ? QStringLiteral("+") : QString()) + format_ms(d)
+                   : QStringLiteral("-");
+        }
+        case Ratio:
+          return value(row, column) ? format_number(value(row, column), 3) + QLatin1Char('x')
+                                    : QStringLiteral("-");
+        case BaseSpeedup:
+        case CandidateSpeedup:
+          return value(row, column) ? format_number(value(row, column), 2) + QLatin1Char('x')
+                                    : QStringLiteral("-");
+        case Verdict:
+          return row.regression ? row.verdict + QStringLiteral(" (regression)") : row.verdict;
+        default:
+          return {};
+      }
+    default:
+      return {};
+  }
+}
+
+QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* kNames[] = {"stage",       "base status", "cand. status", "base ms",
+                                 "cand. ms",    "delta ms",    "ratio",        "base speedup",
+                                 "cand. speedup", "verdict"};
+  return section >= 0 && section < ColumnCount ? QVariant(kNames[section]) : QVariant();
+}
+
+}  // namespace sb::viewer

@@ -1,0 +1,137 @@
+#include "gui/model/context_summary.h"
+
+#include <QSet>
+
+#include "gui/model/json_values.h"
+
+namespace sb::viewer {
+namespace {
+
+using json = nlohmann::json;
+
+void add_fact(ContextSummary& s, const char* label, const QString& value) {
+  if (!value.isEmpty()) s.facts.append({QString::fromLatin1(label), value});
+}
+
+QString cpu_text(const json& cpu) {
+  QString t = text(cpu, "model");
+  if (const auto cores = number(cpu, "logical_cores"))
+    t += QStringLiteral(" (%1 logical cores)").arg(*cores);
+  return t;
+}
+
+// PAPI's per-event results: "opened" or the error. A hardware event that did not open means the
+// machine exposes no PMU (typical of VMs): cycle and instruction counts are unavailable.
+void papi_warnings(const json& papi, ContextSummary& s) {
+  const json& events = member(papi, "events");
+  if (!events.is_object() || events.empty()) return;
+  const json& tiers = member(papi, "event_tiers");
+  QStringList hw_failed, sw_failed;
+  int hw_total = 0;
+  for (auto it = events.begin(); it != events.end(); ++it) {
+    const bool opened = it->is_string() && it->get<std::string>() == "opened";
+    const QString tier = text(tiers, it.key().c_str(), QStringLiteral("hardware"));
+    const QString line = QString::fromStdString(it.key()) + QStringLiteral(": ") + scalar_text(*it);
+    if (tier == QLatin1String("hardware")) {
+      ++hw_total;
+      if (!opened) hw_failed << line;
+    } else if (!opened) {
+      sw_failed << line;
+    }
+  }
+  if (hw_total > 0 && hw_failed.size() == hw_total)
+    s.warnings << QStringLiteral("no hardware PMU: ") + hw_failed.join(QStringLiteral("; "));
+  else if (!hw_failed.isEmpty())
+    s.warnings << QStringLiteral("hardware events not opened: ") +
+                      hw_failed.join(QStringLiteral("; "));
+  if (!sw_failed.isEmpty())
+    s.warnings << QStringLiteral("software events not opened: ") +
+                      sw_failed.join(QStringLiteral("; "));
+}
+
+void stage_warnings(const json& run, ContextSummary& s) {
+  if (member(run, "complete").is_boolean() && !run["complete"].get<bool>())
+    s.warnings << QStringLiteral("partial snapshot: the run had not finished");
+  for (const json& stage : member(run, "stages")) {
+    const QString status = text(stage, "status");
+    if (status != QLatin1String("invalid") && status != QLatin1String("failed")) continue;
+    QString why = text(stage, "reason");
+    s.warnings << QStringLiteral("stage %1 %2: %3").arg(text(stage, "id"), status, why);
+  }
+}
+
+}  // namespace
+
+ContextSummary summarize_context(const json& document, const json& run) {
+  ContextSummary s;
+  const json& ctx = member(document, "context");
+  add_fact(s, "host", text(ctx, "host"));
+  add_fact(s, "date", text(ctx, "date"));
+  add_fact(s, "cpu", cpu_text(member(ctx, "cpu")));
+  add_fact(s, "memory", format_bytes(number(member(ctx, "memory"), "total_bytes")));
+  const json& os = member(ctx, "os");
+  add_fact(s, "os", text(os, "distro") + (member(os, "virtualized") == true
+                                              ? QStringLiteral(" (virtualized)")
+                                              : QString()));
+  const json& build = member(ctx, "build");
+  add_fact(s, "build",
+           QStringList{text(build, "compiler"), text(build, "type"), text(build, "git")}.join(
+               QLatin1Char(' ')));
+  add_fact(s, "run", QStringList{text(run, "model"), text(run, "size"), text(run, "backend"),
+                                 text(run, "mode")}
+                         .join(QStringLiteral(" / ")));
+  add_fact(s, "device", text(run, "device"));
+  const json& params = member(run, "params");
+  if (params.is_object()) {
+    QStringList p;
+    for (auto it = params.begin(); it != params.end(); ++it)
+      p << QString::fromStdString(it.key()) + QLatin1Char('=') + scalar_text(*it);
+    add_fact(s, "params", p.join(QStringLiteral(", ")));
+  }
+
+  for (const json& d : member(member(ctx, "opencl"), "devices"))
+    s.devices << text(d, "name") + QStringLiteral(" (") + text(d, "platform") +
+                     QStringLiteral(")");
+
+  QSet<QString> tiers;
+  for (const json& stage : member(run, "stages")) {
+    const json& counters = member(stage, "counters");
+    if (!counters.is_object()) continue;
+    for (const json& c : counters) {
+      const QString tier = text(c, "tier");
+      if (!tier.isEmpty() && tier != QLatin1String("error")) tiers.insert(tier);
+    }
+  }
+  s.tiers = tiers.values();
+  s.tiers.sort();
+
+  papi_warnings(member(ctx, "papi"), s);
+  for (const json& c : member(ctx, "collectors"))
+    if (member(c, "available") == false && text(c, "name") != QLatin1String("papi"))
+      s.warnings << QStringLiteral("collector %1 unavailable: %2")
+                        .arg(text(c, "name"), text(c, "reason"));
+  stage_warnings(run, s);
+  return s;
+}
+
+QString context_html(const ContextSummary& s) {
+  QString html = QStringLiteral("<table>");
+  for (const auto& [label, value] : s.facts)
+    html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(label.toHtmlEscaped(), value.toHtmlEscaped());
+  QStringList devices;
+  for (const QString& d : s.devices) devices << d.toHtmlEscaped();
+  html += QStringLiteral("<tr><td><b>devices</b></td><td>%1</td></tr>")
+              .arg(devices.isEmpty() ? QStringLiteral("-") : devices.join(QStringLiteral("<br>")));
+  html += QStringLiteral("<tr><td><b>counter tiers</b></td><td>%1</td></tr></table>")
+              .arg(s.tiers.isEmpty() ? QStringLiteral("none") : s.tiers.join(QStringLiteral(", ")));
+  if (!s.warnings.isEmpty()) {
+    html += QStringLiteral("<p><b>Warnings</b></p><ul>");
+    for (const QString& w : s.warnings)
+      html += QStringLiteral("<li style='color:#a05000'>%1</li>").arg(w.toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+  }
+  return html;
+}
+
+}  // namespace sb::viewer

@@ -1,0 +1,27 @@
+#pragma once
+// Reading optional values out of stagebench/1 JSON and formatting them for tables: a missing
+// key or null is "unknown" and shows as "-", never as 0.
+#include <optional>
+
+#include <QString>
+#include <QVariant>
+#include <nlohmann/json.hpp>
+
+namespace sb::viewer {
+
+// j[key] when j is an object that has it, else a null.
+const nlohmann::json& member(const nlohmann::json& j, const char* key);
+std::optional<double> number(const nlohmann::json& j, const char* key);
+QString text(const nlohmann::json& j, const char* key, const QString& fallback = {});
+
+// The value as a sortable QVariant: a double, or invalid when unknown.
+QVariant sort_value(std::optional<double> v);
+
+QString format_number(std::optional<double> v, int decimals);
+QString format_ms(std::optional<double> ms);
+QString format_bytes(std::optional<double> bytes);
+QString format_percent(std::optional<double> fraction, int decimals = 0);
+// A JSON scalar as display text (strings unquoted); objects and arrays as compact JSON.
+QString scalar_text(const nlohmann::json& j);
+
+}  // namespace sb::viewer

@@ -1,0 +1,51 @@
+#pragma once
+// The ladder table of one run: one row per stage, in ladder order. DisplayRole is the text the
+// report shows, SortRole the number behind it, BarRole the bar for the time and speedup columns.
+#include <QAbstractTableModel>
+#include <nlohmann/json.hpp>
+
+namespace sb::viewer {
+
+class LadderModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    Index,
+    Stage,
+    Status,
+    Time,       // median ms with the p10-p90 half-spread
+    Speedup,    // cumulative, vs the baseline, with its 95% interval
+    VsPrevious, // incremental, vs the previous measured stage
+    HostPeak,
+    DevicePeak,
+    ItemsPerSecond,
+    Gflops,
+    OfPeak,     // roofline fraction
+    Correctness,
+    Claimed,
+    Verdict,    // claimed vs measured
+    ColumnCount
+  };
+
+  explicit LadderModel(QObject* parent = nullptr);
+
+  void set_run(const nlohmann::json& run);
+  const nlohmann::json& run() const { return run_; }
+  const nlohmann::json& stage(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVariant display(const nlohmann::json& s, int column) const;
+  QVariant sort_key(const nlohmann::json& s, int row, int column) const;
+  QVariant tooltip(const nlohmann::json& s, int column) const;
+
+  nlohmann::json run_;
+  double max_time_ = 0, max_speedup_ = 0;
+};
+
+}  // namespace sb::viewer

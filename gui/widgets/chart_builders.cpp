@@ -1,0 +1,202 @@
+#include "gui/widgets/chart_builders.h"
+
+#include <algorithm>
+
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QBoxPlotSeries>
+#include <QtCharts/QBoxSet>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
+
+#include "gui/model/histogram.h"
+#include "gui/model/json_values.h"
+
+using namespace QtCharts;
+
+namespace sb::viewer {
+namespace {
+
+using json = nlohmann::json;
+
+QChart* new_chart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  return chart;
+}
+
+QValueAxis* value_axis(const QString& title, double low = 0) {
+  auto* axis = new QValueAxis;
+  axis->setTitleText(title);
+  axis->setMin(low);
+  axis->setLabelFormat(QStringLiteral("%.3g"));
+  return axis;
+}
+
+}  // namespace
+
+QChart* stage_time_chart(const json& run) {
+  QChart* chart = new_chart(QStringLiteral("Time per stage and cumulative speedup"));
+  auto* boxes = new QBoxPlotSeries;
+  boxes->setName(QStringLiteral("time ms (box p10-p90, whiskers min-max)"));
+  auto* speedup = new QLineSeries;
+  speedup->setName(QStringLiteral("speedup vs baseline"));
+  auto* speedup_points = new QScatterSeries;
+  speedup_points->setMarkerSize(7);
+  QStringList categories;
+  double max_ms = 0, max_speedup = 1;
+  for (const json& s : member(run, "stages")) {
+    const json& t = member(s, "time");
+    const auto median = number(t, "median_ms");
+    if (!median) continue;
+    const QString id = text(s, "id");
+    auto* box = new QBoxSet(id);
+    const double lo = number(t, "min_ms").value_or(*median);
+    const double hi = number(t, "max_ms").value_or(*median);
+    box->setValue(QBoxSet::LowerExtreme, lo);
+    box->setValue(QBoxSet::LowerQuartile, number(t, "p10_ms").value_or(*median));
+    box->setValue(QBoxSet::Median, *median);
+    box->setValue(QBoxSet::UpperQuartile, number(t, "p90_ms").value_or(*median));
+    box->setValue(QBoxSet::UpperExtreme, hi);
+    boxes->append(box);
+    max_ms = std::max(max_ms, hi);
+    if (const auto v = number(member(s, "speedup"), "vs_baseline")) {
+      speedup->append(categories.size(), *v);
+      speedup_points->append(categories.size(), *v);
+      max_speedup = std::max(max_speedup, *v);
+    }
+    categories << id;
+  }
+  chart->addSeries(boxes);
+  chart->addSeries(speedup);
+  chart->addSeries(speedup_points);
+  chart->legend()->markers(speedup_points).first()->setVisible(false);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = value_axis(QStringLiteral("ms"));
+  y->setMax(max_ms * 1.1 + 1e-9);
+  auto* y2 = value_axis(QStringLiteral("speedup x"));
+  y2->setMax(max_speedup * 1.15);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  chart->addAxis(y2, Qt::AlignRight);
+  boxes->attachAxis(x);
+  boxes->attachAxis(y);
+  for (QXYSeries* s : {static_cast<QXYSeries*>(speedup), static_cast<QXYSeries*>(speedup_points)}) {
+    s->setColor(QColor(0x2e, 0x8b, 0x3e));
+    s->attachAxis(x);
+    s->attachAxis(y2);
+  }
+  return chart;
+}
+
+QChart* memory_chart(const json& run) {
+  QChart* chart = new_chart(QStringLiteral("Peak memory per stage (MB)"));
+  auto* host = new QBarSet(QStringLiteral("host peak"));
+  auto* device = new QBarSet(QStringLiteral("device peak"));
+  QStringList categories;
+  bool any_device = false;
+  double max_mb = 0;
+  for (const json& s : member(run, "stages")) {
+    const json& mem = member(s, "memory");
+    const auto h = number(mem, "host_peak_bytes"), d = number(mem, "device_peak_bytes");
+    if (!h && !d) continue;
+    categories << text(s, "id");
+    *host << h.value_or(0) / 1e6;
+    *device << d.value_or(0) / 1e6;
+    any_device = any_device || d.has_value();
+    max_mb = std::max({max_mb, h.value_or(0) / 1e6, d.value_or(0) / 1e6});
+  }
+  auto* bars = new QBarSeries;
+  bars->append(host);
+  if (any_device)
+    bars->append(device);
+  else
+    delete device;
+  chart->addSeries(bars);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = value_axis(QStringLiteral("MB"));
+  y->setMax(max_mb * 1.1 + 1e-9);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
+  return chart;
+}
+
+QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name) {
+  QChart* chart = new_chart(QStringLiteral("Throughput against batch size"));
+  if (series.empty()) {
+    chart->setTitle(
+        QStringLiteral("Throughput against batch size: open runs of this ladder with two or "
+                       "more params.batch values"));
+    return chart;
+  }
+  auto* x = value_axis(QStringLiteral("batch"));
+  auto* y = value_axis(item_name.isEmpty() ? QStringLiteral("items/s") : item_name + "/s");
+  double max_x = 1, max_y = 0;
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (const BatchSeries& s : series) {
+    auto* line = new QLineSeries;
+    line->setName(s.stage);
+    line->setPointsVisible(true);
+    line->append(s.points.toList());
+    for (const QPointF& p : s.points) {
+      max_x = std::max(max_x, p.x());
+      max_y = std::max(max_y, p.y());
+    }
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+  }
+  x->setMax(max_x * 1.05);
+  y->setMax(max_y * 1.1 + 1e-9);
+  return chart;
+}
+
+QChart* samples_histogram_chart(const json& stage) {
+  std::vector<double> samples;
+  for (const json& v : member(stage, "samples_ms"))
+    if (v.is_number()) samples.push_back(v.get<double>());
+  QChart* chart = new_chart(QStringLiteral("Samples of %1 (%2 samples, ms)")
+                                .arg(text(stage, "id"))
+                                .arg(samples.size()));
+  const Histogram h = make_histogram(samples);
+  if (h.counts.empty()) return chart;
+  auto* set = new QBarSet(QStringLiteral("samples"));
+  QStringList categories;
+  int max_count = 0;
+  for (size_t i = 0; i < h.counts.size(); ++i) {
+    *set << h.counts[i];
+    max_count = std::max(max_count, h.counts[i]);
+    categories << format_ms(h.low + (static_cast<double>(i) + 0.5) * h.width);
+  }
+  auto* bars = new QBarSeries;
+  bars->setBarWidth(0.95);
+  bars->append(set);
+  chart->addSeries(bars);
+  chart->legend()->hide();
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  x->setTitleText(QStringLiteral("bin centre, ms"));
+  auto* y = value_axis(QStringLiteral("count"));
+  y->setMax(max_count + 1);
+  y->setLabelFormat(QStringLiteral("%d"));
+  y->setTickCount(std::min(max_count + 2, 6));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
+  return chart;
+}
+
+}  // namespace sb::viewer

@@ -1,0 +1,54 @@
+#include "gui/widgets/charts_view.h"
+
+#include <QGridLayout>
+#include <QMenu>
+
+#include "gui/model/json_values.h"
+#include "gui/widgets/chart_builders.h"
+#include "gui/widgets/chart_export.h"
+
+namespace sb::viewer {
+
+QtCharts::QChartView* make_exportable_chart_view(QWidget* parent) {
+  auto* view = new QtCharts::QChartView(parent);
+  view->setRenderHint(QPainter::Antialiasing);
+  view->setContextMenuPolicy(Qt::CustomContextMenu);
+  QObject::connect(view, &QWidget::customContextMenuRequested, view, [view](const QPoint& at) {
+    QMenu menu(view);
+    menu.addAction(QObject::tr("Export chart..."), view,
+                   [view] { export_chart_interactively(*view); });
+    menu.exec(view->mapToGlobal(at));
+  });
+  return view;
+}
+
+ChartsView::ChartsView(QWidget* parent)
+    : QWidget(parent),
+      time_(make_exportable_chart_view()),
+      memory_(make_exportable_chart_view()),
+      batch_(make_exportable_chart_view()) {
+  auto* layout = new QGridLayout(this);
+  layout->addWidget(time_, 0, 0, 1, 2);
+  layout->addWidget(memory_, 1, 0);
+  layout->addWidget(batch_, 1, 1);
+  layout->setRowStretch(0, 3);
+  layout->setRowStretch(1, 2);
+}
+
+void ChartsView::set_run(const nlohmann::json& run,
+                         const std::vector<const nlohmann::json*>& all_runs) {
+  // setChart does not delete the chart it replaces.
+  auto replace = [](QtCharts::QChartView* view, QtCharts::QChart* chart) {
+    QtCharts::QChart* old = view->chart();
+    view->setChart(chart);
+    delete old;
+  };
+  replace(time_, stage_time_chart(run));
+  replace(memory_, memory_chart(run));
+  QString item_name;
+  for (const auto& s : member(run, "stages"))
+    if (item_name.isEmpty()) item_name = text(member(s, "throughput"), "item_name");
+  replace(batch_, batch_chart(batch_series(all_runs, run), item_name));
+}
+
+}  // namespace sb::viewer

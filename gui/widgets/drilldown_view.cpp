@@ -1,0 +1,125 @@
+#include "gui/widgets/drilldown_view.h"
+
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "gui/model/counters_model.h"
+#include "gui/model/json_values.h"
+#include "gui/model/kernels_model.h"
+#include "gui/model/numeric_sort_proxy.h"
+#include "gui/widgets/bar_delegate.h"
+#include "gui/widgets/chart_builders.h"
+#include "gui/widgets/charts_view.h"
+#include "gui/widgets/copyable_table_view.h"
+
+namespace sb::viewer {
+namespace {
+
+QWidget* titled(const QString& title, QWidget* content) {
+  auto* box = new QGroupBox(title);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(content);
+  return box;
+}
+
+CopyableTableView* table_for(QAbstractItemModel* model, QObject* owner) {
+  auto* proxy = new NumericSortProxy(owner);
+  proxy->setSourceModel(model);
+  auto* table = new CopyableTableView;
+  table->setModel(proxy);
+  table->horizontalHeader()->setStretchLastSection(true);
+  QObject::connect(model, &QAbstractItemModel::modelReset, table,
+                   [table] { table->resizeColumnsToContents(); });
+  return table;
+}
+
+}  // namespace
+
+DrilldownView::DrilldownView(QWidget* parent)
+    : QWidget(parent),
+      stages_(new QComboBox),
+      summary_(new QLabel),
+      counters_(new CountersModel(this)),
+      kernels_(new KernelsModel(this)),
+      histogram_(make_exportable_chart_view()) {
+  auto* kernels_table = table_for(kernels_, this);
+  kernels_table->setItemDelegateForColumn(KernelsModel::Share,
+                                          new BarDelegate(QColor(0xe6, 0xc0, 0x9c), kernels_table));
+  kernels_table->sortByColumn(KernelsModel::TotalMs, Qt::DescendingOrder);
+  auto* tables = new QSplitter(Qt::Horizontal);
+  tables->addWidget(titled(tr("Counters"), table_for(counters_, this)));
+  tables->addWidget(titled(tr("OpenCL kernels"), kernels_table));
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(tables);
+  splitter->addWidget(histogram_);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Stage:")));
+  bar->addWidget(stages_);
+  bar->addWidget(summary_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(splitter);
+  connect(stages_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &DrilldownView::show_stage);
+}
+
+void DrilldownView::set_run(const nlohmann::json& run) {
+  run_ = run;
+  const QSignalBlocker block(stages_);
+  stages_->clear();
+  int busiest = 0;
+  double most_ns = 0;
+  int i = 0;
+  for (const auto& s : member(run_, "stages")) {
+    stages_->addItem(QStringLiteral("%1  %2 (%3)").arg(i).arg(text(s, "id"), text(s, "status")));
+    double ns = 0;
+    for (const auto& k : member(member(s, "opencl"), "kernels"))
+      ns += number(k, "total_ns").value_or(0);
+    if (ns > most_ns) {
+      most_ns = ns;
+      busiest = i;
+    }
+    ++i;
+  }
+  select_stage(busiest);
+}
+
+void DrilldownView::select_stage(int stage) {
+  if (stage < 0 || stage >= stages_->count()) return;
+  {
+    const QSignalBlocker block(stages_);
+    stages_->setCurrentIndex(stage);
+  }
+  show_stage(stage);
+}
+
+int DrilldownView::current_stage() const { return stages_->currentIndex(); }
+
+void DrilldownView::show_stage(int stage) {
+  const auto& stages = member(run_, "stages");
+  if (stage < 0 || static_cast<size_t>(stage) >= stages.size()) return;
+  const auto& s = stages[static_cast<size_t>(stage)];
+  counters_->set_stage(s);
+  kernels_->set_stage(s);
+  const auto& cl = member(s, "opencl");
+  QString summary = text(s, "title");
+  if (cl.is_object())
+    summary += QStringLiteral("   host->device %1, device->host %2 (all samples)")
+                   .arg(format_bytes(number(cl, "h2d_bytes")),
+                        format_bytes(number(cl, "d2h_bytes")));
+  const QString reason = text(s, "reason");
+  if (!reason.isEmpty()) summary += QStringLiteral("   [%1]").arg(reason);
+  summary_->setText(summary);
+  QtCharts::QChart* old = histogram_->chart();
+  histogram_->setChart(samples_histogram_chart(s));
+  delete old;
+}
+
+}  // namespace sb::viewer

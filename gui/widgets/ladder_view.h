@@ -1,0 +1,35 @@
+#pragma once
+// The ladder table of the selected run: filterable, sortable, bars in the time and speedup
+// cells, copy as Markdown/CSV. Double-clicking a stage asks for its drill-down.
+#include <QWidget>
+#include <nlohmann/json.hpp>
+
+class QLabel;
+
+namespace sb::viewer {
+
+class CopyableTableView;
+class LadderModel;
+class NumericSortProxy;
+
+class LadderView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LadderView(QWidget* parent = nullptr);
+  void set_run(const nlohmann::json& run);
+  LadderModel* model() const { return model_; }
+  CopyableTableView* table() const { return table_; }
+
+ signals:
+  // Row in ladder order.
+  void stage_activated(int stage);
+
+ private:
+  LadderModel* model_;
+  NumericSortProxy* proxy_;
+  CopyableTableView* table_;
+  QLabel* title_;
+};
+
+}  // namespace sb::viewer

@@ -1,0 +1,90 @@
+#include "gui/widgets/screenshot.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include <QApplication>
+#include <QBuffer>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QWidget>
+
+#include "gui/widgets/compare_view.h"
+#include "gui/widgets/main_window.h"
+#include "gui/widgets/run_browser.h"
+
+namespace sb::viewer {
+namespace {
+
+constexpr int kSmallPngBytes = 150 * 1024;
+
+QByteArray png_bytes(const QImage& image) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  image.save(&buffer, "PNG", 0);  // quality 0: the strongest compression
+  return bytes;
+}
+
+void fail(const QString& message) { std::fprintf(stderr, "%s\n", qPrintable(message)); }
+
+}  // namespace
+
+void save_widget_png(QWidget& widget, const QString& path) {
+  const QImage image = widget.grab().toImage();
+  if (image.isNull()) throw std::runtime_error("cannot render the window for " + path.toStdString());
+  QByteArray bytes = png_bytes(image);
+  if (bytes.size() > kSmallPngBytes)
+    bytes = png_bytes(image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+    throw std::runtime_error("cannot write " + path.toStdString() + ": " +
+                             file.errorString().toStdString());
+}
+
+int take_screenshot(MainWindow& window, const ScreenshotRequest& request) {
+  window.set_interactive(false);
+  QStringList files = request.files;
+  if (!request.compare_with.isEmpty()) files << request.compare_with;
+  window.open_files(files);
+  DocumentStore* store = window.store();
+  if (!store->wait_idle(120000)) {
+    fail(QStringLiteral("timed out loading the files"));
+    return 1;
+  }
+  for (const QString& problem : window.problems()) fail(problem);
+  if (store->documents().empty()) {
+    fail(QStringLiteral("no document could be loaded"));
+    return 1;
+  }
+  if (!window.show_view(request.view)) {
+    fail(QStringLiteral("unknown view '%1' (ladder, charts, drilldown, compare)").arg(request.view));
+    return 2;
+  }
+  window.resize(request.size);
+  window.show();
+  if (!window.run_browser()->select_row(request.run_row)) {
+    fail(QStringLiteral("no run at row %1").arg(request.run_row));
+    return 2;
+  }
+  if (!request.compare_with.isEmpty()) {
+    const int base = store->index_of(QFileInfo(request.files.value(0)).absoluteFilePath());
+    const int candidate = store->index_of(QFileInfo(request.compare_with).absoluteFilePath());
+    if (base < 0 || candidate < 0) {
+      fail(QStringLiteral("--compare needs both files loaded"));
+      return 1;
+    }
+    window.compare()->set_pair({base, 0}, {candidate, 0});
+  }
+  for (int i = 0; i < 5; ++i) QApplication::processEvents();
+  try {
+    save_widget_png(window, request.output);
+  } catch (const std::exception& e) {
+    fail(QString::fromUtf8(e.what()));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sb::viewer

@@ -1,0 +1,88 @@
+// `stagebench compare BASE CANDIDATE`: the CI gate (docs/compare.md). Exit 0 no regression,
+// 1 regression, 2 invalid input or nothing comparable.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/load_result.h"
+#include "reports/compare.h"
+#include "reports/compare_render.h"
+
+namespace sb::cli {
+namespace {
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot open thresholds file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+void add_compare(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string base, candidate, thresholds, format = "md", output;
+    CompareOptions compare;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Compare two result files stage by stage; exit 1 on a regression, 2 on invalid input");
+  cmd->add_option("base", o->base, "the reference stagebench/1 JSON")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("candidate", o->candidate, "the stagebench/1 JSON to judge")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--thresholds,-t", o->thresholds,
+                  "rules file, e.g. 'enformer/cpu/*/time: +5%' (docs/compare.md)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--alpha", o->compare.alpha, "significance level of the tests (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--min-effect", o->compare.min_effect,
+                  "smallest relative change that counts, as a fraction (default 0.02)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--min-samples", o->compare.min_samples,
+                  "fewer samples on a side make the time verdict AMBIGUOUS (default 5)")
+      ->check(CLI::Range(2, 1000000));
+  cmd->add_option("--format,-f", o->format, "md (default) or json")
+      ->check(CLI::IsMember({"md", "markdown", "json"}));
+  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
+  cmd->callback([o, &exit_code] {
+    const nlohmann::json base = load_result_file(o->base);
+    const nlohmann::json candidate = load_result_file(o->candidate);
+    CompareOptions options = o->compare;
+    if (!o->thresholds.empty()) options.thresholds_text = read_text_file(o->thresholds);
+    CompareResult result;
+    try {
+      result = compare_documents(base, candidate, options);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(o->thresholds + ": " + e.what());
+    }
+    const std::string text =
+        o->format == "json"
+            ? compare_json(result, options, o->base, o->candidate).dump(2, ' ', false,
+                                                                        nlohmann::json::error_handler_t::replace) +
+                  "\n"
+            : compare_markdown(result, options, o->base, o->candidate);
+    if (o->output.empty() || o->output == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream out(o->output, std::ios::binary);
+      out << text;
+      if (!out.flush()) throw std::runtime_error("cannot write " + o->output);
+    }
+    if (!result.comparable()) {
+      std::cerr << "stagebench: nothing comparable between " << o->base << " and " << o->candidate
+                << '\n';
+      exit_code = kExitBadInput;
+    } else {
+      exit_code = result.regression ? kExitFailed : 0;
+    }
+  });
+}
+
+}  // namespace sb::cli

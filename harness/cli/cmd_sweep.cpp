@@ -1,0 +1,270 @@
+// `stagebench sweep CONFIG`: runs a sweep file's jobs with a journal, resumable, shardable
+// (docs/sweeps.md).
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+#include "collectors/collectors.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/run_context.h"
+#include "harness/result_json.h"
+#include "harness/sweep_config.h"
+#include "harness/sweep_runner.h"
+#include "models/ceilings.h"
+#include "models/registry.h"
+#include "probes/probe.h"
+#include "reports/gbench.h"
+#include "reports/ladder_table.h"
+
+namespace sb::cli {
+namespace {
+
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void on_stop_signal(int sig) {
+  g_cancel.store(true);
+  static const char msg[] =
+      "\nstagebench sweep: stopping at the end of the current round (again to quit at once)\n";
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+  std::signal(sig, SIG_DFL);  // a second signal ends the process; the journal keeps the rest
+}
+
+struct SweepArgs {
+  std::string config;
+  std::string output = "results/sweep.json";
+  std::string journal;  // default: OUTPUT with extension .journal.jsonl
+  std::string shard = "0/1";
+  std::string format = "json";
+  bool resume = false;
+  bool restart = false;
+  bool quiet = false;
+};
+
+std::string known_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::vector<size_t> stage_indices(const ModelEntry& m, const std::vector<std::string>& ids,
+                                  const std::string& origin) {
+  const auto& ladder = m.ladder();
+  std::vector<size_t> out;
+  if (ids.empty()) {
+    for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
+    return out;
+  }
+  for (const auto& id : ids) {
+    size_t i = 0;
+    while (i < ladder.size() && ladder[i].id != id) ++i;
+    if (i == ladder.size()) {
+      std::vector<std::string> known;
+      for (const auto& s : ladder) known.push_back(s.id);
+      throw std::invalid_argument(origin + ".stages: " + m.name + " has no stage '" + id +
+                                  "' (stages: " + known_list(known) + ")");
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+// Every job names a known model, size, backend and stages: checked before anything runs.
+void check_jobs(const std::vector<SweepJob>& jobs) {
+  std::vector<std::string> models;
+  for (const auto& m : model_registry()) models.push_back(m.name);
+  for (const auto& j : jobs) {
+    const ModelEntry* model = nullptr;
+    for (const auto& m : model_registry())
+      if (m.name == j.model) model = &m;
+    if (!model) {
+      throw std::invalid_argument(j.origin + ".models: unknown model '" + j.model +
+                                  "' (models: " + known_list(models) + ")");
+    }
+    bool size_known = false;
+    for (const auto& s : model->sizes) size_known = size_known || s == j.size;
+    if (!size_known) {
+      throw std::invalid_argument(j.origin + ".sizes: " + j.model + " has no size '" + j.size +
+                                  "' (sizes: " + known_list(model->sizes) + ")");
+    }
+    if (j.backend != "cpu" && j.backend != "opencl") {
+      throw std::invalid_argument(j.origin + ".backends: unknown backend '" + j.backend +
+                                  "' (cpu, opencl)");
+    }
+    stage_indices(*model, j.stages, j.origin);
+  }
+}
+
+class JobRunner {
+ public:
+  explicit JobRunner(bool quiet) : quiet_(quiet) {}
+
+  nlohmann::json operator()(const SweepJob& job, const JobHooks& hooks) {
+    const ModelEntry& model = find_model(job.model);
+    const std::vector<size_t> stages = stage_indices(model, job.stages, job.origin);
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = make_backend(job.backend, job.device);
+    } catch (const std::exception& e) {
+      return stub_run(job, "skipped", e.what());
+    }
+    const std::string device = backend->device();
+    RunnerOptions opt;
+    opt.noise_target = job.runner.noise;
+    opt.max_time_s = job.runner.max_time_s;
+    opt.min_samples = job.runner.min_samples;
+    opt.max_samples = job.runner.max_samples;
+    opt.warmup_s = job.runner.warmup_s;
+    if (job.ceilings) opt.ceilings = ceilings_for(*backend, job);
+    const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
+    opt.make_collectors = [papi] { return make_collectors(papi).all; };
+    opt.progress = hooks.progress;
+    opt.on_partial = hooks.partial;
+    // How often (at a round's end) a stop request is seen; the journal throttles its writes.
+    opt.partial_interval_s = 0.25;
+    WorkloadRequest req;
+    req.size = job.size;
+    req.backend = job.backend;
+    req.device = job.device;
+    req.seed = job.seed;
+    req.weights = job.weights;
+    req.batch = job.batch;
+    auto workload = model.make(req, std::move(backend));
+    nlohmann::json run =
+        run_ladder(*workload, {model.name, job.size, job.backend, device, "inference"}, stages, opt);
+    if (opt.ceilings) {
+      run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
+                         {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s}};
+    }
+    return run;
+  }
+
+ private:
+  // Measured once per backend, device and problem scale in a session.
+  DeviceCeilings ceilings_for(Backend& backend, const SweepJob& job) {
+    const bool large = job.backend != "cpu" && job.size == "full";
+    const std::string key = job.backend + "|" + backend.device() + "|" + (large ? "L" : "S");
+    auto it = ceilings_.find(key);
+    if (it == ceilings_.end()) {
+      const Ceilings c = measure_ceilings(backend, large);
+      it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s}).first;
+      if (!quiet_) {
+        std::cerr << job.backend << " ceilings: fp32 GEMM " << c.gemm_gflops
+                  << " GFLOP/s, stream " << c.stream_gbytes_per_s << " GB/s\n";
+      }
+    }
+    return it->second;
+  }
+
+  bool quiet_;
+  std::map<std::string, DeviceCeilings> ceilings_;
+};
+
+nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& all,
+                             const std::vector<SweepJob>& mine) {
+  std::set<std::string> events;
+  bool opencl = false;
+  for (const auto& j : mine) {
+    for (const auto& e : j.events.empty() ? kDefaultPapiEvents : j.events) events.insert(e);
+    opencl = opencl || j.backend == "opencl";
+  }
+  const std::vector<std::string> papi(events.begin(), events.end());
+  nlohmann::json context = run_context(papi, opencl);
+  context["collectors"] = nlohmann::json::array();
+  for (const auto& c : make_collectors(papi).all) context["collectors"].push_back(describe(*c));
+  context["sweep"] = {{"config", a.config},
+                      {"shard", a.shard},
+                      {"jobs_in_sweep", all.size()},
+                      {"jobs_in_shard", mine.size()}};
+  return context;
+}
+
+int execute(const SweepArgs& a) {
+  if (a.resume && a.restart) throw std::invalid_argument("--resume and --restart exclude each other");
+  const std::vector<SweepJob> all = read_sweep_file(a.config);
+  check_jobs(all);
+  const Shard shard = parse_shard(a.shard);
+  const std::vector<SweepJob> mine = shard_jobs(all, shard);
+
+  SweepSession s;
+  s.jobs = mine;
+  s.output = a.output;
+  s.journal = a.journal.empty()
+                  ? std::filesystem::path(a.output).replace_extension(".journal.jsonl")
+                  : std::filesystem::path(a.journal);
+  s.mode = a.resume ? JournalMode::kResume : a.restart ? JournalMode::kRestart : JournalMode::kNew;
+  s.quiet = a.quiet;
+  s.cancel = &g_cancel;
+  if (a.format == "gbench") s.render = gbench_document;
+  for (const auto& p : {s.output.parent_path(), s.journal.parent_path()})
+    if (!p.empty()) std::filesystem::create_directories(p);
+  s.context = sweep_context(a, all, mine);
+  s.start_record = {{"date", s.context.value("date", "")},
+                    {"argv", s.context.value("argv", nlohmann::json::array())},
+                    {"config", a.config},
+                    {"shard", a.shard}};
+
+  JobRunner runner(a.quiet);
+  g_cancel.store(false);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  SweepOutcome out;
+  try {
+    out = run_sweep(s, [&](const SweepJob& job, const JobHooks& hooks) {
+      nlohmann::json run = runner(job, hooks);
+      if (!a.quiet && !run.contains("status")) std::cout << ladder_table_text(run) << '\n';
+      return run;
+    });
+  } catch (...) {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    throw;
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  for (const auto& w : out.warnings) std::cerr << "stagebench sweep: " << w << '\n';
+  size_t skipped = 0;
+  for (const auto& run : out.document["runs"])
+    if (run.value("status", "") == "skipped") ++skipped;
+  std::cout << "sweep " << a.config << " shard " << a.shard << ": " << out.jobs << " jobs, "
+            << out.resumed << " resumed from the journal, " << out.ran << " run, " << out.failed
+            << " with failures, " << skipped << " skipped\n"
+            << "wrote " << s.output.string() << " (journal " << s.journal.string() << ")\n";
+  if (out.cancelled) {
+    std::cerr << "stagebench sweep: interrupted; continue with --resume\n";
+    return kExitInterrupted;
+  }
+  return out.failed > 0 || skipped > 0 ? kExitFailed : 0;
+}
+
+}  // namespace
+
+void add_sweep(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "sweep", "Run a sweep file's jobs (models x sizes x backends x batches), resumable");
+  auto a = std::make_shared<SweepArgs>();
+  cmd->add_option("config", a->config, "Sweep file (JSON, see docs/sweeps.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", a->output, "Result file, rewritten after every job")
+      ->capture_default_str();
+  cmd->add_option("--journal", a->journal, "JSON-lines journal (default: OUTPUT.journal.jsonl)");
+  cmd->add_flag("--resume", a->resume, "Continue the journal's sweep: skip its complete jobs");
+  cmd->add_flag("--restart", a->restart, "Discard an existing journal and start over");
+  cmd->add_option("--shard", a->shard, "Run shard i of N: the jobs j with j mod N == i")
+      ->capture_default_str();
+  cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")
+      ->check(CLI::IsMember({"json", "gbench"}))
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress or tables");
+  cmd->callback([a, &exit_code] { exit_code = execute(*a); });
+}
+
+}  // namespace sb::cli

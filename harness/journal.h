@@ -1,0 +1,50 @@
+#pragma once
+// The sweep journal: one JSON object per line, appended and fsynced line by line, so that a
+// crash or a kill loses at most the line being written (docs/sweeps.md, "Journal").
+//
+// Records: {"type": "start", ...session facts...}
+//          {"type": "partial", "key": K, "run": {... "complete": false}}
+//          {"type": "complete", "key": K, "run": {... "complete": true}}
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+class JournalWriter {
+ public:
+  // Opens `path` for appending (creating it). A last line left unterminated by a crash is
+  // closed first, so the next record starts on a line of its own. Throws std::runtime_error.
+  explicit JournalWriter(const std::filesystem::path& path);
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+
+  // Writes record.dump() and a newline, flushes and fsyncs; throws std::runtime_error.
+  void append(const nlohmann::json& record);
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+};
+
+struct JournalContents {
+  std::map<std::string, nlohmann::json> complete;  // key -> the last complete run
+  std::map<std::string, nlohmann::json> partial;   // key -> the last partial run
+  std::map<std::string, size_t> complete_count;    // key -> how many complete records
+  std::vector<nlohmann::json> starts;              // the sessions' start records, in order
+  std::vector<std::string> warnings;               // lines skipped, each naming file:line
+};
+
+// Reads a journal; a missing file is an empty journal. Lines that do not parse as a JSON object
+// with a known "type" (a torn last line after a kill) are skipped with a warning. Throws
+// std::runtime_error when the file exists but cannot be read.
+JournalContents read_journal(const std::filesystem::path& path);
+
+}  // namespace sb

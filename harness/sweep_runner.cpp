@@ -1,0 +1,200 @@
+#include "harness/sweep_runner.h"
+
+#include <chrono>
+#include <map>
+
+#include "harness/journal.h"
+#include "harness/result_json.h"
+#include "harness/sweep_progress.h"
+
+namespace sb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_stub(const nlohmann::json& run) { return run.contains("status"); }
+
+bool has_failure(const nlohmann::json& run) {
+  if (run.value("status", "") == "failed") return true;
+  if (!run.contains("stages") || !run["stages"].is_array()) return false;
+  for (const auto& st : run["stages"])
+    if (st.is_object() && st.value("status", "") == "failed") return true;
+  return false;
+}
+
+std::string job_label(const SweepJob& job) {
+  return job.model + "/" + job.size + "/" + job.backend + " batch " + std::to_string(job.batch);
+}
+
+class Sweep {
+ public:
+  Sweep(const SweepSession& s, const JobExecutor& execute) : s_(s), execute_(execute) {}
+
+  SweepOutcome run() {
+    out_.jobs = s_.jobs.size();
+    load_journal();
+    JournalWriter journal(s_.journal);
+    journal_ = &journal;
+    nlohmann::json start = s_.start_record.is_object() ? s_.start_record : nlohmann::json::object();
+    start["type"] = "start";
+    start["jobs"] = keys_;
+    start["resumed"] = complete_.size();
+    journal.append(start);
+    out_.resumed = complete_.size();
+    write_output();
+
+    SweepProgress progress(s_.jobs.size(), out_.resumed, s_.quiet);
+    progress_ = &progress;
+    for (size_t i = 0; i < s_.jobs.size(); ++i) {
+      if (complete_.count(keys_[i])) continue;
+      if (cancelled()) {
+        out_.cancelled = true;
+        break;
+      }
+      if (!run_job(s_.jobs[i], keys_[i])) break;
+    }
+    progress_ = nullptr;
+    journal_ = nullptr;
+    return out_;
+  }
+
+ private:
+  bool cancelled() const { return s_.cancel && s_.cancel->load(); }
+
+  void load_journal() {
+    std::error_code ec;
+    if (s_.mode == JournalMode::kRestart) std::filesystem::remove(s_.journal, ec);
+    const JournalContents prior = read_journal(s_.journal);
+    if (s_.mode == JournalMode::kNew &&
+        (!prior.starts.empty() || !prior.complete.empty() || !prior.partial.empty())) {
+      throw std::invalid_argument(
+          s_.journal.string() + ": the journal of an earlier sweep is there (" +
+          std::to_string(prior.complete.size()) +
+          " complete jobs): pass --resume to continue it, or --restart to discard it");
+    }
+    out_.warnings = prior.warnings;
+    size_t foreign = 0;
+    for (const auto& job : s_.jobs) keys_.push_back(job_key(job));
+    for (const auto& key : keys_) {
+      if (auto c = prior.complete.find(key); c != prior.complete.end()) {
+        complete_[key] = c->second;
+      } else if (auto p = prior.partial.find(key); p != prior.partial.end()) {
+        latest_[key] = p->second;
+      }
+    }
+    for (const auto& [key, run] : prior.complete)
+      if (!complete_.count(key)) ++foreign;
+    if (foreign > 0) {
+      out_.warnings.push_back(s_.journal.string() + ": " + std::to_string(foreign) +
+                              " complete jobs are not jobs of this sweep (or shard): left out");
+    }
+  }
+
+  // The document from the journal's runs, in job order: a job's complete run, else its latest
+  // snapshot (partial, or the stub of a failed job).
+  void write_output() {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& key : keys_) {
+      if (auto c = complete_.find(key); c != complete_.end()) {
+        runs.push_back(c->second);
+      } else if (auto l = latest_.find(key); l != latest_.end()) {
+        runs.push_back(l->second);
+      }
+    }
+    out_.document = make_document(s_.context, runs);
+    write_json_atomic(s_.output, s_.render ? s_.render(out_.document) : out_.document);
+  }
+
+  void record(const char* type, const std::string& key, const nlohmann::json& run) {
+    journal_->append({{"type", type}, {"key", key}, {"run", run}});
+  }
+
+  // Returns false when the sweep was cancelled during the job.
+  bool run_job(const SweepJob& job, const std::string& key) {
+    progress_->begin_job(job_label(job));
+    Clock::time_point last_snapshot = Clock::now() - std::chrono::hours(1);
+    JobHooks hooks;
+    hooks.progress = [this](const Progress& p) { progress_->update(p); };
+    hooks.partial = [&](const nlohmann::json& partial) {
+      const bool stop = cancelled();
+      const double since = std::chrono::duration<double>(Clock::now() - last_snapshot).count();
+      if (stop || since >= s_.snapshot_interval_s) {
+        nlohmann::json run = partial;
+        tag_run(run, job);
+        record("partial", key, run);
+        latest_[key] = std::move(run);
+        write_output();
+        last_snapshot = Clock::now();
+      }
+      if (stop) throw SweepCancelled();
+    };
+
+    nlohmann::json run;
+    try {
+      run = execute_(job, hooks);
+    } catch (const SweepCancelled&) {
+      out_.cancelled = true;
+      progress_->end_job("cancelled");
+      write_output();
+      return false;
+    } catch (const std::exception& e) {
+      run = stub_run(job, "failed", e.what());
+    }
+    tag_run(run, job);
+    const bool failed = has_failure(run);
+    if (is_stub(run)) {
+      // Nothing was measured: a resumed sweep tries the job again.
+      record("failed", key, run);
+      latest_[key] = run;
+    } else {
+      run["complete"] = true;
+      record("complete", key, run);
+      complete_[key] = run;
+      latest_.erase(key);
+      ++out_.ran;
+    }
+    if (failed) ++out_.failed;
+    write_output();
+    progress_->end_job(is_stub(run) ? run.value("status", "failed") + ": " +
+                                          run.value("reason", "")
+                                    : (failed ? "done, with failed stages" : "done"));
+    return true;
+  }
+
+  const SweepSession& s_;
+  const JobExecutor& execute_;
+  SweepOutcome out_;
+  std::vector<std::string> keys_;
+  std::map<std::string, nlohmann::json> complete_;
+  std::map<std::string, nlohmann::json> latest_;
+  JournalWriter* journal_ = nullptr;
+  SweepProgress* progress_ = nullptr;
+};
+
+}  // namespace
+
+void tag_run(nlohmann::json& run, const SweepJob& job) {
+  run["job"] = {{"key", job_key(job)}, {"index", job.index}, {"origin", job.origin}};
+}
+
+nlohmann::json stub_run(const SweepJob& job, const std::string& status,
+                        const std::string& reason) {
+  nlohmann::json run = {{"model", job.model},
+                        {"size", job.size},
+                        {"backend", job.backend},
+                        {"device", job.device},
+                        {"mode", "inference"},
+                        {"params", {{"batch", job.batch}}},
+                        {"complete", true},
+                        {"status", status},
+                        {"reason", reason},
+                        {"stages", nlohmann::json::array()}};
+  tag_run(run, job);
+  return run;
+}
+
+SweepOutcome run_sweep(const SweepSession& session, const JobExecutor& execute) {
+  return Sweep(session, execute).run();
+}
+
+}  // namespace sb

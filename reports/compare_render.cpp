@@ -1,0 +1,112 @@
+#include "reports/compare_render.h"
+
+#include <cstdio>
+
+#include "reports/number_format.h"
+#include "reports/text_table.h"
+
+namespace sb {
+namespace {
+
+std::string value_text(const std::string& metric, double v) {
+  if (!std::isfinite(v)) return "-";
+  if (metric == "time") return format_significant(v) + " ms";
+  if (metric == "speedup_vs_baseline") return format_fixed(v, 3) + "x";
+  if (metric == "memory") return format_bytes(v);
+  if (metric == "throughput") return format_significant(v) + "/s";
+  if (metric == "cosine") return format_fixed(v, 8);
+  return format_significant(v);
+}
+
+std::string change_text(double change) {
+  if (!std::isfinite(change)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::fabs(change) < 1e4 ? "%+.1f%%" : "%+.3g%%", change * 100);
+  return buf;
+}
+
+std::string p_text(double p) {
+  if (!std::isfinite(p)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, p < 1e-4 ? "%.1e" : "%.4f", p);
+  return buf;
+}
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+}  // namespace
+
+std::string compare_markdown(const CompareResult& r, const CompareOptions& o,
+                             const std::string& base_name, const std::string& candidate_name) {
+  std::string out = "compare " + base_name + " (base) -> " + candidate_name +
+                    " (candidate): alpha " + format_significant(o.alpha) + ", minimum effect " +
+                    format_significant(o.min_effect * 100) + "%, min samples " +
+                    std::to_string(o.min_samples) + "\n";
+  std::string current;
+  std::vector<std::vector<std::string>> table;
+  auto flush = [&] {
+    if (table.size() > 1) out += "\n### " + current + "\n\n" + markdown_table(table);
+    table.clear();
+  };
+  for (const MetricComparison& m : r.rows) {
+    const std::string run = m.model + " / " + m.size + " / " + m.backend;
+    if (run != current || table.empty()) {
+      flush();
+      current = run;
+      table.push_back({"stage", "metric", "base", "candidate", "change", "p", "verdict", "rule",
+                       "note"});
+    }
+    table.push_back({m.stage, m.metric, value_text(m.metric, m.base),
+                     value_text(m.metric, m.candidate), change_text(m.change), p_text(m.p_value),
+                     std::string(verdict_name(m.verdict)) + (m.regression ? " (regression)" : ""),
+                     m.rule, m.note});
+  }
+  flush();
+  if (!r.problems.empty()) {
+    out += "\nproblems:\n";
+    for (const std::string& p : r.problems) out += "- " + p + "\n";
+  }
+  size_t regressions = 0;
+  for (const MetricComparison& m : r.rows) regressions += m.regression;
+  out += "\nresult: ";
+  if (!r.comparable())
+    out += "nothing comparable\n";
+  else if (r.regression)
+    out += "REGRESSION (" + std::to_string(regressions) + " of " + std::to_string(r.rows.size()) +
+           " comparisons)\n";
+  else
+    out += "no regression (" + std::to_string(r.rows.size()) + " comparisons)\n";
+  return out;
+}
+
+nlohmann::json compare_json(const CompareResult& r, const CompareOptions& o,
+                            const std::string& base_name, const std::string& candidate_name) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const MetricComparison& m : r.rows) {
+    rows.push_back({{"model", m.model},
+                    {"size", m.size},
+                    {"backend", m.backend},
+                    {"stage", m.stage},
+                    {"metric", m.metric},
+                    {"base", number(m.base)},
+                    {"candidate", number(m.candidate)},
+                    {"change", number(m.change)},
+                    {"p_value", number(m.p_value)},
+                    {"verdict", verdict_name(m.verdict)},
+                    {"rule", m.rule},
+                    {"regression", m.regression},
+                    {"note", m.note}});
+  }
+  return {{"schema", "stagebench-compare/1"},
+          {"base", base_name},
+          {"candidate", candidate_name},
+          {"alpha", o.alpha},
+          {"min_effect", o.min_effect},
+          {"min_samples", o.min_samples},
+          {"regression", r.regression},
+          {"comparable", r.comparable()},
+          {"problems", r.problems},
+          {"rows", std::move(rows)}};
+}
+
+}  // namespace sb

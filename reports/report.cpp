@@ -1,0 +1,43 @@
+#include "reports/report.h"
+
+#include <stdexcept>
+
+#include "reports/ladder_table.h"
+#include "reports/runs_of.h"
+
+namespace sb {
+
+ReportFormat parse_report_format(const std::string& name) {
+  if (name == "md" || name == "markdown") return ReportFormat::markdown;
+  if (name == "csv") return ReportFormat::csv;
+  if (name == "html") return ReportFormat::html;
+  throw std::invalid_argument("unknown report format '" + name + "' (expected md, csv or html)");
+}
+
+std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::csv:
+      return report_csv(inputs);
+    case ReportFormat::html:
+      return report_html(inputs);
+    case ReportFormat::markdown:
+      break;
+  }
+  return report_markdown(inputs);
+}
+
+std::string report_markdown(const std::vector<ReportInput>& inputs) {
+  std::string out;
+  for (const ReportInput& in : inputs) {
+    out += "## " + in.name + "\n\n";
+    const nlohmann::json& runs = runs_of(in.document);
+    if (runs.empty()) {
+      out += "(no runs)\n\n";
+      continue;
+    }
+    for (const auto& run : runs) out += "### " + ladder_table_text(run) + "\n";
+  }
+  return out;
+}
+
+}  // namespace sb

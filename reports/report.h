@@ -1,0 +1,31 @@
+#pragma once
+// `stagebench report`: the ladder tables of one or more stagebench/1 documents as Markdown (what
+// the terminal prints), CSV (one row per stage, stable column names) or one self-contained HTML
+// page (inline CSS and SVG charts, no scripts, nothing fetched).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+enum class ReportFormat { markdown, csv, html };
+
+// "md" (or "markdown"), "csv", "html"; throws std::invalid_argument naming the bad value.
+ReportFormat parse_report_format(const std::string& name);
+
+struct ReportInput {
+  std::string name;  // how the report names the document (its path)
+  nlohmann::json document;
+};
+
+std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat format);
+
+std::string report_markdown(const std::vector<ReportInput>& inputs);
+std::string report_csv(const std::vector<ReportInput>& inputs);
+std::string report_html(const std::vector<ReportInput>& inputs);
+
+// The CSV's header, in column order; the names are stable (scripts select by them).
+const std::vector<std::string>& report_csv_columns();
+
+}  // namespace sb

@@ -1,0 +1,169 @@
+// One self-contained HTML page: inline CSS, the ladder table of every run, and three inline SVG
+// charts per run (time with p10-p90 whiskers, cumulative speedup with its 95% interval and the
+// documents' claims, memory). No script, nothing fetched: it opens the same offline.
+#include <cctype>
+
+#include "reports/ladder_table.h"
+#include "reports/number_format.h"
+#include "reports/report.h"
+#include "reports/runs_of.h"
+#include "reports/stage_row.h"
+#include "reports/svg_chart.h"
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kStyle = R"css(
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 2em; } h3 { font-size: 1.1em; }
+p.context, p.legend { color: #555; font-size: 0.9em; }
+table.ladder { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+table.ladder th, table.ladder td { border: 1px solid #ccc; padding: 3px 7px; white-space: nowrap; }
+table.ladder th { background: #f0f0f0; }
+table.ladder td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.status-skipped td, tr.status-failed td, tr.status-invalid td { color: #777; }
+td.status-failed, td.status-invalid { color: #b00 !important; font-weight: bold; }
+td.verdict-confirmed { color: #070; } td.verdict-below { color: #b00; } td.verdict-above { color: #05a; }
+ul.notes { font-size: 0.85em; color: #444; }
+div.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+svg.chart { background: #fff; border: 1px solid #ddd; }
+svg.chart text { font-size: 11px; fill: #333; }
+svg.chart text.chart-title { font-size: 13px; font-weight: bold; }
+svg.chart line.grid { stroke: #e4e4e4; }
+svg.chart line.reference { stroke: #555; stroke-dasharray: 4 3; }
+svg.chart path.error-bar { stroke: #222; fill: none; stroke-width: 1.2; }
+svg.chart path.marker { fill: #d62728; stroke: #fff; }
+svg.chart text.na { fill: #999; font-style: italic; }
+)css";
+
+// Class names come from fixed words, never from the document's text.
+std::string status_class(const std::string& status) {
+  for (const char* known : {"ok", "skipped", "failed", "invalid"})
+    if (status == known) return known;
+  return "other";
+}
+
+std::string verdict_class(const std::string& verdict) {
+  if (verdict == "confirmed") return "verdict-confirmed";
+  if (verdict == "below claim") return "verdict-below";
+  if (verdict == "above claim") return "verdict-above";
+  return "verdict-none";
+}
+
+std::string context_line(const json& document) {
+  const json& ctx = document.is_object() && document.contains("context") ? document["context"]
+                                                                          : json();
+  std::string line;
+  auto add = [&](const std::string& label, const std::string& value) {
+    if (value.empty()) return;
+    line += (line.empty() ? "" : " · ") + label + value;
+  };
+  add("host ", string_at(ctx, "host"));
+  add("", string_at(ctx, "date"));
+  if (ctx.is_object() && ctx.contains("cpu")) add("CPU ", string_at(ctx["cpu"], "model"));
+  if (ctx.is_object() && ctx.contains("build")) {
+    add("git ", string_at(ctx["build"], "git"));
+    add("", string_at(ctx["build"], "compiler"));
+  }
+  return line;
+}
+
+std::string ladder_table_html(const RunSummary& run) {
+  std::string out = "<table class=\"ladder\">\n<thead><tr>";
+  for (const std::string& h : ladder_table_header()) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const StageRow& s : run.stages) {
+    const std::vector<std::string> cells = ladder_table_cells(s);
+    const std::string status = status_class(s.status);
+    out += "<tr class=\"status-" + status + "\">";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      std::string cls = i >= 3 ? "num" : "";
+      if (i == 1 && !s.title.empty()) {
+        out += "<td title=\"" + html_escape(s.title) + "\">" + html_escape(cells[i]) + "</td>";
+        continue;
+      }
+      if (i == 2) cls = "status-" + status;
+      if (i + 1 == cells.size()) cls = verdict_class(cells[i]);
+      out += "<td class=\"" + cls + "\">" + html_escape(cells[i]) + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+std::string notes_html(const RunSummary& run) {
+  std::string items;
+  for (const StageRow& s : run.stages) {
+    if (s.status != "ok")
+      items += "<li><b>" + html_escape(s.id) + "</b>: " + html_escape(s.status) +
+               (s.reason.empty() ? "" : ": " + html_escape(s.reason)) + "</li>\n";
+  }
+  for (const StageRow& s : run.stages) {
+    if (s.claim_text.empty()) continue;
+    items += "<li><b>" + html_escape(s.id) + "</b> claim" +
+             (s.claim_source.empty() ? "" : " (" + html_escape(s.claim_source) + ")") + ": " +
+             html_escape(s.claim_text) + "</li>\n";
+  }
+  return items.empty() ? "" : "<ul class=\"notes\">\n" + items + "</ul>\n";
+}
+
+std::string charts_html(const RunSummary& run) {
+  BarChart time{"Time per stage", "median time (ms), whiskers p10-p90", {}, {}, {}, "", NAN, false};
+  BarChart speed{"Cumulative speedup", "speedup vs stage 0 (x), whiskers 95% CI", {}, {}, {},
+                 "claimed", 1.0, false};
+  BarChart memory{"Memory per stage", "peak bytes", {}, {}, {}, "", NAN, true};
+  ChartSeries t{"median", "#4477aa", {}, {}, {}};
+  ChartSeries sp{"measured", "#44aa77", {}, {}, {}};
+  ChartSeries rss{"host RSS", "#bbbbbb", {}, {}, {}};
+  ChartSeries model{run.backend == "opencl" ? "model (device)" : "model (host tensors)", "#cc6677",
+                    {}, {}, {}};
+  for (const StageRow& s : run.stages) {
+    for (BarChart* c : {&time, &speed, &memory}) c->labels.push_back(s.id);
+    t.value.push_back(s.median_ms);
+    t.lo.push_back(s.p10_ms);
+    t.hi.push_back(s.p90_ms);
+    sp.value.push_back(s.speedup);
+    sp.lo.push_back(s.speedup_lo);
+    sp.hi.push_back(s.speedup_hi);
+    speed.markers.push_back(s.claim_speedup);
+    rss.value.push_back(s.host_rss_bytes);
+    model.value.push_back(s.model_peak_bytes);
+  }
+  time.series = {t};
+  speed.series = {sp};
+  memory.series = {rss, model};
+  return "<div class=\"charts\">\n" + svg_bar_chart(time) + svg_bar_chart(speed) +
+         svg_bar_chart(memory) + "</div>\n";
+}
+
+}  // namespace
+
+std::string report_html(const std::vector<ReportInput>& inputs) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"generator\" content=\"stagebench report\">\n<title>stagebench report</title>\n"
+      "<style>" +
+      std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>stagebench report</h1>\n";
+  for (const ReportInput& in : inputs) {
+    out += "<section class=\"document\">\n<h2>" + html_escape(in.name) + "</h2>\n";
+    const std::string ctx = context_line(in.document);
+    if (!ctx.empty()) out += "<p class=\"context\">" + html_escape(ctx) + "</p>\n";
+    const json& runs = runs_of(in.document);
+    if (runs.empty()) out += "<p>(no runs)</p>\n";
+    for (const json& r : runs) {
+      const RunSummary run = summarize_run(r);
+      out += "<section class=\"run\">\n<h3>" + html_escape(run_title(run)) + "</h3>\n" +
+             ladder_table_html(run) +
+             "<p class=\"legend\">time: median ± half the p10-p90 range; speedup: cumulative vs "
+             "stage 0, median of paired ratios, 95% interval; vs prev: incremental speedup; "
+             "verdict: the documented claim against the interval.</p>\n" +
+             notes_html(run) + charts_html(run) + "</section>\n";
+    }
+    out += "</section>\n";
+  }
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace sb

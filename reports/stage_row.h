@@ -1,0 +1,50 @@
+#pragma once
+// One stage of a stagebench/1 run, read defensively into plain numbers and strings: every
+// renderer (markdown, CSV, HTML) formats the same values, and none of them touches JSON that may
+// have the wrong shape. A value that is missing, null or of the wrong type becomes NaN or "".
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+struct StageRow {
+  int index = 0;
+  std::string id, title, status, reason;
+
+  double median_ms = NAN, p10_ms = NAN, p90_ms = NAN, stddev_ms = NAN, samples = NAN;
+  double speedup = NAN, speedup_lo = NAN, speedup_hi = NAN, vs_previous = NAN;
+
+  double host_rss_bytes = NAN;    // memory.host_peak_bytes: the process's RSS high-water mark
+  double model_peak_bytes = NAN;  // the model's own tensors: device buffers or host tensors
+  std::string model_peak_source;  // "device" or "host tensors"; "" when unknown
+
+  double items_per_s = NAN, gflops = NAN, roofline_frac = NAN;
+  std::string item_name;
+
+  double cosine = NAN, tolerance = NAN;
+  int correctness_pass = -1;  // 1 pass, 0 fail, -1 not checked
+  std::string basis;
+
+  double claim_speedup = NAN;
+  std::string claim_source, claim_text, claim_verdict;
+};
+
+struct RunSummary {
+  std::string model, size, backend, device, mode;
+  std::vector<StageRow> stages;
+};
+
+// "model / size / backend on device", with the mode when it is not inference.
+std::string run_title(const RunSummary& run);
+
+RunSummary summarize_run(const nlohmann::json& run);
+
+// The number at j[key] when j is an object holding a number there, NaN otherwise.
+double number_at(const nlohmann::json& j, const char* key);
+// The string at j[key] when j is an object holding a string there, fallback otherwise.
+std::string string_at(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+
+}  // namespace sb

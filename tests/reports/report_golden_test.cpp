@@ -1,0 +1,78 @@
+// The Markdown and CSV reports of a fixed document against committed golden text, and the
+// properties the golden files stand for (columns, verdicts, reasons).
+#include <gtest/gtest.h>
+
+#include "reports/ladder_table.h"
+#include "reports/report.h"
+#include "tests/reports/fixture.h"
+#include "tests/reports/golden.h"
+
+namespace {
+
+std::vector<sb::ReportInput> fixture_inputs() { return {{"fixture.json", sb::test::fixture_document()}}; }
+
+TEST(ReportGolden, Markdown) {
+  sb::test::expect_golden("report.md", sb::report_markdown(fixture_inputs()));
+}
+
+TEST(ReportGolden, Csv) { sb::test::expect_golden("report.csv", sb::report_csv(fixture_inputs())); }
+
+TEST(Report, MarkdownShowsWhatTheDocumentsShow) {
+  const std::string md = sb::report_markdown(fixture_inputs());
+  for (const char* needle :
+       {"## fixture.json", "### enformer / tiny / cpu on Test CPU (2 threads)", "speedup [95% CI]",
+        "vs prev", "host RSS", "model peak", "items/s", "GFLOP/s", "of peak", "cosine", "claimed",
+        "confirmed", "below claim", "above claim", "skipped: no fp16 on the cpu backend",
+        "int8: invalid: correctness: cosine 0.98000000 < 0.99 (int8)", "FAIL",
+        "graph-compile claim (seed 000)"})
+    EXPECT_NE(md.find(needle), std::string::npos) << needle << "\n" << md;
+  EXPECT_EQ(sb::render_report(fixture_inputs(), sb::ReportFormat::markdown), md);
+}
+
+TEST(Report, CsvHasOneRowPerStageAndStableColumns) {
+  const std::string csv = sb::report_csv(fixture_inputs());
+  size_t lines = 0;
+  for (char c : csv) lines += c == '\n';
+  EXPECT_EQ(lines, 1u + 2 * 5);  // header + two runs of five stages
+  const auto& cols = sb::report_csv_columns();
+  ASSERT_GE(cols.size(), 20u);
+  EXPECT_EQ(cols.front(), "file");
+  for (const char* c : {"median_ms", "speedup", "speedup_ci95_lo", "speedup_vs_previous",
+                        "host_rss_bytes", "model_peak_bytes", "items_per_s", "gflops",
+                        "roofline_frac", "cosine", "claim_speedup", "claim_verdict", "status",
+                        "reason"})
+    EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << c;
+}
+
+TEST(Report, CsvQuotesCellsWithCommasQuotesAndNewlines) {
+  nlohmann::json doc = sb::test::fixture_document();
+  doc["runs"][0]["stages"][1]["id"] = "a,\"b\"\nc";
+  const std::string csv = sb::report_csv({{"f.json", doc}});
+  EXPECT_NE(csv.find("\"a,\"\"b\"\"\nc\""), std::string::npos) << csv;
+}
+
+TEST(Report, ModelPeakIsDeviceOnOpenClAndHostTensorsOnCpu) {
+  const std::string csv = sb::report_csv(fixture_inputs());
+  EXPECT_NE(csv.find(",22257536,host tensors,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",22257536,device,"), std::string::npos) << csv;
+}
+
+TEST(Report, FormatNames) {
+  EXPECT_EQ(sb::parse_report_format("md"), sb::ReportFormat::markdown);
+  EXPECT_EQ(sb::parse_report_format("csv"), sb::ReportFormat::csv);
+  EXPECT_EQ(sb::parse_report_format("html"), sb::ReportFormat::html);
+  EXPECT_THROW(sb::parse_report_format("pdf"), std::invalid_argument);
+}
+
+TEST(Report, ClaimVerdictUsesTheInterval) {
+  nlohmann::json s = {{"claim", {{"speedup", 2.0}}}, {"speedup", {{"ci95", {1.5, 1.9}}}}};
+  EXPECT_EQ(sb::claim_verdict(s), "below claim");
+  s["speedup"]["ci95"] = {1.9, 2.1};
+  EXPECT_EQ(sb::claim_verdict(s), "confirmed");
+  s["speedup"]["ci95"] = {2.1, 2.5};
+  EXPECT_EQ(sb::claim_verdict(s), "above claim");
+  s["speedup"]["ci95"] = nullptr;
+  EXPECT_EQ(sb::claim_verdict(s), "");
+}
+
+}  // namespace
