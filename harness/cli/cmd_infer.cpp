@@ -27,6 +27,8 @@ void add_infer(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
   cmd->add_option("--seed", a->req.seed, "seed of the random weights");
+  cmd->add_option("--export-weights", a->req.export_weights,
+                  "also write the weights used as .safetensors (reference names)");
   cmd->callback([a, &exit_code] {
     if (a->model != "enformer") find_model(a->model);  // names the known models
     if (a->model != "enformer")

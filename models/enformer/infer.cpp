@@ -86,6 +86,14 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   if (!skip.empty())
     throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +
                                 w.backend().name() + ": " + skip);
+  if (!r.export_weights.empty()) {
+    std::vector<std::pair<std::string, TensorData>> tensors;
+    for (const auto& spec : param_specs(w.config())) {
+      const HostTensor& t = w.parameters().at(spec.name);
+      tensors.emplace_back(spec.name, TensorData{"F32", t.shape, t.values});
+    }
+    write_safetensors(r.export_weights, tensors, "F32", {{"model", "enformer"}, {"size", sum.size}});
+  }
   Backend& be = w.backend();
   const Tensor x = be.upload(one_hot, {sum.batch, sum.length, 4});
   const Outputs out = w.forward(stage, x);

@@ -15,6 +15,7 @@ struct InferRequest {
   std::filesystem::path output;   // .safetensors: embeddings, human, mouse
   std::string stage = "original";
   std::string size;  // empty: from the input length
+  std::filesystem::path export_weights;  // also write the weights used (reference names)
   uint64_t seed = 1;
 };
 

@@ -36,6 +36,7 @@ class EnformerWorkload : public Workload {
   Outputs forward(size_t stage, const Tensor& input);
   Backend& backend() { return *backend_; }
   const Config& config() const { return config_; }
+  const Params& parameters() const { return params_; }
 
  private:
   Switches switches(size_t stage) const;

@@ -13,6 +13,13 @@
 // the unique_ptr member can be destroyed.
 #include "models/ops/cpu/gemm_dnnl.h"
 
+#ifndef STAGEBENCH_HAVE_DNNL
+namespace sb::cpu {
+struct DnnlGemm::Impl {};
+DnnlGemm::~DnnlGemm() = default;  // never constructed without oneDNN; the member still needs it
+}  // namespace sb::cpu
+#endif
+
 namespace sb {
 
 std::unique_ptr<Backend> make_cpu_backend() {
