@@ -3,25 +3,31 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFont>
 
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/screenshot.h"
 
 namespace {
 
-bool wants_screenshot(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--screenshot") == 0 ||
-        std::strncmp(argv[i], "--screenshot=", 13) == 0)
+// Screenshots and --help/--version need no display.
+bool runs_headless(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strcmp(a, "--screenshot") == 0 || std::strncmp(a, "--screenshot=", 13) == 0 ||
+        std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help") == 0 ||
+        std::strcmp(a, "--help-all") == 0 || std::strcmp(a, "-v") == 0 ||
+        std::strcmp(a, "--version") == 0)
       return true;
+  }
   return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A screenshot needs no display: render offscreen unless the caller chose a platform.
-  if (wants_screenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+  // Render offscreen unless the caller chose a platform.
+  if (runs_headless(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("stagebench"));
@@ -59,6 +65,11 @@ int main(int argc, char** argv) {
     request.view = parser.value(view);
     request.compare_with = parser.value(compare);
     request.run_row = parser.value(run).toInt();
+    // Screenshots go into documentation: a compact font shows more of the table.
+    QFont font = QApplication::font();
+    font.setPointSizeF(9);
+    QApplication::setFont(font);
+    QApplication::setFont(font, "QHeaderView");
     return sb::viewer::take_screenshot(window, request);
   }
   QStringList files = parser.positionalArguments();

@@ -1,6 +1,7 @@
 #include "harness/result_json.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,7 @@ void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& 
   std::string tmpl = (dir / (path.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw_io(path, "cannot create a temporary file in " + dir.string());
+  ::fchmod(fd, 0644);  // mkstemp's 0600 would make results unreadable to others
   const std::string tmp = tmpl;
   try {
     // Strict UTF-8 would throw on a stray byte in a kernel or device name; replace instead.
@@ -272,6 +274,8 @@ nlohmann::json read_document(const std::filesystem::path& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error(path.string() + ": not valid JSON at " +
                              line_and_column(text, e.byte) + ": " + e.what());
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range such as 1e400
+    throw std::runtime_error(path.string() + ": unreadable JSON: " + e.what());
   }
   const auto problems = validate_document(document);
   if (!problems.empty()) {

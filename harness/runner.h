@@ -32,6 +32,7 @@
 // throws aborts the ladder (that is how a caller cancels).
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,9 +54,13 @@ struct RunInfo {
 };
 
 // The device's measured ceilings; a zero ceiling is unknown and leaves its term out.
+// peak_gflops is the fp32 GEMM ceiling; gemm_gflops holds the ceilings measured at other
+// precisions ("tf32", "bf16", ...), so that a stage computing on tensor cores is held against
+// the ceiling of the unit it uses, not against fp32's.
 struct DeviceCeilings {
   double peak_gflops = 0;
   double peak_gbytes_per_s = 0;
+  std::map<std::string, double> gemm_gflops;
 };
 
 struct Progress {

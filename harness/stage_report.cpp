@@ -60,15 +60,24 @@ nlohmann::json throughput_json(const WorkCounts& counts, double median_s,
             {"item_name", counts.item_name},
             {"gflops", nullptr},
             {"gbytes_per_s", nullptr},
-            {"roofline_frac", nullptr}};
+            {"roofline_frac", nullptr},
+            {"ceiling_precision", nullptr}};
   if (!(median_s > 0)) return t;
   if (counts.items > 0) t["items_per_s"] = counts.items / median_s;
   if (counts.flops > 0) t["gflops"] = counts.flops / median_s / 1e9;
   if (counts.bytes > 0) t["gbytes_per_s"] = counts.bytes / median_s / 1e9;
   if (ceilings) {
     double floor_s = 0;
-    if (counts.flops > 0 && ceilings->peak_gflops > 0) {
-      floor_s = std::max(floor_s, counts.flops / (ceilings->peak_gflops * 1e9));
+    double peak = ceilings->peak_gflops;
+    std::string precision = "fp32";
+    if (auto it = ceilings->gemm_gflops.find(counts.precision);
+        it != ceilings->gemm_gflops.end() && it->second > 0) {
+      peak = it->second;
+      precision = counts.precision;
+    }
+    if (counts.flops > 0 && peak > 0) {
+      floor_s = std::max(floor_s, counts.flops / (peak * 1e9));
+      t["ceiling_precision"] = precision;
     }
     if (counts.bytes > 0 && ceilings->peak_gbytes_per_s > 0) {
       floor_s = std::max(floor_s, counts.bytes / (ceilings->peak_gbytes_per_s * 1e9));

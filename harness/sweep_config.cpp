@@ -10,8 +10,8 @@
 namespace sb {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"models", "sizes",  "backends", "device",
-                                          "batch",  "seed",   "weights",  "stages",
+const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "device",
+                                          "batch",  "seed",     "weights",  "stages",
                                           "events", "ceilings", "runner"};
 const std::set<std::string> kRunnerKeys = {"noise", "max_time", "min_samples", "max_samples",
                                            "warmup"};
@@ -36,8 +36,7 @@ class Reader {
       if (known.count(it.key())) continue;
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(field.empty() ? it.key() : field + "." + it.key(),
-           "unknown key (known: " + list + ")");
+      fail(field.empty() ? it.key() : field + "." + it.key(), "unknown key (known: " + list + ")");
     }
   }
 
@@ -243,8 +242,8 @@ std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::strin
       const std::string key = job_key(j);
       const auto [it, fresh] = seen.emplace(key, field);
       if (!fresh) {
-        rd.fail(field, "repeats the job " + j.model + "/" + j.size + "/" + j.backend +
-                           " batch " + std::to_string(j.batch) + " of " + it->second +
+        rd.fail(field, "repeats the job " + j.model + "/" + j.size + "/" + j.backend + " batch " +
+                           std::to_string(j.batch) + " of " + it->second +
                            " (same parameters; every job must be distinct)");
       }
       j.index = jobs.size();

@@ -28,7 +28,7 @@ struct SweepJob {
   std::string model;
   std::string size;
   std::string backend;
-  std::string device;               // OpenCL device filter; empty: the default device
+  std::string device;  // OpenCL device filter; empty: the default device
   int64_t batch = 1;
   uint64_t seed = 1;
   std::string weights;              // .safetensors path; empty: seeded random

@@ -41,12 +41,12 @@ std::string where(const std::vector<MergeInput>& inputs, const Placed& p) {
 // model, size, backend, batch (as a number), params, key.
 auto sort_tuple(const Placed& p) {
   const nlohmann::json& params = p.run.contains("params") ? p.run["params"] : nlohmann::json();
-  const int64_t batch = params.is_object() && params.contains("batch") &&
-                                params["batch"].is_number_integer()
-                            ? params["batch"].get<int64_t>()
-                            : 0;
-  return std::make_tuple(text_of(p.run, "model"), text_of(p.run, "size"),
-                         text_of(p.run, "backend"), batch, params.dump(), p.key);
+  const int64_t batch =
+      params.is_object() && params.contains("batch") && params["batch"].is_number_integer()
+          ? params["batch"].get<int64_t>()
+          : 0;
+  return std::make_tuple(text_of(p.run, "model"), text_of(p.run, "size"), text_of(p.run, "backend"),
+                         batch, params.dump(), p.key);
 }
 
 }  // namespace
@@ -58,8 +58,8 @@ std::string run_key(const nlohmann::json& run) {
   }
   const nlohmann::json identity = {{"device", run.contains("device") ? run["device"] : nullptr},
                                    {"params", run.contains("params") ? run["params"] : nullptr}};
-  return text_of(run, "model") + "/" + text_of(run, "size") + "/" + text_of(run, "backend") +
-         "/" + text_of(run, "mode") + "/" + hex_hash(identity.dump());
+  return text_of(run, "model") + "/" + text_of(run, "size") + "/" + text_of(run, "backend") + "/" +
+         text_of(run, "mode") + "/" + hex_hash(identity.dump());
 }
 
 nlohmann::json merge_documents(const std::vector<MergeInput>& inputs,
@@ -73,8 +73,7 @@ nlohmann::json merge_documents(const std::vector<MergeInput>& inputs,
   std::map<std::string, size_t> seen;  // key -> index in placed
   for (size_t d = 0; d < inputs.size(); ++d) {
     const auto problems = validate_document(inputs[d].document);
-    if (!problems.empty())
-      throw std::invalid_argument(inputs[d].name + ": " + problems.front());
+    if (!problems.empty()) throw std::invalid_argument(inputs[d].name + ": " + problems.front());
     const auto& runs = inputs[d].document["runs"];
     for (size_t r = 0; r < runs.size(); ++r) {
       Placed p{run_key(runs[r]), d, r, runs[r]};
@@ -85,8 +84,8 @@ nlohmann::json merge_documents(const std::vector<MergeInput>& inputs,
       const auto [it, fresh] = seen.emplace(p.key, placed.size());
       if (!fresh) {
         throw std::invalid_argument("duplicate run " + p.key + ": " +
-                                    where(inputs, placed[it->second]) + " and " +
-                                    where(inputs, p) + " (was a shard merged twice?)");
+                                    where(inputs, placed[it->second]) + " and " + where(inputs, p) +
+                                    " (was a shard merged twice?)");
       }
       p.run["merged_from"] = d;
       placed.push_back(std::move(p));

@@ -26,7 +26,9 @@ std::string duration_text(double s) {
 SweepProgress::SweepProgress(size_t total, size_t done, bool quiet)
     : total_(total), done_(done), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {}
 
-SweepProgress::~SweepProgress() { clear_line(); }
+SweepProgress::~SweepProgress() {
+  clear_line();
+}
 
 void SweepProgress::clear_line() {
   if (!drawn_) return;
@@ -36,15 +38,16 @@ void SweepProgress::clear_line() {
 }
 
 double SweepProgress::sweep_eta_s(double job_eta_s) const {
-  if (finished_here_ == 0) return -1;
-  const double mean = finished_s_ / static_cast<double>(finished_here_);
   const size_t running = label_.empty() ? 0 : 1;
   const size_t not_started = total_ - std::min(total_, done_ + running);
+  if (finished_here_ == 0) return not_started == 0 ? job_eta_s : -1;
+  const double mean = finished_s_ / static_cast<double>(finished_here_);
   const double current =
-      running ? (job_eta_s >= 0 ? job_eta_s
-                                : std::max(0.0, mean - std::chrono::duration<double>(
-                                                           Clock::now() - job_start_)
-                                                           .count()))
+      running ? (job_eta_s >= 0
+                     ? job_eta_s
+                     : std::max(
+                           0.0,
+                           mean - std::chrono::duration<double>(Clock::now() - job_start_).count()))
               : 0;
   return static_cast<double>(not_started) * mean + current;
 }
@@ -65,9 +68,9 @@ void SweepProgress::update(const Progress& p) {
   std::fprintf(stderr,
                "\r\033[K[job %zu/%zu] %s  %s stage %zu/%zu %s  round %zu  samples %zu  "
                "ETA job <= %s, sweep ~%s",
-               done_ + 1, total_, label_.c_str(), p.phase.c_str(), p.stage_index + 1,
-               p.stage_count, p.stage_id.c_str(), p.round, p.samples,
-               duration_text(p.eta_s).c_str(), duration_text(sweep_eta_s(p.eta_s)).c_str());
+               done_ + 1, total_, label_.c_str(), p.phase.c_str(), p.stage_index + 1, p.stage_count,
+               p.stage_id.c_str(), p.round, p.samples, duration_text(p.eta_s).c_str(),
+               duration_text(sweep_eta_s(p.eta_s)).c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
@@ -81,8 +84,8 @@ void SweepProgress::end_job(const std::string& outcome) {
   label_.clear();
   if (quiet_) return;
   clear_line();
-  std::fprintf(stderr, "stagebench sweep: job %zu/%zu %s %s in %s\n", done_, total_,
-               label.c_str(), outcome.c_str(), duration_text(took).c_str());
+  std::fprintf(stderr, "stagebench sweep: job %zu/%zu %s %s in %s\n", done_, total_, label.c_str(),
+               outcome.c_str(), duration_text(took).c_str());
   std::fflush(stderr);
 }
 

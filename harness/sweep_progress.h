@@ -24,7 +24,8 @@ class SweepProgress {
   void end_job(const std::string& outcome);
 
   // The sweep's remaining time: jobs still to start times the mean job time of this session,
-  // plus what the running job has left; < 0 while no job of this session has finished.
+  // plus what the running job has left; < 0 while unknown (no job of this session has finished
+  // and others are still to come).
   double sweep_eta_s(double job_eta_s) const;
 
  private:

@@ -12,7 +12,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool is_stub(const nlohmann::json& run) { return run.contains("status"); }
+bool is_stub(const nlohmann::json& run) {
+  return run.contains("status");
+}
 
 bool has_failure(const nlohmann::json& run) {
   if (run.value("status", "") == "failed") return true;
@@ -155,9 +157,9 @@ class Sweep {
     }
     if (failed) ++out_.failed;
     write_output();
-    progress_->end_job(is_stub(run) ? run.value("status", "failed") + ": " +
-                                          run.value("reason", "")
+    progress_->end_job(is_stub(run) ? run.value("status", "failed") + ": " + run.value("reason", "")
                                     : (failed ? "done, with failed stages" : "done"));
+    if (s_.on_job_done) s_.on_job_done(run);
     return true;
   }
 
@@ -177,18 +179,12 @@ void tag_run(nlohmann::json& run, const SweepJob& job) {
   run["job"] = {{"key", job_key(job)}, {"index", job.index}, {"origin", job.origin}};
 }
 
-nlohmann::json stub_run(const SweepJob& job, const std::string& status,
-                        const std::string& reason) {
-  nlohmann::json run = {{"model", job.model},
-                        {"size", job.size},
-                        {"backend", job.backend},
-                        {"device", job.device},
-                        {"mode", "inference"},
-                        {"params", {{"batch", job.batch}}},
-                        {"complete", true},
-                        {"status", status},
-                        {"reason", reason},
-                        {"stages", nlohmann::json::array()}};
+nlohmann::json stub_run(const SweepJob& job, const std::string& status, const std::string& reason) {
+  nlohmann::json run = {{"model", job.model},     {"size", job.size},
+                        {"backend", job.backend}, {"device", job.device},
+                        {"mode", "inference"},    {"params", {{"batch", job.batch}}},
+                        {"complete", true},       {"status", status},
+                        {"reason", reason},       {"stages", nlohmann::json::array()}};
   tag_run(run, job);
   return run;
 }

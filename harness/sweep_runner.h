@@ -48,7 +48,7 @@ struct SweepSession {
   std::filesystem::path output;
   std::filesystem::path journal;
   JournalMode mode = JournalMode::kNew;
-  nlohmann::json context = nlohmann::json::object();     // the output document's context
+  nlohmann::json context = nlohmann::json::object();       // the output document's context
   nlohmann::json start_record = nlohmann::json::object();  // more facts for the "start" record
   // The stagebench/1 document -> what is written to `output` (e.g. gbench_document); the
   // document itself when empty.
@@ -56,13 +56,16 @@ struct SweepSession {
   const std::atomic<bool>* cancel = nullptr;
   double snapshot_interval_s = 5;  // at most one journaled partial per interval (and at cancel)
   bool quiet = false;              // no progress on stderr
+  // Called with each job's run once it is journaled and the progress line is cleared (e.g. to
+  // print its ladder table).
+  std::function<void(const nlohmann::json& run)> on_job_done;
 };
 
 struct SweepOutcome {
-  size_t jobs = 0;       // in this session
-  size_t resumed = 0;    // already complete in the journal, not run again
-  size_t ran = 0;        // run to the end in this session
-  size_t failed = 0;     // jobs that threw, or with a failed stage
+  size_t jobs = 0;     // in this session
+  size_t resumed = 0;  // already complete in the journal, not run again
+  size_t ran = 0;      // run to the end in this session
+  size_t failed = 0;   // jobs that threw, or with a failed stage
   bool cancelled = false;
   std::vector<std::string> warnings;  // journal lines skipped, foreign records
   nlohmann::json document;            // the last stagebench/1 document written (before render)

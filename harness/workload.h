@@ -35,6 +35,7 @@ struct WorkCounts {
   double bytes = 0;  // minimum device-memory traffic of the stage's kernels
   double items = 1;  // samples (sequences, cells, batches) per forward
   std::string item_name = "sequences";
+  std::string precision = "fp32";  // of the stage's GEMMs: picks the roofline's GEMM ceiling
 };
 
 class Workload {

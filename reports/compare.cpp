@@ -46,7 +46,8 @@ const json& stage_json(const json& run, size_t index) {
 }
 
 std::string run_name(const RunSummary& r) {
-  return r.model + "/" + r.size + "/" + r.backend + (r.mode == "inference" ? "" : " (" + r.mode + ")");
+  return r.model + "/" + r.size + "/" + r.backend +
+         (r.mode == "inference" ? "" : " (" + r.mode + ")");
 }
 
 class Comparer {
@@ -106,7 +107,8 @@ class Comparer {
     }
     for (const StageRow& cs : cr.stages)
       if (!seen.count(cs.id))
-        result_.problems.push_back("run " + run_name(cr) + ": stage " + cs.id + " only in candidate");
+        result_.problems.push_back("run " + run_name(cr) + ": stage " + cs.id +
+                                   " only in candidate");
   }
 
   MetricComparison row_for(const RunSummary& run, const StageRow& s, const std::string& metric) {
@@ -295,7 +297,9 @@ class Comparer {
 
 }  // namespace
 
-bool CompareResult::comparable() const { return !rows.empty(); }
+bool CompareResult::comparable() const {
+  return !rows.empty();
+}
 
 CompareResult compare_documents(const json& base, const json& candidate, const CompareOptions& o) {
   return Comparer(o).run(base, candidate);

@@ -10,7 +10,11 @@ namespace {
 
 std::string value_text(const std::string& metric, double v) {
   if (!std::isfinite(v)) return "-";
-  if (metric == "time") return format_significant(v) + " ms";
+  if (metric == "time") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, std::fabs(v) < 1e7 ? "%.4g ms" : "%.3e ms", v);
+    return buf;
+  }
   if (metric == "speedup_vs_baseline") return format_fixed(v, 3) + "x";
   if (metric == "memory") return format_bytes(v);
   if (metric == "throughput") return format_significant(v) + "/s";
@@ -32,7 +36,9 @@ std::string p_text(double p) {
   return buf;
 }
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
 }  // namespace
 
@@ -53,8 +59,8 @@ std::string compare_markdown(const CompareResult& r, const CompareOptions& o,
     if (run != current || table.empty()) {
       flush();
       current = run;
-      table.push_back({"stage", "metric", "base", "candidate", "change", "p", "verdict", "rule",
-                       "note"});
+      table.push_back(
+          {"stage", "metric", "base", "candidate", "change", "p", "verdict", "rule", "note"});
     }
     table.push_back({m.stage, m.metric, value_text(m.metric, m.base),
                      value_text(m.metric, m.candidate), change_text(m.change), p_text(m.p_value),
@@ -97,16 +103,11 @@ nlohmann::json compare_json(const CompareResult& r, const CompareOptions& o,
                     {"regression", m.regression},
                     {"note", m.note}});
   }
-  return {{"schema", "stagebench-compare/1"},
-          {"base", base_name},
-          {"candidate", candidate_name},
-          {"alpha", o.alpha},
-          {"min_effect", o.min_effect},
-          {"min_samples", o.min_samples},
-          {"regression", r.regression},
-          {"comparable", r.comparable()},
-          {"problems", r.problems},
-          {"rows", std::move(rows)}};
+  return {{"schema", "stagebench-compare/1"}, {"base", base_name},
+          {"candidate", candidate_name},      {"alpha", o.alpha},
+          {"min_effect", o.min_effect},       {"min_samples", o.min_samples},
+          {"regression", r.regression},       {"comparable", r.comparable()},
+          {"problems", r.problems},           {"rows", std::move(rows)}};
 }
 
 }  // namespace sb

@@ -47,12 +47,13 @@ nlohmann::json gbench_context(const nlohmann::json& ctx) {
   const std::string type = build_type.is_string() ? build_type.get<std::string>() : "";
   nlohmann::json out = {
       {"date", at_path(ctx, {"date"}).is_string() ? at_path(ctx, {"date"}) : nlohmann::json("")},
-      {"host_name", at_path(ctx, {"host"}).is_string() ? at_path(ctx, {"host"}) : nlohmann::json("")},
-      {"executable",
-       argv.is_array() && !argv.empty() && argv[0].is_string() ? argv[0]
-                                                               : nlohmann::json("stagebench")},
+      {"host_name",
+       at_path(ctx, {"host"}).is_string() ? at_path(ctx, {"host"}) : nlohmann::json("")},
+      {"executable", argv.is_array() && !argv.empty() && argv[0].is_string()
+                         ? argv[0]
+                         : nlohmann::json("stagebench")},
       {"num_cpus", at_path(cpu, {"logical_cores"}).is_number() ? at_path(cpu, {"logical_cores"})
-                                                                : nlohmann::json(0)},
+                                                               : nlohmann::json(0)},
       {"mhz_per_cpu", at_path(cpu, {"mhz"}).is_number()
                           ? nlohmann::json(std::lround(at_path(cpu, {"mhz"}).get<double>()))
                           : nlohmann::json(0)},
@@ -67,13 +68,14 @@ nlohmann::json gbench_context(const nlohmann::json& ctx) {
 
 bool measured(const nlohmann::json& stage) {
   const std::string status = stage.value("status", "");
-  return (status == "ok" || status == "invalid") && at_path(stage, {"time", "median_ms"}).is_number();
+  return (status == "ok" || status == "invalid") &&
+         at_path(stage, {"time", "median_ms"}).is_number();
 }
 
 // "model/size/backend" with "/batch:B" when B != 1.
 std::string base_name(const nlohmann::json& run) {
-  std::string name = run.value("model", "?") + "/" + run.value("size", "?") + "/" +
-                     run.value("backend", "?");
+  std::string name =
+      run.value("model", "?") + "/" + run.value("size", "?") + "/" + run.value("backend", "?");
   const auto& batch = at_path(run, {"params", "batch"});
   if (batch.is_number_integer() && batch.get<int64_t>() != 1)
     name += "/batch:" + std::to_string(batch.get<int64_t>());

@@ -11,8 +11,8 @@ namespace sb {
 // {"context": {date, host_name, executable, num_cpus, mhz_per_cpu, caches, library_build_type,
 // ...}, "benchmarks": [...]}: one benchmark per measured stage (status ok or invalid) of every
 // complete run, named "model/size/backend/stage" ("/batch:B" after the backend when the batch
-// is not 1; "/run:I", I its index in "runs", when two runs would share a name). Skipped and failed stages,
-// and partial runs ("complete": false), are left out: they have no time to chart.
+// is not 1; "/run:I", I its index in "runs", when two runs would share a name). Skipped and failed
+// stages, and partial runs ("complete": false), are left out: they have no time to chart.
 nlohmann::json gbench_document(const nlohmann::json& stagebench_document);
 
 }  // namespace sb

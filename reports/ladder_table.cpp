@@ -49,7 +49,8 @@ std::string claim_verdict(const json& stage) {
 
 std::string format_time_with_spread(const StageRow& s) {
   if (!std::isfinite(s.median_ms)) return "-";
-  const double magnitude = std::fabs(s.median_ms) > 0 ? std::floor(std::log10(std::fabs(s.median_ms))) : 0;
+  const double magnitude =
+      std::fabs(s.median_ms) > 0 ? std::floor(std::log10(std::fabs(s.median_ms))) : 0;
   const int decimals = static_cast<int>(std::clamp(3.0 - magnitude, 0.0, 6.0));
   std::string out = format_fixed(s.median_ms, decimals);
   if (std::isfinite(s.p10_ms) && std::isfinite(s.p90_ms))
@@ -58,9 +59,8 @@ std::string format_time_with_spread(const StageRow& s) {
 }
 
 std::vector<std::string> ladder_table_header() {
-  return {"#",         "stage",      "status", "time ms", "speedup [95% CI]", "vs prev",
-          "host RSS",  "model peak", "items/s", "GFLOP/s", "of peak",         "cosine",
-          "claimed",   "verdict"};
+  return {"#",          "stage",   "status",  "time ms", "speedup [95% CI]", "vs prev", "host RSS",
+          "model peak", "items/s", "GFLOP/s", "of peak", "cosine",           "claimed", "verdict"};
 }
 
 std::vector<std::string> ladder_table_cells(const StageRow& s) {
@@ -89,10 +89,11 @@ std::string ladder_table_text(const json& run) {
   std::string item = "items";
   for (const StageRow& s : r.stages)
     if (!s.item_name.empty()) item = s.item_name;
-  out += "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
-         "ratios; vs prev: incremental speedup; model peak: the model's own " +
-         std::string(r.backend == "opencl" ? "device buffers" : "host tensors") +
-         "; items: " + item + "; of peak: fraction of the roofline.\n";
+  out +=
+      "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
+      "ratios; vs prev: incremental speedup; model peak: the model's own " +
+      std::string(r.backend == "opencl" ? "device buffers" : "host tensors") + "; items: " + item +
+      "; of peak: fraction of the roofline.\n";
   std::string notes;
   for (const StageRow& s : r.stages) {
     if (s.status != "ok")

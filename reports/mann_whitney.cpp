@@ -5,6 +5,8 @@
 namespace sb {
 namespace {
 
+constexpr size_t kSortedDifferencesMax = 1 << 16;
+
 // counts[u] = number of orderings of m x's and n y's with statistic u, all m,n up to the sizes.
 // Built by the recursion f(m, n, u) = f(m - 1, n, u) + f(m, n - 1, u - m): the largest of the
 // m + n values is either an x (adds nothing to U of y) or a y (beats all m x's).
@@ -16,7 +18,7 @@ std::vector<double> exact_u_distribution(size_t m, size_t n) {
     cur[0] = {1.0};
     for (size_t j = 1; j <= n; ++j) {
       std::vector<double> f(i * j + 1, 0.0);
-      for (size_t u = 0; u < prev[j].size(); ++u) f[u] += prev[j][u];        // largest is x
+      for (size_t u = 0; u < prev[j].size(); ++u) f[u] += prev[j][u];            // largest is x
       for (size_t u = 0; u < cur[j - 1].size(); ++u) f[u + i] += cur[j - 1][u];  // largest is y
       cur[j] = std::move(f);
     }
@@ -25,7 +27,9 @@ std::vector<double> exact_u_distribution(size_t m, size_t n) {
   return prev[n];
 }
 
-double normal_upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+double normal_upper_tail(double z) {
+  return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
 
 // Number of pairs (i, j) with y[j] - x[i] <= d; x and y sorted ascending. O(n_x + n_y).
 size_t pairs_at_most(const std::vector<double>& x, const std::vector<double>& y, double d) {
@@ -54,12 +58,16 @@ double kth_difference(const std::vector<double>& x, const std::vector<double>& y
 }  // namespace
 
 double normal_upper_quantile(double q) {
+  thread_local double last_q = NAN, last_z = NAN;  // compare asks for the same alpha every time
+  if (q == last_q) return last_z;
   double lo = -40, hi = 40;
   for (int i = 0; i < 200; ++i) {
     const double mid = (lo + hi) / 2;
     (normal_upper_tail(mid) > q ? lo : hi) = mid;
   }
-  return (lo + hi) / 2;
+  last_q = q;
+  last_z = (lo + hi) / 2;
+  return last_z;
 }
 
 MannWhitney mann_whitney(std::vector<double> x, std::vector<double> y, double alpha) {
@@ -133,9 +141,19 @@ MannWhitney mann_whitney(std::vector<double> x, std::vector<double> y, double al
   // interval is [D(k), D(mn + 1 - k)] with k the largest count whose lower tail P(U <= k - 1)
   // stays within alpha/2.
   const auto pairs = static_cast<size_t>(m * n);
+  // Small samples: sort the differences once. Large ones: bisection, without the m*n array.
+  std::vector<double> differences;
+  if (pairs <= kSortedDifferencesMax) {
+    differences.reserve(pairs);
+    for (double xi : x)
+      for (double yj : y) differences.push_back(yj - xi);
+    std::sort(differences.begin(), differences.end());
+  }
+  auto kth = [&](size_t k) {
+    return differences.empty() ? kth_difference(x, y, k) : differences[k - 1];
+  };
   const size_t mid = (pairs + 1) / 2;
-  r.shift = pairs % 2 ? kth_difference(x, y, mid)
-                      : (kth_difference(x, y, mid) + kth_difference(x, y, mid + 1)) / 2;
+  r.shift = pairs % 2 ? kth(mid) : (kth(mid) + kth(mid + 1)) / 2;
   size_t k = 0;
   if (!dist.empty()) {
     double tail = 0;
@@ -146,8 +164,8 @@ MannWhitney mann_whitney(std::vector<double> x, std::vector<double> y, double al
     k = bound >= 1 ? static_cast<size_t>(std::floor(bound)) : 0;
   }
   if (k >= 1 && k <= pairs / 2) {
-    r.shift_lo = kth_difference(x, y, k);
-    r.shift_hi = kth_difference(x, y, pairs + 1 - k);
+    r.shift_lo = kth(k);
+    r.shift_hi = kth(pairs + 1 - k);
   }
   return r;
 }

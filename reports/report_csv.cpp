@@ -16,7 +16,9 @@ struct Column {
   std::function<std::string(const std::string& file, const RunSummary&, const StageRow&)> cell;
 };
 
-std::string num(double v) { return format_round_trip(v); }
+std::string num(double v) {
+  return format_round_trip(v);
+}
 
 const std::vector<Column>& columns() {
   using F = const std::string&;
@@ -86,15 +88,19 @@ const std::vector<std::string>& report_csv_columns() {
 
 std::string report_csv(const std::vector<ReportInput>& inputs) {
   std::string out;
-  for (const std::string& name : report_csv_columns())
-    out += (out.empty() ? "" : ",") + name;
+  for (const std::string& name : report_csv_columns()) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
   out += "\n";
   for (const ReportInput& in : inputs) {
     for (const auto& run : runs_of(in.document)) {
       const RunSummary r = summarize_run(run);
       for (const StageRow& s : r.stages) {
-        for (size_t i = 0; i < columns().size(); ++i)
-          out += (i ? "," : "") + quoted(columns()[i].cell(in.name, r, s));
+        for (size_t i = 0; i < columns().size(); ++i) {
+          if (i) out += ',';
+          out += quoted(columns()[i].cell(in.name, r, s));
+        }
         out += "\n";
       }
     }

@@ -53,8 +53,8 @@ std::string verdict_class(const std::string& verdict) {
 }
 
 std::string context_line(const json& document) {
-  const json& ctx = document.is_object() && document.contains("context") ? document["context"]
-                                                                          : json();
+  const json& ctx =
+      document.is_object() && document.contains("context") ? document["context"] : json();
   std::string line;
   auto add = [&](const std::string& label, const std::string& value) {
     if (value.empty()) return;
@@ -111,14 +111,20 @@ std::string notes_html(const RunSummary& run) {
 
 std::string charts_html(const RunSummary& run) {
   BarChart time{"Time per stage", "median time (ms), whiskers p10-p90", {}, {}, {}, "", NAN, false};
-  BarChart speed{"Cumulative speedup", "speedup vs stage 0 (x), whiskers 95% CI", {}, {}, {},
-                 "claimed", 1.0, false};
+  BarChart speed{"Cumulative speedup",
+                 "speedup vs stage 0 (x), whiskers 95% CI",
+                 {},
+                 {},
+                 {},
+                 "claimed",
+                 1.0,
+                 false};
   BarChart memory{"Memory per stage", "peak bytes", {}, {}, {}, "", NAN, true};
   ChartSeries t{"median", "#4477aa", {}, {}, {}};
   ChartSeries sp{"measured", "#44aa77", {}, {}, {}};
   ChartSeries rss{"host RSS", "#bbbbbb", {}, {}, {}};
-  ChartSeries model{run.backend == "opencl" ? "model (device)" : "model (host tensors)", "#cc6677",
-                    {}, {}, {}};
+  ChartSeries model{
+      run.backend == "opencl" ? "model (device)" : "model (host tensors)", "#cc6677", {}, {}, {}};
   for (const StageRow& s : run.stages) {
     for (BarChart* c : {&time, &speed, &memory}) c->labels.push_back(s.id);
     t.value.push_back(s.median_ms);

@@ -13,4 +13,5 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sample_verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thresholds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/compare_render.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/compare_render.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gbench.cpp)

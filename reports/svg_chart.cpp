@@ -31,7 +31,8 @@ double axis_max(const BarChart& c) {
     if (std::isfinite(v)) top = std::max(top, v);
   };
   for (const ChartSeries& s : c.series)
-    for (const auto* values : {&s.value, &s.hi}) std::for_each(values->begin(), values->end(), take);
+    for (const auto* values : {&s.value, &s.hi})
+      std::for_each(values->begin(), values->end(), take);
   std::for_each(c.markers.begin(), c.markers.end(), take);
   take(c.reference);
   if (!(top > 0)) return 1;
@@ -51,7 +52,9 @@ std::string shortened(const std::string& label) {
   return out + "…";
 }
 
-double at(const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : NAN; }
+double at(const std::vector<double>& v, size_t i) {
+  return i < v.size() ? v[i] : NAN;
+}
 
 }  // namespace
 
@@ -60,11 +63,21 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // Control characters are not allowed in HTML text; a space keeps the layout.
         out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? ' ' : c;
@@ -82,11 +95,17 @@ std::string svg_bar_chart(const BarChart& c) {
   const double plot_width = kWidth - kLabelWidth - kRightMargin;
   const double top = axis_max(c);
   auto x_of = [&](double v) { return kLabelWidth + std::clamp(v / top, 0.0, 1.0) * plot_width; };
-  auto tick_text = [&](double v) { return c.bytes_axis ? format_bytes(v) : format_significant(v); };
+  auto tick_text = [&](double v) {
+    if (c.bytes_axis) return format_bytes(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);  // ticks are round numbers: 0, 20, 0.5, 1e+06
+    return std::string(buf);
+  };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" width=\"" +
-                    px(kWidth) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(kWidth) +
-                    " " + px(height) + "\">\n";
+  std::string svg =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" width=\"" +
+      px(kWidth) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(kWidth) + " " +
+      px(height) + "\">\n";
   svg += "<title>" + html_escape(c.title) + "</title>\n";
   svg += "<text class=\"chart-title\" x=\"4\" y=\"18\">" + html_escape(c.title) + "</text>\n";
 
@@ -140,8 +159,8 @@ std::string svg_bar_chart(const BarChart& c) {
       }
       svg += "<rect class=\"bar\" x=\"" + px(kLabelWidth) + "\" y=\"" + px(y + 1) + "\" width=\"" +
              px(x_of(v) - kLabelWidth) + "\" height=\"" + px(kBarHeight - 2) + "\" fill=\"" +
-             html_escape(s.color) + "\"><title>" + html_escape(c.labels[r] + " " + s.name + ": " + tick_text(v)) +
-             "</title></rect>\n";
+             html_escape(s.color) + "\"><title>" +
+             html_escape(c.labels[r] + " " + s.name + ": " + tick_text(v)) + "</title></rect>\n";
       const double lo = at(s.lo, r), hi = at(s.hi, r);
       if (std::isfinite(lo) && std::isfinite(hi)) {
         const double ym = y + kBarHeight / 2;
@@ -153,8 +172,10 @@ std::string svg_bar_chart(const BarChart& c) {
     const double m = at(c.markers, r);
     if (std::isfinite(m)) {
       const double ym = y0 + n_series * kBarHeight / 2;
-      svg += "<path class=\"marker\" d=\"M" + px(x_of(m)) + " " + px(ym - 6) + " l6 6 l-6 6 l-6 -6 z\"><title>" +
-             html_escape(c.labels[r] + " " + c.marker_name + ": " + tick_text(m)) + "</title></path>\n";
+      svg += "<path class=\"marker\" d=\"M" + px(x_of(m)) + " " + px(ym - 6) +
+             " l6 6 l-6 6 l-6 -6 z\"><title>" +
+             html_escape(c.labels[r] + " " + c.marker_name + ": " + tick_text(m)) +
+             "</title></path>\n";
     }
   }
   if (std::isfinite(c.reference) && c.reference >= 0) {

@@ -80,12 +80,14 @@ void parse_condition(ThresholdRule& r, const std::string& condition) {
 }  // namespace
 
 const std::vector<std::string>& compared_metrics() {
-  static const std::vector<std::string> m = {"time", "speedup_vs_baseline", "memory",
-                                             "throughput", "cosine"};
+  static const std::vector<std::string> m = {"time", "speedup_vs_baseline", "memory", "throughput",
+                                             "cosine"};
   return m;
 }
 
-bool higher_is_worse(const std::string& metric) { return metric == "time" || metric == "memory"; }
+bool higher_is_worse(const std::string& metric) {
+  return metric == "time" || metric == "memory";
+}
 
 bool glob_match(const std::string& pattern, const std::string& text) {
   // Iterative matcher with single-star backtracking: linear space, no recursion.

@@ -15,7 +15,8 @@ const std::vector<std::string>& compared_metrics();  // time, speedup_vs_baselin
 bool higher_is_worse(const std::string& metric);
 
 enum class RuleKind {
-  relative,  // a change beyond `value` (a fraction, signed in the bad direction) that is significant
+  relative,  // a change beyond `value` (a fraction, signed in the bad direction) that is
+             // significant
   at_least,  // the candidate's value must be >= value (> when strict)
   at_most,   // the candidate's value must be <= value (< when strict)
 };

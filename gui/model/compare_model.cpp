@@ -22,13 +22,15 @@ json single_run_document(const json& document, const json& run, const json& iden
   json r = run;
   for (const char* key : {"model", "size", "backend", "device", "mode"})
     if (identity.contains(key)) r[key] = identity[key];
-  return json{{"schema", member(document, "schema")},
-              {"context", member(document, "context").is_object() ? document["context"]
-                                                                  : json::object()},
-              {"runs", json::array({r})}};
+  return json{
+      {"schema", member(document, "schema")},
+      {"context", member(document, "context").is_object() ? document["context"] : json::object()},
+      {"runs", json::array({r})}};
 }
 
-bool is_time_metric(const std::string& metric) { return metric == "time"; }
+bool is_time_metric(const std::string& metric) {
+  return metric == "time";
+}
 
 }  // namespace
 
@@ -46,12 +48,13 @@ void CompareModel::set_runs(const json& base_document, const json& base_run,
   beginResetModel();
   rows_.clear();
   problem_.clear();
-  for (const json& s : member(base_run, "stages")) rows_.push_back({text(s, "id"), s, nullptr});
+  for (const json& s : member(base_run, "stages"))
+    rows_.push_back({text(s, "id"), s, nullptr, {}, {}, false});
   for (const json& s : member(candidate_run, "stages")) {
     const QString id = text(s, "id");
     auto it = std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.id == id; });
     if (it == rows_.end())
-      rows_.push_back({id, nullptr, s});
+      rows_.push_back({id, nullptr, s, {}, {}, false});
     else
       it->candidate = s;
   }
@@ -174,8 +177,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* kNames[] = {"stage",       "base status", "cand. status", "base ms",
-                                 "cand. ms",    "delta ms",    "ratio",        "base speedup",
+  static const char* kNames[] = {"stage",         "base status", "cand. status", "base ms",
+                                 "cand. ms",      "delta ms",    "ratio",        "base speedup",
                                  "cand. speedup", "verdict"};
   return section >= 0 && section < ColumnCount ? QVariant(kNames[section]) : QVariant();
 }

@@ -18,8 +18,8 @@ class CompareModel : public QAbstractTableModel {
     CandidateStatus,
     BaseMs,
     CandidateMs,
-    DeltaMs,   // candidate - base
-    Ratio,     // candidate / base time: < 1 is faster
+    DeltaMs,  // candidate - base
+    Ratio,    // candidate / base time: < 1 is faster
     BaseSpeedup,
     CandidateSpeedup,
     Verdict,

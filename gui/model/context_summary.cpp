@@ -70,16 +70,17 @@ ContextSummary summarize_context(const json& document, const json& run) {
   add_fact(s, "cpu", cpu_text(member(ctx, "cpu")));
   add_fact(s, "memory", format_bytes(number(member(ctx, "memory"), "total_bytes")));
   const json& os = member(ctx, "os");
-  add_fact(s, "os", text(os, "distro") + (member(os, "virtualized") == true
-                                              ? QStringLiteral(" (virtualized)")
-                                              : QString()));
+  add_fact(s, "os",
+           text(os, "distro") +
+               (member(os, "virtualized") == true ? QStringLiteral(" (virtualized)") : QString()));
   const json& build = member(ctx, "build");
   add_fact(s, "build",
            QStringList{text(build, "compiler"), text(build, "type"), text(build, "git")}.join(
                QLatin1Char(' ')));
-  add_fact(s, "run", QStringList{text(run, "model"), text(run, "size"), text(run, "backend"),
-                                 text(run, "mode")}
-                         .join(QStringLiteral(" / ")));
+  add_fact(
+      s, "run",
+      QStringList{text(run, "model"), text(run, "size"), text(run, "backend"), text(run, "mode")}
+          .join(QStringLiteral(" / ")));
   add_fact(s, "device", text(run, "device"));
   const json& params = member(run, "params");
   if (params.is_object()) {
@@ -90,8 +91,7 @@ ContextSummary summarize_context(const json& document, const json& run) {
   }
 
   for (const json& d : member(member(ctx, "opencl"), "devices"))
-    s.devices << text(d, "name") + QStringLiteral(" (") + text(d, "platform") +
-                     QStringLiteral(")");
+    s.devices << text(d, "name") + QStringLiteral(" (") + text(d, "platform") + QStringLiteral(")");
 
   QSet<QString> tiers;
   for (const json& stage : member(run, "stages")) {
@@ -108,8 +108,8 @@ ContextSummary summarize_context(const json& document, const json& run) {
   papi_warnings(member(ctx, "papi"), s);
   for (const json& c : member(ctx, "collectors"))
     if (member(c, "available") == false && text(c, "name") != QLatin1String("papi"))
-      s.warnings << QStringLiteral("collector %1 unavailable: %2")
-                        .arg(text(c, "name"), text(c, "reason"));
+      s.warnings
+          << QStringLiteral("collector %1 unavailable: %2").arg(text(c, "name"), text(c, "reason"));
   stage_warnings(run, s);
   return s;
 }
@@ -117,7 +117,7 @@ ContextSummary summarize_context(const json& document, const json& run) {
 QString context_html(const ContextSummary& s) {
   QString html = QStringLiteral("<table>");
   for (const auto& [label, value] : s.facts)
-    html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+    html += QStringLiteral("<tr><td style='white-space:nowrap'><b>%1</b></td><td>%2</td></tr>")
                 .arg(label.toHtmlEscaped(), value.toHtmlEscaped());
   QStringList devices;
   for (const QString& d : s.devices) devices << d.toHtmlEscaped();

@@ -23,8 +23,8 @@ void check_stage(const nlohmann::json& s, const std::string& where,
     problems.push_back(where + ".status: '" + s["status"].get<std::string>() +
                        "' is not one of ok, skipped, failed, invalid");
   }
-  for (const char* block : {"time", "speedup", "throughput", "memory", "correctness", "claim",
-                            "counters", "opencl"}) {
+  for (const char* block :
+       {"time", "speedup", "throughput", "memory", "correctness", "claim", "counters", "opencl"}) {
     if (s.contains(block) && !s[block].is_object() && !s[block].is_null())
       problems.push_back(where + "." + block + ": expected an object or null, got " +
                          s[block].type_name());

@@ -23,7 +23,9 @@ QString text(const nlohmann::json& j, const char* key, const QString& fallback) 
   return v.is_string() ? QString::fromStdString(v.get<std::string>()) : fallback;
 }
 
-QVariant sort_value(std::optional<double> v) { return v ? QVariant(*v) : QVariant(); }
+QVariant sort_value(std::optional<double> v) {
+  return v ? QVariant(*v) : QVariant();
+}
 
 QString format_number(std::optional<double> v, int decimals) {
   return v ? QString::number(*v, 'f', decimals) : QStringLiteral("-");

@@ -13,8 +13,8 @@ void KernelsModel::set_stage(const nlohmann::json& stage) {
   beginResetModel();
   rows_.clear();
   for (const auto& k : member(member(stage, "opencl"), "kernels"))
-    rows_.push_back({text(k, "name"), number(k, "launches").value_or(0),
-                     number(k, "total_ns").value_or(0)});
+    rows_.push_back(
+        {text(k, "name"), number(k, "launches").value_or(0), number(k, "total_ns").value_or(0)});
   std::sort(rows_.begin(), rows_.end(),
             [](const Row& a, const Row& b) { return a.total_ns > b.total_ns; });
   // Kernel times are summed over the measured samples, so the denominator is their sum.
@@ -45,8 +45,7 @@ std::optional<double> KernelsModel::value(const Row& row, int column) const {
     case MeanUs:
       return row.launches > 0 ? std::optional(row.total_ns / row.launches / 1e3) : std::nullopt;
     case Share:
-      return stage_wall_ms_ > 0 ? std::optional(row.total_ns / 1e6 / stage_wall_ms_)
-                                : std::nullopt;
+      return stage_wall_ms_ > 0 ? std::optional(row.total_ns / 1e6 / stage_wall_ms_) : std::nullopt;
     default:
       return std::nullopt;
   }

@@ -19,7 +19,9 @@ QColor status_colour(const QString& status) {
   return QColor(0x80, 0x80, 0x80);
 }
 
-std::optional<double> time_ms(const json& s) { return number(member(s, "time"), "median_ms"); }
+std::optional<double> time_ms(const json& s) {
+  return number(member(s, "time"), "median_ms");
+}
 std::optional<double> speedup(const json& s, const char* key) {
   return number(member(s, "speedup"), key);
 }
@@ -28,9 +30,13 @@ QString time_text(const json& s) {
   const json& t = member(s, "time");
   const auto median = number(t, "median_ms");
   if (!median) return QStringLiteral("-");
+  // The spread in the median's decimals: "579.8 \u00b112.3", not "579.8 \u00b112.3456".
   QString out = format_ms(median);
+  const int dot = out.indexOf(QLatin1Char('.'));
+  const int decimals = dot < 0 ? 0 : out.size() - dot - 1;
   const auto p10 = number(t, "p10_ms"), p90 = number(t, "p90_ms");
-  if (p10 && p90) out += QStringLiteral(" \u00b1") + format_ms((*p90 - *p10) / 2);
+  if (p10 && p90)
+    out += QStringLiteral(" \u00b1") + QString::number((*p90 - *p10) / 2, 'f', decimals);
   return out;
 }
 
@@ -104,8 +110,7 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const {
                  ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                  : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case BarRole: {
-      if (index.column() == Time && max_time_ > 0)
-      {
+      if (index.column() == Time && max_time_ > 0) {
         const auto t = time_ms(s);
         return sort_value(t ? std::optional(*t / max_time_) : std::nullopt);
       }
@@ -215,10 +220,9 @@ QVariant LadderModel::tooltip(const json& s, int column) const {
 
 QVariant LadderModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* kNames[] = {"#",         "stage",       "status",   "time ms",
-                                 "speedup",   "vs prev",     "host peak", "device peak",
-                                 "items/s",   "GFLOP/s",     "of peak",  "correctness",
-                                 "claimed",   "verdict"};
+  static const char* kNames[] = {"#",       "stage",       "status",      "time ms", "speedup",
+                                 "vs prev", "host peak",   "device peak", "items/s", "GFLOP/s",
+                                 "of peak", "correctness", "claimed",     "verdict"};
   return section >= 0 && section < ColumnCount ? QVariant(kNames[section]) : QVariant();
 }
 

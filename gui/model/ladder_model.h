@@ -14,17 +14,17 @@ class LadderModel : public QAbstractTableModel {
     Index,
     Stage,
     Status,
-    Time,       // median ms with the p10-p90 half-spread
-    Speedup,    // cumulative, vs the baseline, with its 95% interval
-    VsPrevious, // incremental, vs the previous measured stage
+    Time,        // median ms with the p10-p90 half-spread
+    Speedup,     // cumulative, vs the baseline, with its 95% interval
+    VsPrevious,  // incremental, vs the previous measured stage
     HostPeak,
     DevicePeak,
     ItemsPerSecond,
     Gflops,
-    OfPeak,     // roofline fraction
+    OfPeak,  // roofline fraction
     Correctness,
     Claimed,
-    Verdict,    // claimed vs measured
+    Verdict,  // claimed vs measured
     ColumnCount
   };
 

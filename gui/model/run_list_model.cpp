@@ -78,8 +78,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* kNames[] = {"file", "model", "size", "backend", "device", "batch", "date",
-                                 "stages"};
+  static const char* kNames[] = {"file",   "model", "size", "backend",
+                                 "device", "batch", "date", "stages"};
   return section >= 0 && section < ColumnCount ? QVariant(kNames[section]) : QVariant();
 }
 

@@ -35,8 +35,7 @@ QString csv_field(QString s) {
   if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
       !s.contains(QLatin1Char('\n')))
     return s;
-  return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
-         QLatin1Char('"');
+  return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
 }
 
 }  // namespace
@@ -48,7 +47,8 @@ QString table_markdown(const QAbstractItemModel& model, const QModelIndexList& s
     return QStringLiteral("| ") + fields.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
   };
   QString out = line(row_text(model, -1, cells.columns));
-  out += QStringLiteral("|") + QStringLiteral("---|").repeated(static_cast<int>(cells.columns.size())) +
+  out += QStringLiteral("|") +
+         QStringLiteral("---|").repeated(static_cast<int>(cells.columns.size())) +
          QLatin1Char('\n');
   for (int r : cells.rows) out += line(row_text(model, r, cells.columns));
   return out;

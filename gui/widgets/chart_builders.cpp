@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include <QGraphicsLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QBoxPlotSeries>
 #include <QtCharts/QBoxSet>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -167,9 +169,8 @@ QChart* samples_histogram_chart(const json& stage) {
   std::vector<double> samples;
   for (const json& v : member(stage, "samples_ms"))
     if (v.is_number()) samples.push_back(v.get<double>());
-  QChart* chart = new_chart(QStringLiteral("Samples of %1 (%2 samples, ms)")
-                                .arg(text(stage, "id"))
-                                .arg(samples.size()));
+  QChart* chart = new_chart(
+      QStringLiteral("Samples of %1 (%2 samples, ms)").arg(text(stage, "id")).arg(samples.size()));
   const Histogram h = make_histogram(samples);
   if (h.counts.empty()) return chart;
   auto* set = new QBarSet(QStringLiteral("samples"));
@@ -189,9 +190,13 @@ QChart* samples_histogram_chart(const json& stage) {
   x->append(categories);
   x->setTitleText(QStringLiteral("bin centre, ms"));
   auto* y = value_axis(QStringLiteral("count"));
-  y->setMax(max_count + 1);
-  y->setLabelFormat(QStringLiteral("%d"));
-  y->setTickCount(std::min(max_count + 2, 6));
+  // Ticks on whole counts: one per count when few, else Qt's nice numbers.
+  y->setMax(max_count);
+  if (max_count <= 10)
+    y->setTickCount(max_count + 1);
+  else
+    y->applyNiceNumbers();
+  y->setLabelFormat(QStringLiteral("%.0f"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   bars->attachAxis(x);

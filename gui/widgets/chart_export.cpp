@@ -42,8 +42,9 @@ void export_chart(QtCharts::QChartView& view, const QString& path) {
 }
 
 void export_chart_interactively(QtCharts::QChartView& view) {
-  const QString filter = svg_export_available() ? QObject::tr("PNG image (*.png);;SVG image (*.svg)")
-                                                : QObject::tr("PNG image (*.png)");
+  const QString filter = svg_export_available()
+                             ? QObject::tr("PNG image (*.png);;SVG image (*.svg)")
+                             : QObject::tr("PNG image (*.png)");
   const QString path =
       QFileDialog::getSaveFileName(&view, QObject::tr("Export chart"), QString(), filter);
   if (path.isEmpty()) return;

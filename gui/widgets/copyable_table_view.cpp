@@ -12,6 +12,8 @@
 namespace sb::viewer {
 
 CopyableTableView::CopyableTableView(QWidget* parent) : QTableView(parent) {
+  // No sort until the user asks: rows start in the model's order (ladder order).
+  horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   setSortingEnabled(true);
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setAlternatingRowColors(true);

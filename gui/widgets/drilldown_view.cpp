@@ -58,6 +58,8 @@ DrilldownView::DrilldownView(QWidget* parent)
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(tables);
   splitter->addWidget(histogram_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Stage:")));
@@ -100,7 +102,9 @@ void DrilldownView::select_stage(int stage) {
   show_stage(stage);
 }
 
-int DrilldownView::current_stage() const { return stages_->currentIndex(); }
+int DrilldownView::current_stage() const {
+  return stages_->currentIndex();
+}
 
 void DrilldownView::show_stage(int stage) {
   const auto& stages = member(run_, "stages");
@@ -111,9 +115,9 @@ void DrilldownView::show_stage(int stage) {
   const auto& cl = member(s, "opencl");
   QString summary = text(s, "title");
   if (cl.is_object())
-    summary += QStringLiteral("   host->device %1, device->host %2 (all samples)")
-                   .arg(format_bytes(number(cl, "h2d_bytes")),
-                        format_bytes(number(cl, "d2h_bytes")));
+    summary +=
+        QStringLiteral("   host->device %1, device->host %2 (all samples)")
+            .arg(format_bytes(number(cl, "h2d_bytes")), format_bytes(number(cl, "d2h_bytes")));
   const QString reason = text(s, "reason");
   if (!reason.isEmpty()) summary += QStringLiteral("   [%1]").arg(reason);
   summary_->setText(summary);

@@ -22,7 +22,6 @@ LadderView::LadderView(QWidget* parent)
       title_(new QLabel) {
   proxy_->setSourceModel(model_);
   table_->setModel(proxy_);
-  table_->sortByColumn(LadderModel::Index, Qt::AscendingOrder);
   table_->setItemDelegateForColumn(LadderModel::Time,
                                    new BarDelegate(QColor(0x9c, 0xc3, 0xe6), table_));
   table_->setItemDelegateForColumn(LadderModel::Speedup,
@@ -50,9 +49,9 @@ LadderView::LadderView(QWidget* parent)
 
 void LadderView::set_run(const nlohmann::json& run) {
   model_->set_run(run);
-  title_->setText(QStringLiteral("%1 / %2 / %3 on %4")
-                      .arg(text(run, "model"), text(run, "size"), text(run, "backend"),
-                           text(run, "device")));
+  title_->setText(
+      QStringLiteral("%1 / %2 / %3 on %4")
+          .arg(text(run, "model"), text(run, "size"), text(run, "backend"), text(run, "device")));
   table_->resizeColumnsToContents();
   for (int c : {LadderModel::Time, LadderModel::Speedup})
     table_->setColumnWidth(c, table_->columnWidth(c) + 24);

@@ -59,8 +59,8 @@ MainWindow::MainWindow(QWidget* parent)
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->addWidget(runs_);
   splitter->addWidget(tabs_);
-  splitter->setStretchFactor(0, 2);
-  splitter->setStretchFactor(1, 5);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({380, 900});
   setCentralWidget(splitter);
 
   problem_list_->setWordWrap(true);
@@ -85,32 +85,40 @@ MainWindow::MainWindow(QWidget* parent)
   connect(&store_, &DocumentStore::load_failed, this, &MainWindow::on_load_failed);
   connect(&store_, &DocumentStore::pending_changed, this, &MainWindow::on_pending_changed);
   connect(&store_, &DocumentStore::document_loaded, this, [this](int index) {
-    statusBar()->showMessage(tr("Loaded %1").arg(store_.documents()[static_cast<size_t>(index)].path),
-                             5000);
+    statusBar()->showMessage(
+        tr("Loaded %1").arg(store_.documents()[static_cast<size_t>(index)].path), 5000);
   });
 }
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open..."), this, [this] {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Open stagebench results"), QString(), tr("stagebench JSON (*.json);;All files (*)"));
-    open_files(paths);
-  }, QKeySequence::Open);
+  file->addAction(
+      tr("&Open..."), this,
+      [this] {
+        const QStringList paths =
+            QFileDialog::getOpenFileNames(this, tr("Open stagebench results"), QString(),
+                                          tr("stagebench JSON (*.json);;All files (*)"));
+        open_files(paths);
+      },
+      QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   rebuild_recent_menu();
-  file->addAction(tr("&Reload all"), this, [this] {
-    QStringList paths;
-    for (const auto& d : store_.documents()) paths << d.path;
-    store_.open(paths);
-  }, QKeySequence::Refresh);
+  file->addAction(
+      tr("&Reload all"), this,
+      [this] {
+        QStringList paths;
+        for (const auto& d : store_.documents()) paths << d.path;
+        store_.open(paths);
+      },
+      QKeySequence::Refresh);
   file->addSeparator();
   file->addAction(tr("&Quit"), qApp, &QApplication::quit, QKeySequence::Quit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < tabs_->count(); ++i)
-    view->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); },
-                    QKeySequence(Qt::CTRL + Qt::Key_1 + i));
+    view->addAction(
+        tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); },
+        QKeySequence(static_cast<int>(Qt::CTRL) | (Qt::Key_1 + i)));
   view->addAction(problem_dock_->toggleViewAction());
 }
 
@@ -179,8 +187,7 @@ void MainWindow::remember_recent(const QStringList& paths) {
 void MainWindow::rebuild_recent_menu() {
   recent_menu_->clear();
   const QStringList recent = QSettings().value(QStringLiteral("recent")).toStringList();
-  for (const QString& p : recent)
-    recent_menu_->addAction(p, this, [this, p] { open_files({p}); });
+  for (const QString& p : recent) recent_menu_->addAction(p, this, [this, p] { open_files({p}); });
   recent_menu_->setEnabled(!recent.isEmpty());
 }
 

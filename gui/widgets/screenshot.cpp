@@ -17,7 +17,7 @@
 namespace sb::viewer {
 namespace {
 
-constexpr int kSmallPngBytes = 150 * 1024;
+constexpr int kSmallPngBytes = 140 * 1000;
 
 QByteArray png_bytes(const QImage& image) {
   QByteArray bytes;
@@ -27,13 +27,16 @@ QByteArray png_bytes(const QImage& image) {
   return bytes;
 }
 
-void fail(const QString& message) { std::fprintf(stderr, "%s\n", qPrintable(message)); }
+void fail(const QString& message) {
+  std::fprintf(stderr, "%s\n", qPrintable(message));
+}
 
 }  // namespace
 
 void save_widget_png(QWidget& widget, const QString& path) {
   const QImage image = widget.grab().toImage();
-  if (image.isNull()) throw std::runtime_error("cannot render the window for " + path.toStdString());
+  if (image.isNull())
+    throw std::runtime_error("cannot render the window for " + path.toStdString());
   QByteArray bytes = png_bytes(image);
   if (bytes.size() > kSmallPngBytes)
     bytes = png_bytes(image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither));
@@ -47,11 +50,14 @@ int take_screenshot(MainWindow& window, const ScreenshotRequest& request) {
   window.set_interactive(false);
   QStringList files = request.files;
   if (!request.compare_with.isEmpty()) files << request.compare_with;
-  window.open_files(files);
+  // One at a time, so that the run list keeps the command line's order.
   DocumentStore* store = window.store();
-  if (!store->wait_idle(120000)) {
-    fail(QStringLiteral("timed out loading the files"));
-    return 1;
+  for (const QString& file : files) {
+    window.open_files({file});
+    if (!store->wait_idle(120000)) {
+      fail(QStringLiteral("timed out loading %1").arg(file));
+      return 1;
+    }
   }
   for (const QString& problem : window.problems()) fail(problem);
   if (store->documents().empty()) {
@@ -59,7 +65,8 @@ int take_screenshot(MainWindow& window, const ScreenshotRequest& request) {
     return 1;
   }
   if (!window.show_view(request.view)) {
-    fail(QStringLiteral("unknown view '%1' (ladder, charts, drilldown, compare)").arg(request.view));
+    fail(
+        QStringLiteral("unknown view '%1' (ladder, charts, drilldown, compare)").arg(request.view));
     return 2;
   }
   window.resize(request.size);

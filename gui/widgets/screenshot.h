@@ -5,17 +5,19 @@
 #include <QString>
 #include <QStringList>
 
+class QWidget;
+
 namespace sb::viewer {
 
 class MainWindow;
 
 struct ScreenshotRequest {
   QStringList files;
-  QString output;               // the PNG to write
-  QString view = "ladder";      // ladder, charts, drilldown, compare
-  QString compare_with;         // a second file: compare its first run with the first file's
-  int run_row = 0;              // which run of the run list to show
-  QSize size = QSize(1280, 760);
+  QString output;           // the PNG to write
+  QString view = "ladder";  // ladder, charts, drilldown, compare
+  QString compare_with;     // a second file: compare its first run with the first file's
+  int run_row = 0;          // which run of the run list to show
+  QSize size = QSize(1440, 800);
 };
 
 // Saves the widget as a PNG, reducing colours when the plain image would be large (screenshots

@@ -64,8 +64,8 @@ void add_compare(CLI::App& app, int& exit_code) {
     }
     const std::string text =
         o->format == "json"
-            ? compare_json(result, options, o->base, o->candidate).dump(2, ' ', false,
-                                                                        nlohmann::json::error_handler_t::replace) +
+            ? compare_json(result, options, o->base, o->candidate)
+                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
                   "\n"
             : compare_markdown(result, options, o->base, o->candidate);
     if (o->output.empty() || o->output == "-") {

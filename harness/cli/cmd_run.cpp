@@ -24,6 +24,7 @@ struct RunArgs {
   std::string format = "json";  // or "gbench": Google Benchmark JSON
   RunnerOptions runner;
   bool ceilings = true;
+  std::vector<std::string> extra_ceilings;  // "tf32=400000": GFLOP/s measured elsewhere
   bool quiet = false;
 };
 
@@ -92,15 +93,28 @@ int execute(RunArgs& a) {
       if (explicit_backend) throw std::invalid_argument(e.what());
       std::cerr << "stagebench: backend " << name << " skipped: " << e.what() << '\n';
       runs.push_back({{"model", model.name}, {"size", a.req.size}, {"backend", name},
-                      {"device", nullptr}, {"mode", "inference"}, {"status", "skipped"},
-                      {"reason", e.what()}, {"stages", nlohmann::json::array()}});
+                      {"device", a.req.device.empty() ? "none found" : a.req.device},
+                      {"mode", "inference"}, {"params", nlohmann::json::object()},
+                      {"status", "skipped"}, {"reason", e.what()},
+                      {"stages", nlohmann::json::array()}});
       continue;
     }
     const std::string device = backend->device();
     RunnerOptions opt = a.runner;
     if (a.ceilings) {
       const Ceilings c = measure_ceilings(*backend, name != "cpu" && a.req.size == "full");
-      opt.ceilings = DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s};
+      opt.ceilings = DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s, {}};
+      for (const auto& e : a.extra_ceilings) {
+        const auto eq = e.find('=');
+        double v = 0;
+        try {
+          v = eq == std::string::npos ? 0 : std::stod(e.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (!(v > 0))
+          throw std::invalid_argument("--ceiling '" + e + "': expected PRECISION=GFLOPS, e.g. tf32=400000");
+        opt.ceilings->gemm_gflops[e.substr(0, eq)] = v;
+      }
       if (!a.quiet)
         std::cerr << name << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
                   << c.stream_gbytes_per_s << " GB/s\n";
@@ -117,7 +131,10 @@ int execute(RunArgs& a) {
     progress.finish();
     if (a.ceilings && opt.ceilings)
       run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
-                         {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s}};
+                         {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s},
+                         {"gemm_gflops_given", opt.ceilings->gemm_gflops},
+                         {"method", "fp32 GEMM and stream measured here by the backend's own "
+                                    "library kernels; gemm_gflops_given from --ceiling"}};
     for (const auto& s : run["stages"])
       if (s.value("status", "") == "failed") rc = kExitFailed;
     runs.push_back(run);
@@ -158,6 +175,9 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"json", "gbench"}))
       ->capture_default_str();
   cmd->add_flag("!--no-ceilings", a->ceilings, "Skip measuring the device's ceilings");
+  cmd->add_option("--ceiling", a->extra_ceilings,
+                  "GEMM ceiling measured elsewhere for a precision, e.g. tf32=400000 (GFLOP/s)")
+      ->delimiter(',');
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });
 }

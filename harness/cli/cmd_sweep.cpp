@@ -1,12 +1,13 @@
 // `stagebench sweep CONFIG`: runs a sweep file's jobs with a journal, resumable, shardable
 // (docs/sweeps.md).
+#include <unistd.h>
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 #include "collectors/collectors.h"
 #include "harness/cli/commands.h"
@@ -136,8 +137,8 @@ class JobRunner {
     req.weights = job.weights;
     req.batch = job.batch;
     auto workload = model.make(req, std::move(backend));
-    nlohmann::json run =
-        run_ladder(*workload, {model.name, job.size, job.backend, device, "inference"}, stages, opt);
+    nlohmann::json run = run_ladder(
+        *workload, {model.name, job.size, job.backend, device, "inference"}, stages, opt);
     if (opt.ceilings) {
       run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
                          {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s}};
@@ -155,8 +156,8 @@ class JobRunner {
       const Ceilings c = measure_ceilings(backend, large);
       it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s}).first;
       if (!quiet_) {
-        std::cerr << job.backend << " ceilings: fp32 GEMM " << c.gemm_gflops
-                  << " GFLOP/s, stream " << c.stream_gbytes_per_s << " GB/s\n";
+        std::cerr << job.backend << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
+                  << c.stream_gbytes_per_s << " GB/s\n";
       }
     }
     return it->second;
@@ -186,7 +187,8 @@ nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& al
 }
 
 int execute(const SweepArgs& a) {
-  if (a.resume && a.restart) throw std::invalid_argument("--resume and --restart exclude each other");
+  if (a.resume && a.restart)
+    throw std::invalid_argument("--resume and --restart exclude each other");
   const std::vector<SweepJob> all = read_sweep_file(a.config);
   check_jobs(all);
   const Shard shard = parse_shard(a.shard);
@@ -216,11 +218,12 @@ int execute(const SweepArgs& a) {
   std::signal(SIGTERM, on_stop_signal);
   SweepOutcome out;
   try {
-    out = run_sweep(s, [&](const SweepJob& job, const JobHooks& hooks) {
-      nlohmann::json run = runner(job, hooks);
-      if (!a.quiet && !run.contains("status")) std::cout << ladder_table_text(run) << '\n';
-      return run;
-    });
+    if (!a.quiet) {
+      s.on_job_done = [](const nlohmann::json& run) {
+        if (!run.contains("status")) std::cout << ladder_table_text(run) << std::endl;
+      };
+    }
+    out = run_sweep(s, std::ref(runner));
   } catch (...) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

@@ -64,6 +64,7 @@ WorkCounts forward_counts(const Config& c, Precision weights) {
   w.bytes = t.bytes;
   w.items = b;
   w.item_name = "sequences";
+  w.precision = precision_name(weights);
   return w;
 }
 

@@ -6,8 +6,8 @@ namespace sb {
 namespace {
 
 TEST(StageReport, ThroughputAndRooflineFraction) {
-  const WorkCounts counts{2e9, 1e9, 8, "sequences"};
-  const auto t = throughput_json(counts, 0.5, DeviceCeilings{8, 4});
+  const WorkCounts counts{2e9, 1e9, 8, "sequences", "fp32"};
+  const auto t = throughput_json(counts, 0.5, DeviceCeilings{8, 4, {}});
   EXPECT_DOUBLE_EQ(t.at("items_per_s").get<double>(), 16);
   EXPECT_DOUBLE_EQ(t.at("gflops").get<double>(), 4);
   EXPECT_DOUBLE_EQ(t.at("gbytes_per_s").get<double>(), 2);
@@ -22,8 +22,20 @@ TEST(StageReport, UnknownCountsAndCeilingsAreNull) {
   EXPECT_TRUE(no_ceiling.at("gbytes_per_s").is_null());
   EXPECT_DOUBLE_EQ(no_ceiling.at("gflops").get<double>(), 2);
   // Only the bandwidth ceiling known: the bytes term alone.
-  const auto bw_only = throughput_json({2e9, 1e9, 1, "cells"}, 1, DeviceCeilings{0, 10});
+  const auto bw_only = throughput_json({2e9, 1e9, 1, "cells", "fp32"}, 1, DeviceCeilings{0, 10, {}});
   EXPECT_DOUBLE_EQ(bw_only.at("roofline_frac").get<double>(), 0.1);
+}
+
+TEST(StageReport, TensorCoreStagesUseTheirPrecisionsCeiling) {
+  WorkCounts c{4e9, 0, 1, "sequences", "tf32"};
+  const DeviceCeilings ceilings{10, 0, {{"tf32", 40}}};
+  const auto t = throughput_json(c, 1, ceilings);
+  EXPECT_DOUBLE_EQ(t.at("roofline_frac").get<double>(), 0.1);  // 4 GFLOP at 40 GFLOP/s
+  EXPECT_EQ(t.at("ceiling_precision"), "tf32");
+  c.precision = "int8";  // no ceiling given for it: held against fp32's
+  const auto u = throughput_json(c, 1, ceilings);
+  EXPECT_DOUBLE_EQ(u.at("roofline_frac").get<double>(), 0.4);
+  EXPECT_EQ(u.at("ceiling_precision"), "fp32");
 }
 
 }  // namespace

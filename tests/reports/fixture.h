@@ -43,16 +43,17 @@ inline nlohmann::json fixture_run(const std::string& backend,
   const bool cl = backend == "opencl";
   const std::vector<FixtureStage> stages = {
       {"original", "Original model", "ok", 350.0, 1.0, ""},
-      {"fused-gelu", "Fused GELU", "ok", 290.0, 1.2, ""},
+      {"fused-gelu", "Fused GELU", "ok", 290.0, 1.3, ""},
       {"graph-compile", "Graph compile", "ok", 199.0, 1.76, ""},
       {"fp16", "Half precision", cl ? "ok" : "skipped", 120.0, NAN,
        cl ? "" : "no fp16 on the cpu backend"},
       {"int8", "INT8 quantization", "invalid", 90.0, 3.5,
        "correctness: cosine 0.98000000 < 0.99 (int8)"},
   };
-  nlohmann::json run = {{"model", "enformer"}, {"size", "tiny"},       {"backend", backend},
-                        {"device", cl ? "Test GPU" : "Test CPU (2 threads)"},
-                        {"mode", "inference"}, {"params", {{"batch", 1}}}, {"complete", true}};
+  nlohmann::json run = {{"model", "enformer"}, {"size", "tiny"},
+                        {"backend", backend},  {"device", cl ? "Test GPU" : "Test CPU (2 threads)"},
+                        {"mode", "inference"}, {"params", {{"batch", 1}}},
+                        {"complete", true}};
   run["stages"] = nlohmann::json::array();
   double base_median = NAN, prev_median = NAN;
   uint32_t seed = cl ? 100 : 1;
@@ -67,15 +68,18 @@ inline nlohmann::json fixture_run(const std::string& backend,
     s["counters"] = nlohmann::json::object();
     s["opencl"] = null;
     if (f.status == "skipped") {
-      s["time"] = {{"median_ms", null}, {"mean_ms", null}, {"stddev_ms", null}, {"min_ms", null},
-                   {"max_ms", null},    {"p10_ms", null},  {"p90_ms", null},    {"cv", null},
+      s["time"] = {{"median_ms", null}, {"mean_ms", null},    {"stddev_ms", null}, {"min_ms", null},
+                   {"max_ms", null},    {"p10_ms", null},     {"p90_ms", null},    {"cv", null},
                    {"samples", 0},      {"stop_reason", null}};
       s["speedup"] = {{"vs_baseline", null}, {"ci95", null}, {"vs_previous", null}};
-      s["throughput"] = {{"items_per_s", null}, {"item_name", "sequences"}, {"gflops", null},
-                         {"gbytes_per_s", null}, {"roofline_frac", null}};
-      s["memory"] = {{"host_peak_bytes", null}, {"host_tensor_peak_bytes", null},
-                     {"device_peak_bytes", null}};
-      s["correctness"] = {{"cosine", null}, {"max_abs", null}, {"rel_l2", null},
+      s["throughput"] = {{"items_per_s", null},
+                         {"item_name", "sequences"},
+                         {"gflops", null},
+                         {"gbytes_per_s", null},
+                         {"roofline_frac", null}};
+      s["memory"] = {
+          {"host_peak_bytes", null}, {"host_tensor_peak_bytes", null}, {"device_peak_bytes", null}};
+      s["correctness"] = {{"cosine", null},       {"max_abs", null}, {"rel_l2", null},
                           {"tolerance", 0.99999}, {"basis", "fp32"}, {"pass", null}};
       s["samples_ms"] = nlohmann::json::array();
       run["stages"].push_back(s);

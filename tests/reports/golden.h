@@ -21,8 +21,8 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(in) << "missing golden file " << path << " (run with STAGEBENCH_UPDATE_GOLDEN=1)";
   std::ostringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "rendered text differs from " << path
-                                    << " (STAGEBENCH_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(actual, expected.str())
+      << "rendered text differs from " << path << " (STAGEBENCH_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 }  // namespace sb::test

@@ -20,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture_html() { return sb::report_html({{"fixture.json", sb::test::fixture_document()}}); }
+std::string fixture_html() {
+  return sb::report_html({{"fixture.json", sb::test::fixture_document()}});
+}
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -33,16 +35,17 @@ TEST(ReportHtml, IsOneSelfContainedPage) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(count(html, "<style>"), 1u);
   EXPECT_EQ(count(html, "<table class=\"ladder\">"), 2u);  // one per run
-  EXPECT_EQ(count(html, "<svg "), 6u);                      // three charts per run
+  EXPECT_EQ(count(html, "<svg "), 6u);                     // three charts per run
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   // The only URL is the SVG namespace, which is an identifier, never fetched.
   const std::regex url("(https?:)?//[a-zA-Z0-9.-]+");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), url); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), url); it != std::sregex_iterator();
+       ++it)
     EXPECT_EQ(it->str(), "http://www.w3.org") << "external reference " << it->str();
   EXPECT_GT(count(html, "class=\"error-bar\""), 10u);
-  EXPECT_GE(count(html, "class=\"marker\""), 8u);  // claims on the speedup charts
+  EXPECT_GE(count(html, "class=\"marker\""), 8u);     // claims on the speedup charts
   EXPECT_EQ(count(html, "class=\"reference\""), 2u);  // 1x line on the speedup charts
 }
 
@@ -69,9 +72,8 @@ std::string find_chromium() {
 }
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("sb_reports_html_" + std::to_string(getpid()) + "_" +
-                   std::to_string(std::random_device{}()));
+  fs::path path = fs::temp_directory_path() / ("sb_reports_html_" + std::to_string(getpid()) + "_" +
+                                               std::to_string(std::random_device{}()));
   TempDir() { fs::create_directories(path); }
   ~TempDir() {
     std::error_code ec;
@@ -108,7 +110,8 @@ class ReportHtmlBrowser : public ::testing::Test {
 
 TEST_F(ReportHtmlBrowser, DomHasTheTablesAndTheCharts) {
   const std::string dom = run_browser(chromium_, dir_, "--dump-dom");
-  ASSERT_NE(dom.find("<body"), std::string::npos) << "no DOM from the browser:\n" << dom.substr(0, 2000);
+  ASSERT_NE(dom.find("<body"), std::string::npos) << "no DOM from the browser:\n"
+                                                  << dom.substr(0, 2000);
   EXPECT_EQ(count(dom, "<table class=\"ladder\">"), 2u);
   EXPECT_EQ(count(dom, "<svg "), 6u);
   EXPECT_GT(count(dom, "<rect class=\"bar\""), 20u);

@@ -9,36 +9,42 @@ namespace {
 using nlohmann::json;
 
 json stage(const std::string& id, const std::string& status, json median) {
-  return {{"id", id},
-          {"status", status},
-          {"reason", status == "ok" ? json() : json("noise 3% > 1%")},
-          {"time", {{"median_ms", median}, {"samples", 12}, {"cv", 0.01}, {"p10_ms", 1.0},
-                    {"p90_ms", 3.0}}},
-          {"speedup", {{"vs_baseline", 1.5}, {"ci95", {1.4, 1.6}}, {"vs_previous", nullptr}}},
-          {"throughput", {{"items_per_s", 500.0}, {"gflops", nullptr}}},
-          {"counters", {{"os::cpu_time_ns", {{"value", 4e6}}}}},
-          {"correctness", {{"cosine", 0.999999}}},
-          {"memory", {{"host_peak_bytes", 1024}, {"device_peak_bytes", nullptr}}}};
+  return {
+      {"id", id},
+      {"status", status},
+      {"reason", status == "ok" ? json() : json("noise 3% > 1%")},
+      {"time",
+       {{"median_ms", median}, {"samples", 12}, {"cv", 0.01}, {"p10_ms", 1.0}, {"p90_ms", 3.0}}},
+      {"speedup", {{"vs_baseline", 1.5}, {"ci95", {1.4, 1.6}}, {"vs_previous", nullptr}}},
+      {"throughput", {{"items_per_s", 500.0}, {"gflops", nullptr}}},
+      {"counters", {{"os::cpu_time_ns", {{"value", 4e6}}}}},
+      {"correctness", {{"cosine", 0.999999}}},
+      {"memory", {{"host_peak_bytes", 1024}, {"device_peak_bytes", nullptr}}}};
 }
 
 json doc() {
-  json run = {{"model", "enformer"}, {"size", "small"}, {"backend", "cpu"},
-              {"params", {{"batch", 1}}}, {"complete", true},
-              {"stages", {stage("original", "ok", 2.0), stage("fused-gelu", "invalid", 1.5),
-                          stage("bf16", "skipped", nullptr)}}};
+  json run = {{"model", "enformer"},
+              {"size", "small"},
+              {"backend", "cpu"},
+              {"params", {{"batch", 1}}},
+              {"complete", true},
+              {"stages",
+               {stage("original", "ok", 2.0), stage("fused-gelu", "invalid", 1.5),
+                stage("bf16", "skipped", nullptr)}}};
   json partial = run;
   partial["complete"] = false;
   json batch4 = run;
   batch4["params"]["batch"] = 4;
-  return {{"schema", "stagebench/1"},
-          {"context",
-           {{"date", "2025-01-01T00:00:00Z"},
-            {"host", "box"},
-            {"argv", {"/usr/bin/stagebench", "run"}},
-            {"build", {{"type", "Release"}}},
-            {"cpu", {{"logical_cores", 2}, {"mhz", 2299.9}, {"l1d_bytes", 49152},
-                     {"l2_bytes", 2097152}}}}},
-          {"runs", {run, partial, batch4}}};
+  return {
+      {"schema", "stagebench/1"},
+      {"context",
+       {{"date", "2025-01-01T00:00:00Z"},
+        {"host", "box"},
+        {"argv", {"/usr/bin/stagebench", "run"}},
+        {"build", {{"type", "Release"}}},
+        {"cpu",
+         {{"logical_cores", 2}, {"mhz", 2299.9}, {"l1d_bytes", 49152}, {"l2_bytes", 2097152}}}}},
+      {"runs", {run, partial, batch4}}};
 }
 
 TEST(Gbench, ContextHasTheKeysDashboardsRead) {

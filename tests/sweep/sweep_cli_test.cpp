@@ -31,7 +31,9 @@ struct Result {
 };
 
 // One OpenMP thread: the tiny model on a loaded 2-core machine is many times faster so.
-void single_thread() { setenv("OMP_NUM_THREADS", "1", 1); }
+void single_thread() {
+  setenv("OMP_NUM_THREADS", "1", 1);
+}
 
 Result run(const std::string& args) {
   single_thread();
@@ -92,7 +94,8 @@ size_t complete_runs(const std::filesystem::path& out) {
 std::string sweep_file(double measure_s = 0) {
   const std::string runner =
       measure_s > 0 ? R"({"noise": 10, "min_samples": 100000, "max_samples": 100000, "warmup": 0,
-                          "max_time": )" + std::to_string(measure_s) + "}"
+                          "max_time": )" +
+                          std::to_string(measure_s) + "}"
                     : R"({"noise": 10, "min_samples": 2, "max_samples": 3, "max_time": 0.5,
                           "warmup": 0})";
   return R"({"defaults": {"ceilings": false, "stages": ["fused-gelu"], "runner": )" + runner +
@@ -111,9 +114,9 @@ TEST(SweepCli, BadSweepFilesAreNamedWithTheField) {
             std::string::npos)
       << r.output;
 
-  const auto stage = dir.write(
-      "stage.json",
-      R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu",
+  const auto stage =
+      dir.write("stage.json",
+                R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu",
                        "stages": ["warp"]}]})");
   r = run("sweep " + stage.string() + " -q -o " + dir.file("o.json").string());
   EXPECT_EQ(r.status, 2) << r.output;
@@ -228,10 +231,11 @@ TEST(SweepCli, InterruptStopsAtTheNextSnapshotWithAValidDocument) {
 TEST(SweepCli, RunWritesGoogleBenchmarkJson) {
   ScratchDir dir;
   const auto out = dir.file("g.json");
-  const Result r = run("run enformer --size tiny --backend cpu --stages fused-gelu --max-time 0.3 "
-                       "--warmup 0 --min-samples 2 --max-samples 3 --no-ceilings -q "
-                       "--format gbench -o " +
-                       out.string());
+  const Result r =
+      run("run enformer --size tiny --backend cpu --stages fused-gelu --max-time 0.3 "
+          "--warmup 0 --min-samples 2 --max-samples 3 --no-ceilings -q "
+          "--format gbench -o " +
+          out.string());
   ASSERT_EQ(r.status, 0) << r.output;
   const json g = json::parse(slurp(out));
   EXPECT_TRUE(g["context"]["host_name"].is_string());

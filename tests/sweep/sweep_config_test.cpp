@@ -115,8 +115,7 @@ TEST(SweepConfig, FileErrorsNameTheFile) {
     read_sweep_file(field);
     FAIL() << "a number is not a model list";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(field.string() + ": entries[0].models"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(field.string() + ": entries[0].models"), std::string::npos)
         << e.what();
   }
 }

@@ -18,8 +18,8 @@ std::vector<SweepJob> jobs() {
 }
 
 json run_of(const SweepJob& job) {
-  json run = {{"model", job.model}, {"size", job.size},  {"backend", job.backend},
-              {"device", "d"},      {"mode", "inference"}, {"params", {{"batch", job.batch}}},
+  json run = {{"model", job.model},     {"size", job.size},    {"backend", job.backend},
+              {"device", "d"},          {"mode", "inference"}, {"params", {{"batch", job.batch}}},
               {"stages", json::array()}};
   tag_run(run, job);
   return run;
@@ -45,8 +45,8 @@ TEST(SweepMerge, ShardsMergeBackIntoTheSweepOrder) {
   for (const auto& j : all) order.push_back(job_key(j));
   std::vector<std::string> missing;
   // Inputs in either order give the sweep's order.
-  const json merged =
-      merge_documents({{"b.json", doc_of(s1, "h1")}, {"a.json", doc_of(s0, "h0")}}, order, &missing);
+  const json merged = merge_documents({{"b.json", doc_of(s1, "h1")}, {"a.json", doc_of(s0, "h0")}},
+                                      order, &missing);
   EXPECT_TRUE(validate_document(merged).empty());
   EXPECT_EQ(keys_of(merged), order);
   EXPECT_TRUE(missing.empty());
@@ -60,11 +60,9 @@ TEST(SweepMerge, ShardsMergeBackIntoTheSweepOrder) {
 TEST(SweepMerge, WithoutAConfigTheOrderIsDeterministic) {
   const auto all = jobs();
   const json ab = merge_documents(
-      {{"a", doc_of(shard_jobs(all, {0, 2}), "")}, {"b", doc_of(shard_jobs(all, {1, 2}), "")}},
-      {});
+      {{"a", doc_of(shard_jobs(all, {0, 2}), "")}, {"b", doc_of(shard_jobs(all, {1, 2}), "")}}, {});
   const json ba = merge_documents(
-      {{"b", doc_of(shard_jobs(all, {1, 2}), "")}, {"a", doc_of(shard_jobs(all, {0, 2}), "")}},
-      {});
+      {{"b", doc_of(shard_jobs(all, {1, 2}), "")}, {"a", doc_of(shard_jobs(all, {0, 2}), "")}}, {});
   EXPECT_EQ(keys_of(ab), keys_of(ba));
   ASSERT_EQ(ab["runs"].size(), 4u);
   EXPECT_EQ(ab["runs"][0]["size"], "small") << "sorted by model, size, backend";
@@ -92,8 +90,9 @@ TEST(SweepMerge, DuplicatesAndForeignRunsAreRejectedByName) {
 }
 
 TEST(SweepMerge, RunsWithoutAJobKeyAreIdentifiedByTheirParameters) {
-  json a = {{"model", "m"},        {"size", "tiny"}, {"backend", "cpu"}, {"device", "d"},
-            {"mode", "inference"}, {"params", {{"batch", 1}}}, {"stages", json::array()}};
+  json a = {{"model", "m"},           {"size", "tiny"},      {"backend", "cpu"},
+            {"device", "d"},          {"mode", "inference"}, {"params", {{"batch", 1}}},
+            {"stages", json::array()}};
   json b = a;
   b["params"]["batch"] = 2;
   EXPECT_NE(run_key(a), run_key(b));

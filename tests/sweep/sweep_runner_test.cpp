@@ -22,10 +22,9 @@ std::vector<SweepJob> three_jobs() {
 }
 
 json fake_run(const SweepJob& job, bool complete) {
-  return {{"model", job.model},      {"size", job.size},
-          {"backend", job.backend},  {"device", "fake"},
-          {"mode", "inference"},     {"params", {{"batch", job.batch}}},
-          {"complete", complete},    {"stages", json::array()}};
+  return {{"model", job.model},   {"size", job.size},       {"backend", job.backend},
+          {"device", "fake"},     {"mode", "inference"},    {"params", {{"batch", job.batch}}},
+          {"complete", complete}, {"stages", json::array()}};
 }
 
 struct Fixture {
@@ -67,16 +66,15 @@ TEST(SweepRunner, CancelKeepsTheSnapshotAndResumeRunsOnlyWhatIsMissing) {
   std::atomic<bool> cancel{false};
   f.session.cancel = &cancel;
   // Job 2 is stopped mid-way: its snapshot reaches the journal before the ladder ends.
-  const SweepOutcome first =
-      run_sweep(f.session, [&](const SweepJob& job, const JobHooks& hooks) {
-        f.ran.push_back(job.batch);
-        if (job.batch == 2) {
-          cancel = true;
-          hooks.partial(fake_run(job, false));
-          ADD_FAILURE() << "partial() must throw once the sweep is cancelled";
-        }
-        return fake_run(job, true);
-      });
+  const SweepOutcome first = run_sweep(f.session, [&](const SweepJob& job, const JobHooks& hooks) {
+    f.ran.push_back(job.batch);
+    if (job.batch == 2) {
+      cancel = true;
+      hooks.partial(fake_run(job, false));
+      ADD_FAILURE() << "partial() must throw once the sweep is cancelled";
+    }
+    return fake_run(job, true);
+  });
   EXPECT_TRUE(first.cancelled);
   EXPECT_EQ(f.ran, (std::vector<int64_t>{1, 2}));
   json doc = read_document(f.session.output);

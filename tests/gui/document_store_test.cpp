@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+#include <QAbstractItemModelTester>
+#include <QCoreApplication>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "fixture.h"
+#include "gui/model/document_store.h"
+#include "gui/model/run_list_model.h"
+
+namespace sb::viewer {
+namespace {
+
+QCoreApplication& app() {
+  static int argc = 1;
+  static char name[] = "gui_store_test";
+  static char* argv[] = {name, nullptr};
+  static QCoreApplication instance(argc, argv);
+  return instance;
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(bytes);
+}
+
+TEST(DocumentStore, BadFilesAreNamedAndTheGoodOneStillLoads) {
+  app();
+  QTemporaryDir dir;
+  const QString bad_json = dir.filePath("broken.json");
+  const QString wrong_schema = dir.filePath("other.json");
+  write(bad_json, "{\"schema\": \"stagebench/1\", \"runs\": [");
+  write(wrong_schema, "{\"schema\": \"gbench\", \"runs\": []}");
+  DocumentStore store;
+  QSignalSpy failed(&store, &DocumentStore::load_failed);
+  store.open(
+      {bad_json, QString::fromStdString(test::fixture_path("two_backends.json")), wrong_schema});
+  ASSERT_TRUE(store.wait_idle(20000));
+  ASSERT_EQ(store.documents().size(), 1u);
+  EXPECT_TRUE(store.documents()[0].path.endsWith("two_backends.json"));
+  EXPECT_EQ(store.runs().size(), 2u);
+  ASSERT_EQ(failed.count(), 2);
+  QStringList messages;
+  for (const auto& args : failed) messages << args.at(1).toString();
+  messages.sort();
+  EXPECT_TRUE(messages[0].startsWith(bad_json + ": not valid JSON")) << messages[0].toStdString();
+  EXPECT_TRUE(messages[1].startsWith(wrong_schema + ": not a stagebench/1 document"))
+      << messages[1].toStdString();
+  EXPECT_TRUE(messages[1].contains("schema: unsupported \"gbench\""));
+}
+
+TEST(DocumentStore, ReloadsAFileThatChangesOnDisk) {
+  app();
+  QTemporaryDir dir;
+  const QString path = dir.filePath("run.json");
+  auto doc = test::fixture_json("two_backends.json");
+  write(path, QByteArray::fromStdString(doc.dump()));
+  DocumentStore store;
+  RunListModel runs(&store);
+  QAbstractItemModelTester tester(&runs, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  store.open({path});
+  ASSERT_TRUE(store.wait_idle(20000));
+  ASSERT_EQ(runs.rowCount(), 2);
+  EXPECT_EQ(runs.index(1, RunListModel::Backend).data().toString(), "opencl");
+  EXPECT_EQ(runs.index(0, RunListModel::Stages).data().toString(), "2/5 ok");
+
+  QSignalSpy loaded(&store, &DocumentStore::document_loaded);
+  doc["runs"].erase(1);
+  // As the harness writes: a new file renamed over the old one.
+  write(path + ".tmp", QByteArray::fromStdString(doc.dump()));
+  ASSERT_TRUE(QFile::remove(path));
+  ASSERT_TRUE(QFile::rename(path + ".tmp", path));
+  ASSERT_TRUE(loaded.wait(10000));
+  ASSERT_TRUE(store.wait_idle(20000));
+  EXPECT_EQ(store.documents().size(), 1u);
+  EXPECT_EQ(runs.rowCount(), 1);
+}
+
+}  // namespace
+}  // namespace sb::viewer

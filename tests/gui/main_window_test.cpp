@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QtCharts/QChart>
+
+#include "fixture.h"
+#include "gui/model/compare_model.h"
+#include "gui/model/kernels_model.h"
+#include "gui/model/ladder_model.h"
+#include "gui/widgets/chart_export.h"
+#include "gui/widgets/charts_view.h"
+#include "gui/widgets/compare_view.h"
+#include "gui/widgets/copyable_table_view.h"
+#include "gui/widgets/drilldown_view.h"
+#include "gui/widgets/ladder_view.h"
+#include "gui/widgets/main_window.h"
+#include "gui/widgets/run_browser.h"
+#include "gui/widgets/screenshot.h"
+
+namespace sb::viewer {
+namespace {
+
+QApplication& app() {
+  static int argc = 1;
+  static char name[] = "gui_widgets_test";
+  static char* argv[] = {name, nullptr};
+  static QApplication* instance = [] {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication::setOrganizationName("stagebench-test");  // keep the user's recent files
+    return new QApplication(argc, argv);
+  }();
+  return *instance;
+}
+
+QString fixture() {
+  return QString::fromStdString(test::fixture_path("two_backends.json"));
+}
+
+TEST(MainWindow, OpensAFixtureAndSwitchesViews) {
+  app();
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1000, 700);
+  window.show();
+  window.open_files({fixture(), "/nonexistent/missing.json"});
+  ASSERT_TRUE(window.store()->wait_idle(20000));
+  ASSERT_EQ(window.problems().size(), 1);
+  EXPECT_TRUE(window.problems()[0].startsWith("/nonexistent/missing.json"));
+
+  ASSERT_TRUE(window.run_browser()->select_row(1));  // the OpenCL run
+  QApplication::processEvents();
+  EXPECT_EQ(window.ladder()->model()->rowCount(), 2);
+  EXPECT_EQ(window.drilldown()->current_stage(), 0);  // most kernel time
+  EXPECT_EQ(window.drilldown()->kernels()->rowCount(), 2);
+  for (const char* view : {"ladder", "charts", "drilldown", "compare"}) {
+    EXPECT_TRUE(window.show_view(view)) << view;
+    QApplication::processEvents();
+  }
+  EXPECT_FALSE(window.show_view("nonsense"));
+  EXPECT_EQ(window.compare()->model()->rowCount(), 5);  // runs 0 and 1 by default
+  const auto charts = window.charts()->chart_views();
+  ASSERT_EQ(charts.size(), 3u);
+  EXPECT_EQ(charts[0]->chart()->series().size(), 3);  // boxes, speedup line, its points
+  EXPECT_TRUE(window.ladder()->table()->selection_markdown().startsWith("| # | stage |"));
+}
+
+TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
+  app();
+  ChartsView charts;
+  const auto doc = test::fixture_json("two_backends.json");
+  charts.set_run(doc["runs"][0], {});
+  charts.resize(800, 600);
+  QTemporaryDir dir;
+  QtCharts::QChartView& view = *charts.chart_views()[0];
+  export_chart(view, dir.filePath("time.png"));
+  EXPECT_FALSE(QImage(dir.filePath("time.png")).isNull());
+  if (svg_export_available()) {
+    export_chart(view, dir.filePath("time.svg"));
+    QFile svg(dir.filePath("time.svg"));
+    ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svg.readAll().contains("<svg"));
+  }
+  EXPECT_THROW(export_chart(view, "/nonexistent/dir/x.png"), std::runtime_error);
+}
+
+TEST(MainWindow, ScreenshotWritesANonEmptyPng) {
+  app();
+  QTemporaryDir dir;
+  for (const char* view : {"ladder", "compare"}) {
+    MainWindow window;
+    ScreenshotRequest request;
+    request.files = QStringList{fixture()};
+    request.output = dir.filePath(QString(view) + ".png");
+    request.view = view;
+    request.size = QSize(900, 600);
+    if (QString(view) == "compare") request.compare_with = fixture();
+    ASSERT_EQ(take_screenshot(window, request), 0) << view;
+    const QImage image(request.output);
+    ASSERT_FALSE(image.isNull()) << view;
+    EXPECT_EQ(image.size(), QSize(900, 600));
+    // Not a blank image: more than one colour.
+    const QRgb first = image.pixel(0, 0);
+    bool varied = false;
+    for (int y = 0; y < image.height() && !varied; y += 7)
+      for (int x = 0; x < image.width() && !varied; x += 7) varied = image.pixel(x, y) != first;
+    EXPECT_TRUE(varied) << view;
+  }
+}
+
+}  // namespace
+}  // namespace sb::viewer

@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <QStandardItemModel>
+
+#include "fixture.h"
+#include "gui/model/batch_series.h"
+#include "gui/model/context_summary.h"
+#include "gui/model/document.h"
+#include "gui/model/histogram.h"
+#include "gui/model/table_export.h"
+
+namespace sb::viewer {
+namespace {
+
+bool any_starts_with(const QStringList& list, const QString& prefix) {
+  for (const QString& s : list)
+    if (s.startsWith(prefix)) return true;
+  return false;
+}
+
+TEST(ContextSummary, WarnsAboutMissingPmuAndInvalidStages) {
+  const auto doc = test::fixture_json("two_backends.json");
+  const ContextSummary s = summarize_context(doc, doc["runs"][0]);
+  EXPECT_TRUE(any_starts_with(s.warnings, "no hardware PMU: PAPI_TOT_CYC"))
+      << s.warnings.join("\n").toStdString();
+  EXPECT_TRUE(s.warnings.contains("stage fused-attention invalid: noise 2.3% > 1.0%"));
+  EXPECT_TRUE(any_starts_with(s.warnings, "stage bf16 invalid: correctness"));
+  EXPECT_FALSE(any_starts_with(s.warnings, "software events"));  // perf::PAGE-FAULTS opened
+  EXPECT_EQ(s.tiers, QStringList{"os"});  // "error" is not a tier that counted
+  EXPECT_EQ(s.devices, QStringList{"Test GPU (Test Platform)"});
+  EXPECT_TRUE(context_html(s).contains("no hardware PMU"));
+}
+
+TEST(Document, NamesTheProblemAndTheFile) {
+  auto doc = test::fixture_json("two_backends.json");
+  EXPECT_TRUE(document_problems(doc).empty());
+  doc["schema"] = "stagebench/0";
+  doc["runs"][1]["stages"][0]["status"] = "great";
+  const auto problems = document_problems(doc);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "schema: unsupported \"stagebench/0\" (expected \"stagebench/1\")");
+  EXPECT_EQ(problems[1],
+            "runs[1].stages[0].status: 'great' is not one of ok, skipped, failed, invalid");
+  const LoadResult missing = load_document("/nonexistent/x.json");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.error.startsWith("/nonexistent/x.json: cannot open"));
+}
+
+TEST(Histogram, BinsCoverEverySample) {
+  const Histogram h = make_histogram({1, 2, 2, 3, 4, 10, 10, 10, 10}, 3);
+  ASSERT_EQ(h.counts.size(), 3u);
+  EXPECT_DOUBLE_EQ(h.low, 1);
+  EXPECT_DOUBLE_EQ(h.width, 3);
+  EXPECT_EQ(h.counts, (std::vector<int>{4, 1, 4}));  // the maximum lands in the last bin
+  EXPECT_EQ(make_histogram({5, 5, 5}).counts, std::vector<int>{3});
+  EXPECT_TRUE(make_histogram({}).counts.empty());
+}
+
+nlohmann::json batch_run(int batch, double items_per_s, const char* backend = "cpu") {
+  nlohmann::json stage = {
+      {"id", "original"}, {"status", "ok"}, {"throughput", {{"items_per_s", items_per_s}}}};
+  return {{"model", "enformer"}, {"size", "tiny"},      {"backend", backend},
+          {"device", "d"},       {"mode", "inference"}, {"params", {{"batch", batch}}},
+          {"stages", {stage}}};
+}
+
+TEST(BatchSeries, OnePointPerBatchOfTheSameLadderSortedByBatch) {
+  const auto b4 = batch_run(4, 40), b1 = batch_run(1, 12), other = batch_run(2, 99, "opencl");
+  const auto series = batch_series({&b4, &b1, &other}, b1);
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].stage, "original");
+  ASSERT_EQ(series[0].points.size(), 2);
+  EXPECT_EQ(series[0].points[0], QPointF(1, 12));
+  EXPECT_EQ(series[0].points[1], QPointF(4, 40));
+  EXPECT_TRUE(batch_series({&b1, &other}, b1).empty());  // a single batch size is no sweep
+}
+
+TEST(TableExport, MarkdownAndCsvOfASelection) {
+  QStandardItemModel model(2, 2);
+  model.setHorizontalHeaderLabels({"a", "b"});
+  model.setItem(0, 0, new QStandardItem("x|y"));
+  model.setItem(0, 1, new QStandardItem("1,5"));
+  model.setItem(1, 0, new QStandardItem("say \"hi\""));
+  model.setItem(1, 1, new QStandardItem("2"));
+  EXPECT_EQ(table_markdown(model).toStdString(),
+            "| a | b |\n|---|---|\n| x\\|y | 1,5 |\n| say \"hi\" | 2 |\n");
+  EXPECT_EQ(table_csv(model).toStdString(), "a,b\nx|y,\"1,5\"\n\"say \"\"hi\"\"\",2\n");
+  EXPECT_EQ(table_csv(model, {model.index(1, 1)}).toStdString(), "b\n2\n");
+}
+
+}  // namespace
+}  // namespace sb::viewer
