@@ -1,0 +1,23 @@
+#!/usr/bin/env python3
+"""GEMM ceilings of the GPU through cuBLAS (PyTorch), 8192^3 on random data, for
+`stagebench run --ceiling`: prints fp32=...,tf32=...,fp16=...,bf16=... in GFLOP/s (median of 10
+timed products after 3 warm-ups, CUDA events)."""
+import torch
+
+n = 8192
+out = []
+for name, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32, True),
+                          ("fp16", torch.float16, False), ("bf16", torch.bfloat16, False)):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    for _ in range(3):
+        a @ b
+    times = []
+    for _ in range(10):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); a @ b; e.record(); torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / 1e3)
+    times.sort()
+    out.append(f"{name}={2 * n**3 / times[len(times) // 2] / 1e9:.0f}")
+print(",".join(out))
