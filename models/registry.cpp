@@ -37,6 +37,44 @@ const ModelEntry& find_model(const std::string& name) {
   throw std::invalid_argument("unknown model '" + name + "' (models: " + known + ")");
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+void check_size(const ModelEntry& m, const std::string& size) {
+  for (const auto& s : m.sizes)
+    if (s == size) return;
+  throw std::invalid_argument(m.name + ": unknown size '" + size + "' (sizes: " + joined(m.sizes) +
+                              ")");
+}
+
+std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids) {
+  const auto& ladder = m.ladder();
+  std::vector<size_t> out;
+  if (ids.empty()) {
+    for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
+    return out;
+  }
+  for (const auto& id : ids) {
+    size_t i = 0;
+    while (i < ladder.size() && ladder[i].id != id && std::to_string(i) != id) ++i;
+    if (i == ladder.size()) {
+      std::vector<std::string> known;
+      for (const auto& s : ladder) known.push_back(s.id);
+      throw std::invalid_argument(m.name + ": unknown stage '" + id + "' (stages: " +
+                                  joined(known) + ")");
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
 std::vector<std::string> backend_names() {
 #ifdef STAGEBENCH_HAVE_OPENCL
   return {"cpu", "opencl"};

@@ -30,6 +30,11 @@ struct ModelEntry {
 
 const std::vector<ModelEntry>& model_registry();
 const ModelEntry& find_model(const std::string& name);  // throws, listing the known models
+// Throws std::invalid_argument "<model>: unknown size 'x' (sizes: ...)".
+void check_size(const ModelEntry& m, const std::string& size);
+// Stage ids (or ladder indices) -> ladder positions, all of them when `ids` is empty. Throws
+// std::invalid_argument "<model>: unknown stage 'x' (stages: ...)".
+std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids);
 std::vector<std::string> backend_names();               // "cpu", and "opencl" when built
 std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device);
 

@@ -28,35 +28,6 @@ struct RunArgs {
   bool quiet = false;
 };
 
-// Stage ids or indices -> ladder positions, validated before anything is measured.
-std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids) {
-  const auto& ladder = m.ladder();
-  std::vector<size_t> out;
-  if (ids.empty()) {
-    for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
-    return out;
-  }
-  for (const auto& id : ids) {
-    bool found = false;
-    for (size_t i = 0; i < ladder.size() && !found; ++i)
-      if (ladder[i].id == id || std::to_string(i) == id) out.push_back(i), found = true;
-    if (!found) {
-      std::string known;
-      for (const auto& s : ladder) known += (known.empty() ? "" : ", ") + s.id;
-      throw std::invalid_argument(m.name + ": unknown stage '" + id + "' (stages: " + known + ")");
-    }
-  }
-  return out;
-}
-
-void check_size(const ModelEntry& m, const std::string& size) {
-  for (const auto& s : m.sizes)
-    if (s == size) return;
-  std::string known;
-  for (const auto& s : m.sizes) known += (known.empty() ? "" : ", ") + s;
-  throw std::invalid_argument(m.name + ": unknown size '" + size + "' (sizes: " + known + ")");
-}
-
 std::vector<std::string> resolve_backends(const std::string& b) {
   if (b == "all") return backend_names();
   for (const auto& known : {"cpu", "opencl"})

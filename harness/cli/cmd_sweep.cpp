@@ -48,57 +48,28 @@ struct SweepArgs {
   bool quiet = false;
 };
 
-std::string known_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::vector<size_t> stage_indices(const ModelEntry& m, const std::vector<std::string>& ids,
-                                  const std::string& origin) {
-  const auto& ladder = m.ladder();
-  std::vector<size_t> out;
-  if (ids.empty()) {
-    for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
-    return out;
+// The registry's checks, with the sweep file's place in front of the message.
+template <class F>
+auto in_field(const std::string& where, F&& check) {
+  try {
+    return check();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
   }
-  for (const auto& id : ids) {
-    size_t i = 0;
-    while (i < ladder.size() && ladder[i].id != id) ++i;
-    if (i == ladder.size()) {
-      std::vector<std::string> known;
-      for (const auto& s : ladder) known.push_back(s.id);
-      throw std::invalid_argument(origin + ".stages: " + m.name + " has no stage '" + id +
-                                  "' (stages: " + known_list(known) + ")");
-    }
-    out.push_back(i);
-  }
-  return out;
 }
 
 // Every job names a known model, size, backend and stages: checked before anything runs.
 void check_jobs(const std::vector<SweepJob>& jobs) {
-  std::vector<std::string> models;
-  for (const auto& m : model_registry()) models.push_back(m.name);
   for (const auto& j : jobs) {
-    const ModelEntry* model = nullptr;
-    for (const auto& m : model_registry())
-      if (m.name == j.model) model = &m;
-    if (!model) {
-      throw std::invalid_argument(j.origin + ".models: unknown model '" + j.model +
-                                  "' (models: " + known_list(models) + ")");
-    }
-    bool size_known = false;
-    for (const auto& s : model->sizes) size_known = size_known || s == j.size;
-    if (!size_known) {
-      throw std::invalid_argument(j.origin + ".sizes: " + j.model + " has no size '" + j.size +
-                                  "' (sizes: " + known_list(model->sizes) + ")");
-    }
+    const ModelEntry& model = in_field(j.origin + ".models", [&]() -> const ModelEntry& {
+      return find_model(j.model);
+    });
+    in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
     if (j.backend != "cpu" && j.backend != "opencl") {
       throw std::invalid_argument(j.origin + ".backends: unknown backend '" + j.backend +
                                   "' (cpu, opencl)");
     }
-    stage_indices(*model, j.stages, j.origin);
+    in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
   }
 }
 
@@ -108,7 +79,7 @@ class JobRunner {
 
   nlohmann::json operator()(const SweepJob& job, const JobHooks& hooks) {
     const ModelEntry& model = find_model(job.model);
-    const std::vector<size_t> stages = stage_indices(model, job.stages, job.origin);
+    const std::vector<size_t> stages = resolve_stages(model, job.stages);
     std::unique_ptr<Backend> backend;
     try {
       backend = make_backend(job.backend, job.device);
@@ -154,7 +125,7 @@ class JobRunner {
     auto it = ceilings_.find(key);
     if (it == ceilings_.end()) {
       const Ceilings c = measure_ceilings(backend, large);
-      it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s}).first;
+      it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s, {}}).first;
       if (!quiet_) {
         std::cerr << job.backend << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
                   << c.stream_gbytes_per_s << " GB/s\n";

@@ -13,27 +13,15 @@
 
 #include "harness/result_json.h"
 #include "tests/reports/fixture.h"
+#include "tests/common/run_stagebench.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
+using Result = sb::testing::CommandResult;
 
-Result run(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(STAGEBENCH_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Result run(const std::string& args) { return sb::testing::run_stagebench(args); }
 
 class CompareCli : public ::testing::Test {
  protected:

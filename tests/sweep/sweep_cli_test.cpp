@@ -19,16 +19,14 @@
 #include "harness/result_json.h"
 #include "harness/sweep_config.h"
 #include "tests/sweep/scratch_dir.h"
+#include "tests/common/run_stagebench.h"
 
 namespace {
 
 using nlohmann::json;
 using sb::sweep_test::ScratchDir;
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
+using Result = sb::testing::CommandResult;
 
 // One OpenMP thread: the tiny model on a loaded 2-core machine is many times faster so.
 void single_thread() {
@@ -37,15 +35,7 @@ void single_thread() {
 
 Result run(const std::string& args) {
   single_thread();
-  Result r;
-  const std::string cmd = std::string(STAGEBENCH_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return sb::testing::run_stagebench(args);
 }
 
 // Starts stagebench in the background (the shell execs it, so the pid is stagebench's).
@@ -120,7 +110,7 @@ TEST(SweepCli, BadSweepFilesAreNamedWithTheField) {
                        "stages": ["warp"]}]})");
   r = run("sweep " + stage.string() + " -q -o " + dir.file("o.json").string());
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("entries[0].stages: enformer has no stage 'warp'"), std::string::npos)
+  EXPECT_NE(r.output.find("entries[0].stages: enformer: unknown stage 'warp'"), std::string::npos)
       << r.output;
 
   r = run("sweep " + stage.string() + " --shard 2/2 -q -o " + dir.file("o.json").string());
