@@ -44,8 +44,9 @@ void MemoryCollector::stop() {
   ++samples_;
   host_peak_ = std::max(host_peak_, read_vm_hwm_bytes());
   if (sources_.host_tensors)
-    tensor_peak_ = std::max(tensor_peak_, sources_.stage_resident_host_bytes +
-                                              sources_.host_tensors->peak() - tensor_live_at_start_);
+    tensor_peak_ =
+        std::max(tensor_peak_, sources_.stage_resident_host_bytes + sources_.host_tensors->peak() -
+                                   tensor_live_at_start_);
   if (sources_.device_buffers)
     device_peak_ =
         std::max(device_peak_, sources_.stage_resident_device_bytes +

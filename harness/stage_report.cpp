@@ -56,25 +56,23 @@ nlohmann::json empty_stage_result(const StageSpec& spec) {
 nlohmann::json throughput_json(const WorkCounts& counts, double median_s,
                                const std::optional<DeviceCeilings>& ceilings) {
   using nlohmann::json;
-  json t = {{"items_per_s", nullptr},
-            {"item_name", counts.item_name},
-            {"gflops", nullptr},
-            {"gbytes_per_s", nullptr},
-            {"roofline_frac", nullptr},
-            {"ceiling_precision", nullptr}};
+  json t = {{"items_per_s", nullptr},   {"item_name", counts.item_name},
+            {"gflops", nullptr},        {"gbytes_per_s", nullptr},
+            {"roofline_frac", nullptr}, {"ceiling_precision", nullptr}};
   if (!(median_s > 0)) return t;
   if (counts.items > 0) t["items_per_s"] = counts.items / median_s;
   if (counts.flops > 0) t["gflops"] = counts.flops / median_s / 1e9;
   if (counts.bytes > 0) t["gbytes_per_s"] = counts.bytes / median_s / 1e9;
   if (ceilings) {
     double floor_s = 0;
-    double peak = ceilings->peak_gflops;
-    std::string precision = "fp32";
-    if (auto it = ceilings->gemm_gflops.find(counts.precision);
-        it != ceilings->gemm_gflops.end() && it->second > 0) {
-      peak = it->second;
-      precision = counts.precision;
-    }
+    // The stage's own precision's ceiling when one was given, else fp32's (a given fp32
+    // ceiling wins over the one measured here).
+    auto given = [&](const std::string& p) {
+      const auto it = ceilings->gemm_gflops.find(p);
+      return it != ceilings->gemm_gflops.end() && it->second > 0 ? it->second : 0.0;
+    };
+    std::string precision = given(counts.precision) > 0 ? counts.precision : "fp32";
+    double peak = given(precision) > 0 ? given(precision) : ceilings->peak_gflops;
     if (counts.flops > 0 && peak > 0) {
       floor_s = std::max(floor_s, counts.flops / (peak * 1e9));
       t["ceiling_precision"] = precision;

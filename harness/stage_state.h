@@ -15,8 +15,8 @@ struct StageState {
   size_t index = 0;  // into Workload::stages()
   StageSpec spec;
   enum class Phase { kLive, kSkipped, kFailed } phase = Phase::kLive;
-  std::string reason;     // why skipped or failed
-  bool prepared = false;  // release() owed
+  std::string reason;            // why skipped or failed
+  bool prepared = false;         // release() owed
   uint64_t resident_host = 0;    // bytes prepare() left allocated, host tensors
   uint64_t resident_device = 0;  // and device buffers
   WorkCounts counts;

@@ -16,7 +16,8 @@ double best_seconds(Backend& be, int reps, F&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
     be.synchronize();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -57,8 +58,9 @@ nlohmann::json to_json(const Ceilings& c) {
           {"gemm_size", c.gemm_size},
           {"stream_gbytes_per_s", c.stream_gbytes_per_s},
           {"stream_elements", c.stream_elements},
-          {"method", "best of repeated runs of the backend's own fp32 GEMM (n^3) and elementwise "
-                     "add (12 bytes per element: two reads, one write)"}};
+          {"method",
+           "best of repeated runs of the backend's own fp32 GEMM (n^3) and elementwise "
+           "add (12 bytes per element: two reads, one write)"}};
 }
 
 }  // namespace sb

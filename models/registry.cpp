@@ -67,8 +67,8 @@ std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::s
     if (i == ladder.size()) {
       std::vector<std::string> known;
       for (const auto& s : ladder) known.push_back(s.id);
-      throw std::invalid_argument(m.name + ": unknown stage '" + id + "' (stages: " +
-                                  joined(known) + ")");
+      throw std::invalid_argument(m.name + ": unknown stage '" + id +
+                                  "' (stages: " + joined(known) + ")");
     }
     out.push_back(i);
   }
@@ -89,8 +89,9 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const std::string
   if (name == "opencl") return make_opencl_backend(device);
 #else
   if (name == "opencl")
-    throw std::invalid_argument("backend 'opencl': this build has no OpenCL (rebuild with "
-                                "ocl-icd-opencl-dev and libclblast-dev installed)");
+    throw std::invalid_argument(
+        "backend 'opencl': this build has no OpenCL (rebuild with "
+        "ocl-icd-opencl-dev and libclblast-dev installed)");
 #endif
   throw std::invalid_argument("unknown backend '" + name + "' (cpu, opencl, all)");
 }

@@ -35,7 +35,7 @@ void check_size(const ModelEntry& m, const std::string& size);
 // Stage ids (or ladder indices) -> ladder positions, all of them when `ids` is empty. Throws
 // std::invalid_argument "<model>: unknown stage 'x' (stages: ...)".
 std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids);
-std::vector<std::string> backend_names();               // "cpu", and "opencl" when built
+std::vector<std::string> backend_names();  // "cpu", and "opencl" when built
 std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device);
 
 }  // namespace sb

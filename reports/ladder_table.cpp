@@ -12,13 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& member(const json& j, const char* key) {
-  static const json null;
-  if (!j.is_object()) return null;
-  const auto it = j.find(key);
-  return it == j.end() ? null : *it;
-}
-
 std::string speedup_cell(const StageRow& s) {
   if (!std::isfinite(s.speedup)) return "-";
   std::string out = format_fixed(s.speedup, 2) + "x";

@@ -3,16 +3,17 @@
 #include "reports/ladder_table.h"
 
 namespace sb {
-namespace {
 
-using json = nlohmann::json;
-
-const json& member(const json& j, const char* key) {
-  static const json null;
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json null;
   if (!j.is_object()) return null;
   const auto it = j.find(key);
   return it == j.end() ? null : *it;
 }
+
+namespace {
+
+using json = nlohmann::json;
 
 std::string joined_reasons(const json& stage) {
   const json& reason = member(stage, "reason");

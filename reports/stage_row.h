@@ -10,6 +10,9 @@
 
 namespace sb {
 
+// j[key] when j is an object holding key, else a null value: safe on any JSON shape.
+const nlohmann::json& member(const nlohmann::json& j, const char* key);
+
 struct StageRow {
   int index = 0;
   std::string id, title, status, reason;

@@ -4,13 +4,6 @@
 
 namespace sb::viewer {
 
-const nlohmann::json& member(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json null;
-  if (!j.is_object()) return null;
-  auto it = j.find(key);
-  return it == j.end() ? null : *it;
-}
-
 std::optional<double> number(const nlohmann::json& j, const char* key) {
   const auto& v = member(j, key);
   if (!v.is_number()) return std::nullopt;

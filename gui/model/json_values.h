@@ -7,10 +7,11 @@
 #include <QVariant>
 #include <nlohmann/json.hpp>
 
+#include "reports/stage_row.h"
+
 namespace sb::viewer {
 
-// j[key] when j is an object that has it, else a null.
-const nlohmann::json& member(const nlohmann::json& j, const char* key);
+using ::sb::member;  // reports/stage_row.h: j[key], or null on any other shape
 std::optional<double> number(const nlohmann::json& j, const char* key);
 QString text(const nlohmann::json& j, const char* key, const QString& fallback = {});
 

@@ -18,7 +18,8 @@ void add_infer(CLI::App& app, int& exit_code) {
   cmd->add_option("--weights", a->req.weights,
                   ".safetensors with the reference parameter names (default: seeded random)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--input", a->req.input, "one-hot [B,L,4] or base indices [B,L] (.npy/.safetensors)")
+  cmd->add_option("--input", a->req.input,
+                  "one-hot [B,L,4] or base indices [B,L] (.npy/.safetensors)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--output", a->req.output, "output .safetensors")->required();

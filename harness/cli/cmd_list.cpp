@@ -18,8 +18,8 @@ void add_list(CLI::App& app, int& exit_code) {
         std::cout << "    " << i << "  " << s.id << " - " << s.title << "\n       claim ("
                   << s.claim.source << "): " << s.claim.text;
         if (s.claim.speedup) std::cout << " [cumulative " << *s.claim.speedup << "x]";
-        std::cout << "; tolerance cosine >= " << s.tolerance.min_cosine << " ("
-                  << s.tolerance.basis << ")\n";
+        std::cout << "; tolerance cosine >= " << s.tolerance.min_cosine << " (" << s.tolerance.basis
+                  << ")\n";
       }
     }
     std::cout << "backends:";

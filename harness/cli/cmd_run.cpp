@@ -63,10 +63,14 @@ int execute(RunArgs& a) {
     } catch (const std::exception& e) {
       if (explicit_backend) throw std::invalid_argument(e.what());
       std::cerr << "stagebench: backend " << name << " skipped: " << e.what() << '\n';
-      runs.push_back({{"model", model.name}, {"size", a.req.size}, {"backend", name},
+      runs.push_back({{"model", model.name},
+                      {"size", a.req.size},
+                      {"backend", name},
                       {"device", a.req.device.empty() ? "none found" : a.req.device},
-                      {"mode", "inference"}, {"params", nlohmann::json::object()},
-                      {"status", "skipped"}, {"reason", e.what()},
+                      {"mode", "inference"},
+                      {"params", nlohmann::json::object()},
+                      {"status", "skipped"},
+                      {"reason", e.what()},
                       {"stages", nlohmann::json::array()}});
       continue;
     }
@@ -83,7 +87,8 @@ int execute(RunArgs& a) {
         } catch (const std::exception&) {
         }
         if (!(v > 0))
-          throw std::invalid_argument("--ceiling '" + e + "': expected PRECISION=GFLOPS, e.g. tf32=400000");
+          throw std::invalid_argument("--ceiling '" + e +
+                                      "': expected PRECISION=GFLOPS, e.g. tf32=400000");
         opt.ceilings->gemm_gflops[e.substr(0, eq)] = v;
       }
       if (!a.quiet)
@@ -97,15 +102,16 @@ int execute(RunArgs& a) {
     opt.progress = [&](const Progress& p) { progress.update(p); };
     opt.make_collectors = [&papi] { return make_collectors(papi).all; };
     opt.on_partial = [&](const nlohmann::json& partial) { save(partial); };
-    nlohmann::json run = run_ladder(*workload, {model.name, a.req.size, name, device, "inference"},
-                                    stages, opt);
+    nlohmann::json run =
+        run_ladder(*workload, {model.name, a.req.size, name, device, "inference"}, stages, opt);
     progress.finish();
     if (a.ceilings && opt.ceilings)
       run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
                          {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s},
                          {"gemm_gflops_given", opt.ceilings->gemm_gflops},
-                         {"method", "fp32 GEMM and stream measured here by the backend's own "
-                                    "library kernels; gemm_gflops_given from --ceiling"}};
+                         {"method",
+                          "fp32 GEMM and stream measured here by the backend's own "
+                          "library kernels; gemm_gflops_given from --ceiling"}};
     for (const auto& s : run["stages"])
       if (s.value("status", "") == "failed") rc = kExitFailed;
     runs.push_back(run);

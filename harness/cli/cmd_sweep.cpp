@@ -61,9 +61,8 @@ auto in_field(const std::string& where, F&& check) {
 // Every job names a known model, size, backend and stages: checked before anything runs.
 void check_jobs(const std::vector<SweepJob>& jobs) {
   for (const auto& j : jobs) {
-    const ModelEntry& model = in_field(j.origin + ".models", [&]() -> const ModelEntry& {
-      return find_model(j.model);
-    });
+    const ModelEntry& model =
+        in_field(j.origin + ".models", [&]() -> const ModelEntry& { return find_model(j.model); });
     in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
     if (j.backend != "cpu" && j.backend != "opencl") {
       throw std::invalid_argument(j.origin + ".backends: unknown backend '" + j.backend +

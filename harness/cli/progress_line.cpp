@@ -1,14 +1,16 @@
 #include "harness/cli/progress_line.h"
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 namespace sb::cli {
 
 ProgressLine::ProgressLine(std::string label, bool enabled)
     : label_(std::move(label)), enabled_(enabled && isatty(STDERR_FILENO)) {}
 
-ProgressLine::~ProgressLine() { finish(); }
+ProgressLine::~ProgressLine() {
+  finish();
+}
 
 void ProgressLine::update(const Progress& p) {
   if (!enabled_) return;
@@ -17,7 +19,8 @@ void ProgressLine::update(const Progress& p) {
   last_ = now;
   char eta[32] = "?";
   if (p.eta_s >= 0) std::snprintf(eta, sizeof eta, "<= %.0f s", p.eta_s);
-  std::fprintf(stderr, "\r\033[K%s  %s  stage %zu/%zu %-16s  round %zu  samples %zu  %.0f s  ETA %s",
+  std::fprintf(stderr,
+               "\r\033[K%s  %s  stage %zu/%zu %-16s  round %zu  samples %zu  %.0f s  ETA %s",
                label_.c_str(), p.phase.c_str(), p.stage_index + 1, p.stage_count,
                p.stage_id.c_str(), p.round, p.samples, p.elapsed_s, eta);
   std::fflush(stderr);

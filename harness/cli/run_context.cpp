@@ -26,7 +26,9 @@ std::string utc_now() {
 
 }  // namespace
 
-void remember_argv(int argc, char** argv) { argv_store().assign(argv, argv + argc); }
+void remember_argv(int argc, char** argv) {
+  argv_store().assign(argv, argv + argc);
+}
 
 nlohmann::json run_context(const std::vector<std::string>& papi_events, bool opencl) {
   ProbeOptions o;

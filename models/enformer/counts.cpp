@@ -6,9 +6,12 @@ namespace {
 double weight_bytes(Precision p) {
   switch (p) {
     case Precision::bf16:
-    case Precision::f16: return 2;
-    case Precision::int8: return 1;
-    default: return 4;
+    case Precision::f16:
+      return 2;
+    case Precision::int8:
+      return 1;
+    default:
+      return 4;
   }
 }
 
@@ -43,11 +46,11 @@ WorkCounts forward_counts(const Config& c, Precision weights) {
   const double hk = static_cast<double>(c.heads * c.dk), h = static_cast<double>(c.heads);
   const double dk = static_cast<double>(c.dk), dv = static_cast<double>(c.dv());
   for (int l = 0; l < c.depth; ++l) {
-    t.gemm(b * n, d, hk);                                       // q
-    t.gemm(b * n, d, hk);                                       // k
-    t.gemm(b * n, d, d);                                        // v
+    t.gemm(b * n, d, hk);                                          // q
+    t.gemm(b * n, d, hk);                                          // k
+    t.gemm(b * n, d, d);                                           // v
     t.gemm(2 * n - 1, static_cast<double>(c.rel_features()), hk);  // rel_k
-    t.flops += 2 * b * h * n * n * dk;  // content logits
+    t.flops += 2 * b * h * n * n * dk;                             // content logits
     t.flops += 2 * b * h * n * n * dk;  // positional logits (the n x n band actually used)
     t.flops += 2 * b * h * n * n * dv;  // attention x values
     t.bytes += 4 * b * n * (2 * hk + d) + 4 * (2 * n - 1) * hk + 4 * b * n * d;

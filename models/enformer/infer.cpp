@@ -13,7 +13,8 @@ TensorData read_input(const std::filesystem::path& path) {
   const std::string ext = path.extension().string();
   if (ext == ".npy") return read_npy(path);
   if (ext != ".safetensors")
-    throw std::invalid_argument("input " + path.string() + ": expected a .npy or .safetensors file");
+    throw std::invalid_argument("input " + path.string() +
+                                ": expected a .npy or .safetensors file");
   const SafetensorsFile f = SafetensorsFile::open(path);
   const auto names = f.names();
   if (f.contains("input")) return f.read("input");
@@ -92,7 +93,8 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
       const HostTensor& t = w.parameters().at(spec.name);
       tensors.emplace_back(spec.name, TensorData{"F32", t.shape, t.values});
     }
-    write_safetensors(r.export_weights, tensors, "F32", {{"model", "enformer"}, {"size", sum.size}});
+    write_safetensors(r.export_weights, tensors, "F32",
+                      {{"model", "enformer"}, {"size", sum.size}});
   }
   Backend& be = w.backend();
   const Tensor x = be.upload(one_hot, {sum.batch, sum.length, 4});
@@ -102,8 +104,11 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
                      {"human", host(be, out.human)},
                      {"mouse", host(be, out.mouse)}},
                     "F32",
-                    {{"model", "enformer"}, {"size", sum.size}, {"stage", sum.stage},
-                     {"backend", be.name()}, {"device", be.device()}});
+                    {{"model", "enformer"},
+                     {"size", sum.size},
+                     {"stage", sum.stage},
+                     {"backend", be.name()},
+                     {"device", be.device()}});
   return sum;
 }
 

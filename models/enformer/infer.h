@@ -14,7 +14,7 @@ struct InferRequest {
   std::filesystem::path input;    // .npy or .safetensors: one-hot [B,L,4]/[L,4] or tokens [B,L]/[L]
   std::filesystem::path output;   // .safetensors: embeddings, human, mouse
   std::string stage = "original";
-  std::string size;  // empty: from the input length
+  std::string size;                      // empty: from the input length
   std::filesystem::path export_weights;  // also write the weights used (reference names)
   uint64_t seed = 1;
 };

@@ -19,7 +19,9 @@ std::vector<float> conv_to_gemm(const HostTensor& w) {
   return g;
 }
 
-std::string at(const std::string& site, int i) { return site + "." + std::to_string(i); }
+std::string at(const std::string& site, int i) {
+  return site + "." + std::to_string(i);
+}
 
 }  // namespace
 
@@ -110,8 +112,8 @@ Model::ConvBlock Model::conv_block(const std::string& bn, const std::string& con
                                    int64_t cout, int k) {
   ConvBlock b;
   b.bn = batch_norm(bn);
-  b.w = be_.prepare_weight(conv_to_gemm(params_.at(conv + ".weight")), cout, k * cin,
-                           sw_.precision);
+  b.w =
+      be_.prepare_weight(conv_to_gemm(params_.at(conv + ".weight")), cout, k * cin, sw_.precision);
   b.bias = vec(conv + ".bias");
   b.k = k;
   return b;

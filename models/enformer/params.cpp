@@ -21,8 +21,7 @@ void conv(std::vector<ParamSpec>& s, const std::string& p, int64_t cout, int64_t
   s.push_back({p + ".bias", {cout}, Init::fan_in_uniform, cin * k});
 }
 
-void linear(std::vector<ParamSpec>& s, const std::string& p, int64_t out, int64_t in,
-            bool bias) {
+void linear(std::vector<ParamSpec>& s, const std::string& p, int64_t out, int64_t in, bool bias) {
   s.push_back({p + ".weight", {out, in}, Init::fan_in_uniform, in});
   if (bias) s.push_back({p + ".bias", {out}, Init::fan_in_uniform, in});
 }
@@ -96,14 +95,30 @@ Params Params::random(const Config& c, uint64_t seed) {
     for (size_t i = 0; i < t.values.size(); ++i) {
       float& v = t.values[i];
       switch (spec.init) {
-        case Init::fan_in_uniform: v = bound * u(rng); break;
-        case Init::bn_scale: v = 1.f + 0.2f * u(rng); break;
-        case Init::bn_shift: v = 0.1f * n(rng); break;
-        case Init::bn_mean: v = 0.1f * n(rng); break;
-        case Init::bn_var: v = 1.f + 0.5f * u(rng); break;
-        case Init::ln_gamma: v = 1.f + 0.1f * u(rng); break;
-        case Init::ln_beta: v = 0.05f * n(rng); break;
-        case Init::normal: v = n(rng); break;
+        case Init::fan_in_uniform:
+          v = bound * u(rng);
+          break;
+        case Init::bn_scale:
+          v = 1.f + 0.2f * u(rng);
+          break;
+        case Init::bn_shift:
+          v = 0.1f * n(rng);
+          break;
+        case Init::bn_mean:
+          v = 0.1f * n(rng);
+          break;
+        case Init::bn_var:
+          v = 1.f + 0.5f * u(rng);
+          break;
+        case Init::ln_gamma:
+          v = 1.f + 0.1f * u(rng);
+          break;
+        case Init::ln_beta:
+          v = 0.05f * n(rng);
+          break;
+        case Init::normal:
+          v = n(rng);
+          break;
         case Init::pool_dirac: {
           const int64_t ch = spec.shape[0];
           v = (static_cast<int64_t>(i) / ch == static_cast<int64_t>(i) % ch ? 2.f : 0.f) +

@@ -21,8 +21,17 @@ struct HostTensor {
 };
 
 // How a parameter is drawn when no weights file is given.
-enum class Init { fan_in_uniform, bn_scale, bn_shift, bn_mean, bn_var, ln_gamma, ln_beta, normal,
-                  pool_dirac };
+enum class Init {
+  fan_in_uniform,
+  bn_scale,
+  bn_shift,
+  bn_mean,
+  bn_var,
+  ln_gamma,
+  ln_beta,
+  normal,
+  pool_dirac
+};
 
 struct ParamSpec {
   std::string name;

@@ -41,7 +41,8 @@ std::vector<float> positional_features(int64_t n, int64_t r) {
     const double d = static_cast<double>(p - (n - 1));
     const double a = std::abs(d);
     float* row = out.data() + p * r;
-    for (int64_t j = 0; j < k; ++j) row[j] = static_cast<float>(std::exp(-std::log(2.0) / half_life[j] * a));
+    for (int64_t j = 0; j < k; ++j)
+      row[j] = static_cast<float>(std::exp(-std::log(2.0) / half_life[j] * a));
     for (int64_t j = 0; j < k; ++j)
       row[k + j] = (std::pow(2.0, static_cast<double>(j + 1)) - 1.0) > a ? 1.f : 0.f;
     double gmax = 0;

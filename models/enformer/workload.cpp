@@ -32,8 +32,7 @@ std::vector<float> random_one_hot(int64_t batch, int64_t bp, uint64_t seed) {
   return x;
 }
 
-EnformerWorkload::EnformerWorkload(const WorkloadOptions& options,
-                                   std::unique_ptr<Backend> backend)
+EnformerWorkload::EnformerWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
     : options_(options),
       config_(make_config(options)),
       backend_(std::move(backend)),
@@ -52,10 +51,14 @@ Precision EnformerWorkload::reduced_precision() const {
 
 std::string EnformerWorkload::skip_reason(size_t stage) const {
   switch (stage) {
-    case kTf32: return backend_->unsupported_reason(Precision::tf32);
-    case kBf16: return backend_->unsupported_reason(reduced_precision());
-    case kInt8Weights: return backend_->unsupported_reason(Precision::int8);
-    default: return {};
+    case kTf32:
+      return backend_->unsupported_reason(Precision::tf32);
+    case kBf16:
+      return backend_->unsupported_reason(reduced_precision());
+    case kInt8Weights:
+      return backend_->unsupported_reason(Precision::int8);
+    default:
+      return {};
   }
 }
 
@@ -120,9 +123,9 @@ nlohmann::json EnformerWorkload::params() const {
           {"depth", config_.depth},
           {"heads", config_.heads},
           {"parameters", params_.count()},
-          {"weights", options_.weights.empty() ? "seeded random (seed " +
-                                                     std::to_string(options_.seed) + ")"
-                                               : options_.weights.string()}};
+          {"weights", options_.weights.empty()
+                          ? "seeded random (seed " + std::to_string(options_.seed) + ")"
+                          : options_.weights.string()}};
 }
 
 void EnformerWorkload::release(size_t stage) {

@@ -28,7 +28,7 @@ const char* precision_name(Precision p);
 
 // y = residual + act(x W^T + bias): what a GEMM's epilogue applies before it stores.
 struct Epilogue {
-  const Tensor* bias = nullptr;      // [N]
+  const Tensor* bias = nullptr;  // [N]
   Act act = Act::none;
   const Tensor* residual = nullptr;  // [M, N]; may be the output tensor itself (in-place add)
 };
@@ -127,15 +127,13 @@ class Backend {
   // --- Enformer-specific ---------------------------------------------------------------
   // x, logits [B, L, C] -> y [B, L/2, C]: per channel, softmax over each pair of positions
   // (2l, 2l+1), y = sum of x * weights. one_pass=false materializes the weights first.
-  virtual void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
-                              bool one_pass) = 0;
+  virtual void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) = 0;
   // logits[b,h,i,j] += rel[b,h,i,(n-1)+(j-i)]; logits [B*H, n, n], rel [B*H, n, 2n-1].
   virtual void rel_shift_add(Tensor& logits, const Tensor& rel) = 0;
   // One streaming kernel with online softmax; no n x n buffer.
   virtual void rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
-                                   const Tensor& v, const Tensor& rel_k,
-                                   const Tensor& content_bias, const Tensor& pos_bias,
-                                   Tensor& out) = 0;
+                                   const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                                   const Tensor& pos_bias, Tensor& out) = 0;
 };
 
 }  // namespace sb

@@ -6,20 +6,27 @@ namespace sb {
 
 size_t dtype_size(DType d) {
   switch (d) {
-    case DType::f32: return 4;
+    case DType::f32:
+      return 4;
     case DType::f16:
-    case DType::bf16: return 2;
-    case DType::i8: return 1;
+    case DType::bf16:
+      return 2;
+    case DType::i8:
+      return 1;
   }
   return 0;
 }
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::i8: return "i8";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
+    case DType::i8:
+      return "i8";
   }
   return "?";
 }
@@ -40,8 +47,12 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
 
 std::string Tensor::shape_string() const {
   std::string s = "[";
-  for (size_t i = 0; i < shape_.size(); ++i) s += (i ? "," : "") + std::to_string(shape_[i]);
-  return s + "]";
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape_[i]);
+  }
+  s += ']';
+  return s;
 }
 
 }  // namespace sb

@@ -16,7 +16,9 @@ namespace {
 
 using Result = sb::testing::CommandResult;
 
-Result run(const std::string& args) { return sb::testing::run_stagebench(args); }
+Result run(const std::string& args) {
+  return sb::testing::run_stagebench(args);
+}
 
 std::filesystem::path temp_file(const std::string& name) {
   return std::filesystem::temp_directory_path() /
@@ -27,13 +29,13 @@ TEST(Cli, UnknownModelStageSizeBackendAndDeviceAreBadInput) {
   struct Case {
     std::string args, needle;
   };
-  for (const Case& c : {Case{"run nomodel", "unknown model 'nomodel'"},
-                        Case{"run enformer --size huge", "unknown size 'huge'"},
-                        Case{"run enformer --size tiny --stages original,warp", "unknown stage 'warp'"},
-                        Case{"run enformer --size tiny --backend cuda", "unknown backend 'cuda'"},
-                        Case{"run enformer --size tiny --backend opencl --device no-such-gpu",
-                             "no-such-gpu"},
-                        Case{"report /nonexistent/file.json", "nonexistent"}}) {
+  for (const Case& c :
+       {Case{"run nomodel", "unknown model 'nomodel'"},
+        Case{"run enformer --size huge", "unknown size 'huge'"},
+        Case{"run enformer --size tiny --stages original,warp", "unknown stage 'warp'"},
+        Case{"run enformer --size tiny --backend cuda", "unknown backend 'cuda'"},
+        Case{"run enformer --size tiny --backend opencl --device no-such-gpu", "no-such-gpu"},
+        Case{"report /nonexistent/file.json", "nonexistent"}}) {
     const Result r = run(c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.needle), std::string::npos) << c.args << "\n" << r.output;
@@ -54,9 +56,10 @@ TEST(Cli, MalformedResultFileIsNamed) {
 
 TEST(Cli, TinyRunWritesAValidDocument) {
   const auto f = temp_file("run.json");
-  const Result r = run("run enformer --size tiny --backend cpu --stages fused-gelu,graph-compile "
-                       "--max-time 2 --warmup 0.05 --min-samples 3 --no-ceilings -q -o " +
-                       f.string());
+  const Result r =
+      run("run enformer --size tiny --backend cpu --stages fused-gelu,graph-compile "
+          "--max-time 2 --warmup 0.05 --min-samples 3 --no-ceilings -q -o " +
+          f.string());
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json doc = sb::read_document(f);
   ASSERT_EQ(doc["runs"].size(), 1u);

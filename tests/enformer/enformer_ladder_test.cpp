@@ -42,8 +42,8 @@ TEST_P(EnformerLadder, EveryStageMatchesTheBaseline) {
     w.run(s);
     w.run(s);  // a second call: static buffers and caches must give the same answer
     const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
-    EXPECT_TRUE(r.pass) << GetParam() << " stage " << id << ": cosine " << r.cosine
-                        << ", rel_l2 " << r.rel_l2 << " " << r.reason;
+    EXPECT_TRUE(r.pass) << GetParam() << " stage " << id << ": cosine " << r.cosine << ", rel_l2 "
+                        << r.rel_l2 << " " << r.reason;
     ++checked;
     w.release(s);
   }

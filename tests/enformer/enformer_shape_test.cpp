@@ -46,15 +46,15 @@ TEST(EnformerPositional, FeaturesHaveTheReferenceStructure) {
   const int64_t n = 32, r = 48, k = r / 6;
   const auto f = positional_features(n, r);
   ASSERT_EQ(f.size(), static_cast<size_t>((2 * n - 1) * r));
-  const float* centre = f.data() + (n - 1) * r;  // distance 0
-  for (int64_t j = 0; j < k; ++j) EXPECT_FLOAT_EQ(centre[j], 1.f);       // exp(0)
-  for (int64_t j = 0; j < k; ++j) EXPECT_FLOAT_EQ(centre[k + j], 1.f);   // 2^(j+1)-1 > 0
+  const float* centre = f.data() + (n - 1) * r;                                 // distance 0
+  for (int64_t j = 0; j < k; ++j) EXPECT_FLOAT_EQ(centre[j], 1.f);              // exp(0)
+  for (int64_t j = 0; j < k; ++j) EXPECT_FLOAT_EQ(centre[k + j], 1.f);          // 2^(j+1)-1 > 0
   for (int64_t j = 0; j < 3 * k; ++j) EXPECT_FLOAT_EQ(centre[3 * k + j], 0.f);  // sign(0)
-  const float* left = f.data() + (n - 1 - 5) * r;  // distance -5
+  const float* left = f.data() + (n - 1 - 5) * r;                               // distance -5
   const float* right = f.data() + (n - 1 + 5) * r;
   for (int64_t j = 0; j < 3 * k; ++j) {
-    EXPECT_FLOAT_EQ(left[j], right[j]);              // symmetric in |d|
-    EXPECT_FLOAT_EQ(left[3 * k + j], -left[j]);      // times sign(d)
+    EXPECT_FLOAT_EQ(left[j], right[j]);          // symmetric in |d|
+    EXPECT_FLOAT_EQ(left[3 * k + j], -left[j]);  // times sign(d)
     EXPECT_FLOAT_EQ(right[3 * k + j], right[j]);
   }
   EXPECT_EQ(right[k + 0], 0.f);  // 2^1 - 1 = 1 is not > 5

@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("sb_enformer_" + std::to_string(std::random_device{}()))) {
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("sb_enformer_" + std::to_string(std::random_device{}()))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -31,8 +33,8 @@ class TempDir {
 };
 
 std::vector<std::pair<std::string, TensorData>> as_file(const Config& c, const Params& p,
-                                                       const std::string& drop = "",
-                                                       const std::string& reshape = "") {
+                                                        const std::string& drop = "",
+                                                        const std::string& reshape = "") {
   std::vector<std::pair<std::string, TensorData>> t;
   for (const auto& spec : param_specs(c)) {
     if (spec.name == drop) continue;
@@ -59,8 +61,8 @@ TEST(EnformerWeights, MissingOrMisShapedTensorsNameThemselves) {
   TempDir dir;
   const Config c = config_for("tiny");
   const Params p = Params::random(c, 5);
-  write_safetensors(dir.path() / "missing.safetensors",
-                    as_file(c, p, "conv_tower.3.0.2.weight"), "F32");
+  write_safetensors(dir.path() / "missing.safetensors", as_file(c, p, "conv_tower.3.0.2.weight"),
+                    "F32");
   write_safetensors(dir.path() / "bad.safetensors",
                     as_file(c, p, "", "transformer.0.0.fn.1.rel_pos_bias"), "F32");
   SafetensorsWeights missing(dir.path() / "missing.safetensors");

@@ -22,7 +22,8 @@ TEST(StageReport, UnknownCountsAndCeilingsAreNull) {
   EXPECT_TRUE(no_ceiling.at("gbytes_per_s").is_null());
   EXPECT_DOUBLE_EQ(no_ceiling.at("gflops").get<double>(), 2);
   // Only the bandwidth ceiling known: the bytes term alone.
-  const auto bw_only = throughput_json({2e9, 1e9, 1, "cells", "fp32"}, 1, DeviceCeilings{0, 10, {}});
+  const auto bw_only =
+      throughput_json({2e9, 1e9, 1, "cells", "fp32"}, 1, DeviceCeilings{0, 10, {}});
   EXPECT_DOUBLE_EQ(bw_only.at("roofline_frac").get<double>(), 0.1);
 }
 
@@ -36,6 +37,8 @@ TEST(StageReport, TensorCoreStagesUseTheirPrecisionsCeiling) {
   const auto u = throughput_json(c, 1, ceilings);
   EXPECT_DOUBLE_EQ(u.at("roofline_frac").get<double>(), 0.4);
   EXPECT_EQ(u.at("ceiling_precision"), "fp32");
+  const DeviceCeilings given_fp32{10, 0, {{"fp32", 20}}};  // a given fp32 ceiling wins
+  EXPECT_DOUBLE_EQ(throughput_json(c, 1, given_fp32).at("roofline_frac").get<double>(), 0.2);
 }
 
 }  // namespace

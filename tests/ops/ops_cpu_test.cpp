@@ -10,33 +10,14 @@
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/quantize.h"
+#include "tests/ops/reference.h"
 
 namespace sb {
 namespace {
 
 using Vec = std::vector<float>;
-
-Vec random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  Vec v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-double act_ref(Act a, double x) {
-  switch (a) {
-    case Act::none:
-      return x;
-    case Act::relu:
-      return x > 0 ? x : 0;
-    case Act::gelu:
-      return x / (1 + std::exp(-1.702 * x));
-    case Act::softplus:
-      return std::log1p(std::exp(x));
-  }
-  return 0;
-}
+using sb::testing::act_ref;
+using sb::testing::random_vec;
 
 double max_abs_diff(const Vec& a, const std::vector<double>& b) {
   EXPECT_EQ(a.size(), b.size());

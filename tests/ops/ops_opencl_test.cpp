@@ -13,11 +13,14 @@
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/weight_convert.h"
+#include "tests/ops/reference.h"
 
 namespace sb {
 namespace {
 
 using Vec = std::vector<float>;
+using sb::testing::act_ref;
+using sb::testing::random_vec;
 using DVec = std::vector<double>;
 
 OpenCLBackend* shared_backend() {
@@ -29,28 +32,6 @@ OpenCLBackend* shared_backend() {
     }
   }();
   return static_cast<OpenCLBackend*>(backend.get());
-}
-
-Vec random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  Vec v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-double act_ref(double v, Act act) {
-  switch (act) {
-    case Act::none:
-      return v;
-    case Act::relu:
-      return v > 0 ? v : 0;
-    case Act::gelu:
-      return v / (1 + std::exp(-1.702 * v));
-    case Act::softplus:
-      return std::log1p(std::exp(v));
-  }
-  return v;
 }
 
 double max_abs_diff(const Vec& got, const DVec& want) {
@@ -89,7 +70,7 @@ DVec linear_ref(const Vec& x, const Vec& w, int64_t m, int64_t n, int64_t k, con
       double s = 0;
       for (int64_t p = 0; p < k; ++p) s += double(x[i * k + p]) * w[j * k + p];
       if (bias) s += (*bias)[j];
-      s = act_ref(s, act);
+      s = act_ref(act, s);
       if (residual) s += (*residual)[i * n + j];
       y[i * n + j] = s;
     }
@@ -315,7 +296,7 @@ TEST_F(OpenCLOps, Im2colWithAndWithoutTransform) {
             double v = 0;
             if (src >= 0 && src < length) {
               v = xh[(b * length + src) * channels + c];
-              if (transform) v = act_ref(v * sh[c] + th[c], Act::gelu);
+              if (transform) v = act_ref(Act::gelu, v * sh[c] + th[c]);
             }
             want[(b * length + l) * k * channels + j * channels + c] = v;
           }
@@ -362,13 +343,13 @@ TEST_F(OpenCLOps, Elementwise) {
   expect([&](int64_t i) { return double(ah[i]) + bh[i]; }, "add");
   for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus}) {
     be->activation(a, act, y);
-    expect([&](int64_t i) { return act_ref(ah[i], act); }, "activation");
+    expect([&](int64_t i) { return act_ref(act, ah[i]); }, "activation");
   }
   // y aliases x.
   Tensor inplace = up(ah, {rows, channels});
   be->activation(inplace, Act::relu, inplace);
   y = inplace;
-  expect([&](int64_t i) { return act_ref(ah[i], Act::relu); }, "in place");
+  expect([&](int64_t i) { return act_ref(Act::relu, ah[i]); }, "in place");
   EXPECT_THROW(be->add(a, scale, y), std::invalid_argument);
 }
 

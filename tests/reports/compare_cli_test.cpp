@@ -12,8 +12,8 @@
 #include <random>
 
 #include "harness/result_json.h"
-#include "tests/reports/fixture.h"
 #include "tests/common/run_stagebench.h"
+#include "tests/reports/fixture.h"
 
 namespace {
 
@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 using Result = sb::testing::CommandResult;
 
-Result run(const std::string& args) { return sb::testing::run_stagebench(args); }
+Result run(const std::string& args) {
+  return sb::testing::run_stagebench(args);
+}
 
 class CompareCli : public ::testing::Test {
  protected:

@@ -18,8 +18,8 @@
 #include "harness/journal.h"
 #include "harness/result_json.h"
 #include "harness/sweep_config.h"
-#include "tests/sweep/scratch_dir.h"
 #include "tests/common/run_stagebench.h"
+#include "tests/sweep/scratch_dir.h"
 
 namespace {
 
