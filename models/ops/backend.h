@@ -49,6 +49,10 @@ struct Weight {
   Precision precision = Precision::f32;
   int64_t n = 0;
   int64_t k = 0;
+  // int8 only: the calibrated range [lo, hi] of this GEMM's input, per tensor (static
+  // quantization). Unset (lo == hi == 0): quantized per call from the input's own range.
+  float input_lo = 0.f, input_hi = 0.f;
+  bool calibrated() const { return input_hi > input_lo; }
 };
 
 // Batched strided GEMM (attention heads): for item i,
@@ -70,6 +74,25 @@ struct RelAttentionShape {
   int64_t batch = 1, n = 0, heads = 0, dk = 0, dv = 0;
 };
 
+// Multi-head attention with a key-padding mask (BERT), fused: one streaming kernel with online
+// softmax, no heads x n x n buffer. Head h of token i of item b reads
+//   q[(b*n + i)*ld_q + q_col + h*dh + d]   (likewise k, v with their ld and col)
+// so one packed [B, n, 3D] QKV tensor serves as q, k and v. out[(b*n+i)*ld_out + h*dh + d].
+//   out_i = softmax_j(scale * q_i . k_j + key_bias[b, j]) . v_j
+// `precision` is what the kernel may compute in: f32 (exact), tf32 or f16 (tensor cores where
+// present, fp32 softmax and accumulation; a backend without them computes in fp32).
+struct AttentionShape {
+  int64_t batch = 1, n = 0, heads = 0, dh = 0;
+  float scale = 1.f;
+  int64_t ld_q = 0, ld_k = 0, ld_v = 0, ld_out = 0;
+  int64_t q_col = 0, k_col = 0, v_col = 0;
+  Precision precision = Precision::f32;
+};
+
+// Additive key mask value for padding: large enough that exp() of it is 0, finite so that
+// arithmetic on it never makes NaN.
+inline constexpr float kMaskedLogit = -1e30f;
+
 struct BackendMemory {
   const AllocationTracker* host = nullptr;    // host bytes of this backend's tensors
   const AllocationTracker* device = nullptr;  // device buffers (null on the cpu backend)
@@ -85,6 +108,8 @@ class Backend {
   virtual Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32) = 0;
   virtual Tensor upload(std::span<const float> host, std::vector<int64_t> shape) = 0;
   virtual std::vector<float> download(const Tensor& t) = 0;
+  // Integer data (token ids): an i32 tensor.
+  virtual Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) = 0;
   // Blocks until every op queued so far has finished (no-op on synchronous backends).
   virtual void synchronize() = 0;
   virtual BackendMemory memory() const = 0;
@@ -123,6 +148,23 @@ class Backend {
                          Tensor& y, bool one_pass) = 0;
   // In-place softmax over the last dimension.
   virtual void softmax_rows(Tensor& x) = 0;
+
+  // --- BERT-style encoders --------------------------------------------------------------
+  // Embedding lookup: ids [B, S] (i32), table [V, D] -> y [B, S, D] with
+  //   y[b, s, :] = table[ids[b, s], :] + (rows ? rows[s, :] : 0)     (rows [>= S, D])
+  // An id outside [0, V) is an error (the cpu backend says which; a device clamps it).
+  virtual void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
+                         Tensor& y) = 0;
+  // logits [B*heads, n, n] += key_bias[b, j] for item b*heads + h; key_bias [B, n].
+  virtual void add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) = 0;
+  // y = LayerNorm(x + residual) in one pass (residual+LayerNorm fusion); y may alias either.
+  virtual void add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                             const Tensor& beta, float eps, Tensor& y) = 0;
+  // Weighted mean over tokens: x [B, S, D], weights [B, S] (1 token, 0 padding) -> y [B, D],
+  //   y[b] = sum_s weights[b, s] x[b, s] / sum_s weights[b, s]   (0 where no weight).
+  virtual void masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) = 0;
+  virtual void attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                               const Tensor& v, const Tensor* key_bias, Tensor& out) = 0;
 
   // --- Enformer-specific ---------------------------------------------------------------
   // x, logits [B, L, C] -> y [B, L/2, C]: per channel, softmax over each pair of positions

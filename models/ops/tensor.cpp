@@ -7,6 +7,7 @@ namespace sb {
 size_t dtype_size(DType d) {
   switch (d) {
     case DType::f32:
+    case DType::i32:
       return 4;
     case DType::f16:
     case DType::bf16:
@@ -27,6 +28,8 @@ const char* dtype_name(DType d) {
       return "bf16";
     case DType::i8:
       return "i8";
+    case DType::i32:
+      return "i32";
   }
   return "?";
 }

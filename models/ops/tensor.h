@@ -9,7 +9,7 @@
 
 namespace sb {
 
-enum class DType : uint8_t { f32, f16, bf16, i8 };
+enum class DType : uint8_t { f32, f16, bf16, i8, i32 };
 
 size_t dtype_size(DType d);
 const char* dtype_name(DType d);

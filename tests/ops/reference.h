@@ -1,6 +1,7 @@
 #pragma once
 // What both backends' op tests compare against: seeded random inputs and double-precision
 // activations.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -25,6 +26,35 @@ inline double act_ref(Act a, double x) {
     case Act::softplus: return std::log1p(std::exp(x));
   }
   return x;
+}
+
+// Masked multi-head attention in double, laid out as AttentionShape says (key_bias may be empty).
+inline std::vector<double> attention_ref(const AttentionShape& s, const std::vector<float>& q,
+                                         const std::vector<float>& k, const std::vector<float>& v,
+                                         const std::vector<float>& key_bias) {
+  std::vector<double> out(static_cast<size_t>(s.batch * s.n * s.ld_out), 0.0);
+  std::vector<double> p(static_cast<size_t>(s.n));
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t i = 0; i < s.n; ++i) {
+        const float* qi = &q[(b * s.n + i) * s.ld_q + s.q_col + h * s.dh];
+        double mx = -1e300;
+        for (int64_t j = 0; j < s.n; ++j) {
+          const float* kj = &k[(b * s.n + j) * s.ld_k + s.k_col + h * s.dh];
+          double dot = 0;
+          for (int64_t d = 0; d < s.dh; ++d) dot += double(qi[d]) * kj[d];
+          p[j] = s.scale * dot + (key_bias.empty() ? 0.0 : key_bias[b * s.n + j]);
+          mx = std::max(mx, p[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < s.n; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        double* o = &out[(b * s.n + i) * s.ld_out + h * s.dh];
+        for (int64_t j = 0; j < s.n; ++j) {
+          const float* vj = &v[(b * s.n + j) * s.ld_v + s.v_col + h * s.dh];
+          for (int64_t d = 0; d < s.dh; ++d) o[d] += p[j] / sum * vj[d];
+        }
+      }
+  return out;
 }
 
 }  // namespace sb::testing
