@@ -73,6 +73,7 @@ class LadderRunner {
     begin_collectors();
     emit_partial();
     measure_rounds();
+    collect_summaries();
     nlohmann::json run = build_run(info_, params_, states_, opt_, true);
     release_all();
     return run;
@@ -221,6 +222,18 @@ class LadderRunner {
   void emit_partial() {
     if (!opt_.on_partial) return;
     opt_.on_partial(build_run(info_, params_, states_, opt_, false));
+  }
+
+  // A summary that throws is recorded as such; the stage's measurement stands.
+  void collect_summaries() {
+    for (auto& st : states_) {
+      if (!st.measured()) continue;
+      try {
+        st.summaries = w_.summaries(st.index);
+      } catch (const std::exception& e) {
+        st.summaries = {{"error", e.what()}};
+      }
+    }
   }
 
   void release_all() {

@@ -184,6 +184,7 @@ nlohmann::json build_run(const RunInfo& info, const nlohmann::json& params,
       r["throughput"] = throughput_json(st.counts, s.median, opt.ceilings);
       judge(r, st, baseline, opt);
       add_collector_reports(r, st);
+      if (!st.summaries.empty()) r["summaries"] = st.summaries;
     } else {
       r["status"] = "invalid";
       r["reason"] = "not measured yet";

@@ -26,6 +26,7 @@ struct StageState {
   std::vector<std::unique_ptr<Collector>> collectors;  // available ones only
   std::unique_ptr<StoppingRule> rule;
   bool done = false;  // the rule said done at the last check
+  nlohmann::json summaries = nlohmann::json::object();  // Workload::summaries, when measured
 
   bool live() const { return phase == Phase::kLive; }
   bool measured() const { return live() && !samples_s.empty(); }

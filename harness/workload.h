@@ -54,6 +54,10 @@ class Workload {
   virtual CollectorSources sources() = 0;
   // Parameters recorded in the run's "params" (batch, length, ...).
   virtual nlohmann::json params() const = 0;
+  // Named figures a stage adds to its result under "summaries" (which graph passes fired, how
+  // int8 was calibrated, task-level accuracy), computed untimed after the measurement, in
+  // ladder order (stage 0 first). New names never break the schema.
+  virtual nlohmann::json summaries(size_t /*stage*/) { return nlohmann::json::object(); }
   // Frees what prepare() built for a stage once the ladder is done with it.
   virtual void release(size_t stage) {}
 };

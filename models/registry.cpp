@@ -5,6 +5,9 @@
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/workload.h"
+#include "models/geneformer/config.h"
+#include "models/geneformer/ladder.h"
+#include "models/geneformer/workload.h"
 #include "models/ops/cpu/cpu_backend.h"
 #ifdef STAGEBENCH_HAVE_OPENCL
 #include "models/ops/opencl/opencl_backend.h"
@@ -21,8 +24,20 @@ const std::vector<ModelEntry>& model_registry() {
          o.size = r.size;
          o.seed = r.seed;
          o.weights = r.weights;
-         o.batch = r.batch;
+         o.batch = r.batch > 0 ? r.batch : 1;
          return std::make_unique<enformer::EnformerWorkload>(o, std::move(backend));
+       }},
+      {"geneformer",
+       "Geneformer gf-6L-10M-i2048, cells -> embeddings, in-silico perturbation (seed 003, "
+       "inference)",
+       geneformer::sizes(), []() -> const std::vector<StageSpec>& { return geneformer::ladder(); },
+       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         geneformer::WorkloadOptions o;
+         o.size = r.size;
+         o.seed = r.seed;
+         o.weights = r.weights;
+         o.batch = r.batch;
+         return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
        }},
   };
   return models;

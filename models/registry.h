@@ -17,7 +17,7 @@ struct WorkloadRequest {
   std::string device;  // OpenCL device filter; empty: the default device
   uint64_t seed = 1;
   std::filesystem::path weights;
-  int64_t batch = 1;
+  int64_t batch = 0;  // 0: the model's default for the size
 };
 
 struct ModelEntry {

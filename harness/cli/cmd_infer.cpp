@@ -2,41 +2,66 @@
 
 #include "harness/cli/commands.h"
 #include "models/enformer/infer.h"
+#include "models/geneformer/infer.h"
 #include "models/registry.h"
 
 namespace sb::cli {
 
 void add_infer(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "infer", "One forward on your own input and weights; writes every output head");
+      "infer", "One forward on your own input and weights; writes every output");
   struct Args {
-    std::string model, backend = "cpu", device;
-    enformer::InferRequest req;
+    std::string model, backend = "cpu", device, stage, size;
+    std::filesystem::path weights, input, mask, output, export_weights;
+    uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("model", a->model, "Model (enformer)")->required();
-  cmd->add_option("--weights", a->req.weights,
+  cmd->add_option("model", a->model, "Model (enformer, geneformer)")->required();
+  cmd->add_option("--weights", a->weights,
                   ".safetensors with the reference parameter names (default: seeded random)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--input", a->req.input,
-                  "one-hot [B,L,4] or base indices [B,L] (.npy/.safetensors)")
+  cmd->add_option("--input", a->input,
+                  "enformer: one-hot [B,L,4] or base indices [B,L]; geneformer: token ids "
+                  "[B,S] (.npy/.safetensors)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--output", a->req.output, "output .safetensors")->required();
-  cmd->add_option("--stage", a->req.stage, "ladder stage to run (id or index)");
-  cmd->add_option("--size", a->req.size, "model size (default: from the input length)");
+  cmd->add_option("--mask", a->mask,
+                  "geneformer: attention mask [B,S] of 0/1 (default: the input file's "
+                  "'attention_mask', else ids != 0)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--output", a->output, "output .safetensors")->required();
+  cmd->add_option("--stage", a->stage, "ladder stage to run (id or index; default: stage 0)");
+  cmd->add_option("--size", a->size,
+                  "model size (enformer: from the input length; geneformer: full)");
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
-  cmd->add_option("--seed", a->req.seed, "seed of the random weights");
-  cmd->add_option("--export-weights", a->req.export_weights,
+  cmd->add_option("--seed", a->seed, "seed of the random weights");
+  cmd->add_option("--export-weights", a->export_weights,
                   "also write the weights used as .safetensors (reference names)");
   cmd->callback([a, &exit_code] {
-    if (a->model != "enformer") find_model(a->model);  // names the known models
-    if (a->model != "enformer")
+    find_model(a->model);  // names the known models
+    if (a->model == "enformer") {
+      enformer::InferRequest r;
+      r.weights = a->weights, r.input = a->input, r.output = a->output;
+      r.export_weights = a->export_weights, r.seed = a->seed, r.size = a->size;
+      if (!a->stage.empty()) r.stage = a->stage;
+      if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
+      const auto s = enformer::run_inference(r, make_backend(a->backend, a->device));
+      std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch
+                << " x " << s.length << " bp -> " << r.output.string() << '\n';
+    } else if (a->model == "geneformer") {
+      geneformer::InferRequest r;
+      r.weights = a->weights, r.input = a->input, r.mask = a->mask, r.output = a->output;
+      r.export_weights = a->export_weights, r.seed = a->seed;
+      if (!a->size.empty()) r.size = a->size;
+      if (!a->stage.empty()) r.stage = a->stage;
+      const auto s = geneformer::run_inference(r, make_backend(a->backend, a->device));
+      std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch
+                << " x " << s.tokens << " tokens, " << s.layers << " layers -> "
+                << r.output.string() << '\n';
+    } else {
       throw std::invalid_argument("infer: model '" + a->model + "' has no infer command yet");
-    const auto s = enformer::run_inference(a->req, make_backend(a->backend, a->device));
-    std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
-              << s.length << " bp -> " << a->req.output.string() << '\n';
+    }
     exit_code = 0;
   });
 }

@@ -146,7 +146,8 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", a->req.seed, "Seed of weights and input")->capture_default_str();
   cmd->add_option("--weights", a->req.weights, ".safetensors weights (default: seeded random)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--batch", a->req.batch)->capture_default_str();
+  cmd->add_option("--batch", a->req.batch, "Batch (0: the model's default for the size)")
+      ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
   cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")
       ->check(CLI::IsMember({"json", "gbench"}))

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/enformer/config.h"
+#include "models/io/host_tensor.h"
 
 namespace sb {
 class WeightSource;
@@ -15,10 +16,7 @@ class WeightSource;
 
 namespace sb::enformer {
 
-struct HostTensor {
-  std::vector<int64_t> shape;
-  std::vector<float> values;
-};
+using sb::HostTensor;
 
 // How a parameter is drawn when no weights file is given.
 enum class Init {

@@ -86,6 +86,16 @@ Tensor CpuBackend::upload(std::span<const float> host, std::vector<int64_t> shap
   return t;
 }
 
+Tensor CpuBackend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+  Tensor t = empty(std::move(shape), DType::i32);
+  if (static_cast<size_t>(t.numel()) != host.size()) {
+    throw std::invalid_argument("cpu upload_ids: " + std::to_string(host.size()) +
+                                " ids for shape " + t.shape_string());
+  }
+  if (!host.empty()) std::memcpy(i32_data(t, "upload_ids target"), host.data(), host.size_bytes());
+  return t;
+}
+
 std::vector<float> CpuBackend::download(const Tensor& t) {
   const float* src = f32_data(t, "download source");
   return std::vector<float>(src, src + t.numel());

@@ -1,7 +1,8 @@
 #pragma once
 // The CPU backend's class. Its methods live in one file per concern: cpu_backend.cpp (memory,
-// precisions), gemm_eigen.cpp, im2col.cpp, elementwise.cpp, norms.cpp, attention.cpp; the
-// bf16/int8 GEMMs in gemm_dnnl.cpp behind DnnlGemm.
+// precisions), gemm_eigen.cpp, im2col.cpp, elementwise.cpp, norms.cpp, attention.cpp, bert.cpp
+// (BERT's gathers and reductions), attention_masked.cpp; the bf16/int8 GEMMs in gemm_dnnl.cpp
+// behind DnnlGemm.
 #include <memory>
 #include <string>
 
@@ -22,6 +23,7 @@ class CpuBackend final : public Backend {
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32) override;
   Tensor upload(std::span<const float> host, std::vector<int64_t> shape) override;
   std::vector<float> download(const Tensor& t) override;
+  Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
   void synchronize() override {}
   BackendMemory memory() const override { return {host_.get(), nullptr}; }
 
@@ -43,6 +45,14 @@ class CpuBackend final : public Backend {
   void layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                  bool one_pass) override;
   void softmax_rows(Tensor& x) override;
+
+  void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
+  void add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
+  void add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                     const Tensor& beta, float eps, Tensor& y) override;
+  void masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
+  void attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
+                       const Tensor* key_bias, Tensor& out) override;
 
   void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) override;
   void rel_shift_add(Tensor& logits, const Tensor& rel) override;

@@ -5,8 +5,9 @@
 // accumulation, f32 output. Bias is the matmul's own; act and residual are post-ops.
 //
 // int8 (method): weights symmetric per output channel, s_n = max|w_n| / 127, stored s8.
-// Activations asymmetric per tensor, quantized dynamically each call: u8 with a runtime zero
-// point, s_x = (max - min) / 255 over the whole input. u8 x s8 -> s32 is VNNI's native form.
+// Activations asymmetric per tensor: u8 with a runtime zero point, s_x = (max - min) / 255 over
+// the whole input (dynamic), or over the weight's calibrated input range when it has one
+// (static; values outside clamp). u8 x s8 -> s32 is VNNI's native form.
 // The dequantization s_x * s_n is a per-call binary_mul post-op rather than output scales:
 // oneDNN 2.6 only takes compile-time output scales on its brgemm path (runtime ones fall back
 // to the reference kernel), and compile-time scales would mean a new primitive every call.
@@ -296,7 +297,9 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
     if (bias) args[DNNL_ARG_BIAS] = memory(row_vector, im.engine, bias);
   } else {
     auto* q = static_cast<uint8_t*>(im.source_scratch.get(static_cast<size_t>(m * k)));
-    const ActivationQuant quant = quantize_activations_u8(xp, m * k, q);
+    const ActivationQuant quant =
+        w.calibrated() ? quantize_activations_u8_range(xp, m * k, w.input_lo, w.input_hi, q)
+                       : quantize_activations_u8(xp, m * k, q);
     zero_point = quant.zero_point;
     src_mem = memory({{m, k}, DT::u8, Tag::ab}, im.engine, q);
     const float* weight_scales = f32_data(w.scales, "int8 weight scales");

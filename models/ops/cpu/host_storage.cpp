@@ -36,19 +36,31 @@ Tensor make_host_tensor(std::vector<int64_t> shape, DType dtype,
   return Tensor(std::move(shape), dtype, std::move(storage));
 }
 
-float* f32_data(const Tensor& t, const char* what) {
+namespace {
+
+void* host_data(const Tensor& t, DType want, const char* what) {
   if (!t.defined())
     throw std::invalid_argument(std::string("cpu backend: ") + what + " is undefined");
-  if (t.dtype() != DType::f32) {
-    throw std::invalid_argument(std::string("cpu backend: ") + what + " must be f32, got " +
-                                dtype_name(t.dtype()));
+  if (t.dtype() != want) {
+    throw std::invalid_argument(std::string("cpu backend: ") + what + " must be " +
+                                dtype_name(want) + ", got " + dtype_name(t.dtype()));
   }
   auto* host = dynamic_cast<HostStorage*>(t.storage());
   if (host == nullptr) {
     throw std::invalid_argument(std::string("cpu backend: ") + what +
                                 " does not live in this backend's host memory");
   }
-  return static_cast<float*>(host->data());
+  return host->data();
+}
+
+}  // namespace
+
+float* f32_data(const Tensor& t, const char* what) {
+  return static_cast<float*>(host_data(t, DType::f32, what));
+}
+
+int32_t* i32_data(const Tensor& t, const char* what) {
+  return static_cast<int32_t*>(host_data(t, DType::i32, what));
 }
 
 }  // namespace sb::cpu

@@ -2,6 +2,7 @@
 // 64-byte aligned host memory for the CPU backend's tensors. Every byte is reported to the
 // backend's AllocationTracker, which the storage shares so tensors may outlive the backend.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "collectors/allocation_tracker.h"
@@ -30,5 +31,7 @@ Tensor make_host_tensor(std::vector<int64_t> shape, DType dtype,
 
 // The f32 elements of a host tensor; throws when the tensor is undefined, not f32 or not ours.
 float* f32_data(const Tensor& t, const char* what);
+// Likewise for the i32 elements (token ids).
+int32_t* i32_data(const Tensor& t, const char* what);
 
 }  // namespace sb::cpu

@@ -1,4 +1,5 @@
-// LayerNorm (three materialized passes, or one Welford pass per row) and row softmax.
+// LayerNorm (three materialized passes, or one Welford pass per row), the residual-add fused
+// LayerNorm, and row softmax.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -90,6 +91,34 @@ void CpuBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& b
   parallel_for(rows, 2 * c, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       normalize_row(xp + r * c, mp[r], 1.0f / std::sqrt(vp[r] + eps), g, b, yp + r * c, c);
+    }
+  });
+}
+
+void CpuBackend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                               const Tensor& beta, float eps, Tensor& y) {
+  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
+    throw std::invalid_argument("cpu add_layernorm: input needs a last dimension, got " +
+                                x.shape_string());
+  }
+  const int64_t c = x.dim(-1), rows = x.numel() / c;
+  expect_numel(residual, x.numel(), "add_layernorm", "residual");
+  expect_numel(gamma, c, "add_layernorm", "gamma");
+  expect_numel(beta, c, "add_layernorm", "beta");
+  expect_numel(y, x.numel(), "add_layernorm", "output");
+  const float* xp = f32_data(x, "add_layernorm input");
+  const float* rp = f32_data(residual, "add_layernorm residual");
+  const float* g = f32_data(gamma, "add_layernorm gamma");
+  const float* b = f32_data(beta, "add_layernorm beta");
+  float* yp = f32_data(y, "add_layernorm output");
+  // The sum goes straight into y's row (elementwise, so y may alias x or residual) and is
+  // normalized there while the row is still in L1: one trip through memory per row.
+  parallel_for(rows, 4 * c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* row = yp + r * c;
+      ArrayMap(row, c) = ConstArrayMap(xp + r * c, c) + ConstArrayMap(rp + r * c, c);
+      const RowStats s = welford_row(row, c);
+      normalize_row(row, s.mean, 1.0f / std::sqrt(s.var + eps), g, b, row, c);
     }
   });
 }

@@ -30,6 +30,13 @@ ActivationQuant quantize_activations_u8(const float* x, int64_t count, uint8_t* 
     lo = std::min(lo, part.minCoeff());
     hi = std::max(hi, part.maxCoeff());
   }
+  return quantize_activations_u8_range(x, count, lo, hi, q);
+}
+
+ActivationQuant quantize_activations_u8_range(const float* x, int64_t count, float lo, float hi,
+                                              uint8_t* q) {
+  lo = std::min(lo, 0.0f);
+  hi = std::max(hi, 0.0f);
   ActivationQuant a;
   a.scale = hi > lo ? (hi - lo) / 255.0f : 1.0f;
   const float inv = 1.0f / a.scale;

@@ -17,11 +17,24 @@ std::string tiled_gemm_variant(const char* name, const char* weight_type, const 
          "\n#undef GEMM_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n";
 }
 
+// The fused attention body once per head width (kFusedAttentionWidths).
+std::string fused_attention_variant(int dh) {
+  const std::string width = std::to_string(dh);
+  // Keys per tile: 32 while local memory allows; the widest heads keep their queries in local
+  // memory (query and accumulator would not both fit in registers).
+  const bool wide = dh > 64;
+  return "#define FA_NAME attention_fused_d" + width + "\n#define FA_DH " + width +
+         "\n#define FA_TK " + (wide ? "16" : "32") + "\n#define FA_Q_LOCAL " + (wide ? "1" : "0") +
+         "\n" + std::string(embedded_cl_source("bert_attention.cl")) +
+         "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_TK\n#undef FA_Q_LOCAL\n";
+}
+
 // Everything but the NVIDIA-only kernels: one program, one build per device.
 std::string portable_source() {
   std::string s;
-  for (const char* file : {"common.cl", "elementwise.cl", "norms.cl", "attention.cl"})
+  for (const char* file : {"common.cl", "elementwise.cl", "norms.cl", "attention.cl", "bert.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
+  for (int dh : kFusedAttentionWidths) s += fused_attention_variant(dh);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
   s += tiled_gemm_variant("gemm_i8w", "char", "((float)(w)[(i)])");
   return s;
@@ -61,7 +74,8 @@ cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   size_t reduce_wg = 256;
   while (reduce_wg > runtime_->max_work_group_size()) reduce_wg /= 2;
   const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_wg) +
-                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
+                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16 -DFA_BQ=" +
+                              std::to_string(kFusedAttentionQueries);
   static const std::string source = portable_source();
   const cl::Program& program = runtime_->program("portable", source, options);
   return kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
@@ -87,6 +101,10 @@ Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<i
 
 Tensor OpenCLBackend::upload(std::span<const float> host, std::vector<int64_t> shape) {
   return upload_bytes(host.data(), host.size_bytes(), std::move(shape), DType::f32);
+}
+
+Tensor OpenCLBackend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+  return upload_bytes(host.data(), host.size_bytes(), std::move(shape), DType::i32);
 }
 
 std::vector<float> OpenCLBackend::download(const Tensor& t) {

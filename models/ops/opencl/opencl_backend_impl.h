@@ -1,7 +1,7 @@
 #pragma once
 // OpenCLBackend's declaration, shared by the files that implement its ops (one concern each:
 // opencl_backend.cpp memory and programs, gemm_*.cpp GEMMs, elementwise.cpp, norms.cpp,
-// attention.cpp).
+// attention.cpp, bert.cpp).
 #include <CL/opencl.hpp>
 #include <cstdint>
 #include <limits>
@@ -29,6 +29,7 @@ class OpenCLBackend : public Backend {
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32) override;
   Tensor upload(std::span<const float> host, std::vector<int64_t> shape) override;
   std::vector<float> download(const Tensor& t) override;
+  Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
   void synchronize() override;
   BackendMemory memory() const override;
   KernelLog* kernel_log() override { return &kernel_log_; }
@@ -51,6 +52,14 @@ class OpenCLBackend : public Backend {
   void layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                  bool one_pass) override;
   void softmax_rows(Tensor& x) override;
+
+  void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
+  void add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
+  void add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                     const Tensor& beta, float eps, Tensor& y) override;
+  void masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
+  void attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
+                       const Tensor* key_bias, Tensor& out) override;
 
   void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) override;
   void rel_shift_add(Tensor& logits, const Tensor& rel) override;
@@ -106,6 +115,9 @@ class OpenCLBackend : public Backend {
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  // attention_fused in fp32 on any device (kernels/bert_attention.cl); s is validated.
+  void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                const Tensor& v, const Tensor* key_bias, Tensor& out);
 
   std::shared_ptr<ClRuntime> runtime_;
   std::shared_ptr<BufferPool> pool_;
@@ -118,6 +130,11 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
 };
+
+// Queries (= work-items) per work-group of the portable fused attention kernels, and the head
+// widths they are compiled for (a narrower head runs in the next wider kernel, zero-padded).
+inline constexpr int kFusedAttentionQueries = 32;
+inline constexpr int kFusedAttentionWidths[] = {16, 32, 64, 128};
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.
 int to_cl_int(int64_t v, const char* what);

@@ -1,0 +1,73 @@
+#include "models/geneformer/ladder.h"
+
+#include <stdexcept>
+
+namespace sb::geneformer {
+
+GraphPasses GraphPasses::all() {
+  return {true, true, true, true, true, true};
+}
+
+bool GraphPasses::any() const {
+  return fold_constants || merge_qkv || fuse_bias_act || fuse_residual_layernorm ||
+         eliminate_dead || plan_memory;
+}
+
+const std::vector<StageSpec>& ladder() {
+  static const std::vector<StageSpec> stages = [] {
+    const std::string src = "seed 003";
+    std::vector<StageSpec> s(kStageCount);
+    s[kEager] = {"eager",
+                 "Eager (op by op, B x heads x S x S scores materialized)",
+                 {src, "PyTorch baseline: 100 samples/s, 100 ms/batch, 4.0 GB", 1.0},
+                 {0.99999, "fp32"}};
+    s[kOnnxGraph] = {"onnx-graph",
+                     "Graph passes (folding, QKV merge, fusions, dead code, memory plan)",
+                     {src, "ONNX Runtime 1.5-3x, memory 80-90%", 1.5},
+                     {0.99999, "fp32"}};
+    s[kEngineFp32] = {"engine-fp32",
+                      "Engine fp32 (fused attention, tf32 tensor cores where present)",
+                      {src, "TensorRT FP32 2-4x, memory 70-85%", 2.0},
+                      {0.9999, "tf32"}};
+    s[kEngineFp16] = {"engine-fp16",
+                      "Engine half precision (fp16 OpenCL / bf16 CPU)",
+                      {src, "TensorRT FP16 3-6x, memory 35-50%", 3.0},
+                      {0.999, "fp16"}};
+    s[kEngineInt8] = {"engine-int8",
+                      "Engine int8 (calibrated, per-channel weights, per-tensor activations)",
+                      {src, "TensorRT INT8 5-10x, memory 20-30%", 5.0},
+                      {0.99, "int8"}};
+    return s;
+  }();
+  return stages;
+}
+
+size_t stage_index(const std::string& id) {
+  const auto& s = ladder();
+  std::string known;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].id == id || std::to_string(i) == id) return i;
+    known += (i ? ", " : "") + s[i].id;
+  }
+  throw std::invalid_argument("geneformer: unknown stage '" + id + "' (stages: " + known + ")");
+}
+
+Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {
+  Switches sw;
+  if (stage >= kOnnxGraph) sw.passes = GraphPasses::all();
+  if (stage >= kEngineFp32) {
+    sw.fused_attention = true;
+    sw.precision = tensor_cores ? Precision::tf32 : Precision::f32;
+  }
+  if (stage >= kEngineFp16) {
+    sw.precision = reduced;
+    sw.attention = tensor_cores ? Precision::f16 : Precision::f32;
+  }
+  if (stage >= kEngineInt8) {
+    sw.precision = Precision::int8;
+    sw.calibrated = true;
+  }
+  return sw;
+}
+
+}  // namespace sb::geneformer

@@ -1,0 +1,131 @@
+// BERT's fused attention: multi-head attention with an additive key-padding bias, streamed over
+// key blocks with online softmax, so no heads x n x n logits buffer exists.
+//
+// Each task is one (batch item, head, query block); it multiplies its scaled query block
+// against one key block at a time (two Eigen GEMMs on strided maps of the packed tensors) and
+// keeps per-query running max, sum and output accumulator. Everything is fp32: the CPU has no
+// tf32 or fp16 arithmetic, so AttentionShape::precision is ignored here.
+#include "models/ops/cpu/attention_masked.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixMap = Eigen::Map<RowMatrix>;
+using ConstStridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+using StridedMap = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+using ConstRowVectorMap = Eigen::Map<const Eigen::RowVectorXf>;
+
+// One thread's working set, reused across its tasks: sized for full blocks.
+struct Workspace {
+  Workspace(int64_t qb, int64_t kb, int64_t dh)
+      : q(qb * dh),
+        scores(qb * kb),
+        acc(qb * dh),
+        row_max(qb),
+        row_sum(qb),
+        new_max(qb),
+        rescale(qb) {}
+  Eigen::VectorXf q, scores, acc;
+  Eigen::ArrayXf row_max, row_sum, new_max, rescale;
+};
+
+void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, int64_t b, int64_t h,
+                        int64_t i0, int64_t bq, int64_t kb, Workspace& w) {
+  const int64_t n = s.n, dh = s.dh;
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  MatrixMap q(w.q.data(), bq, dh), acc(w.acc.data(), bq, dh);
+  auto row_max = w.row_max.head(bq), row_sum = w.row_sum.head(bq), new_max = w.new_max.head(bq),
+       rescale = w.rescale.head(bq);
+  // The scale folds into the queries once rather than into every logit.
+  q = s.scale * ConstStridedMap(d.q + (b * n + i0) * s.ld_q + s.q_col + h * dh, bq, dh,
+                                Eigen::OuterStride<>(s.ld_q));
+  row_max.setConstant(kMinusInf);
+  row_sum.setZero();
+  acc.setZero();
+
+  for (int64_t j0 = 0; j0 < n; j0 += kb) {
+    const int64_t bk = std::min(kb, n - j0);
+    ConstStridedMap k(d.k + (b * n + j0) * s.ld_k + s.k_col + h * dh, bk, dh,
+                      Eigen::OuterStride<>(s.ld_k));
+    ConstStridedMap v(d.v + (b * n + j0) * s.ld_v + s.v_col + h * dh, bk, dh,
+                      Eigen::OuterStride<>(s.ld_v));
+    MatrixMap scores(w.scores.data(), bq, bk);
+    scores.noalias() = q * k.transpose();
+    if (d.key_bias != nullptr) scores.rowwise() += ConstRowVectorMap(d.key_bias + b * n + j0, bk);
+
+    // Online softmax: rescale what came before to the new running max. The first block's
+    // rescale is exp(-inf) = 0 against a zero accumulator; a fully masked block keeps finite
+    // logits (kMaskedLogit), so no inf - inf can occur.
+    new_max = row_max.max(scores.rowwise().maxCoeff().array());
+    rescale = (row_max - new_max).exp();
+    scores = (scores.array().colwise() - new_max).exp().matrix();
+    row_sum = row_sum * rescale + scores.rowwise().sum().array();
+    acc.array().colwise() *= rescale;
+    acc.noalias() += scores * v;
+    row_max = new_max;
+  }
+  StridedMap out(d.out + (b * n + i0) * s.ld_out + h * dh, bq, dh, Eigen::OuterStride<>(s.ld_out));
+  out = (acc.array().colwise() / row_sum).matrix();
+}
+
+void check_operand(const Tensor& t, const AttentionShape& s, int64_t ld, int64_t col,
+                   const char* what) {
+  if (ld <= 0 || col < 0 || col + s.heads * s.dh > ld) {
+    throw std::invalid_argument(std::string("cpu attention_fused: ") + what + " columns [" +
+                                std::to_string(col) + ", " + std::to_string(col + s.heads * s.dh) +
+                                ") do not fit its leading dimension " + std::to_string(ld));
+  }
+  expect_numel(t, s.batch * s.n * ld, "attention_fused", what);
+}
+
+}  // namespace
+
+void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
+                                int64_t query_block, int64_t key_block) {
+  const int64_t q_blocks = (s.n + query_block - 1) / query_block;
+  const int64_t tasks = s.batch * s.heads * q_blocks;
+  // Two GEMMs of query_block x n x dh per task, plus the exps.
+  const int64_t cost = query_block * s.n * (4 * s.dh + 10);
+  // Eigen runs single-threaded inside the parallel region (it sees the enclosing team).
+  parallel_for(tasks, cost, [&](int64_t t0, int64_t t1) {
+    Workspace w(query_block, key_block, s.dh);
+    for (int64_t task = t0; task < t1; ++task) {
+      const int64_t b = task / (s.heads * q_blocks), h = (task / q_blocks) % s.heads;
+      const int64_t i0 = (task % q_blocks) * query_block;
+      attend_query_block(s, d, b, h, i0, std::min(query_block, s.n - i0), key_block, w);
+    }
+  });
+}
+
+void CpuBackend::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                 const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  if (s.batch <= 0 || s.n <= 0 || s.heads <= 0 || s.dh <= 0) {
+    throw std::invalid_argument("cpu attention_fused: batch, n, heads and dh must be positive");
+  }
+  check_operand(q, s, s.ld_q, s.q_col, "q");
+  check_operand(k, s, s.ld_k, s.k_col, "k");
+  check_operand(v, s, s.ld_v, s.v_col, "v");
+  check_operand(out, s, s.ld_out, 0, "out");
+  const float* bias = nullptr;
+  if (key_bias != nullptr) {
+    expect_numel(*key_bias, s.batch * s.n, "attention_fused", "key_bias");
+    bias = f32_data(*key_bias, "attention_fused key_bias");
+  }
+  masked_attention_streaming(
+      s, {f32_data(q, "attention_fused q"), f32_data(k, "attention_fused k"),
+          f32_data(v, "attention_fused v"), bias, f32_data(out, "attention_fused out")});
+}
+
+}  // namespace sb::cpu

@@ -1,0 +1,91 @@
+// BERT-style encoder ops: embedding gather, key-padding bias, residual + LayerNorm, masked
+// mean pooling. The fused attention kernel lives in bert_attention.cl (one copy per head width).
+
+// y[t, c] = table[clamp(ids[t]), c] + (has_rows ? rows[t % seq, c] : 0); t over B * S tokens.
+// Out-of-range ids are clamped: the host cannot afford to read ids back to validate them.
+__kernel void embedding_gather(__global const float* table, int vocab, __global const int* ids,
+                               __global const float* rows, int has_rows, int seq, int dim,
+                               int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int token = i / dim;
+  const int c = i - token * dim;
+  const int id = clamp(ids[token], 0, vocab - 1);
+  float v = table[(size_t)id * dim + c];
+  if (has_rows) v += rows[(size_t)(token % seq) * dim + c];
+  y[i] = v;
+}
+
+// logits[bh, i, j] += key_bias[bh / heads, j]; logits [B * heads, n, n], key_bias [B, n].
+__kernel void add_key_bias(__global float* logits, __global const float* key_bias, int heads,
+                           int n, int total) {
+  const int e = get_global_id(0);
+  if (e >= total) return;
+  const int j = e % n;
+  const int bh = e / n / n;
+  logits[e] += key_bias[(bh / heads) * n + j];
+}
+
+// y = LayerNorm(x + residual), one work-group of REDUCE_WG items per row and one Welford pass
+// as layernorm_welford. Each item reads and writes only its own columns, so y may alias x or
+// residual: the sum is recomputed for the output instead of being stored in between.
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void add_layernorm(__global const float* x, __global const float* residual,
+                   __global const float* gamma, __global const float* beta, float eps, int cols,
+                   __global float* y) {
+  __local float counts[REDUCE_WG];
+  __local float means[REDUCE_WG];
+  __local float m2s[REDUCE_WG];
+  const int t = get_local_id(0);
+  const size_t base = (size_t)get_group_id(0) * cols;
+  float count = 0.0f, mean = 0.0f, m2 = 0.0f;
+  for (int c = t; c < cols; c += REDUCE_WG) {
+    const float v = x[base + c] + residual[base + c];
+    count += 1.0f;
+    const float d = v - mean;
+    mean += d / count;
+    m2 += d * (v - mean);
+  }
+  counts[t] = count;
+  means[t] = mean;
+  m2s[t] = m2;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int offset = REDUCE_WG / 2; offset > 0; offset >>= 1) {
+    if (t < offset) {
+      const float na = counts[t], nb = counts[t + offset];
+      const float total = na + nb;
+      if (nb > 0.0f) {
+        const float delta = means[t + offset] - means[t];
+        means[t] += delta * (nb / total);
+        m2s[t] += m2s[t + offset] + delta * delta * (na * nb / total);
+        counts[t] = total;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float row_mean = means[0];
+  const float inv_std = 1.0f / sqrt(m2s[0] / cols + eps);
+  for (int c = t; c < cols; c += REDUCE_WG) {
+    const float v = x[base + c] + residual[base + c];
+    y[base + c] = (v - row_mean) * inv_std * gamma[c] + beta[c];
+  }
+}
+
+// y[b, c] = sum_s w[b, s] x[b, s, c] / sum_s w[b, s] (0 without weight); an item per (b, c),
+// so consecutive items read consecutive channels.
+__kernel void masked_mean(__global const float* x, __global const float* weights, int seq,
+                          int dim, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int b = i / dim;
+  const int c = i - b * dim;
+  __global const float* xb = x + (size_t)b * seq * dim + c;
+  __global const float* wb = weights + (size_t)b * seq;
+  float sum = 0.0f, weight = 0.0f;
+  for (int s = 0; s < seq; ++s) {
+    const float w = wb[s];
+    sum += w * xb[(size_t)s * dim];
+    weight += w;
+  }
+  y[i] = weight != 0.0f ? sum / weight : 0.0f;
+}
