@@ -26,7 +26,7 @@ Calibration calibrate(const Config& c, const Params& params, Backend& be, const 
   const int64_t batch = set.batch > 0 ? set.batch : c.batch;
   for (int64_t i = 0; i < set.batches; ++i) {
     const Cells cells = synthetic_cells(c, batch, set.seed + static_cast<uint64_t>(i));
-    model.forward(upload(be, cells));
+    model.forward(upload(be, cells), /*all_layers=*/true);  // every layer an int8 model has
   }
   be.synchronize();
   out.record = {{"method", "min-max of each linear layer's input over the calibration set"},

@@ -9,10 +9,12 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/parallel.h"
@@ -25,20 +27,13 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using MatrixMap = Eigen::Map<RowMatrix>;
 using ConstStridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 using StridedMap = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
-using ConstRowVectorMap = Eigen::Map<const Eigen::RowVectorXf>;
 
 // One thread's working set, reused across its tasks: sized for full blocks.
 struct Workspace {
   Workspace(int64_t qb, int64_t kb, int64_t dh)
-      : q(qb * dh),
-        scores(qb * kb),
-        acc(qb * dh),
-        row_max(qb),
-        row_sum(qb),
-        new_max(qb),
-        rescale(qb) {}
+      : q(qb * dh), scores(qb * kb), acc(qb * dh), row_max(qb), row_sum(qb) {}
   Eigen::VectorXf q, scores, acc;
-  Eigen::ArrayXf row_max, row_sum, new_max, rescale;
+  Eigen::ArrayXf row_max, row_sum;
 };
 
 void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, int64_t b, int64_t h,
@@ -46,8 +41,7 @@ void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, i
   const int64_t n = s.n, dh = s.dh;
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   MatrixMap q(w.q.data(), bq, dh), acc(w.acc.data(), bq, dh);
-  auto row_max = w.row_max.head(bq), row_sum = w.row_sum.head(bq), new_max = w.new_max.head(bq),
-       rescale = w.rescale.head(bq);
+  auto row_max = w.row_max.head(bq), row_sum = w.row_sum.head(bq);
   // The scale folds into the queries once rather than into every logit.
   q = s.scale * ConstStridedMap(d.q + (b * n + i0) * s.ld_q + s.q_col + h * dh, bq, dh,
                                 Eigen::OuterStride<>(s.ld_q));
@@ -63,18 +57,20 @@ void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, i
                       Eigen::OuterStride<>(s.ld_v));
     MatrixMap scores(w.scores.data(), bq, bk);
     scores.noalias() = q * k.transpose();
-    if (d.key_bias != nullptr) scores.rowwise() += ConstRowVectorMap(d.key_bias + b * n + j0, bk);
-
-    // Online softmax: rescale what came before to the new running max. The first block's
-    // rescale is exp(-inf) = 0 against a zero accumulator; a fully masked block keeps finite
-    // logits (kMaskedLogit), so no inf - inf can occur.
-    new_max = row_max.max(scores.rowwise().maxCoeff().array());
-    rescale = (row_max - new_max).exp();
-    scores = (scores.array().colwise() - new_max).exp().matrix();
-    row_sum = row_sum * rescale + scores.rowwise().sum().array();
-    acc.array().colwise() *= rescale;
+    // Online softmax, one contiguous row at a time (so Eigen's exp vectorizes): rescale what
+    // came before to the new running max. The first block's rescale is exp(-inf) = 0 against
+    // a zero accumulator; masked logits are finite (kMaskedLogit), so no inf - inf occurs.
+    for (int64_t ii = 0; ii < bq; ++ii) {
+      ArrayMap row(w.scores.data() + ii * bk, bk);
+      if (d.key_bias != nullptr) row += ConstArrayMap(d.key_bias + b * n + j0, bk);
+      const float new_max = std::max(row_max[ii], row.maxCoeff());
+      const float rescale = std::exp(row_max[ii] - new_max);
+      row = (row - new_max).exp();
+      row_sum[ii] = row_sum[ii] * rescale + row.sum();
+      if (rescale != 1.0f) acc.row(ii) *= rescale;
+      row_max[ii] = new_max;
+    }
     acc.noalias() += scores * v;
-    row_max = new_max;
   }
   StridedMap out(d.out + (b * n + i0) * s.ld_out + h * dh, bq, dh, Eigen::OuterStride<>(s.ld_out));
   out = (acc.array().colwise() / row_sum).matrix();

@@ -16,7 +16,7 @@ struct MaskedAttentionData {
 };
 
 inline constexpr int64_t kMaskedQueryBlock = 64;
-inline constexpr int64_t kMaskedKeyBlock = 128;
+inline constexpr int64_t kMaskedKeyBlock = 256;
 
 void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
                                 int64_t query_block = kMaskedQueryBlock,

@@ -127,7 +127,7 @@ void OpenCLBackend::attention_fused(const AttentionShape& s, const Tensor& q, co
                                     const Tensor& v, const Tensor* key_bias, Tensor& out) {
   const char* op = "attention_fused";
   require(s.batch > 0 && s.n > 0 && s.heads > 0 && s.dh > 0, op, "empty shape");
-  const int widest = kFusedAttentionWidths[std::size(kFusedAttentionWidths) - 1];
+  const int widest = kFusedAttentionKernels[std::size(kFusedAttentionKernels) - 1].width;
   require(s.dh <= widest, op,
           "head width dh = " + std::to_string(s.dh) + " exceeds the " + std::to_string(widest) +
               " the kernels support");
@@ -151,17 +151,15 @@ void OpenCLBackend::attention_fused(const AttentionShape& s, const Tensor& q, co
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,
                                              const Tensor& k, const Tensor& v,
                                              const Tensor* key_bias, Tensor& out) {
-  const int width = *std::find_if(std::begin(kFusedAttentionWidths),
-                                  std::end(kFusedAttentionWidths),
-                                  [&](int w) { return w >= s.dh; });
+  const FusedAttentionKernel& kernel =
+      *std::find_if(std::begin(kFusedAttentionKernels), std::end(kFusedAttentionKernels),
+                    [&](const FusedAttentionKernel& k) { return k.width >= s.dh; });
+  const size_t queries = static_cast<size_t>(kernel.queries);
   // (batch, head) along dimension 0: some drivers cap the work-group count of the others
   // at 65535.
-  const size_t query_groups = static_cast<size_t>((s.n + kFusedAttentionQueries - 1) /
-                                                  kFusedAttentionQueries);
-  const cl::NDRange global(static_cast<size_t>(s.batch * s.heads) * kFusedAttentionQueries,
-                           query_groups);
-  launch("attention_fused_d" + std::to_string(width), global,
-         cl::NDRange(kFusedAttentionQueries, 1), q, k, v, key_bias, key_bias ? 1 : 0, s.n, s.heads,
+  const size_t query_groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
+  const cl::NDRange global(static_cast<size_t>(s.batch * s.heads) * queries, query_groups);
+  launch("attention_fused_d" + std::to_string(kernel.width), global, cl::NDRange(queries, 1), q, k, v, key_bias, key_bias ? 1 : 0, s.n, s.heads,
          s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v, s.ld_out, s.q_col, s.k_col, s.v_col, out);
 }
 

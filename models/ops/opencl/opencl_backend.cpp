@@ -17,16 +17,17 @@ std::string tiled_gemm_variant(const char* name, const char* weight_type, const 
          "\n#undef GEMM_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n";
 }
 
-// The fused attention body once per head width (kFusedAttentionWidths).
-std::string fused_attention_variant(int dh) {
-  const std::string width = std::to_string(dh);
+// The fused attention body once per head width (kFusedAttentionKernels).
+std::string fused_attention_variant(const FusedAttentionKernel& k) {
+  const std::string width = std::to_string(k.width);
   // Keys per tile: 32 while local memory allows; the widest heads keep their queries in local
   // memory (query and accumulator would not both fit in registers).
-  const bool wide = dh > 64;
+  const bool wide = k.width > 64;
   return "#define FA_NAME attention_fused_d" + width + "\n#define FA_DH " + width +
-         "\n#define FA_TK " + (wide ? "16" : "32") + "\n#define FA_Q_LOCAL " + (wide ? "1" : "0") +
-         "\n" + std::string(embedded_cl_source("bert_attention.cl")) +
-         "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_TK\n#undef FA_Q_LOCAL\n";
+         "\n#define FA_BQ " + std::to_string(k.queries) + "\n#define FA_TK " +
+         (wide ? "16" : "32") + "\n#define FA_Q_LOCAL " + (wide ? "1" : "0") + "\n" +
+         std::string(embedded_cl_source("bert_attention.cl")) +
+         "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_BQ\n#undef FA_TK\n#undef FA_Q_LOCAL\n";
 }
 
 // Everything but the NVIDIA-only kernels: one program, one build per device.
@@ -34,7 +35,7 @@ std::string portable_source() {
   std::string s;
   for (const char* file : {"common.cl", "elementwise.cl", "norms.cl", "attention.cl", "bert.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
-  for (int dh : kFusedAttentionWidths) s += fused_attention_variant(dh);
+  for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
   s += tiled_gemm_variant("gemm_i8w", "char", "((float)(w)[(i)])");
   return s;
@@ -74,8 +75,7 @@ cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   size_t reduce_wg = 256;
   while (reduce_wg > runtime_->max_work_group_size()) reduce_wg /= 2;
   const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_wg) +
-                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16 -DFA_BQ=" +
-                              std::to_string(kFusedAttentionQueries);
+                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
   static const std::string source = portable_source();
   const cl::Program& program = runtime_->program("portable", source, options);
   return kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;

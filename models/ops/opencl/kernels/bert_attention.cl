@@ -2,10 +2,10 @@
 // softmax, no n x n buffer). The host includes this body once per head width with
 //   FA_NAME     the kernel's name
 //   FA_DH       the head width it is compiled for (a head of dh <= FA_DH is zero-padded)
+//   FA_BQ       queries (= items) per work-group
 //   FA_TK       keys per local-memory tile (a multiple of FA_CHUNK)
 //   FA_Q_LOCAL  1: each item reads its query from local memory instead of registers, which
 //               would not hold query and accumulator together at the widest heads
-// and the build options give FA_BQ, the queries (= items) per work-group.
 //
 // A work-group serves FA_BQ consecutive queries of one (batch, head), an item per query; its
 // group ids are (batch * heads + head, query block). Key and value tiles pass through local
@@ -17,6 +17,9 @@
 // arithmetic (which could make NaN) anywhere.
 
 #define FA_D4 (FA_DH / 4)
+#if !FA_Q_LOCAL && FA_BQ > 2 * FA_TK
+#error "the queries are staged in the key and value tiles: FA_BQ must not exceed 2 * FA_TK"
+#endif
 #ifndef FA_CHUNK
 #define FA_CHUNK 16
 #endif
@@ -39,6 +42,12 @@ void FA_NAME(__global const float* q, __global const float* k, __global const fl
   __local float* q_tile_f = (__local float*)q_tile;
 
   const int lid = get_local_id(0);
+  // Tile loads: FA_LOAD_COLS consecutive items share a row (coalesced), FA_LOAD_ROWS rows at a
+  // time; compile-time trip counts keep address arithmetic out of the inner loop.
+#define FA_LOAD_COLS (FA_BQ < FA_DH ? FA_BQ : FA_DH)
+#define FA_LOAD_ROWS (FA_BQ / FA_LOAD_COLS)
+  const int load_col = lid % FA_LOAD_COLS;
+  const int load_row = lid / FA_LOAD_COLS;
   const int bh = get_group_id(0);
   const int i0 = get_group_id(1) * FA_BQ;
   const int b = bh / heads;
@@ -78,13 +87,19 @@ void FA_NAME(__global const float* q, __global const float* k, __global const fl
 
   for (int j0 = 0; j0 < n; j0 += FA_TK) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous tile (or the staged queries) fully read
-    for (int e = lid; e < FA_TK * FA_DH; e += FA_BQ) {
-      const int r = e / FA_DH;
-      const int d = e - r * FA_DH;
+#pragma unroll
+    for (int rr = 0; rr < FA_TK; rr += FA_LOAD_ROWS) {
+      const int r = rr + load_row;
       const int j = j0 + r;
-      const bool inside = j < n && d < dh;
-      tiles_f[e] = inside ? kh[(row0 + j) * ld_k + d] : 0.0f;
-      tiles_f[FA_TK * FA_DH + e] = inside ? vh[(row0 + j) * ld_v + d] : 0.0f;
+      __global const float* kr = kh + (row0 + min(j, n - 1)) * ld_k;
+      __global const float* vr = vh + (row0 + min(j, n - 1)) * ld_v;
+#pragma unroll
+      for (int dd = 0; dd < FA_DH; dd += FA_LOAD_COLS) {
+        const int d = dd + load_col;
+        const bool inside = j < n && d < dh;
+        tiles_f[r * FA_DH + d] = inside ? kr[d] : 0.0f;
+        tiles_f[(FA_TK + r) * FA_DH + d] = inside ? vr[d] : 0.0f;
+      }
     }
     for (int r = lid; r < FA_TK; r += FA_BQ) {
       const int j = j0 + r;
@@ -141,3 +156,5 @@ void FA_NAME(__global const float* q, __global const float* k, __global const fl
 }
 
 #undef FA_D4
+#undef FA_LOAD_COLS
+#undef FA_LOAD_ROWS
