@@ -34,6 +34,14 @@ const char* attention_kind(const Switches& sw) {
                                         : "fused (online softmax), fp32";
 }
 
+// What the int8 GEMMs really quantize, which depends on the backend's kernel.
+std::string linear_inputs(const Switches& sw, const Backend& be, bool tensor_cores) {
+  if (sw.precision != Precision::int8) return "fp32 in memory, converted as the kernel loads";
+  if (be.name() == "cpu") return "u8 from the calibrated per-tensor range (oneDNN, VNNI)";
+  return tensor_cores ? "s8 from the calibrated per-tensor scale (mma.s8 tensor cores)"
+                      : "fp32: the portable kernel dequantizes int8 weights; calibration unused";
+}
+
 }  // namespace
 
 GeneformerWorkload::GeneformerWorkload(const WorkloadOptions& options,
@@ -211,8 +219,7 @@ nlohmann::json GeneformerWorkload::summaries(size_t stage) {
   const Switches sw = switches(stage);
   nlohmann::json s = {{"kernels",
                        {{"linear", precision_name(sw.precision)},
-                        {"linear_activations", sw.calibrated ? "int8, calibrated per tensor"
-                                                             : "fp32 in memory"},
+                        {"linear_inputs", linear_inputs(sw, *backend_, tensor_cores())},
                         {"attention", attention_kind(sw)}}}};
   if (sw.passes.any()) s["graph"] = graph_report(stage);
   if (!calibration_.at(stage).is_null()) s["calibration"] = calibration_[stage];

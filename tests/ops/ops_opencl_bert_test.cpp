@@ -131,9 +131,9 @@ TEST_F(OpenCLBertOps, AddLayerNormIncludingInPlace) {
       }
       var /= cols;
       for (int64_t c = 0; c < cols; ++c)
-        want[i * cols + c] = (double(x[i * cols + c]) + r[i * cols + c] - mean) /
-                                 std::sqrt(var + eps) * gamma[c] +
-                             beta[c];
+        want[i * cols + c] =
+            (double(x[i * cols + c]) + r[i * cols + c] - mean) / std::sqrt(var + eps) * gamma[c] +
+            beta[c];
     }
     Tensor g = up(gamma, {cols}), b = up(beta, {cols});
     SCOPED_TRACE("cols " + std::to_string(cols));

@@ -99,8 +99,8 @@ void OpenCLBackend::add_layernorm(const Tensor& x, const Tensor& residual, const
   const int64_t rows = cols ? x.numel() / cols : 0;
   if (rows == 0) return;
   const size_t wg = reduce_group(*runtime_);
-  launch("add_layernorm", cl::NDRange(static_cast<size_t>(rows) * wg), cl::NDRange(wg), x,
-         residual, gamma, beta, eps, cols, y);
+  launch("add_layernorm", cl::NDRange(static_cast<size_t>(rows) * wg), cl::NDRange(wg), x, residual,
+         gamma, beta, eps, cols, y);
 }
 
 void OpenCLBackend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
@@ -119,8 +119,8 @@ void OpenCLBackend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& 
     require_f32(op, *t, "every operand");
   const int64_t n = y.numel();
   if (n == 0) return;
-  launch("masked_mean", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, weights, seq,
-         dim, n, y);
+  launch("masked_mean", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, weights, seq, dim,
+         n, y);
 }
 
 void OpenCLBackend::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
@@ -140,12 +140,28 @@ void OpenCLBackend::attention_fused(const AttentionShape& s, const Tensor& q, co
   if (key_bias) {
     require_f32(op, *key_bias, "key_bias");
     require(key_bias->numel() == s.batch * s.n, op,
-            "key_bias " + key_bias->shape_string() + " is not [" + std::to_string(s.batch) +
-                ", " + std::to_string(s.n) + "]");
+            "key_bias " + key_bias->shape_string() + " is not [" + std::to_string(s.batch) + ", " +
+                std::to_string(s.n) + "]");
   }
-  // The dispatch point for precision-specific kernels (e.g. tensor cores for tf32/f16); for
-  // now every precision computes in fp32.
+  // fp16 on NVIDIA tensor cores where the stage allows it (head size 64: Geneformer, BERT);
+  // every other case computes in fp32.
+  if (s.precision == Precision::f16 && s.dh == 64 && has_mma()) {
+    attention_mma(s, q, k, v, key_bias, out);
+    return;
+  }
   attention_fused_portable(s, q, k, v, key_bias, out);
+}
+
+void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  // Must match FA_QUERIES and the work-group size in kernels/attention_mma_nvidia.cl.
+  constexpr size_t kQueries = 128, kThreads = 256;
+  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
+  const auto i = [](int64_t v) { return static_cast<int>(v); };
+  launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(s.batch * s.heads)),
+             cl::NDRange(kThreads, 1), q, k, v, key_bias, key_bias ? 1 : 0, i(s.n), i(s.heads),
+             i(s.ld_q), i(s.ld_k), i(s.ld_v), i(s.ld_out), i(s.q_col), i(s.k_col), i(s.v_col),
+             s.scale, out);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,
@@ -159,8 +175,9 @@ void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tens
   // at 65535.
   const size_t query_groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
   const cl::NDRange global(static_cast<size_t>(s.batch * s.heads) * queries, query_groups);
-  launch("attention_fused_d" + std::to_string(kernel.width), global, cl::NDRange(queries, 1), q, k, v, key_bias, key_bias ? 1 : 0, s.n, s.heads,
-         s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v, s.ld_out, s.q_col, s.k_col, s.v_col, out);
+  launch("attention_fused_d" + std::to_string(kernel.width), global, cl::NDRange(queries, 1), q, k,
+         v, key_bias, key_bias ? 1 : 0, s.n, s.heads, s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v,
+         s.ld_out, s.q_col, s.k_col, s.v_col, out);
 }
 
 }  // namespace sb

@@ -1,5 +1,8 @@
 // The NVIDIA tensor-core path: tf32 and f16 GEMMs through inline PTX mma.sync
 // (kernels/gemm_mma_nvidia.cl), chosen when a compile probe shows the device takes it.
+#include <algorithm>
+#include <cmath>
+
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -22,21 +25,39 @@ __kernel void mma_probe(__global float* out) {
 }
 )CLC";
 
-std::string mma_variant(const char* name, const char* weight_type, const char* load,
-                        const char* store, const char* warp_tile) {
-  return std::string("#define MMA_NAME ") + name + "\n#define WEIGHT_T " + weight_type +
-         "\n#define LOAD_WEIGHT(w, i) " + load + "\n#define STORE_TILE " + store +
-         "\n#define WARP_TILE " + warp_tile + "\n" +
-         std::string(embedded_cl_source("gemm_mma_body.cl")) +
-         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_TILE\n"
-         "#undef WARP_TILE\n";
+struct MmaVariant {
+  const char* name;
+  const char* weight_type;
+  const char* load;     // LOAD_WEIGHT(w, i)
+  const char* store_x;  // STORE_X(tile, r, kk, v)
+  const char* store_w;
+  const char* warp_tile;
+  const char* extra_params = "";
+  const char* scale_acc = "(v)";  // SCALE_ACC(v, n)
+};
+
+std::string mma_variant(const MmaVariant& v) {
+  return std::string("#define MMA_NAME ") + v.name + "\n#define WEIGHT_T " + v.weight_type +
+         "\n#define LOAD_WEIGHT(w, i) " + v.load + "\n#define STORE_X " + v.store_x +
+         "\n#define STORE_W " + v.store_w + "\n#define WARP_TILE " + v.warp_tile +
+         "\n#define EXTRA_PARAMS " + v.extra_params + "\n#define SCALE_ACC(v, n) " +
+         v.scale_acc + "\n" + std::string(embedded_cl_source("gemm_mma_body.cl")) +
+         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_X\n"
+         "#undef STORE_W\n#undef WARP_TILE\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
 
 std::string mma_source() {
   return std::string(embedded_cl_source("common.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
-         mma_variant("gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "warp_tile_tf32") +
-         mma_variant("gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "warp_tile_f16");
+         mma_variant({"gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "STORE_TF32",
+                      "warp_tile_tf32"}) +
+         mma_variant({"gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "STORE_F16",
+                      "warp_tile_f16"}) +
+         mma_variant({"gemm_s8_mma", "char", "(float)(w)[(i)]", "STORE_S8_X", "STORE_S8_W",
+                      "warp_tile_s8",
+                      ", __global const float* col_scale, float x_inv_scale, float x_scale",
+                      "((v) * x_scale * col_scale[(n)])"}) +
+         std::string(embedded_cl_source("attention_mma_nvidia.cl"));
 }
 
 }  // namespace
@@ -61,6 +82,10 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
     throw std::invalid_argument(std::string("linear: ") + precision_name(w.precision) +
                                 " needs the NVIDIA tensor-core kernels, which " + device_name_ +
                                 " does not take");
+  if (w.precision == Precision::int8) {
+    linear_mma_s8(x, w, y, ep, m);
+    return;
+  }
   const bool tf32 = w.precision == Precision::tf32;
   require(w.data.dtype() == (tf32 ? DType::f32 : DType::f16), "linear",
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
@@ -71,6 +96,19 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
   launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(kThreads, 1), x, w.data,
              ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0,
              m, w.n, w.k, y);
+}
+
+void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y,
+                                  const Epilogue& ep, int64_t m) {
+  require(w.data.dtype() == DType::i8 && w.scales.defined() && w.calibrated(), "linear",
+          "the int8 tensor-core GEMM needs an int8 weight with scales and a calibrated input range");
+  // Symmetric per-tensor activation scale from the calibrated range (x ~= s_x q, |q| <= 127).
+  const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
+  constexpr size_t kTile = 128, kThreads = 256;
+  const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
+  launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias,
+             ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, m, w.n,
+             w.k, y, w.scales, 1.f / sx, sx);
 }
 
 }  // namespace sb

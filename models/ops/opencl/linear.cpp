@@ -80,7 +80,10 @@ void OpenCLBackend::linear(const Tensor& x, const Weight& w, Tensor& y, const Ep
         linear_tiled(x, w, y, ep, m);
       return;
     case Precision::int8:
-      linear_tiled(x, w, y, ep, m);
+      if (has_mma() && w.calibrated())
+        linear_mma(x, w, y, ep, m);
+      else
+        linear_tiled(x, w, y, ep, m);  // int8 weights, fp32 activations (dequantized on load)
       return;
     case Precision::bf16:
       break;

@@ -115,9 +115,15 @@ class OpenCLBackend : public Backend {
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
+  void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // attention_fused in fp32 on any device (kernels/bert_attention.cl); s is validated.
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
+
+  // attention_fused in fp16 on NVIDIA tensor cores (kernels/attention_mma_nvidia.cl), dh 64.
+  void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
+                     const Tensor* key_bias, Tensor& out);
 
   std::shared_ptr<ClRuntime> runtime_;
   std::shared_ptr<BufferPool> pool_;

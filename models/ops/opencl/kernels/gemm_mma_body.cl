@@ -3,8 +3,10 @@
 //   MMA_NAME            the kernel's name
 //   WEIGHT_T            W's element type in global memory (float, half)
 //   LOAD_WEIGHT(w, i)   element i of W as float
-//   STORE_TILE(tile, r, kk, v)  stores fp32 v as element (r, kk) of a local tile
-//   WARP_TILE           warp_tile_tf32 or warp_tile_f16
+//   STORE_X(tile, r, kk, v), STORE_W(...)  store fp32 v as element (r, kk) of the x / W tile
+//   WARP_TILE           warp_tile_tf32, warp_tile_f16 or warp_tile_s8
+//   EXTRA_PARAMS        further kernel parameters (empty, or the int8 scales)
+//   SCALE_ACC(v, n)     the accumulator of column n as the product's value (int8 dequantizes)
 // The next K tile is fetched into registers while the warps multiply the current one. The
 // epilogue (bias, activation, residual; residual may be y itself) is fused.
 
@@ -13,7 +15,7 @@
 __kernel __attribute__((reqd_work_group_size(MMA_THREADS, 1, 1)))
 void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global const float* bias,
               int has_bias, int act, __global const float* residual, int has_residual, int M,
-              int N, int K, __global float* y) {
+              int N, int K, __global float* y EXTRA_PARAMS) {
   __local uint xs[MMA_BM * MMA_PITCH];
   __local uint ws[MMA_BN * MMA_PITCH];
   const int tid = get_local_id(0);
@@ -51,8 +53,8 @@ void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global cons
 #pragma unroll
     for (int q = 0; q < MMA_LOADS; ++q) {
       const int e = tid + q * MMA_THREADS;
-      STORE_TILE(xs, e >> 5, e & 31, xr[q]);
-      STORE_TILE(ws, e >> 5, e & 31, wr[q]);
+      STORE_X(xs, e >> 5, e & 31, xr[q]);
+      STORE_W(ws, e >> 5, e & 31, wr[q]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (k0 + MMA_BK < K) {
@@ -72,7 +74,7 @@ void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global cons
         const int gm = m0 + row0 + mi * 16 + g + ((e & 2) ? 8 : 0);
         const int gn = n0 + col0 + ni * 8 + 2 * t + (e & 1);
         if (gm >= M || gn >= N) continue;
-        float v = acc[mi][ni][e];
+        float v = SCALE_ACC(acc[mi][ni][e], gn);
         if (has_bias) v += bias[gn];
         v = apply_act(v, act);
         const size_t idx = (size_t)gm * N + gn;

@@ -109,8 +109,55 @@ inline ushort to_half_bits(float v) {
   return r;
 }
 
+// int8 x int8 -> int32 (m16n8k32, sm_80+). A (16x32, row): a0 (g, 4t..4t+3) a1 (g+8, 4t..)
+// a2 (g, 4t+16..) a3 (g+8, 4t+16..); B (32x8, col): b0 (k=4t..4t+3, n=g) b1 (k=4t+16.., n=g);
+// C as for f32. Each register holds 4 consecutive k, the lowest in its low byte.
+inline void mma_s8(int* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+#define MMA_PITCH_S8 12  // words per row of an int8 tile: 8 of data (32 k), conflict-free reads
+
+// One local K tile of 32 in a single k32 step; exact int32 products, added to the fp32
+// accumulators once per tile (|sum| <= 127 * 127 * 32: exact in fp32 even after 16 tiles).
+inline void warp_tile_s8(__local const uint* xs, __local const uint* ws, int row0, int col0,
+                         int g, int t, float acc[MMA_MI][4][4]) {
+  uint a[MMA_MI][4];
+#pragma unroll
+  for (int mi = 0; mi < MMA_MI; ++mi) {
+    __local const uint* r0 = xs + (row0 + mi * 16 + g) * MMA_PITCH_S8 + t;
+    __local const uint* r8 = r0 + 8 * MMA_PITCH_S8;
+    a[mi][0] = r0[0];
+    a[mi][1] = r8[0];
+    a[mi][2] = r0[4];
+    a[mi][3] = r8[4];
+  }
+#pragma unroll
+  for (int ni = 0; ni < 4; ++ni) {
+    __local const uint* c = ws + (col0 + ni * 8 + g) * MMA_PITCH_S8 + t;
+    const uint b0 = c[0], b1 = c[4];
+#pragma unroll
+    for (int mi = 0; mi < MMA_MI; ++mi) {
+      int ci[4] = {0, 0, 0, 0};
+      mma_s8(ci, a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] += (float)ci[e];
+    }
+  }
+}
+
 // Storing element (r, kk) of a local tile: as tf32 bits (one word each) or as half bits (two a
 // word).
 #define STORE_TF32(tile, r, kk, v) (tile)[(r) * MMA_PITCH + (kk)] = to_tf32(v)
 #define STORE_F16(tile, r, kk, v) \
   ((__local ushort*)(tile))[(r) * (2 * MMA_PITCH_F16) + (kk)] = to_half_bits(v)
+// int8: x quantized with the calibrated per-tensor scale as it is stored; W is int8 already.
+#define STORE_S8_X(tile, r, kk, v) \
+  ((__local char*)(tile))[(r) * (4 * MMA_PITCH_S8) + (kk)] = \
+      (char)clamp(rint((v) * x_inv_scale), -127.0f, 127.0f)
+#define STORE_S8_W(tile, r, kk, v) \
+  ((__local char*)(tile))[(r) * (4 * MMA_PITCH_S8) + (kk)] = (char)(v)

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Geneformer (post-LN BERT, MODELS.md section 2) in PyTorch, as the reference stagebench's port
+is checked and timed against. Parameter names are Hugging Face BertModel's.
+
+  --weights W.safetensors --ids IDS.npy --check OURS.safetensors
+        runs Hugging Face transformers' BertModel when it is installed (else the plain PyTorch
+        model below) on stagebench's exported weights and ids, and compares every hidden state
+        and the cell embedding with `stagebench infer geneformer`'s output.
+  --time --batch 32 --tokens 2048
+        samples/s of PyTorch fp32 eager (materialized attention, TF32 off) and of fp16 with fused
+        attention (scaled_dot_product_attention: flash / memory-efficient kernels), CUDA events.
+"""
+import argparse
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file
+
+FULL = dict(layers=6, hidden=256, heads=4, inter=512, vocab=25426, positions=2048)
+TINY = dict(layers=2, hidden=64, heads=4, inter=128, vocab=1024, positions=256)
+
+
+def random_params(c, seed):
+    g = torch.Generator().manual_seed(seed)
+    p = {}
+    d = c["hidden"]
+
+    def lin(name, o, i):
+        b = 1 / i**0.5
+        p[name + ".weight"] = (torch.rand(o, i, generator=g) * 2 - 1) * b
+        p[name + ".bias"] = (torch.rand(o, generator=g) * 2 - 1) * b
+
+    def ln(name):
+        p[name + ".weight"] = 1 + 0.1 * (torch.rand(d, generator=g) * 2 - 1)
+        p[name + ".bias"] = 0.05 * torch.randn(d, generator=g)
+
+    p["embeddings.word_embeddings.weight"] = torch.randn(c["vocab"], d, generator=g)
+    p["embeddings.position_embeddings.weight"] = torch.randn(c["positions"], d, generator=g)
+    p["embeddings.token_type_embeddings.weight"] = torch.randn(2, d, generator=g)
+    ln("embeddings.LayerNorm")
+    for l in range(c["layers"]):
+        pre = f"encoder.layer.{l}."
+        for n in ("query", "key", "value"):
+            lin(pre + "attention.self." + n, d, d)
+        lin(pre + "attention.output.dense", d, d)
+        ln(pre + "attention.output.LayerNorm")
+        lin(pre + "intermediate.dense", c["inter"], d)
+        lin(pre + "output.dense", d, c["inter"])
+        ln(pre + "output.LayerNorm")
+    return p
+
+
+def bert(p, c, ids, mask, fused):
+    """Every hidden state; fused=True uses scaled_dot_product_attention."""
+    d, h = c["hidden"], c["heads"]
+    dh = d // h
+    B, S = ids.shape
+    x = (p["embeddings.word_embeddings.weight"][ids] + p["embeddings.position_embeddings.weight"][:S]
+         + p["embeddings.token_type_embeddings.weight"][0])
+    x = F.layer_norm(x, (d,), p["embeddings.LayerNorm.weight"], p["embeddings.LayerNorm.bias"], 1e-12)
+    bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+    states = [x]
+    for l in range(c["layers"]):
+        pre = f"encoder.layer.{l}."
+        lin = lambda t, n: F.linear(t, p[pre + n + ".weight"], p[pre + n + ".bias"])
+        heads = lambda t: t.view(B, S, h, dh).transpose(1, 2)
+        q, k, v = (heads(lin(x, "attention.self." + n)) for n in ("query", "key", "value"))
+        if fused:
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        else:
+            s = q @ k.transpose(-1, -2) / dh**0.5 + bias
+            ctx = s.softmax(-1) @ v
+        ctx = ctx.transpose(1, 2).reshape(B, S, d)
+        a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,),
+                         p[pre + "attention.output.LayerNorm.weight"],
+                         p[pre + "attention.output.LayerNorm.bias"], 1e-12)
+        x = F.layer_norm(lin(F.relu(lin(a, "intermediate.dense")), "output.dense") + a, (d,),
+                         p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"], 1e-12)
+        states.append(x)
+    return states
+
+
+def cell_embedding(state, mask):
+    m = mask[..., None].to(state.dtype)
+    return (state * m).sum(1) / m.sum(1)
+
+
+def hf_states(p, c, ids, mask):
+    try:
+        from transformers import BertConfig, BertModel
+    except ImportError:
+        return None
+    cfg = BertConfig(vocab_size=c["vocab"], hidden_size=c["hidden"], num_hidden_layers=c["layers"],
+                     num_attention_heads=c["heads"], intermediate_size=c["inter"], hidden_act="relu",
+                     max_position_embeddings=c["positions"], layer_norm_eps=1e-12,
+                     attn_implementation="eager")
+    model = BertModel(cfg, add_pooling_layer=False).eval()
+    missing, unexpected = model.load_state_dict(p, strict=False)
+    if [m for m in missing if "position_ids" not in m] or unexpected:
+        sys.exit(f"BertModel did not take the weights: missing {missing}, unexpected {unexpected}")
+    with torch.no_grad():
+        return list(model(ids, attention_mask=mask, output_hidden_states=True).hidden_states)
+
+
+def compare(name, ours, ref):
+    a, b = ours.double().flatten(), ref.double().flatten()
+    cos = torch.dot(a, b) / (a.norm() * b.norm())
+    rel = (a - b).norm() / b.norm()
+    print(f"{name:18s} cosine {cos:.8f}  rel-L2 {rel:.2e}  max|diff| {(a - b).abs().max():.2e}")
+    return rel.item()
+
+
+def check(args):
+    p = {k: v.float() for k, v in load_file(args.weights).items()}
+    c = FULL if p["embeddings.word_embeddings.weight"].shape[0] == FULL["vocab"] else TINY
+    ids = torch.from_numpy(np.load(args.ids).astype(np.int64))
+    ids = ids[None] if ids.dim() == 1 else ids
+    mask = (ids != 0).long()
+    states = hf_states(p, c, ids, mask)
+    source = "transformers BertModel (eager)"
+    if states is None:
+        source = "plain PyTorch BERT (transformers not installed)"
+        with torch.no_grad():
+            states = bert(p, c, ids, mask, fused=False)
+    print("reference:", source)
+    ours = load_file(args.check)
+    worst = 0.0
+    for i, s in enumerate(states):
+        worst = max(worst, compare(f"hidden_states.{i}", ours[f"hidden_states.{i}"], s))
+    emb = cell_embedding(states[c["layers"] - 1], mask)
+    worst = max(worst, compare("cell_embedding", ours["cell_embedding"], emb))
+    sys.exit(0 if worst < 1e-4 else 1)
+
+
+def time_it(fn, runs):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(runs):
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return float(np.median(times))
+
+
+def timing(args):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    c = FULL
+    dev = "cuda"
+    p = {k: v.to(dev) for k, v in random_params(c, 1).items()}
+    g = torch.Generator().manual_seed(2)
+    ids = torch.randint(2, c["vocab"], (args.batch, args.tokens), generator=g).to(dev)
+    mask = torch.ones_like(ids)
+    for b in range(1, args.batch):  # padding like stagebench's synthetic cells: half to all
+        n = int(torch.randint(args.tokens // 2, args.tokens + 1, (1,), generator=g))
+        ids[b, n:] = 0
+        mask[b, n:] = 0
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, batch {args.batch} x "
+          f"{args.tokens} tokens, {c['layers']} layers, median of {args.runs} (CUDA events)")
+    with torch.no_grad():
+        ms = time_it(lambda: bert(p, c, ids, mask, fused=False), args.runs)
+        print(f"fp32 eager (materialized attention, TF32 off): {ms:8.2f} ms/batch "
+              f"{args.batch / ms * 1e3:9.1f} samples/s")
+        ph = {k: v.half() for k, v in p.items()}
+        ms = time_it(lambda: bert(ph, c, ids, mask, fused=True), args.runs)
+        print(f"fp16, fused attention (SDPA):                  {ms:8.2f} ms/batch "
+              f"{args.batch / ms * 1e3:9.1f} samples/s")
+        mem = torch.cuda.max_memory_allocated() / 1e9
+        print(f"peak allocated over both: {mem:.2f} GB")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weights"); ap.add_argument("--ids"); ap.add_argument("--check")
+    ap.add_argument("--time", action="store_true")
+    ap.add_argument("--batch", type=int, default=32); ap.add_argument("--tokens", type=int, default=2048)
+    ap.add_argument("--runs", type=int, default=20)
+    a = ap.parse_args()
+    if a.time:
+        timing(a)
+    elif a.weights and a.ids and a.check:
+        check(a)
+    else:
+        ap.error("give --time, or --weights, --ids and --check")
+
+
+if __name__ == "__main__":
+    main()
