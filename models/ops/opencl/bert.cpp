@@ -98,6 +98,13 @@ void OpenCLBackend::add_layernorm(const Tensor& x, const Tensor& residual, const
     require_f32(op, *t, "every operand");
   const int64_t rows = cols ? x.numel() / cols : 0;
   if (rows == 0) return;
+  if (cols <= 32 * 32) {  // LN_LANES x LN_PER_LANE in kernels/bert.cl: a row fits in registers
+    constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS
+    const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
+    launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
+           gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y);
+    return;
+  }
   const size_t wg = reduce_group(*runtime_);
   launch("add_layernorm", cl::NDRange(static_cast<size_t>(rows) * wg), cl::NDRange(wg), x, residual,
          gamma, beta, eps, cols, y);
@@ -154,14 +161,20 @@ void OpenCLBackend::attention_fused(const AttentionShape& s, const Tensor& q, co
 
 void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FA_QUERIES and the work-group size in kernels/attention_mma_nvidia.cl.
-  constexpr size_t kQueries = 128, kThreads = 256;
+  // Must match FA_QUERIES, FA_KEYS and the work-group size in kernels/attention_mma_nvidia.cl.
+  constexpr size_t kQueries = 128, kKeys = 64, kThreads = 256;
+  const auto i = [](int64_t x) { return static_cast<int>(x); };
+  const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
+  Tensor kh = empty({items, n_pad, s.dh}, DType::f16);
+  Tensor vt = empty({items, s.dh, n_pad}, DType::f16);
+  launch_mma("attention_pack_f16",
+             cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kThreads, static_cast<size_t>(items)),
+             cl::NDRange(kThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
+             i(s.k_col), i(s.v_col), kh, vt);
   const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
-  const auto i = [](int64_t v) { return static_cast<int>(v); };
-  launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(s.batch * s.heads)),
-             cl::NDRange(kThreads, 1), q, k, v, key_bias, key_bias ? 1 : 0, i(s.n), i(s.heads),
-             i(s.ld_q), i(s.ld_k), i(s.ld_v), i(s.ld_out), i(s.q_col), i(s.k_col), i(s.v_col),
-             s.scale, out);
+  launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
+             cl::NDRange(kThreads, 1), q, kh, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
+             i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,

@@ -1,9 +1,12 @@
 // NVIDIA-only fused masked attention on tensor cores (built with gemm_mma_nvidia.cl, whose
 // fragment layouts and mma_f16 / to_half_bits it uses). Head size 64.
 //
+// attention_pack_f16 first converts K and V once per call to halves, per (batch, head): K as
+// [n, 64] rows and V transposed as [64, n], so that the attention kernel's many work-groups per
+// head copy ready-made half tiles with 16-byte loads instead of each converting (and
+// transposing) the same fp32 values again.
 // A 256-item work-group (8 warps) owns 128 queries of one (batch, head); each warp 16 of them.
-// Per tile of 64 keys: K (row per key) and V (transposed: row per dimension) go to local memory
-// as halves; S = Q K^T with m16n8k16 mma (Q fragments held in registers for the whole loop), an
+// Per tile of 64 keys: K (row per key) and V (transposed: row per dimension) go to local memory; S = Q K^T with m16n8k16 mma (Q fragments held in registers for the whole loop), an
 // online softmax in fp32 on the S fragments (row max and sum across the 4 threads sharing a
 // row), then P is repacked from the S accumulator layout straight into A fragments (the layouts
 // match: no trip through memory) and O += P V with mma. Nothing of size n x n exists anywhere.
@@ -23,13 +26,34 @@ inline uint pack_half2(float lo, float hi) {
   return (uint)to_half_bits(lo) | ((uint)to_half_bits(hi) << 16);
 }
 
+// One work-group per 64 keys of one (batch, head): kh[bh][key][d], vt[bh][d][key] as half bits.
+// Keys past n are written as zeros up to the next multiple of 64 (n_pad).
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
-void attention_f16_mma(__global const float* q, __global const float* k, __global const float* v,
-                       __global const float* key_bias, int has_bias, int n, int heads, int ld_q,
-                       int ld_k, int ld_v, int ld_out, int q_col, int k_col, int v_col,
-                       float scale, __global float* out) {
+void attention_pack_f16(__global const float* k, __global const float* v, int n, int n_pad,
+                        int heads, int ld_k, int ld_v, int k_col, int v_col,
+                        __global ushort* kh, __global ushort* vt) {
+  __local float tile[64 * 65];
+  const int tid = get_local_id(0);
+  const int k0 = get_group_id(0) * 64, bh = get_group_id(1), b = bh / heads, h = bh % heads;
+  for (int i = tid; i < 64 * 64; i += 256) {  // K: coalesced along d on both sides
+    const int key = i >> 6, d = i & 63;
+    const float x = k0 + key < n ? k[(long)(b * n + k0 + key) * ld_k + k_col + h * FA_DH + d] : 0.0f;
+    kh[((long)bh * n_pad + k0 + key) * FA_DH + d] = to_half_bits(x);
+    tile[key * 65 + d] = k0 + key < n ? v[(long)(b * n + k0 + key) * ld_v + v_col + h * FA_DH + d] : 0.0f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = tid; i < 64 * 64; i += 256) {  // V^T: coalesced along keys when written
+    const int d = i >> 6, key = i & 63;
+    vt[((long)bh * FA_DH + d) * n_pad + k0 + key] = to_half_bits(tile[key * 65 + d]);
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void attention_f16_mma(__global const float* q, __global const uint4* kh, __global const uint4* vt,
+                       __global const float* key_bias, int has_bias, int n, int n_pad, int heads,
+                       int ld_q, int ld_out, int q_col, float scale, __global float* out) {
   __local uint ks[FA_KEYS * FA_PITCH];
-  __local uint vt[FA_DH * FA_PITCH];
+  __local uint vt_local[FA_DH * FA_PITCH];
   __local float bias_tile[FA_KEYS];
   const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -59,23 +83,13 @@ void attention_f16_mma(__global const float* q, __global const float* k, __globa
 
   for (int k0 = 0; k0 < n; k0 += FA_KEYS) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    // 64 keys x 64 dims of K and of V: each item moves 16 values of each, as float4.
+    // The 64 x 64 half tiles of K and V^T: 512 16-byte pieces each, 2 per item of each.
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int e = (tid + i * 256) * 4;  // element of the 64 x 64 tile
-      const int key = e >> 6, d = e & 63;
-      float4 kv = (float4)(0.0f), vv = (float4)(0.0f);
-      if (k0 + key < n) {
-        kv = vload4(0, k + (long)(b * n + k0 + key) * ld_k + k_col + h * FA_DH + d);
-        vv = vload4(0, v + (long)(b * n + k0 + key) * ld_v + v_col + h * FA_DH + d);
-      }
-      ks[key * FA_PITCH + d / 2] = pack_half2(kv.x, kv.y);
-      ks[key * FA_PITCH + d / 2 + 1] = pack_half2(kv.z, kv.w);
-      __local ushort* vh = (__local ushort*)vt;
-      vh[(d + 0) * (2 * FA_PITCH) + key] = to_half_bits(vv.x);
-      vh[(d + 1) * (2 * FA_PITCH) + key] = to_half_bits(vv.y);
-      vh[(d + 2) * (2 * FA_PITCH) + key] = to_half_bits(vv.z);
-      vh[(d + 3) * (2 * FA_PITCH) + key] = to_half_bits(vv.w);
+    for (int i = 0; i < 2; ++i) {
+      const int piece = tid + i * 256, row = piece >> 3, col = piece & 7;  // 8 pieces a row
+      vstore4(kh[((long)bh * n_pad + k0 + row) * 8 + col], 0, ks + row * FA_PITCH + col * 4);
+      vstore4(vt[((long)bh * FA_DH + row) * (n_pad / 8) + k0 / 8 + col], 0,
+              vt_local + row * FA_PITCH + col * 4);
     }
     if (tid < FA_KEYS) {
       const int key = k0 + tid;
@@ -141,7 +155,7 @@ void attention_f16_mma(__global const float* q, __global const float* k, __globa
       const uint a3 = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
-        __local const uint* vr = vt + (i * 8 + g) * FA_PITCH + kk * 8 + t;
+        __local const uint* vr = vt_local + (i * 8 + g) * FA_PITCH + kk * 8 + t;
         mma_f16(o[i], a0, a1, a2, a3, vr[0], vr[4]);
       }
     }

@@ -71,6 +71,59 @@ void add_layernorm(__global const float* x, __global const float* residual,
   }
 }
 
+// The same for rows of at most 32 x LN_LANES columns: LN_ROWS rows per work-group, LN_LANES
+// items per row, each holding its columns in registers (so the mean and the centred variance
+// are two exact passes over registers, not over memory), reduced through local memory. A
+// work-group per row with one column per item spent most of its time in barriers.
+#define LN_LANES 32
+#define LN_ROWS 8
+#define LN_PER_LANE 32
+__kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1)))
+void add_layernorm_rows(__global const float* x, __global const float* residual,
+                        __global const float* gamma, __global const float* beta, float eps,
+                        int cols, int rows, __global float* y) {
+  __local float partial[LN_ROWS][LN_LANES];
+  const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
+  const int row = get_group_id(0) * LN_ROWS + r;
+  const size_t base = (size_t)min(row, rows - 1) * cols;
+  float v[LN_PER_LANE];
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < LN_PER_LANE; ++i) {
+    const int c = lane + i * LN_LANES;
+    v[i] = c < cols ? x[base + c] + residual[base + c] : 0.0f;
+    sum += v[i];
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
+    partial[r][lane] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int offset = LN_LANES / 2; offset > 0; offset >>= 1) {
+      if (lane < offset) partial[r][lane] += partial[r][lane + offset];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float total = partial[r][0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (pass == 0) {
+      const float mean = total / cols;
+      sum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < LN_PER_LANE; ++i) {
+        v[i] -= mean;
+        if (lane + i * LN_LANES < cols) sum += v[i] * v[i];
+      }
+    } else {
+      const float inv_std = 1.0f / sqrt(total / cols + eps);
+      if (row < rows) {
+#pragma unroll
+        for (int i = 0; i < LN_PER_LANE; ++i) {
+          const int c = lane + i * LN_LANES;
+          if (c < cols) y[base + c] = v[i] * inv_std * gamma[c] + beta[c];
+        }
+      }
+    }
+  }
+}
+
 // y[b, c] = sum_s w[b, s] x[b, s, c] / sum_s w[b, s] (0 without weight); an item per (b, c),
 // so consecutive items read consecutive channels.
 __kernel void masked_mean(__global const float* x, __global const float* weights, int seq,
