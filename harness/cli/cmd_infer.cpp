@@ -8,8 +8,8 @@
 namespace sb::cli {
 
 void add_infer(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand(
-      "infer", "One forward on your own input and weights; writes every output");
+  auto* cmd =
+      app.add_subcommand("infer", "One forward on your own input and weights; writes every output");
   struct Args {
     std::string model, backend = "cpu", device, stage, size;
     std::filesystem::path weights, input, mask, output, export_weights;
@@ -47,8 +47,8 @@ void add_infer(CLI::App& app, int& exit_code) {
       if (!a->stage.empty()) r.stage = a->stage;
       if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
       const auto s = enformer::run_inference(r, make_backend(a->backend, a->device));
-      std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch
-                << " x " << s.length << " bp -> " << r.output.string() << '\n';
+      std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
+                << s.length << " bp -> " << r.output.string() << '\n';
     } else if (a->model == "geneformer") {
       geneformer::InferRequest r;
       r.weights = a->weights, r.input = a->input, r.mask = a->mask, r.output = a->output;
@@ -56,9 +56,9 @@ void add_infer(CLI::App& app, int& exit_code) {
       if (!a->size.empty()) r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       const auto s = geneformer::run_inference(r, make_backend(a->backend, a->device));
-      std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch
-                << " x " << s.tokens << " tokens, " << s.layers << " layers -> "
-                << r.output.string() << '\n';
+      std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
+                << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string()
+                << '\n';
     } else {
       throw std::invalid_argument("infer: model '" + a->model + "' has no infer command yet");
     }

@@ -65,8 +65,8 @@ Cells cells_from_ids(std::vector<int32_t> ids, std::vector<float> mask, int64_t 
 
 Cells delete_gene(const Cells& c, int64_t cell, int64_t position) {
   if (cell < 0 || cell >= c.batch || position < 0 || position >= c.length(cell))
-    throw std::out_of_range("geneformer: no gene at cell " + std::to_string(cell) +
-                            ", position " + std::to_string(position));
+    throw std::out_of_range("geneformer: no gene at cell " + std::to_string(cell) + ", position " +
+                            std::to_string(position));
   Cells out{1, c.tokens, {}, {}};
   const auto* ids = c.ids.data() + cell * c.tokens;
   const auto* mask = c.mask.data() + cell * c.tokens;
@@ -84,7 +84,9 @@ Cells select(const Cells& c, int64_t cell) {
   if (cell < 0 || cell >= c.batch)
     throw std::out_of_range("geneformer: no cell " + std::to_string(cell));
   const auto first = cell * c.tokens, last = (cell + 1) * c.tokens;
-  return {1, c.tokens, {c.ids.begin() + first, c.ids.begin() + last},
+  return {1,
+          c.tokens,
+          {c.ids.begin() + first, c.ids.begin() + last},
           {c.mask.begin() + first, c.mask.begin() + last}};
 }
 

@@ -21,9 +21,9 @@ enum StageIndex : size_t {
 
 // One switch per graph pass, so that each pass can be tested on its own.
 struct GraphPasses {
-  bool fold_constants = false;  // pos + type[0] into one table; 1/sqrt(dh) into Wq and bq
-  bool merge_qkv = false;       // Q, K, V as one [3D, D] GEMM
-  bool fuse_bias_act = false;   // ReLU in the intermediate GEMM's epilogue
+  bool fold_constants = false;           // pos + type[0] into one table; 1/sqrt(dh) into Wq and bq
+  bool merge_qkv = false;                // Q, K, V as one [3D, D] GEMM
+  bool fuse_bias_act = false;            // ReLU in the intermediate GEMM's epilogue
   bool fuse_residual_layernorm = false;  // LN(x + y) in one pass
   bool eliminate_dead = false;  // layers after the embedding layer when only it is requested
   bool plan_memory = false;     // buffers planned once and reused across layers and calls

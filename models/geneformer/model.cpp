@@ -40,8 +40,8 @@ Model::Model(const Config& config, const Params& params, Backend& backend, const
     // Folding the score scale into Wq and bq: (s x Wq + s bq) . k = s (q . k).
     const float qs = gp.fold_constants ? scale : 1.f;
     if (gp.merge_qkv) {
-      y.qkv = linear_params(site + ".qkv",
-                            {a + "self.query", a + "self.key", a + "self.value"}, qs, r);
+      y.qkv =
+          linear_params(site + ".qkv", {a + "self.query", a + "self.key", a + "self.value"}, qs, r);
     } else {
       y.q = linear_params(site + ".q", {a + "self.query"}, qs, r);
       y.k = linear_params(site + ".k", {a + "self.key"}, 1.f, r);

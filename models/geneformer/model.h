@@ -70,8 +70,8 @@ class Model {
                             const Tensor& b, const std::string& site);
   Tensor attention(const Tensor& x, const Layer& l, const DeviceCells& cells,
                    const std::string& site);
-  Tensor layer(const Tensor& x, const Layer& l, const DeviceCells& cells,
-               const std::string& site, int64_t index);
+  Tensor layer(const Tensor& x, const Layer& l, const DeviceCells& cells, const std::string& site,
+               int64_t index);
 
   Config c_;
   Backend& be_;

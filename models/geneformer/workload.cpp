@@ -21,8 +21,8 @@ Config make_config(const WorkloadOptions& o) {
   if (o.cells) {
     if (o.cells->tokens > c.max_positions)
       throw std::invalid_argument("geneformer: " + std::to_string(o.cells->tokens) +
-                                  " tokens exceed the model's " +
-                                  std::to_string(c.max_positions) + " positions");
+                                  " tokens exceed the model's " + std::to_string(c.max_positions) +
+                                  " positions");
     c.tokens = o.cells->tokens;
   }
   return c;
@@ -163,9 +163,8 @@ nlohmann::json GeneformerWorkload::params() const {
 const PerturbationEffects& GeneformerWorkload::effects(size_t stage) {
   auto& e = effects_.at(stage);
   if (!e) {
-    const int64_t genes = options_.perturbed_genes > 0
-                              ? options_.perturbed_genes
-                              : std::min<int64_t>(32, config_.tokens / 4);
+    const int64_t genes = options_.perturbed_genes > 0 ? options_.perturbed_genes
+                                                       : std::min<int64_t>(32, config_.tokens / 4);
     e = perturbation_effects(model(stage), *backend_, cells_, 0, genes, config_.batch);
     backend_->synchronize();
   }
@@ -176,13 +175,13 @@ nlohmann::json GeneformerWorkload::graph_report(size_t stage) {
   const Switches sw = switches(stage);
   const GraphPasses& p = sw.passes;
   const double b = static_cast<double>(config_.batch), s = static_cast<double>(config_.tokens),
-               d = static_cast<double>(config_.hidden), i = static_cast<double>(config_.intermediate),
+               d = static_cast<double>(config_.hidden),
+               i = static_cast<double>(config_.intermediate),
                h = static_cast<double>(config_.heads);
   const int64_t run = p.eliminate_dead ? config_.embedding_layer() : config_.layers;
   const double layers = static_cast<double>(run), bsd = b * s * d * 4;
   nlohmann::json passes = nlohmann::json::array();
-  auto add = [&](const char* name, bool on, int64_t fired, const std::string& what,
-                 double saved) {
+  auto add = [&](const char* name, bool on, int64_t fired, const std::string& what, double saved) {
     passes.push_back({{"pass", name},
                       {"enabled", on},
                       {"fired", on ? fired : 0},
@@ -204,8 +203,8 @@ nlohmann::json GeneformerWorkload::graph_report(size_t stage) {
       0.0);
   nlohmann::json out = {{"passes", passes}};
   if (p.eliminate_dead)
-    out["dead_layers_removed"] = {{"layers", dead},
-                                  {"flops_saved", layer_flops(config_) * static_cast<double>(dead)}};
+    out["dead_layers_removed"] = {
+        {"layers", dead}, {"flops_saved", layer_flops(config_) * static_cast<double>(dead)}};
   Model& m = model(stage);
   if (p.plan_memory) {
     out["memory_plan"] = {{"requested_bytes_per_forward", m.requested_bytes()},

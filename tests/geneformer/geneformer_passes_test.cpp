@@ -16,7 +16,7 @@ struct PassCase {
 
 std::vector<PassCase> single_passes() {
   std::vector<PassCase> out;
-  auto one = [&](const char* n, bool GraphPasses::* field) {
+  auto one = [&](const char* n, bool GraphPasses::*field) {
     GraphPasses p;
     p.*field = true;
     out.push_back({n, p});

@@ -51,7 +51,8 @@ TEST(GeneformerCalibration, ANarrowRangeClipsAndHurts) {
   InputRanges narrow = c.ranges;
   for (auto& [site, range] : narrow) range = {range.first * 0.02f, range.second * 0.02f};
   Model clipped(w.config(), w.parameters(), be, sw, &narrow);
-  const auto bad = compare(be.download(clipped.forward(cells).cell_embedding), want, {0.99, "int8"});
+  const auto bad =
+      compare(be.download(clipped.forward(cells).cell_embedding), want, {0.99, "int8"});
   EXPECT_LT(bad.cosine, r.cosine) << "clipping to 2% of the range changed nothing";
 }
 
@@ -69,7 +70,8 @@ TEST(GeneformerPerturbation, DeletionsMoveTheEmbedding) {
   WorkloadOptions o;
   o.size = "tiny";
   GeneformerWorkload w(o, make_backend("cpu", ""));
-  const PerturbationEffects e = perturbation_effects(w.model(kEager), w.backend(), w.cells(), 0, 8, 3);
+  const PerturbationEffects e =
+      perturbation_effects(w.model(kEager), w.backend(), w.cells(), 0, 8, 3);
   ASSERT_EQ(e.shifts.size(), 8u);
   double total = 0;
   for (double s : e.shifts) {

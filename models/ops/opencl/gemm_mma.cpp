@@ -29,36 +29,31 @@ struct MmaVariant {
   const char* name;
   const char* weight_type;
   const char* load;     // LOAD_WEIGHT(w, i)
-  const char* load4;    // LOAD_WEIGHT4(w, i): elements i .. i + 3 as float4
   const char* store_x;  // STORE_X(tile, r, kk, v)
   const char* store_w;
   const char* warp_tile;
   const char* extra_params = "";
   const char* scale_acc = "(v)";  // SCALE_ACC(v, n)
-  const char* bk = "MMA_BK_NARROW";  // K tile
 };
 
 std::string mma_variant(const MmaVariant& v) {
   return std::string("#define MMA_NAME ") + v.name + "\n#define WEIGHT_T " + v.weight_type +
-         "\n#define LOAD_WEIGHT(w, i) " + v.load + "\n#define LOAD_WEIGHT4(w, i) " + v.load4 +
-         "\n#define STORE_X " + v.store_x +
+         "\n#define LOAD_WEIGHT(w, i) " + v.load + "\n#define STORE_X " + v.store_x +
          "\n#define STORE_W " + v.store_w + "\n#define WARP_TILE " + v.warp_tile +
-         "\n#define BK " + v.bk + "\n#define EXTRA_PARAMS " + v.extra_params + "\n#define SCALE_ACC(v, n) " +
-         v.scale_acc + "\n" + std::string(embedded_cl_source("gemm_mma_body.cl")) +
-         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef LOAD_WEIGHT4\n#undef STORE_X\n"
-         "#undef STORE_W\n#undef WARP_TILE\n#undef BK\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
+         "\n#define EXTRA_PARAMS " + v.extra_params + "\n#define SCALE_ACC(v, n) " + v.scale_acc +
+         "\n" + std::string(embedded_cl_source("gemm_mma_body.cl")) +
+         "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_X\n"
+         "#undef STORE_W\n#undef WARP_TILE\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
 
 std::string mma_source() {
   return std::string(embedded_cl_source("common.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
-         mma_variant({"gemm_tf32_mma", "float", "(w)[(i)]", "vload4(0, (w) + (i))", "STORE_TF32", "STORE_TF32",
-                      "warp_tile_tf32", "", "(v)", "MMA_BK"}) +
-         mma_variant({"gemm_f16_mma", "half", "vload_half((i), (w))", "vload_half4(0, (w) + (i))",
-                      "STORE_F16", "STORE_F16",
+         mma_variant(
+             {"gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "STORE_TF32", "warp_tile_tf32"}) +
+         mma_variant({"gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "STORE_F16",
                       "warp_tile_f16"}) +
-         mma_variant({"gemm_s8_mma", "char", "(float)(w)[(i)]",
-                      "convert_float4(vload4(0, (w) + (i)))", "STORE_S8_X", "STORE_S8_W",
+         mma_variant({"gemm_s8_mma", "char", "(float)(w)[(i)]", "STORE_S8_X", "STORE_S8_W",
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])"}) +
@@ -104,17 +99,18 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
              m, w.n, w.k, y);
 }
 
-void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y,
-                                  const Epilogue& ep, int64_t m) {
-  require(w.data.dtype() == DType::i8 && w.scales.defined() && w.calibrated(), "linear",
-          "the int8 tensor-core GEMM needs an int8 weight with scales and a calibrated input range");
+void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
+                                  int64_t m) {
+  require(
+      w.data.dtype() == DType::i8 && w.scales.defined() && w.calibrated(), "linear",
+      "the int8 tensor-core GEMM needs an int8 weight with scales and a calibrated input range");
   // Symmetric per-tensor activation scale from the calibrated range (x ~= s_x q, |q| <= 127).
   const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
-  launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias,
-             ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, m, w.n,
-             w.k, y, w.scales, 1.f / sx, sx);
+  launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias, ep.bias ? 1 : 0,
+             static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, m, w.n, w.k, y, w.scales,
+             1.f / sx, sx);
 }
 
 }  // namespace sb
