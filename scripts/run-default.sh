@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install, build, then the Enformer ladder at `small` on the CPU
-# and on the default OpenCL device (PoCL when there is no GPU). Prints the ladder tables and
-# writes results/latest.json. Extra arguments go to `stagebench run`.
+# The main job on a fresh machine: install, build, then the Enformer and Geneformer ladders at
+# `small` on the CPU and on the default OpenCL device (PoCL when there is no GPU). Prints the
+# ladder tables and writes results/latest.json (Enformer) and results/latest-geneformer.json.
+# Extra arguments go to both `stagebench run`s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,3 +10,5 @@ bash scripts/build.sh
 # A 2-core VM cannot reach the 1% default noise target in minutes (CV ~10%): 5% is recorded.
 ./build/harness/stagebench run enformer --size small --backend all --noise 0.05 --max-time 150 \
   -o results/latest.json "$@"
+./build/harness/stagebench run geneformer --size small --backend all --noise 0.05 --max-time 90 \
+  -o results/latest-geneformer.json "$@"

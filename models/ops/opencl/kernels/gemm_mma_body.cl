@@ -5,6 +5,7 @@
 //   LOAD_WEIGHT(w, i)   element i of W as float
 //   STORE_X(tile, r, kk, v), STORE_W(...)  store fp32 v as element (r, kk) of the x / W tile
 //   WARP_TILE           warp_tile_tf32, warp_tile_f16 or warp_tile_s8
+//   ACC_T               accumulator type: float, or int for int8 (exact to the end)
 //   EXTRA_PARAMS        further kernel parameters (empty, or the int8 scales)
 //   SCALE_ACC(v, n)     the accumulator of column n as the product's value (int8 dequantizes)
 // The next K tile is fetched into registers while the warps multiply the current one. The
@@ -28,13 +29,13 @@ void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global cons
   const int m0 = get_group_id(1) * MMA_BM;
   const int n0 = get_group_id(0) * MMA_BN;
 
-  float acc[MMA_MI][4][4];
+  ACC_T acc[MMA_MI][4][4];
 #pragma unroll
   for (int mi = 0; mi < MMA_MI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < 4; ++ni)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
 
   // Item tid moves elements tid + q * MMA_THREADS of each 128 x 32 tile: 32 consecutive items
   // read one row's 32 consecutive k.
@@ -74,7 +75,7 @@ void MMA_NAME(__global const float* x, __global const WEIGHT_T* w, __global cons
         const int gm = m0 + row0 + mi * 16 + g + ((e & 2) ? 8 : 0);
         const int gn = n0 + col0 + ni * 8 + 2 * t + (e & 1);
         if (gm >= M || gn >= N) continue;
-        float v = SCALE_ACC(acc[mi][ni][e], gn);
+        float v = SCALE_ACC((float)acc[mi][ni][e], gn);
         if (has_bias) v += bias[gn];
         v = apply_act(v, act);
         const size_t idx = (size_t)gm * N + gn;

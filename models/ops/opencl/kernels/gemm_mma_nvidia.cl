@@ -126,11 +126,10 @@ inline void mma_s8(int* c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1)
 
 #define MMA_PITCH_S8 (MMA_BK_NARROW / 4 + 4)  // words per row of an int8 tile, + 4: no conflicts
 
-// One local K tile in k32 steps; each mma's exact int32 products are added to the
-// fp32 accumulators at once (|products| <= 127 * 127 * 32, exact in fp32), so no second set of
-// 64 integer accumulators competes for registers.
+// One local K tile in k32 steps, accumulated in int32 for the whole K (|sum| <= 127^2 K: exact
+// for any K below 133,000); the int8 epilogue converts once.
 inline void warp_tile_s8(__local const uint* xs, __local const uint* ws, int row0, int col0,
-                         int g, int t, float acc[MMA_MI][4][4]) {
+                         int g, int t, int acc[MMA_MI][4][4]) {
 #pragma unroll
   for (int ks = 0; ks < MMA_BK_NARROW / 4; ks += 8) {  // in words: 8 words = 32 k
     uint a[MMA_MI][4];
@@ -148,14 +147,17 @@ inline void warp_tile_s8(__local const uint* xs, __local const uint* ws, int row
       __local const uint* c = ws + (col0 + ni * 8 + g) * MMA_PITCH_S8 + ks + t;
       const uint b0 = c[0], b1 = c[4];
 #pragma unroll
-      for (int mi = 0; mi < MMA_MI; ++mi) {
-        int ci[4] = {0, 0, 0, 0};
-        mma_s8(ci, a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[mi][ni][e] += (float)ci[e];
-      }
+      for (int mi = 0; mi < MMA_MI; ++mi)
+        mma_s8(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b0, b1);
     }
   }
+}
+
+// fp32 -> s8, rounded to nearest even and saturated, in one instruction.
+inline char to_s8(float v) {
+  int r;
+  asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(r) : "f"(v));
+  return (char)r;
 }
 
 // Storing element (r, kk) of a local tile: as tf32 bits (one word each) or as half bits (two a
@@ -165,7 +167,6 @@ inline void warp_tile_s8(__local const uint* xs, __local const uint* ws, int row
   ((__local ushort*)(tile))[(r) * (2 * MMA_PITCH_F16) + (kk)] = to_half_bits(v)
 // int8: x quantized with the calibrated per-tensor scale as it is stored; W is int8 already.
 #define STORE_S8_X(tile, r, kk, v) \
-  ((__local char*)(tile))[(r) * (4 * MMA_PITCH_S8) + (kk)] = \
-      (char)clamp(rint((v) * x_inv_scale), -127.0f, 127.0f)
+  ((__local char*)(tile))[(r) * (4 * MMA_PITCH_S8) + (kk)] = to_s8((v) * x_inv_scale)
 #define STORE_S8_W(tile, r, kk, v) \
   ((__local char*)(tile))[(r) * (4 * MMA_PITCH_S8) + (kk)] = (char)(v)
