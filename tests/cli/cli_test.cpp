@@ -35,7 +35,10 @@ TEST(Cli, UnknownModelStageSizeBackendAndDeviceAreBadInput) {
         Case{"run enformer --size tiny --stages original,warp", "unknown stage 'warp'"},
         Case{"run enformer --size tiny --backend cuda", "unknown backend 'cuda'"},
         Case{"run enformer --size tiny --backend opencl --device no-such-gpu", "no-such-gpu"},
-        Case{"report /nonexistent/file.json", "nonexistent"}}) {
+        Case{"report /nonexistent/file.json", "nonexistent"},
+        Case{"run geneformer --size tiny --stages eager tensorrt", "unknown stage 'tensorrt'"},
+        Case{"infer geneformer --input /nonexistent/ids.npy --output o.safetensors",
+             "nonexistent"}}) {
     const Result r = run(c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.needle), std::string::npos) << c.args << "\n" << r.output;
@@ -73,6 +76,44 @@ TEST(Cli, TinyRunWritesAValidDocument) {
   }
   EXPECT_NE(r.output.find("graph-compile"), std::string::npos) << "ladder table printed";
   std::filesystem::remove(f);
+}
+
+TEST(Cli, GeneformerTinyRunRecordsItsSummaries) {
+  const auto f = temp_file("geneformer.json");
+  const Result r =
+      run("run geneformer --size tiny --backend cpu --stages onnx-graph engine-int8 --max-time 2 "
+          "--warmup 0.05 --min-samples 3 --no-ceilings -q -o " +
+          f.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json doc = sb::read_document(f);
+  const auto& stages = doc["runs"][0]["stages"];
+  ASSERT_EQ(stages.size(), 3u);
+  EXPECT_EQ(stages[0]["id"], "eager");
+  EXPECT_EQ(stages[1]["summaries"]["graph"]["passes"].size(), 5u);
+  EXPECT_EQ(stages[2]["summaries"]["calibration"]["batches"], 4);
+  EXPECT_EQ(stages[2]["throughput"]["item_name"], "cells");
+  for (const auto& s : stages) EXPECT_TRUE(s["correctness"]["pass"].get<bool>()) << s.dump();
+  std::filesystem::remove(f);
+}
+
+TEST(Cli, GeneformerInferNamesABadTokenId) {
+  const auto ids = temp_file("ids.npy");
+  FILE* out = std::fopen(ids.c_str(), "wb");  // a 1 x 3 float32 .npy holding id 99999
+  ASSERT_NE(out, nullptr);
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }";
+  std::string h = header + std::string(118 - header.size() - 1, ' ') + "\n";
+  std::fwrite("\x93NUMPY\x01\x00", 1, 8, out);
+  const uint16_t len = static_cast<uint16_t>(h.size());
+  std::fwrite(&len, 2, 1, out);
+  std::fwrite(h.data(), 1, h.size(), out);
+  const float values[3] = {5.f, 99999.f, 0.f};
+  std::fwrite(values, 4, 3, out);
+  std::fclose(out);
+  const Result r = run("infer geneformer --size tiny --input " + ids.string() + " --output " +
+                       temp_file("o.safetensors").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("99999"), std::string::npos) << r.output;
+  std::filesystem::remove(ids);
 }
 
 }  // namespace

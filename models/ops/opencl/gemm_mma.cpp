@@ -41,8 +41,9 @@ std::string mma_variant(const MmaVariant& v) {
   return std::string("#define MMA_NAME ") + v.name + "\n#define WEIGHT_T " + v.weight_type +
          "\n#define LOAD_WEIGHT(w, i) " + v.load + "\n#define STORE_X " + v.store_x +
          "\n#define STORE_W " + v.store_w + "\n#define WARP_TILE " + v.warp_tile +
-         "\n#define ACC_T " + v.acc_type + "\n#define EXTRA_PARAMS " + v.extra_params + "\n#define SCALE_ACC(v, n) " + v.scale_acc +
-         "\n" + std::string(embedded_cl_source("gemm_mma_body.cl")) +
+         "\n#define ACC_T " + v.acc_type + "\n#define EXTRA_PARAMS " + v.extra_params +
+         "\n#define SCALE_ACC(v, n) " + v.scale_acc + "\n" +
+         std::string(embedded_cl_source("gemm_mma_body.cl")) +
          "\n#undef MMA_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n#undef STORE_X\n"
          "#undef STORE_W\n#undef WARP_TILE\n#undef ACC_T\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
