@@ -9,4 +9,5 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sweep_progress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_merge.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/journal.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/journal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/workload.cpp)

@@ -38,6 +38,11 @@ struct WorkCounts {
   std::string precision = "fp32";  // of the stage's GEMMs: picks the roofline's GEMM ceiling
 };
 
+// The position of stage `id` (its id, or its index as text) in `ladder`. Throws
+// std::invalid_argument "<model>: unknown stage 'x' (stages: a, b, ...)".
+size_t find_stage(const std::vector<StageSpec>& ladder, const std::string& id,
+                  const std::string& model);
+
 class Workload {
  public:
   virtual ~Workload() = default;

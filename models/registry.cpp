@@ -76,17 +76,7 @@ std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::s
     for (size_t i = 0; i < ladder.size(); ++i) out.push_back(i);
     return out;
   }
-  for (const auto& id : ids) {
-    size_t i = 0;
-    while (i < ladder.size() && ladder[i].id != id && std::to_string(i) != id) ++i;
-    if (i == ladder.size()) {
-      std::vector<std::string> known;
-      for (const auto& s : ladder) known.push_back(s.id);
-      throw std::invalid_argument(m.name + ": unknown stage '" + id +
-                                  "' (stages: " + joined(known) + ")");
-    }
-    out.push_back(i);
-  }
+  for (const auto& id : ids) out.push_back(find_stage(ladder, id, m.name));
   return out;
 }
 

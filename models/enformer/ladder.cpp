@@ -1,7 +1,5 @@
 #include "models/enformer/ladder.h"
 
-#include <stdexcept>
-
 namespace sb::enformer {
 
 const std::vector<StageSpec>& ladder() {
@@ -47,13 +45,7 @@ const std::vector<StageSpec>& ladder() {
 }
 
 size_t stage_index(const std::string& id) {
-  const auto& s = ladder();
-  std::string known;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i].id == id || std::to_string(i) == id) return i;
-    known += (i ? ", " : "") + s[i].id;
-  }
-  throw std::invalid_argument("enformer: unknown stage '" + id + "' (stages: " + known + ")");
+  return find_stage(ladder(), id, "enformer");
 }
 
 Switches switches_for(size_t stage, const std::vector<bool>& applies, Precision reduced) {

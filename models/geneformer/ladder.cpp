@@ -1,7 +1,5 @@
 #include "models/geneformer/ladder.h"
 
-#include <stdexcept>
-
 namespace sb::geneformer {
 
 GraphPasses GraphPasses::all() {
@@ -43,13 +41,7 @@ const std::vector<StageSpec>& ladder() {
 }
 
 size_t stage_index(const std::string& id) {
-  const auto& s = ladder();
-  std::string known;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i].id == id || std::to_string(i) == id) return i;
-    known += (i ? ", " : "") + s[i].id;
-  }
-  throw std::invalid_argument("geneformer: unknown stage '" + id + "' (stages: " + known + ")");
+  return find_stage(ladder(), id, "geneformer");
 }
 
 Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {

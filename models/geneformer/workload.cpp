@@ -130,12 +130,7 @@ WorkCounts GeneformerWorkload::counts(size_t stage) const {
 }
 
 CollectorSources GeneformerWorkload::sources() {
-  const BackendMemory m = backend_->memory();
-  CollectorSources s;
-  s.host_tensors = const_cast<AllocationTracker*>(m.host);
-  s.device_buffers = const_cast<AllocationTracker*>(m.device);
-  s.kernels = backend_->kernel_log();
-  return s;
+  return collector_sources(*backend_);
 }
 
 nlohmann::json GeneformerWorkload::params() const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collectors/allocation_tracker.h"
+#include "collectors/collector.h"
 #include "collectors/kernel_log.h"
 #include "models/ops/tensor.h"
 
@@ -153,8 +154,7 @@ class Backend {
   // Embedding lookup: ids [B, S] (i32), table [V, D] -> y [B, S, D] with
   //   y[b, s, :] = table[ids[b, s], :] + (rows ? rows[s, :] : 0)     (rows [>= S, D])
   // An id outside [0, V) is an error (the cpu backend says which; a device clamps it).
-  virtual void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
-                         Tensor& y) = 0;
+  virtual void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) = 0;
   // logits [B*heads, n, n] += key_bias[b, j] for item b*heads + h; key_bias [B, n].
   virtual void add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) = 0;
   // y = LayerNorm(x + residual) in one pass (residual+LayerNorm fusion); y may alias either.
@@ -177,5 +177,15 @@ class Backend {
                                    const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
                                    const Tensor& pos_bias, Tensor& out) = 0;
 };
+
+// What the collectors read from a backend: its host tensors, device buffers and kernel log.
+inline CollectorSources collector_sources(Backend& be) {
+  const BackendMemory m = be.memory();
+  CollectorSources s;
+  s.host_tensors = const_cast<AllocationTracker*>(m.host);
+  s.device_buffers = const_cast<AllocationTracker*>(m.device);
+  s.kernels = be.kernel_log();
+  return s;
+}
 
 }  // namespace sb

@@ -12,25 +12,14 @@
 #include "models/io/safetensors.h"
 #include "models/io/weight_source.h"
 #include "models/registry.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb::enformer {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("sb_enformer_" + std::to_string(std::random_device{}()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using sb::testing::TempDir;
 
 std::vector<std::pair<std::string, TensorData>> as_file(const Config& c, const Params& p,
                                                         const std::string& drop = "",

@@ -10,25 +10,14 @@
 #include "models/io/npy.h"
 #include "models/io/safetensors.h"
 #include "models/registry.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb::geneformer {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("sb_geneformer_" + std::to_string(std::random_device{}()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using sb::testing::TempDir;
 
 void write_weights(const fs::path& path, const Config& c, const Params& p,
                    const std::string& prefix, const std::string& drop = "",
