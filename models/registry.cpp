@@ -5,6 +5,7 @@
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/workload.h"
+#include "models/geneformer/cell_file.h"
 #include "models/geneformer/config.h"
 #include "models/geneformer/ladder.h"
 #include "models/geneformer/workload.h"
@@ -24,6 +25,9 @@ const std::vector<ModelEntry>& model_registry() {
          o.size = r.size;
          o.seed = r.seed;
          o.weights = r.weights;
+         if (!r.input.empty())
+           throw std::invalid_argument(
+               "enformer: run takes no --input (it measures seeded one-hot DNA; use infer)");
          o.batch = r.batch > 0 ? r.batch : 1;
          return std::make_unique<enformer::EnformerWorkload>(o, std::move(backend));
        }},
@@ -37,6 +41,10 @@ const std::vector<ModelEntry>& model_registry() {
          o.seed = r.seed;
          o.weights = r.weights;
          o.batch = r.batch;
+         if (!r.input.empty()) {
+           const int64_t vocab = geneformer::config_for(r.size).vocab;
+           o.cells = geneformer::read_cells(r.input, {}, vocab);
+         }
          return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
        }},
   };

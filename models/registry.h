@@ -17,7 +17,8 @@ struct WorkloadRequest {
   std::string device;  // OpenCL device filter; empty: the default device
   uint64_t seed = 1;
   std::filesystem::path weights;
-  int64_t batch = 0;  // 0: the model's default for the size
+  std::filesystem::path input;  // the model's own input file (geneformer: token ids); empty: seeded
+  int64_t batch = 0;            // 0: the model's default for the size
 };
 
 struct ModelEntry {

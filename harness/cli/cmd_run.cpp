@@ -146,6 +146,10 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", a->req.seed, "Seed of weights and input")->capture_default_str();
   cmd->add_option("--weights", a->req.weights, ".safetensors weights (default: seeded random)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--input", a->req.input,
+                  "geneformer: token ids [B,S] (.npy/.safetensors, with 'attention_mask' when "
+                  "the file holds one) instead of seeded synthetic cells")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--batch", a->req.batch, "Batch (0: the model's default for the size)")
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();

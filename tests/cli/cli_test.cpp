@@ -96,24 +96,55 @@ TEST(Cli, GeneformerTinyRunRecordsItsSummaries) {
   std::filesystem::remove(f);
 }
 
-TEST(Cli, GeneformerInferNamesABadTokenId) {
-  const auto ids = temp_file("ids.npy");
-  FILE* out = std::fopen(ids.c_str(), "wb");  // a 1 x 3 float32 .npy holding id 99999
+// A float32 .npy of token ids, written by hand so that the test needs nothing but the binary.
+void write_ids_npy(const std::filesystem::path& path, const std::vector<float>& ids, int rows) {
+  FILE* out = std::fopen(path.c_str(), "wb");
   ASSERT_NE(out, nullptr);
-  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }";
-  std::string h = header + std::string(118 - header.size() - 1, ' ') + "\n";
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "(" + std::to_string(...).
+  std::string shape = "(";
+  shape += std::to_string(rows);
+  shape += ", ";
+  shape += std::to_string(ids.size() / rows);
+  shape += ")";
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::string h = header + std::string(118 - header.size() - 1, ' ') + "\n";
   std::fwrite("\x93NUMPY\x01\x00", 1, 8, out);
   const uint16_t len = static_cast<uint16_t>(h.size());
   std::fwrite(&len, 2, 1, out);
   std::fwrite(h.data(), 1, h.size(), out);
-  const float values[3] = {5.f, 99999.f, 0.f};
-  std::fwrite(values, 4, 3, out);
+  std::fwrite(ids.data(), 4, ids.size(), out);
   std::fclose(out);
+}
+
+TEST(Cli, GeneformerInferNamesABadTokenId) {
+  const auto ids = temp_file("ids.npy");
+  write_ids_npy(ids, {5.f, 99999.f, 0.f}, 1);
   const Result r = run("infer geneformer --size tiny --input " + ids.string() + " --output " +
                        temp_file("o.safetensors").string());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("99999"), std::string::npos) << r.output;
   std::filesystem::remove(ids);
+}
+
+TEST(Cli, GeneformerRunsOnTokenIdsFromAFile) {
+  const auto ids = temp_file("cells.npy");
+  std::vector<float> values;
+  for (int cell = 0; cell < 3; ++cell)
+    for (int t = 0; t < 40; ++t) values.push_back(t < 40 - 7 * cell ? 2.f + cell * 50 + t : 0.f);
+  write_ids_npy(ids, values, 3);
+  const auto f = temp_file("from_file.json");
+  const Result r = run("run geneformer --size tiny --backend cpu --input " + ids.string() +
+                       " --stages onnx-graph --max-time 1 --warmup 0.05 --min-samples 3 "
+                       "--no-ceilings -q -o " +
+                       f.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json doc = sb::read_document(f);
+  EXPECT_EQ(doc["runs"][0]["params"]["batch"], 3);
+  EXPECT_EQ(doc["runs"][0]["params"]["tokens"], 40);
+  EXPECT_EQ(doc["runs"][0]["params"]["gene_tokens"], 40 + 33 + 26);
+  EXPECT_EQ(run("run enformer --size tiny --input " + ids.string()).status, 2);
+  std::filesystem::remove(ids);
+  std::filesystem::remove(f);
 }
 
 }  // namespace
