@@ -232,6 +232,39 @@ TEST_F(OpenCLOps, LinearTensorCoreKernels) {
   }
 }
 
+TEST_F(OpenCLOps, CalibratedInt8TensorCores) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t m = 70, n = 67, k = 45;  // off the 128 x 128 tiles and the 32-wide K steps
+  const Vec xh = random_vec(m * k, 46), wh = random_vec(n * k, 47), bh = random_vec(n, 48);
+  Tensor x = up(xh, {m, k}), bias = up(bh, {n});
+  Weight w = be->prepare_weight(wh, n, k, Precision::int8);
+  w.input_lo = -1.f, w.input_hi = 1.f;  // the range random_vec draws from
+  Tensor y = be->empty({m, n});
+  be->linear(x, w, y, {&bias, Act::none, nullptr});
+  const DVec want = linear_ref(xh, wh, m, n, k, &bh, Act::none, nullptr);
+  EXPECT_LT(rel_l2(down(y), want), 2e-2);
+  // A range of a tenth clips the inputs: the product must move far from the unclipped one.
+  w.input_lo = -0.1f, w.input_hi = 0.1f;
+  be->linear(x, w, y, {&bias, Act::none, nullptr});
+  EXPECT_GT(rel_l2(down(y), want), 0.2);
+}
+
+TEST_F(OpenCLOps, AttentionFp16TensorCores) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t batch = 2, n = 150, heads = 2, dh = 64, d = heads * dh;  // n off the tiles
+  const Vec qkv = random_vec(batch * n * 3 * d, 49);
+  Vec bias(batch * n, 0.f);
+  for (int64_t j = 100; j < n; ++j) bias[n + j] = kMaskedLogit;  // the second cell is padded
+  AttentionShape s{batch, n, heads, dh, 0.125f, 3 * d,         3 * d,
+                   3 * d, d, 0,     d,  2 * d,  Precision::f16};
+  Tensor packed = up(qkv, {batch, n, 3 * d}), key_bias = up(bias, {batch, n});
+  Tensor out = be->empty({batch, n, d});
+  be->attention_fused(s, packed, packed, packed, &key_bias, out);
+  const DVec want = sb::testing::attention_ref(s, qkv, qkv, qkv, bias);
+  EXPECT_LT(rel_l2(down(out), want), 5e-3);
+  EXPECT_GT(cosine(down(out), want), 0.9999);
+}
+
 TEST_F(OpenCLOps, GemmBatchedWithOffsets) {
   // Two items, each A [m, k] with lda > k, at offsets inside one buffer.
   const int64_t m = 5, n = 7, k = 3, lda = 4;
