@@ -112,8 +112,8 @@ TEST_F(OpenCLBertOps, AddKeyBias) {
 }
 
 TEST_F(OpenCLBertOps, AddLayerNormIncludingInPlace) {
-  // 300 columns: more than a reduction work-group, so items stride over the row.
-  for (int64_t cols : {37, 300}) {
+  // 300 columns: several per item; 1100: wider than a row in registers (add, then LayerNorm).
+  for (int64_t cols : {37, 300, 1100}) {
     const int64_t rows = 3;
     const Vec x = random_vec(rows * cols, 6, -2.0f, 3.0f);
     const Vec r = random_vec(rows * cols, 7);

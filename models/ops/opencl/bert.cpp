@@ -14,12 +14,6 @@ void require_f32(const char* op, const Tensor& t, const char* what) {
           std::string(what) + " must be f32, got " + dtype_name(t.dtype()));
 }
 
-size_t reduce_group(const ClRuntime& rt) {
-  size_t wg = 256;  // matches REDUCE_WG in OpenCLBackend::kernel()
-  while (wg > rt.max_work_group_size()) wg /= 2;
-  return wg;
-}
-
 // Elements a strided operand must hold: the last token's row ends at col + heads * dh.
 void require_strided(const char* op, const Tensor& t, const char* what, const AttentionShape& s,
                      int64_t ld, int64_t col) {
@@ -98,16 +92,15 @@ void OpenCLBackend::add_layernorm(const Tensor& x, const Tensor& residual, const
     require_f32(op, *t, "every operand");
   const int64_t rows = cols ? x.numel() / cols : 0;
   if (rows == 0) return;
-  if (cols <= 32 * 32) {  // LN_LANES x LN_PER_LANE in kernels/bert.cl: a row fits in registers
-    constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS
-    const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
-    launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
-           gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y);
+  if (cols > 32 * 32) {  // wider than a row in registers: the residual add, then LayerNorm
+    add(x, residual, y);
+    layernorm(y, gamma, beta, eps, y, true);
     return;
   }
-  const size_t wg = reduce_group(*runtime_);
-  launch("add_layernorm", cl::NDRange(static_cast<size_t>(rows) * wg), cl::NDRange(wg), x, residual,
-         gamma, beta, eps, cols, y);
+  constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/bert.cl
+  const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
+  launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
+         gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y);
 }
 
 void OpenCLBackend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {

@@ -26,53 +26,8 @@ __kernel void add_key_bias(__global float* logits, __global const float* key_bia
   logits[e] += key_bias[(bh / heads) * n + j];
 }
 
-// y = LayerNorm(x + residual), one work-group of REDUCE_WG items per row and one Welford pass
-// as layernorm_welford. Each item reads and writes only its own columns, so y may alias x or
-// residual: the sum is recomputed for the output instead of being stored in between.
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void add_layernorm(__global const float* x, __global const float* residual,
-                   __global const float* gamma, __global const float* beta, float eps, int cols,
-                   __global float* y) {
-  __local float counts[REDUCE_WG];
-  __local float means[REDUCE_WG];
-  __local float m2s[REDUCE_WG];
-  const int t = get_local_id(0);
-  const size_t base = (size_t)get_group_id(0) * cols;
-  float count = 0.0f, mean = 0.0f, m2 = 0.0f;
-  for (int c = t; c < cols; c += REDUCE_WG) {
-    const float v = x[base + c] + residual[base + c];
-    count += 1.0f;
-    const float d = v - mean;
-    mean += d / count;
-    m2 += d * (v - mean);
-  }
-  counts[t] = count;
-  means[t] = mean;
-  m2s[t] = m2;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int offset = REDUCE_WG / 2; offset > 0; offset >>= 1) {
-    if (t < offset) {
-      const float na = counts[t], nb = counts[t + offset];
-      const float total = na + nb;
-      if (nb > 0.0f) {
-        const float delta = means[t + offset] - means[t];
-        means[t] += delta * (nb / total);
-        m2s[t] += m2s[t + offset] + delta * delta * (na * nb / total);
-        counts[t] = total;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float row_mean = means[0];
-  const float inv_std = 1.0f / sqrt(m2s[0] / cols + eps);
-  for (int c = t; c < cols; c += REDUCE_WG) {
-    const float v = x[base + c] + residual[base + c];
-    y[base + c] = (v - row_mean) * inv_std * gamma[c] + beta[c];
-  }
-}
-
-// The same for rows of at most 32 x LN_LANES columns: LN_ROWS rows per work-group, LN_LANES
-// items per row, each holding its columns in registers (so the mean and the centred variance
+// y = LayerNorm(x + residual) for rows of at most 32 x LN_LANES columns: LN_ROWS rows per
+// work-group, LN_LANES items per row, each holding its columns in registers (so the mean and the centred variance
 // are two exact passes over registers, not over memory), reduced through local memory. A
 // work-group per row with one column per item spent most of its time in barriers.
 #define LN_LANES 32
