@@ -5,6 +5,7 @@
 #include "models/enformer/workload.h"
 #include "models/io/npy.h"
 #include "models/io/safetensors.h"
+#include "models/io/weights_export.h"
 
 namespace sb::enformer {
 namespace {
@@ -87,15 +88,8 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   if (!skip.empty())
     throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +
                                 w.backend().name() + ": " + skip);
-  if (!r.export_weights.empty()) {
-    std::vector<std::pair<std::string, TensorData>> tensors;
-    for (const auto& spec : param_specs(w.config())) {
-      const HostTensor& t = w.parameters().at(spec.name);
-      tensors.emplace_back(spec.name, TensorData{"F32", t.shape, t.values});
-    }
-    write_safetensors(r.export_weights, tensors, "F32",
-                      {{"model", "enformer"}, {"size", sum.size}});
-  }
+  if (!r.export_weights.empty())
+    export_weights(r.export_weights, param_specs(w.config()), w.parameters(), "enformer", sum.size);
   Backend& be = w.backend();
   const Tensor x = be.upload(one_hot, {sum.batch, sum.length, 4});
   const Outputs out = w.forward(stage, x);

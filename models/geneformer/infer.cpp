@@ -6,6 +6,7 @@
 #include "models/geneformer/cell_file.h"
 #include "models/geneformer/workload.h"
 #include "models/io/safetensors.h"
+#include "models/io/weights_export.h"
 
 namespace sb::geneformer {
 namespace {
@@ -34,15 +35,8 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   if (!skip.empty())
     throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +
                                 w.backend().name() + ": " + skip);
-  if (!r.export_weights.empty()) {
-    std::vector<std::pair<std::string, TensorData>> tensors;
-    for (const auto& spec : param_specs(w.config())) {
-      const HostTensor& t = w.parameters().at(spec.name);
-      tensors.emplace_back(spec.name, TensorData{"F32", t.shape, t.values});
-    }
-    write_safetensors(r.export_weights, tensors, "F32",
-                      {{"model", "geneformer"}, {"size", r.size}});
-  }
+  if (!r.export_weights.empty())
+    export_weights(r.export_weights, param_specs(w.config()), w.parameters(), "geneformer", r.size);
   Backend& be = w.backend();
   Model& m = w.model(stage);
   const Outputs out = m.forward(upload(be, w.cells()), /*all_layers=*/true);

@@ -9,6 +9,7 @@
 #include "models/geneformer/workload.h"
 #include "models/io/npy.h"
 #include "models/io/safetensors.h"
+#include "models/io/weight_source.h"
 #include "models/registry.h"
 #include "tests/common/temp_dir.h"
 
@@ -83,6 +84,7 @@ TEST(GeneformerInfer, WritesEveryHiddenStateAndTheCellEmbedding) {
   r.input = dir.path() / "ids.npy";
   r.output = dir.path() / "out.safetensors";
   r.stage = "onnx-graph";  // all layers even though the cell embedding alone needs fewer
+  r.export_weights = dir.path() / "weights.safetensors";
   const InferSummary s = run_inference(r, make_backend("cpu", ""));
   EXPECT_EQ(s.batch, 2);
   EXPECT_EQ(s.stage, "onnx-graph");
@@ -92,6 +94,12 @@ TEST(GeneformerInfer, WritesEveryHiddenStateAndTheCellEmbedding) {
     EXPECT_EQ(h.shape, (std::vector<int64_t>{2, c.tokens, c.hidden}));
   }
   EXPECT_FALSE(f.contains("hidden_states.3"));
+  // The exported weights are the seeded ones the forward used, under BertModel names.
+  SafetensorsWeights exported(r.export_weights);
+  const Params loaded = Params::load(c, exported);
+  const Params seeded = Params::random(c, r.seed);
+  for (const auto& spec : param_specs(c))
+    EXPECT_EQ(loaded.at(spec.name).values, seeded.at(spec.name).values) << spec.name;
   const TensorData e = f.read("cell_embedding");
   ASSERT_EQ(e.shape, (std::vector<int64_t>{2, c.hidden}));
   // The cell embedding is the mean of hidden_states.1 over the gene tokens.
