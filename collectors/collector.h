@@ -12,6 +12,7 @@
 
 #include "collectors/allocation_tracker.h"
 #include "collectors/kernel_log.h"
+#include "schema/records.h"
 
 namespace sb {
 
@@ -39,9 +40,9 @@ class Collector {
   // Around one sample (one forward or training step), outside of which nothing is counted.
   virtual void start() = 0;
   virtual void stop() = 0;
-  // Adds this collector's per-stage figures to the stage result object, under the keys of
-  // the stagebench/1 schema ("counters", "memory", "opencl"). items = work items per sample.
-  virtual void report(nlohmann::json& stage, double items_per_sample) const = 0;
+  // Adds this collector's per-stage figures to the stage record: its counters, memory or
+  // OpenCL block, or a named section of its own. items = work items per sample.
+  virtual void report(StageRecord& stage, double items_per_sample) const = 0;
 };
 
 }  // namespace sb

@@ -7,16 +7,14 @@
 
 namespace sb {
 
-CollectorSet make_collectors(const std::vector<std::string>& papi_events) {
-  CollectorSet set;
-  auto wall = std::make_unique<WallClock>();
-  set.wall = wall.get();
-  set.all.push_back(std::move(wall));
-  set.all.push_back(std::make_unique<RusageCollector>());
-  set.all.push_back(std::make_unique<MemoryCollector>());
-  set.all.push_back(std::make_unique<PapiCollector>(papi_events));
-  set.all.push_back(std::make_unique<OpenCLCollector>());
-  return set;
+std::vector<std::unique_ptr<Collector>> make_collectors(
+    const std::vector<std::string>& papi_events) {
+  std::vector<std::unique_ptr<Collector>> all;
+  all.push_back(std::make_unique<RusageCollector>());
+  all.push_back(std::make_unique<MemoryCollector>());
+  all.push_back(std::make_unique<PapiCollector>(papi_events));
+  all.push_back(std::make_unique<OpenCLCollector>());
+  return all;
 }
 
 nlohmann::json describe(const Collector& collector) {

@@ -53,15 +53,15 @@ void MemoryCollector::stop() {
                                    sources_.device_buffers->peak() - device_live_at_start_);
 }
 
-void MemoryCollector::report(nlohmann::json& stage, double items_per_sample) const {
+void MemoryCollector::report(StageRecord& stage, double items_per_sample) const {
   if (samples_ == 0) return;
-  nlohmann::json& memory = stage["memory"];
-  memory["host_peak_bytes"] = host_peak_;
-  memory["host_tensor_peak_bytes"] =
-      sources_.host_tensors ? nlohmann::json(tensor_peak_) : nlohmann::json(nullptr);
-  memory["device_peak_bytes"] =
-      sources_.device_buffers ? nlohmann::json(device_peak_) : nlohmann::json(nullptr);
-  memory["rss_reset"] = rss_reset_;
+  MemoryRecord& memory = stage.memory;
+  memory.host_peak_bytes = static_cast<double>(host_peak_);
+  memory.host_tensor_peak_bytes =
+      sources_.host_tensors ? Number(static_cast<double>(tensor_peak_)) : std::nullopt;
+  memory.device_peak_bytes =
+      sources_.device_buffers ? Number(static_cast<double>(device_peak_)) : std::nullopt;
+  memory.rss_reset = rss_reset_;
 }
 
 }  // namespace sb

@@ -22,7 +22,7 @@ class MemoryCollector : public Collector {
   void stop() override;
   // "memory": {host_peak_bytes, host_tensor_peak_bytes, device_peak_bytes, rss_reset}; the
   // tracker figures are null when the backend has no such tracker.
-  void report(nlohmann::json& stage, double items_per_sample) const override;
+  void report(StageRecord& stage, double items_per_sample) const override;
 
   uint64_t host_peak_bytes() const { return host_peak_; }
   bool rss_reset() const { return rss_reset_; }

@@ -34,7 +34,7 @@ void OpenCLCollector::stop() {
   d2h_bytes_ += kernels_->d2h_bytes();
 }
 
-void OpenCLCollector::report(nlohmann::json& stage, double items_per_sample) const {
+void OpenCLCollector::report(StageRecord& stage, double items_per_sample) const {
   if (!kernels_ || device_ns_.empty()) return;
   const double samples = static_cast<double>(device_ns_.size());
   nlohmann::json kernels = nlohmann::json::array();
@@ -48,14 +48,14 @@ void OpenCLCollector::report(nlohmann::json& stage, double items_per_sample) con
     return a["total_ns"].template get<double>() > b["total_ns"].template get<double>();
   });
   const auto [min_ns, max_ns] = std::minmax_element(device_ns_.begin(), device_ns_.end());
-  stage["opencl"] = {{"kernels", kernels},
-                     {"device_ms",
-                      {{"median", median_of(device_ns_) / 1e6},
-                       {"min", static_cast<double>(*min_ns) / 1e6},
-                       {"max", static_cast<double>(*max_ns) / 1e6}}},
-                     {"h2d_bytes", static_cast<double>(h2d_bytes_) / samples},
-                     {"d2h_bytes", static_cast<double>(d2h_bytes_) / samples},
-                     {"samples", device_ns_.size()}};
+  stage.opencl = {{"kernels", kernels},
+                  {"device_ms",
+                   {{"median", median_of(device_ns_) / 1e6},
+                    {"min", static_cast<double>(*min_ns) / 1e6},
+                    {"max", static_cast<double>(*max_ns) / 1e6}}},
+                  {"h2d_bytes", static_cast<double>(h2d_bytes_) / samples},
+                  {"d2h_bytes", static_cast<double>(d2h_bytes_) / samples},
+                  {"samples", device_ns_.size()}};
 }
 
 }  // namespace sb

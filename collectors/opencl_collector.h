@@ -21,7 +21,7 @@ class OpenCLCollector : public Collector {
   void stop() override;
   // "opencl": {kernels: [{name, launches, total_ns}] per sample, device_ms: {median, min, max},
   // h2d_bytes, d2h_bytes per sample}. Nothing when unavailable.
-  void report(nlohmann::json& stage, double items_per_sample) const override;
+  void report(StageRecord& stage, double items_per_sample) const override;
 
   const std::vector<uint64_t>& device_ns_per_sample() const { return device_ns_; }
 

@@ -112,15 +112,17 @@ void PapiCollector::begin_stage(const CollectorSources& sources) {
   failed_samples_ = 0;
 }
 
-void PapiCollector::report(nlohmann::json& stage, double items_per_sample) const {
+void PapiCollector::report(StageRecord& stage, double items_per_sample) const {
   nlohmann::json papi = {{"available", available()}, {"scope", kScope}};
   if (!available()) papi["reason"] = reason_;
   papi["samples"] = samples_.size();
   if (failed_samples_ > 0) papi["failed_samples"] = failed_samples_;
-  stage["papi"] = papi;
+  stage.sections["papi"] = papi;
+  nlohmann::json opened = nlohmann::json::object();
   for (const auto& status : status_) {
-    stage["counters_status"][status.name] = status.opened ? std::string("opened") : status.error;
+    opened[status.name] = status.opened ? std::string("opened") : status.error;
   }
+  if (!status_.empty()) stage.sections["counters_status"] = opened;
   if (samples_.empty()) return;
   for (size_t e = 0; e < opened_.size(); ++e) {
     std::vector<long long> values;

@@ -26,7 +26,7 @@ class PapiCollector : public Collector {
   void stop() override;
   // "counters": {event: {value (median per sample), per_item, tier, scope}},
   // "counters_status": {event: "opened" | error}, "papi": {available, reason, scope, ...}.
-  void report(nlohmann::json& stage, double items_per_sample) const override;
+  void report(StageRecord& stage, double items_per_sample) const override;
 
   const std::vector<PapiEventStatus>& event_status() const { return status_; }
   const std::vector<std::string>& opened_events() const { return opened_; }

@@ -39,7 +39,7 @@ void RusageCollector::stop() {
   samples_.push_back(delta);
 }
 
-void RusageCollector::report(nlohmann::json& stage, double items_per_sample) const {
+void RusageCollector::report(StageRecord& stage, double items_per_sample) const {
   if (samples_.empty()) return;
   for (size_t i = 0; i < kCounterNames.size(); ++i) {
     std::vector<int64_t> values;

@@ -20,7 +20,7 @@ class RusageCollector : public Collector {
   void begin_stage(const CollectorSources& sources) override;
   void start() override;
   void stop() override;
-  void report(nlohmann::json& stage, double items_per_sample) const override;
+  void report(StageRecord& stage, double items_per_sample) const override;
 
   using Sample = std::array<int64_t, 5>;
   const std::vector<Sample>& samples() const { return samples_; }

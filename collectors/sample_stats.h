@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "schema/records.h"
 
 namespace sb {
 
@@ -21,14 +21,15 @@ double median_of(std::vector<T> samples) {
   return (lower + upper) / 2;
 }
 
-// stage["counters"][name] = {value, per_item, tier, scope}: the shape every counter shares.
-inline void add_counter(nlohmann::json& stage, const std::string& name, double value,
+// One counter of the stage: {value, per_item, tier, scope}, the shape every counter shares.
+inline void add_counter(StageRecord& stage, const std::string& name, double value,
                         double items_per_sample, const std::string& tier,
                         const std::string& scope) {
-  nlohmann::json counter = {{"value", value}, {"tier", tier}, {"scope", scope}};
-  counter["per_item"] =
-      items_per_sample > 0 ? nlohmann::json(value / items_per_sample) : nlohmann::json(nullptr);
-  stage["counters"][name] = counter;
+  CounterRecord& c = stage.counters[name];
+  c.value = finite_or_unknown(value);
+  c.per_item = items_per_sample > 0 ? finite_or_unknown(value / items_per_sample) : std::nullopt;
+  c.tier = tier;
+  c.scope = scope;
 }
 
 }  // namespace sb

@@ -3,5 +3,4 @@ target_sources(sb_collectors PRIVATE
   memory_collector.cpp
   opencl_collector.cpp
   papi_collector.cpp
-  rusage_collector.cpp
-  wall_clock.cpp)
+  rusage_collector.cpp)

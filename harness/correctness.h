@@ -1,7 +1,7 @@
 #pragma once
 // A stage's output checked against the baseline's (stage 0, same inputs and weights):
 // cosine similarity, max abs error, relative L2 error, judged by the cosine threshold of the
-// stage's precision (LADDERS.md).
+// stage's precision (docs/method.md).
 #include <string>
 #include <vector>
 
@@ -19,7 +19,7 @@ struct CorrectnessResult {
   std::string reason;  // why it failed; empty when it passed
 };
 
-// LADDERS.md thresholds: fp32 cosine >= 0.99999, tf32 >= 0.9999, bf16/fp16 >= 0.999,
+// docs/method.md thresholds: fp32 cosine >= 0.99999, tf32 >= 0.9999, bf16/fp16 >= 0.999,
 // int8 >= 0.99. Throws std::invalid_argument naming an unknown basis.
 Tolerance tolerance_for(const std::string& basis);
 

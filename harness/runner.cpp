@@ -16,18 +16,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-void check_options(const RunnerOptions& opt) {
-  if (!(opt.noise_target > 0)) throw std::invalid_argument("noise target must be > 0");
-  if (opt.min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
-  if (opt.max_samples < opt.min_samples) {
-    throw std::invalid_argument("max samples must be >= min samples");
-  }
-  if (!(opt.max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
-  if (opt.warmup_runs < 0 || !(opt.warmup_s >= 0)) {
-    throw std::invalid_argument("warm-up runs and time must be >= 0");
-  }
-}
-
 std::vector<size_t> ladder_indices(const Workload& w, std::vector<size_t> stages) {
   stages.push_back(0);  // the baseline is always measured
   std::sort(stages.begin(), stages.end());
@@ -66,7 +54,7 @@ class LadderRunner {
   LadderRunner(Workload& w, const RunInfo& info, const RunnerOptions& opt)
       : w_(w), info_(info), opt_(opt) {}
 
-  nlohmann::json run(const std::vector<size_t>& indices) {
+  RunRecord run(const std::vector<size_t>& indices) {
     params_ = w_.params();
     set_up(indices);
     for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
@@ -74,7 +62,7 @@ class LadderRunner {
     emit_partial();
     measure_rounds();
     collect_summaries();
-    nlohmann::json run = build_run(info_, params_, states_, opt_, true);
+    RunRecord run = build_run(info_, params_, states_, opt_, true);
     release_all();
     return run;
   }
@@ -87,9 +75,7 @@ class LadderRunner {
       StageState& st = states_[i];
       st.index = indices[i];
       st.spec = specs[st.index];
-      StoppingLimits limits{opt_.noise_target, static_cast<size_t>(opt_.min_samples),
-                            static_cast<size_t>(opt_.max_samples), opt_.max_time_s};
-      st.rule = std::make_unique<StoppingRule>(limits);
+      st.rule = std::make_unique<StoppingRule>(opt_);
       std::string skip;
       if (!guarded(st, "skip check", [&] { skip = w_.skip_reason(st.index); })) continue;
       if (!skip.empty()) {
@@ -122,7 +108,7 @@ class LadderRunner {
     StageState& st = states_[i];
     if (!st.live()) return;
     const Clock::time_point t0 = Clock::now();
-    for (int runs = 0; runs < opt_.warmup_runs || seconds_since(t0) < opt_.warmup_s; ++runs) {
+    for (size_t runs = 0; runs < opt_.warmup_runs || seconds_since(t0) < opt_.warmup_s; ++runs) {
       report_progress("warmup", i, 0, 0);
       if (!guarded(st, "warm-up run", [&] { w_.run(st.index); })) return;
     }
@@ -257,13 +243,28 @@ class LadderRunner {
 
 }  // namespace
 
-nlohmann::json run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>& stages,
-                          const RunnerOptions& opt) {
-  check_options(opt);
+RunRecord run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>& stages,
+                     const RunnerOptions& opt) {
+  opt.validate();
   if (info.mode != "inference" && info.mode != "train") {
     throw std::invalid_argument("run mode '" + info.mode + "' is not inference or train");
   }
   return LadderRunner(w, info, opt).run(ladder_indices(w, stages));
+}
+
+RunRecord unmeasured_run(const RunInfo& info, const nlohmann::json& params,
+                         const std::string& status, const std::string& reason) {
+  RunRecord run;
+  run.model = info.model;
+  run.size = info.size;
+  run.backend = info.backend;
+  run.device = info.device;
+  run.mode = info.mode;
+  run.params = params;
+  run.complete = true;
+  run.status = status;
+  run.reason = reason;
+  return run;
 }
 
 }  // namespace sb

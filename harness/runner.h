@@ -1,7 +1,7 @@
 #pragma once
-// Runs one ladder of one workload and returns its "runs"[i] object (docs/schema.md).
+// Runs one ladder of one workload and returns its run record (schema/records.h, docs/schema.md).
 //
-// Method (DESIGN.md, "Measurement method"):
+// Method (docs/method.md):
 //  1. Stage 0, the baseline, is always measured (added when absent); stages run in index order.
 //     A stage whose skip_reason() is non-empty is recorded "skipped" with that reason.
 //  2. prepare() every other stage (untimed). A throw makes the stage "failed" (reason = what()),
@@ -41,7 +41,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/collector.h"
+#include "harness/stopping.h"
 #include "harness/workload.h"
+#include "schema/records.h"
 
 namespace sb {
 
@@ -76,25 +78,25 @@ struct Progress {
 
 using CollectorFactory = std::function<std::vector<std::unique_ptr<Collector>>()>;
 
-struct RunnerOptions {
-  double noise_target = 0.01;  // relative noise of the median (stopping.h)
-  int min_samples = 5;
-  int max_samples = 100;
-  double max_time_s = 60;  // for all measured rounds of the ladder together
-  double warmup_s = 0.5;   // per stage, at least
-  int warmup_runs = 2;     // per stage, at least
+// The sampling options (stopping.h), and how the runner reports and snapshots.
+struct RunnerOptions : SamplingOptions {
   std::function<void(const Progress&)> progress;
   bool keep_samples = true;                // raw per-sample times in each stage's "samples_ms"
   CollectorFactory make_collectors;        // one set per stage; none when empty
   std::optional<DeviceCeilings> ceilings;  // for throughput.roofline_frac
-  std::function<void(const nlohmann::json& run)> on_partial;
+  std::function<void(const RunRecord& run)> on_partial;
   double partial_interval_s = 5;
 };
 
 // Throws std::invalid_argument for a stage index outside w.stages() or bad options, and lets
 // an exception from w.params() (called once, first) through; every failure of a stage is
 // recorded in the result instead.
-nlohmann::json run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>& stages,
-                          const RunnerOptions& opt);
+RunRecord run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>& stages,
+                     const RunnerOptions& opt);
+
+// The record of a run that measured nothing (its backend could not be made, its job threw):
+// status "skipped" or "failed", the reason, no stages.
+RunRecord unmeasured_run(const RunInfo& info, const nlohmann::json& params,
+                         const std::string& status, const std::string& reason);
 
 }  // namespace sb

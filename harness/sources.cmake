@@ -2,7 +2,6 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stopping.cpp
   ${CMAKE_CURRENT_LIST_DIR}/correctness.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/result_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stage_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_config.cpp

@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
+#include <functional>
+#include <map>
 #include <stdexcept>
 
 #include "harness/statistics.h"
@@ -18,7 +19,21 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
+void SamplingOptions::validate() const {
+  if (!(noise_target > 0)) throw std::invalid_argument("noise target must be > 0");
+  if (min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
+  if (max_samples < min_samples) throw std::invalid_argument("max samples must be >= min samples");
+  if (!(max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
+  if (!(warmup_s >= 0)) throw std::invalid_argument("warm-up time must be >= 0");
+  if (quality.empty()) throw std::invalid_argument("at least one quality criterion is needed");
+  for (const auto& name : quality) make_criterion(name, *this);  // throws for an unknown name
+}
+
 namespace {
+
+std::string samples_short(size_t n, size_t min) {
+  return "samples " + std::to_string(n) + " < min " + std::to_string(min);
+}
 
 std::string format_count_or_seconds(double v) {
   char buf[32];
@@ -26,62 +41,86 @@ std::string format_count_or_seconds(double v) {
   return buf;
 }
 
-}  // namespace
+using Factory = std::function<std::unique_ptr<StoppingCriterion>(const SamplingOptions&)>;
 
-NoiseTarget::NoiseTarget(double relative_target, size_t min_samples)
-    : target_(relative_target),
-      min_samples_(min_samples),
-      last_noise_(std::numeric_limits<double>::infinity()) {
-  if (!(relative_target > 0)) throw std::invalid_argument("noise target must be > 0");
-}
-
-bool NoiseTarget::done(const SampleState& state) {
-  last_n_ = state.samples.size();
-  last_noise_ = relative_median_noise(state.samples);
-  return last_n_ >= min_samples_ && last_noise_ <= target_;
-}
-
-std::string NoiseTarget::reason() const {
-  const char* cmp = last_noise_ <= target_ ? " <= " : " > ";
-  std::string r = "noise " + format_percent(last_noise_) + cmp + format_percent(target_);
-  if (last_n_ < min_samples_) {
-    r += " (" + std::to_string(last_n_) + " < " + std::to_string(min_samples_) + " samples)";
-  }
+const std::map<std::string, Factory>& registry() {
+  static const std::map<std::string, Factory> r = {
+      {"noise",
+       [](const SamplingOptions& o) {
+         return std::make_unique<NoiseTarget>(o.noise_target, o.min_samples);
+       }},
+      {"min-samples",
+       [](const SamplingOptions& o) { return std::make_unique<MinSamples>(o.min_samples); }},
+      {"max-samples",
+       [](const SamplingOptions& o) { return std::make_unique<MaxSamples>(o.max_samples); }},
+      {"max-time",
+       [](const SamplingOptions& o) { return std::make_unique<MaxTime>(o.max_time_s); }},
+  };
   return r;
 }
 
-bool MinSamples::done(const SampleState& state) {
-  last_n_ = state.samples.size();
-  return last_n_ >= n_;
+}  // namespace
+
+std::vector<std::string> criterion_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, make] : registry()) names.push_back(name);
+  return names;
 }
 
-std::string MinSamples::reason() const {
-  return "samples " + std::to_string(last_n_) + (last_n_ >= n_ ? " >= " : " < ") + "min " +
-         std::to_string(n_);
+std::unique_ptr<StoppingCriterion> make_criterion(const std::string& name,
+                                                  const SamplingOptions& options) {
+  const auto it = registry().find(name);
+  if (it == registry().end()) {
+    std::string known;
+    for (const auto& n : criterion_names()) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown stopping criterion '" + name + "' (" + known + ")");
+  }
+  return it->second(options);
 }
 
-bool MaxSamples::done(const SampleState& state) {
-  return state.samples.size() >= n_;
+NoiseTarget::NoiseTarget(double relative_target, size_t min_samples)
+    : StoppingCriterion("noise"), target_(relative_target), min_samples_(min_samples) {
+  if (!(relative_target > 0)) throw std::invalid_argument("noise target must be > 0");
 }
 
-std::string MaxSamples::reason() const {
-  return "max samples " + std::to_string(n_);
+Verdict NoiseTarget::do_assess(const SampleState& state) const {
+  const size_t n = state.samples.size();
+  const double noise = relative_median_noise(state.samples);
+  const bool quiet = noise <= target_;
+  Verdict v;
+  v.met = n >= min_samples_ && quiet;
+  v.reason = "noise " + format_percent(noise) + (quiet ? " <= " : " > ") + format_percent(target_);
+  if (n < min_samples_) {
+    v.reason += " (" + std::to_string(n) + " < " + std::to_string(min_samples_) + " samples)";
+    v.unmet.push_back(samples_short(n, min_samples_));
+  }
+  if (!quiet) v.unmet.push_back("noise " + format_percent(noise) + " > " + format_percent(target_));
+  return v;
 }
 
-bool MaxTime::done(const SampleState& state) {
-  return state.elapsed_s >= seconds_;
+Verdict MinSamples::do_assess(const SampleState& state) const {
+  const size_t n = state.samples.size();
+  Verdict v;
+  v.met = n >= n_;
+  v.reason =
+      "samples " + std::to_string(n) + (v.met ? " >= " : " < ") + "min " + std::to_string(n_);
+  if (!v.met) v.unmet.push_back(samples_short(n, n_));
+  return v;
 }
 
-std::string MaxTime::reason() const {
-  return "max time " + format_count_or_seconds(seconds_) + " s";
+Verdict MaxSamples::do_assess(const SampleState& state) const {
+  return {state.samples.size() >= n_, "max samples " + std::to_string(n_), {}};
 }
 
-StoppingRule::StoppingRule(const StoppingLimits& limits) {
-  if (limits.max_samples < 1) throw std::invalid_argument("max samples must be >= 1");
-  quality_.push_back(std::make_unique<MinSamples>(limits.min_samples));
-  quality_.push_back(std::make_unique<NoiseTarget>(limits.noise_target, limits.min_samples));
-  limits_.push_back(std::make_unique<MaxSamples>(limits.max_samples));
-  limits_.push_back(std::make_unique<MaxTime>(limits.max_time_s));
+Verdict MaxTime::do_assess(const SampleState& state) const {
+  return {state.elapsed_s >= seconds_, "max time " + format_count_or_seconds(seconds_) + " s", {}};
+}
+
+StoppingRule::StoppingRule(const SamplingOptions& options) {
+  options.validate();
+  for (const auto& name : options.quality) quality_.push_back(make_criterion(name, options));
+  limits_.push_back(make_criterion("max-samples", options));
+  limits_.push_back(make_criterion("max-time", options));
 }
 
 StoppingRule::StoppingRule(std::vector<std::unique_ptr<StoppingCriterion>> quality,
@@ -93,28 +132,36 @@ StoppingRule::StoppingRule(std::vector<std::unique_ptr<StoppingCriterion>> quali
 }
 
 bool StoppingRule::done(const SampleState& state) {
-  noise_ = relative_median_noise(state.samples);
-  const std::string noise_note = " (noise " + format_percent(noise_) + ")";
-
-  // Evaluate every criterion so that each one's reason() reflects this state.
   quality_met_ = !quality_.empty();
   std::string quality_reason;
-  for (auto& q : quality_) {
-    if (!q->done(state)) quality_met_ = false;
-    if (q->name() == "noise" || quality_reason.empty()) quality_reason = q->reason();
+  for (const auto& q : quality_) {
+    const Verdict v = q->assess(state);
+    quality_met_ = quality_met_ && v.met;
+    quality_reason += (quality_reason.empty() ? "" : "; ") + v.reason;
   }
   if (quality_met_) {
     stop_reason_ = quality_reason;
     return true;
   }
-  for (auto& l : limits_) {
-    if (l->done(state)) {
-      stop_reason_ = l->reason() + noise_note;
+  for (const auto& l : limits_) {
+    const Verdict v = l->assess(state);
+    if (v.met) {
+      stop_reason_ =
+          v.reason + " (noise " + format_percent(relative_median_noise(state.samples)) + ")";
       return true;
     }
   }
   stop_reason_.clear();
   return false;
+}
+
+std::vector<std::string> StoppingRule::unmet_quality(const SampleState& state) const {
+  std::vector<std::string> unmet;
+  for (const auto& q : quality_) {
+    const Verdict v = q->assess(state);
+    unmet.insert(unmet.end(), v.unmet.begin(), v.unmet.end());
+  }
+  return unmet;
 }
 
 }  // namespace sb

@@ -1,17 +1,36 @@
 #pragma once
-// When to stop sampling a stage, as small plug-ins (in the manner of nvbench's stopping
-// criteria). A StoppingRule combines them: a stage is finished when its quality criteria all
-// hold (minimum samples AND noise target) or when any limit fires (max samples, max time).
+// When to stop sampling a stage, as small plug-ins chosen by name (in the manner of nvbench's
+// stopping criteria). A StoppingRule combines them: a stage is finished when its quality
+// criteria all hold or when any limit fires (max samples, max time). Quality has one definition:
+// the same criteria decide when sampling may stop and, afterwards, whether the stage is valid
+// (stage_report.cpp asks the rule for the conditions still unmet).
 // The rule records why it stopped, in words that go into the result's time.stop_reason:
 //   "noise 0.6% <= 1.0%"            the noise target was met with enough samples
 //   "max samples 50 (noise 2.3%)"   the sample limit fired first
 //   "max time 60 s (noise 4.1%)"    the time limit fired first
 // When quality is met and a limit fired in the same check, quality wins: the result is good.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace sb {
+
+// The one set of sampling options: the runner, the CLI and sweep files all fill this struct.
+struct SamplingOptions {
+  double noise_target = 0.01;  // relative noise of the median (statistics.h)
+  size_t min_samples = 5;
+  size_t max_samples = 100;
+  double max_time_s = 60;  // for all measured rounds of the ladder together
+  double warmup_s = 0.5;   // per stage, at least
+  size_t warmup_runs = 2;  // per stage, at least
+  // Quality criteria by name (criterion_names()); all must hold. "noise" includes the minimum
+  // sample count.
+  std::vector<std::string> quality = {"noise"};
+
+  // Throws std::invalid_argument naming the first bad option.
+  void validate() const;
+};
 
 // What the criteria look at: one stage's sample times so far and the time spent measuring
 // (for the runner, the ladder's elapsed measuring time: the time limit covers the ladder).
@@ -20,13 +39,27 @@ struct SampleState {
   double elapsed_s = 0;
 };
 
+// A criterion's judgement of one state: whether it holds, in words, and (for a quality
+// criterion) each condition that does not hold yet ("samples 3 < min 5").
+struct Verdict {
+  bool met = false;
+  std::string reason;
+  std::vector<std::string> unmet;
+};
+
 class StoppingCriterion {
  public:
   virtual ~StoppingCriterion() = default;
-  virtual std::string name() const = 0;
-  virtual bool done(const SampleState& state) = 0;
-  // Why done() said what it said at its last call, e.g. "noise 0.6% <= 1.0%".
-  virtual std::string reason() const = 0;
+  const std::string& name() const { return name_; }
+  // Non-virtual entry: every criterion is judged the same way, statelessly.
+  Verdict assess(const SampleState& state) const { return do_assess(state); }
+
+ protected:
+  explicit StoppingCriterion(std::string name) : name_(std::move(name)) {}
+
+ private:
+  virtual Verdict do_assess(const SampleState& state) const = 0;
+  std::string name_;
 };
 
 // Relative noise of the median (statistics.h: half-width of its 95% interval / median) at or
@@ -34,66 +67,53 @@ class StoppingCriterion {
 class NoiseTarget : public StoppingCriterion {
  public:
   explicit NoiseTarget(double relative_target, size_t min_samples = 5);
-  std::string name() const override { return "noise"; }
-  bool done(const SampleState& state) override;
-  std::string reason() const override;
-  double last_noise() const { return last_noise_; }
 
  private:
+  Verdict do_assess(const SampleState& state) const override;
   double target_;
   size_t min_samples_;
-  double last_noise_;
-  size_t last_n_ = 0;
 };
 
 class MinSamples : public StoppingCriterion {
  public:
-  explicit MinSamples(size_t n) : n_(n) {}
-  std::string name() const override { return "min samples"; }
-  bool done(const SampleState& state) override;
-  std::string reason() const override;
+  explicit MinSamples(size_t n) : StoppingCriterion("min-samples"), n_(n) {}
 
  private:
+  Verdict do_assess(const SampleState& state) const override;
   size_t n_;
-  size_t last_n_ = 0;
 };
 
 class MaxSamples : public StoppingCriterion {
  public:
-  explicit MaxSamples(size_t n) : n_(n) {}
-  std::string name() const override { return "max samples"; }
-  bool done(const SampleState& state) override;
-  std::string reason() const override;
+  explicit MaxSamples(size_t n) : StoppingCriterion("max-samples"), n_(n) {}
 
  private:
+  Verdict do_assess(const SampleState& state) const override;
   size_t n_;
 };
 
 class MaxTime : public StoppingCriterion {
  public:
-  explicit MaxTime(double seconds) : seconds_(seconds) {}
-  std::string name() const override { return "max time"; }
-  bool done(const SampleState& state) override;
-  std::string reason() const override;
+  explicit MaxTime(double seconds) : StoppingCriterion("max-time"), seconds_(seconds) {}
 
  private:
+  Verdict do_assess(const SampleState& state) const override;
   double seconds_;
 };
+
+// The criteria a name can choose: "noise", "min-samples", "max-samples", "max-time".
+std::vector<std::string> criterion_names();
+// Throws std::invalid_argument for an unknown name, listing the known ones.
+std::unique_ptr<StoppingCriterion> make_criterion(const std::string& name,
+                                                  const SamplingOptions& options);
 
 // "0.6%", "12%": the percentage format of the stop reasons.
 std::string format_percent(double fraction);
 
-struct StoppingLimits {
-  double noise_target = 0.01;
-  size_t min_samples = 5;
-  size_t max_samples = 100;
-  double max_time_s = 60;
-};
-
 class StoppingRule {
  public:
-  // The standard rule: quality = {MinSamples, NoiseTarget}, limits = {MaxSamples, MaxTime}.
-  explicit StoppingRule(const StoppingLimits& limits);
+  // quality = the criteria options.quality names; limits = {max-samples, max-time}.
+  explicit StoppingRule(const SamplingOptions& options);
   // Any combination: finished when all of `quality` hold or any of `limits` fires.
   StoppingRule(std::vector<std::unique_ptr<StoppingCriterion>> quality,
                std::vector<std::unique_ptr<StoppingCriterion>> limits);
@@ -103,15 +123,14 @@ class StoppingRule {
   const std::string& stop_reason() const { return stop_reason_; }
   // Whether every quality criterion held at the last check.
   bool quality_met() const { return quality_met_; }
-  // Relative noise of the median at the last check (infinity with < 2 samples).
-  double noise() const { return noise_; }
+  // The quality conditions that do not hold for `state`: why a measured stage is invalid.
+  std::vector<std::string> unmet_quality(const SampleState& state) const;
 
  private:
   std::vector<std::unique_ptr<StoppingCriterion>> quality_;
   std::vector<std::unique_ptr<StoppingCriterion>> limits_;
   std::string stop_reason_;
   bool quality_met_ = false;
-  double noise_ = 0;
 };
 
 }  // namespace sb

@@ -13,8 +13,8 @@ namespace {
 const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "device",
                                           "batch",  "seed",     "weights",  "stages",
                                           "events", "ceilings", "runner"};
-const std::set<std::string> kRunnerKeys = {"noise", "max_time", "min_samples", "max_samples",
-                                           "warmup"};
+const std::set<std::string> kRunnerKeys = {"noise",       "max_time", "min_samples",
+                                           "max_samples", "warmup",   "quality"};
 const std::set<std::string> kTopKeys = {"name", "description", "defaults", "entries"};
 
 // Raises errors as "SOURCE: FIELD: problem".
@@ -100,14 +100,13 @@ nlohmann::json with_defaults(const nlohmann::json& defaults, const nlohmann::jso
   return out;
 }
 
-SweepRunnerSettings read_runner(const Reader& rd, const nlohmann::json& r,
-                                const std::string& field) {
-  SweepRunnerSettings s;
+SamplingOptions read_runner(const Reader& rd, const nlohmann::json& r, const std::string& field) {
+  SamplingOptions s;
   if (!r.is_object()) rd.fail(field, "expected an object, " + rd.got(r));
   rd.only_keys(r, field, kRunnerKeys);
   if (r.contains("noise")) {
-    s.noise = rd.number(r["noise"], field + ".noise");
-    if (!(s.noise > 0)) rd.fail(field + ".noise", "must be > 0");
+    s.noise_target = rd.number(r["noise"], field + ".noise");
+    if (!(s.noise_target > 0)) rd.fail(field + ".noise", "must be > 0");
   }
   if (r.contains("max_time")) {
     s.max_time_s = rd.number(r["max_time"], field + ".max_time");
@@ -118,9 +117,19 @@ SweepRunnerSettings read_runner(const Reader& rd, const nlohmann::json& r,
     if (!(s.warmup_s >= 0)) rd.fail(field + ".warmup", "must be >= 0");
   }
   if (r.contains("min_samples"))
-    s.min_samples = static_cast<int>(rd.integer(r["min_samples"], field + ".min_samples", 1));
+    s.min_samples = static_cast<size_t>(rd.integer(r["min_samples"], field + ".min_samples", 1));
   if (r.contains("max_samples"))
-    s.max_samples = static_cast<int>(rd.integer(r["max_samples"], field + ".max_samples", 1));
+    s.max_samples = static_cast<size_t>(rd.integer(r["max_samples"], field + ".max_samples", 1));
+  if (r.contains("quality")) {
+    s.quality = rd.strings(r["quality"], field + ".quality", true);
+    for (size_t i = 0; i < s.quality.size(); ++i) {
+      try {
+        make_criterion(s.quality[i], s);
+      } catch (const std::invalid_argument& e) {
+        rd.fail(field + ".quality[" + std::to_string(i) + "]", e.what());
+      }
+    }
+  }
   if (s.max_samples < s.min_samples) {
     rd.fail(field + ".max_samples", "must be >= min_samples (" + std::to_string(s.min_samples) +
                                         "), got " + std::to_string(s.max_samples));
@@ -191,22 +200,27 @@ uint64_t fnv1a64(const std::string& text) {
 
 nlohmann::json job_spec(const SweepJob& job) {
   // nlohmann::json objects keep their keys sorted, so dump() is canonical.
-  return {{"model", job.model},
-          {"size", job.size},
-          {"backend", job.backend},
-          {"device", job.device},
-          {"batch", job.batch},
-          {"seed", job.seed},
-          {"weights", job.weights},
-          {"stages", job.stages},
-          {"events", job.events},
-          {"ceilings", job.ceilings},
-          {"runner",
-           {{"noise", job.runner.noise},
-            {"max_time", job.runner.max_time_s},
-            {"min_samples", job.runner.min_samples},
-            {"max_samples", job.runner.max_samples},
-            {"warmup", job.runner.warmup_s}}}};
+  nlohmann::json spec = {{"model", job.model},
+                         {"size", job.size},
+                         {"backend", job.backend},
+                         {"device", job.device},
+                         {"batch", job.batch},
+                         {"seed", job.seed},
+                         {"weights", job.weights},
+                         {"stages", job.stages},
+                         {"events", job.events},
+                         {"ceilings", job.ceilings},
+                         {"runner",
+                          {{"noise", job.runner.noise_target},
+                           {"max_time", job.runner.max_time_s},
+                           {"min_samples", job.runner.min_samples},
+                           {"max_samples", job.runner.max_samples},
+                           {"warmup", job.runner.warmup_s}}}};
+  // Only a non-default choice of criteria is part of the job's identity, so that the keys of
+  // journals written before the choice existed still match.
+  if (job.runner.quality != SamplingOptions().quality)
+    spec["runner"]["quality"] = job.runner.quality;
+  return spec;
 }
 
 std::string job_key(const SweepJob& job) {

@@ -12,15 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sb {
+#include "harness/stopping.h"
 
-struct SweepRunnerSettings {
-  double noise = 0.01;
-  double max_time_s = 60;
-  int min_samples = 5;
-  int max_samples = 100;
-  double warmup_s = 0.5;
-};
+namespace sb {
 
 struct SweepJob {
   size_t index = 0;    // position in the full (unsharded) expansion
@@ -35,7 +29,7 @@ struct SweepJob {
   std::vector<std::string> stages;  // stage ids; empty: the whole ladder
   std::vector<std::string> events;  // PAPI events; empty: the defaults
   bool ceilings = true;
-  SweepRunnerSettings runner;
+  SamplingOptions runner;  // the entry's "runner" block
 };
 
 // Everything that makes a job what it is, as JSON with sorted keys: the input of job_key.

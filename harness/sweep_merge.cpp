@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 
 namespace sb {
 namespace {

@@ -4,23 +4,19 @@
 #include <map>
 
 #include "harness/journal.h"
-#include "harness/result_json.h"
 #include "harness/sweep_progress.h"
+#include "schema/document.h"
+#include "schema/records.h"
 
 namespace sb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool is_stub(const nlohmann::json& run) {
-  return run.contains("status");
-}
-
-bool has_failure(const nlohmann::json& run) {
-  if (run.value("status", "") == "failed") return true;
-  if (!run.contains("stages") || !run["stages"].is_array()) return false;
-  for (const auto& st : run["stages"])
-    if (st.is_object() && st.value("status", "") == "failed") return true;
+bool has_failure(const RunRecord& run) {
+  if (run.status == "failed") return true;
+  for (const auto& st : run.stages)
+    if (st.status == "failed") return true;
   return false;
 }
 
@@ -117,21 +113,22 @@ class Sweep {
     Clock::time_point last_snapshot = Clock::now() - std::chrono::hours(1);
     JobHooks hooks;
     hooks.progress = [this](const Progress& p) { progress_->update(p); };
-    hooks.partial = [&](const nlohmann::json& partial) {
+    hooks.partial = [&](const RunRecord& partial) {
       const bool stop = cancelled();
       const double since = std::chrono::duration<double>(Clock::now() - last_snapshot).count();
       if (stop || since >= s_.snapshot_interval_s) {
-        nlohmann::json run = partial;
+        RunRecord run = partial;
         tag_run(run, job);
-        record("partial", key, run);
-        latest_[key] = std::move(run);
+        nlohmann::json j = run;
+        record("partial", key, j);
+        latest_[key] = std::move(j);
         write_output();
         last_snapshot = Clock::now();
       }
       if (stop) throw SweepCancelled();
     };
 
-    nlohmann::json run;
+    RunRecord run;
     try {
       run = execute_(job, hooks);
     } catch (const SweepCancelled&) {
@@ -144,21 +141,23 @@ class Sweep {
     }
     tag_run(run, job);
     const bool failed = has_failure(run);
-    if (is_stub(run)) {
+    if (run.measured_nothing()) {
       // Nothing was measured: a resumed sweep tries the job again.
-      record("failed", key, run);
-      latest_[key] = run;
+      const nlohmann::json j = run;
+      record("failed", key, j);
+      latest_[key] = j;
     } else {
-      run["complete"] = true;
-      record("complete", key, run);
-      complete_[key] = run;
+      run.complete = true;
+      const nlohmann::json j = run;
+      record("complete", key, j);
+      complete_[key] = j;
       latest_.erase(key);
       ++out_.ran;
     }
     if (failed) ++out_.failed;
     write_output();
-    progress_->end_job(is_stub(run) ? run.value("status", "failed") + ": " + run.value("reason", "")
-                                    : (failed ? "done, with failed stages" : "done"));
+    progress_->end_job(run.measured_nothing() ? *run.status + ": " + run.reason.value_or("")
+                                              : (failed ? "done, with failed stages" : "done"));
     if (s_.on_job_done) s_.on_job_done(run);
     return true;
   }
@@ -175,16 +174,13 @@ class Sweep {
 
 }  // namespace
 
-void tag_run(nlohmann::json& run, const SweepJob& job) {
-  run["job"] = {{"key", job_key(job)}, {"index", job.index}, {"origin", job.origin}};
+void tag_run(RunRecord& run, const SweepJob& job) {
+  run.job = JobTag{job_key(job), static_cast<int64_t>(job.index), job.origin};
 }
 
-nlohmann::json stub_run(const SweepJob& job, const std::string& status, const std::string& reason) {
-  nlohmann::json run = {{"model", job.model},     {"size", job.size},
-                        {"backend", job.backend}, {"device", job.device},
-                        {"mode", "inference"},    {"params", {{"batch", job.batch}}},
-                        {"complete", true},       {"status", status},
-                        {"reason", reason},       {"stages", nlohmann::json::array()}};
+RunRecord stub_run(const SweepJob& job, const std::string& status, const std::string& reason) {
+  RunRecord run = unmeasured_run({job.model, job.size, job.backend, job.device, "inference"},
+                                 {{"batch", job.batch}}, status, reason);
   tag_run(run, job);
   return run;
 }

@@ -29,13 +29,13 @@ class SweepCancelled : public std::runtime_error {
 
 // What a job executor wires into RunnerOptions (on_partial, progress).
 struct JobHooks {
-  std::function<void(const nlohmann::json& partial_run)> partial;
+  std::function<void(const RunRecord& partial_run)> partial;
   std::function<void(const Progress&)> progress;
 };
 
-// Runs one job and returns its run object. A throw other than SweepCancelled records the job
-// as failed (a run object with "status": "failed" and no stages) and the sweep goes on.
-using JobExecutor = std::function<nlohmann::json(const SweepJob& job, const JobHooks& hooks)>;
+// Runs one job and returns its run record. A throw other than SweepCancelled records the job
+// as failed (a run with "status": "failed" and no stages) and the sweep goes on.
+using JobExecutor = std::function<RunRecord(const SweepJob& job, const JobHooks& hooks)>;
 
 enum class JournalMode {
   kNew,      // the journal must not hold records yet (refuses to discard measurements)
@@ -58,7 +58,7 @@ struct SweepSession {
   bool quiet = false;              // no progress on stderr
   // Called with each job's run once it is journaled and the progress line is cleared (e.g. to
   // print its ladder table).
-  std::function<void(const nlohmann::json& run)> on_job_done;
+  std::function<void(const RunRecord& run)> on_job_done;
 };
 
 struct SweepOutcome {
@@ -72,10 +72,10 @@ struct SweepOutcome {
 };
 
 // The job's identity on its run object: run["job"] = {"key", "index", "origin"}.
-void tag_run(nlohmann::json& run, const SweepJob& job);
+void tag_run(RunRecord& run, const SweepJob& job);
 
 // A run object for a job that produced none (its backend could not be made, it threw).
-nlohmann::json stub_run(const SweepJob& job, const std::string& status, const std::string& reason);
+RunRecord stub_run(const SweepJob& job, const std::string& status, const std::string& reason);
 
 // Throws std::invalid_argument for a kNew session whose journal already holds records, and
 // std::runtime_error when the journal or the output cannot be written.

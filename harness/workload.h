@@ -16,7 +16,7 @@ struct Claim {
   std::optional<double> speedup;  // cumulative speedup the document implies, when it gives one
 };
 
-// Correctness thresholds from LADDERS.md, by the precision a stage computes in.
+// Correctness thresholds from docs/method.md, by the precision a stage computes in.
 struct Tolerance {
   double min_cosine = 0.99999;
   std::string basis = "fp32";  // fp32, tf32, bf16, fp16, int8

@@ -2,7 +2,7 @@
 // `stagebench compare BASE CANDIDATE`: matches runs by (model, size, backend, mode) and stages by
 // id, judges each metric (time, speedup_vs_baseline, memory, throughput, cosine) SAME / FASTER /
 // SLOWER / AMBIGUOUS, and applies the thresholds file's rules (docs/compare.md). Works on any
-// JSON value: the caller validates documents (harness/result_json.h), this code never trusts
+// JSON value: the caller validates documents (schema/document.h), this code never trusts
 // their shape.
 #include <cmath>
 #include <string>

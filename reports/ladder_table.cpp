@@ -28,16 +28,18 @@ std::string cosine_cell(const StageRow& s) {
 
 }  // namespace
 
-std::string claim_verdict(const json& stage) {
-  const json& claim = member(member(stage, "claim"), "speedup");
-  const json& ci = member(member(stage, "speedup"), "ci95");
-  if (!claim.is_number() || !ci.is_array() || ci.size() != 2 || !ci[0].is_number() ||
-      !ci[1].is_number())
-    return "";
-  const double c = claim.get<double>();
-  if (ci[1].get<double>() < c) return "below claim";
-  if (ci[0].get<double>() > c) return "above claim";
+std::string claim_verdict(const StageRecord& stage) {
+  const auto& ci = stage.speedup.ci95;
+  if (!stage.claim.speedup || !ci || !(*ci)[0] || !(*ci)[1]) return "";
+  const double c = *stage.claim.speedup;
+  if (*(*ci)[1] < c) return "below claim";
+  if (*(*ci)[0] > c) return "above claim";
   return "confirmed";
+}
+
+std::string claim_verdict(const json& stage) {
+  std::vector<std::string> ignored;
+  return claim_verdict(read_stage(stage, "stage", ignored));
 }
 
 std::string format_time_with_spread(const StageRow& s) {

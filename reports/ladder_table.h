@@ -7,12 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/records.h"
+
 namespace sb {
 
 struct StageRow;
 
 // "confirmed" when the claim lies inside the measured 95% interval, "below claim" when the whole
 // interval is under it, "above claim" when over it; "" when there is no claim or no interval.
+std::string claim_verdict(const StageRecord& stage);
 std::string claim_verdict(const nlohmann::json& stage);
 
 // Title line, the Markdown table, a legend, then one bullet per stage that is not ok (its

@@ -15,51 +15,50 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string joined_reasons(const json& stage) {
-  const json& reason = member(stage, "reason");
-  if (reason.is_string()) return reason.get<std::string>();
+double value(const Number& n) {
+  return n ? *n : NAN;
+}
+
+std::string or_unknown(const std::string& s) {
+  return s.empty() ? "?" : s;
+}
+
+std::string joined_reasons(const StageRecord& s) {
+  if (s.reason) return *s.reason;
   std::string out;
-  const json& reasons = member(stage, "reasons");
-  if (!reasons.is_array()) return out;
-  for (const json& r : reasons) {
-    if (!r.is_string()) continue;
-    if (!out.empty()) out += "; ";
-    out += r.get<std::string>();
-  }
+  for (const auto& r : s.reasons) out += (out.empty() ? "" : "; ") + r;
   return out;
 }
 
-StageRow summarize_stage(const json& s, int index, const std::string& backend) {
+StageRow summarize_stage(const StageRecord& s, int index, const std::string& backend) {
   StageRow r;
   r.index = index;
-  r.id = string_at(s, "id", "?");
-  r.title = string_at(s, "title");
-  r.status = string_at(s, "status", "?");
+  r.id = or_unknown(s.id);
+  r.title = s.title;
+  r.status = or_unknown(s.status);
   r.reason = joined_reasons(s);
 
-  const json& t = member(s, "time");
-  r.median_ms = number_at(t, "median_ms");
-  r.p10_ms = number_at(t, "p10_ms");
-  r.p90_ms = number_at(t, "p90_ms");
-  r.stddev_ms = number_at(t, "stddev_ms");
-  r.samples = number_at(t, "samples");
+  r.median_ms = value(s.time.median_ms);
+  r.p10_ms = value(s.time.p10_ms);
+  r.p90_ms = value(s.time.p90_ms);
+  r.stddev_ms = value(s.time.stddev_ms);
+  r.samples = static_cast<double>(s.time.samples);
+  r.stop_reason = s.time.stop_reason.value_or("");
 
-  const json& sp = member(s, "speedup");
-  r.speedup = number_at(sp, "vs_baseline");
-  r.vs_previous = number_at(sp, "vs_previous");
-  const json& ci = member(sp, "ci95");
-  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
-    r.speedup_lo = ci[0].get<double>();
-    r.speedup_hi = ci[1].get<double>();
+  r.speedup = value(s.speedup.vs_baseline);
+  r.vs_previous = value(s.speedup.vs_previous);
+  if (s.speedup.ci95 && (*s.speedup.ci95)[0] && (*s.speedup.ci95)[1]) {
+    r.speedup_lo = *(*s.speedup.ci95)[0];
+    r.speedup_hi = *(*s.speedup.ci95)[1];
   }
 
-  const json& mem = member(s, "memory");
-  r.host_rss_bytes = number_at(mem, "host_peak_bytes");
+  r.host_rss_bytes = value(s.memory.host_peak_bytes);
   // The model's own peak lives where its tensors live: device buffers on OpenCL, host tensors
   // on the CPU backend; the other figure is the fallback when the preferred one is missing.
   const bool device_first = backend == "opencl";
-  const double device = number_at(mem, "device_peak_bytes");
-  const double host = number_at(mem, "host_tensor_peak_bytes");
+  const double device = value(s.memory.device_peak_bytes);
+  r.device_peak_bytes = device;
+  const double host = value(s.memory.host_tensor_peak_bytes);
   if (!std::isnan(device) && (device_first || std::isnan(host))) {
     r.model_peak_bytes = device;
     r.model_peak_source = "device";
@@ -68,23 +67,19 @@ StageRow summarize_stage(const json& s, int index, const std::string& backend) {
     r.model_peak_source = "host tensors";
   }
 
-  const json& tp = member(s, "throughput");
-  r.items_per_s = number_at(tp, "items_per_s");
-  r.item_name = string_at(tp, "item_name");
-  r.gflops = number_at(tp, "gflops");
-  r.roofline_frac = number_at(tp, "roofline_frac");
+  r.items_per_s = value(s.throughput.items_per_s);
+  r.item_name = s.throughput.item_name.value_or("");
+  r.gflops = value(s.throughput.gflops);
+  r.roofline_frac = value(s.throughput.roofline_frac);
 
-  const json& cor = member(s, "correctness");
-  r.cosine = number_at(cor, "cosine");
-  r.tolerance = number_at(cor, "tolerance");
-  r.basis = string_at(cor, "basis");
-  const json& pass = member(cor, "pass");
-  if (pass.is_boolean()) r.correctness_pass = pass.get<bool>() ? 1 : 0;
+  r.cosine = value(s.correctness.cosine);
+  r.tolerance = value(s.correctness.tolerance);
+  r.basis = s.correctness.basis;
+  if (s.correctness.pass) r.correctness_pass = *s.correctness.pass ? 1 : 0;
 
-  const json& claim = member(s, "claim");
-  r.claim_speedup = number_at(claim, "speedup");
-  r.claim_source = string_at(claim, "source");
-  r.claim_text = string_at(claim, "text");
+  r.claim_speedup = value(s.claim.speedup);
+  r.claim_source = s.claim.source;
+  r.claim_text = s.claim.text;
   r.claim_verdict = claim_verdict(s);
   return r;
 }
@@ -107,18 +102,21 @@ std::string run_title(const RunSummary& run) {
   return t;
 }
 
-RunSummary summarize_run(const json& run) {
+RunSummary summarize_run(const RunRecord& run) {
   RunSummary r;
-  r.model = string_at(run, "model", "?");
-  r.size = string_at(run, "size", "?");
-  r.backend = string_at(run, "backend", "?");
-  r.device = string_at(run, "device", "?");
-  r.mode = string_at(run, "mode");
-  const json& stages = member(run, "stages");
-  if (!stages.is_array()) return r;
+  r.model = or_unknown(run.model);
+  r.size = or_unknown(run.size);
+  r.backend = or_unknown(run.backend);
+  r.device = or_unknown(run.device);
+  r.mode = run.mode;
   int i = 0;
-  for (const json& s : stages) r.stages.push_back(summarize_stage(s, i++, r.backend));
+  for (const StageRecord& s : run.stages) r.stages.push_back(summarize_stage(s, i++, r.backend));
   return r;
+}
+
+RunSummary summarize_run(const json& run) {
+  std::vector<std::string> ignored;  // what is malformed shows as unknown
+  return summarize_run(read_run(run, "run", ignored));
 }
 
 }  // namespace sb

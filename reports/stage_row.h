@@ -1,12 +1,14 @@
 #pragma once
-// One stage of a stagebench/1 run, read defensively into plain numbers and strings: every
-// renderer (markdown, CSV, HTML) formats the same values, and none of them touches JSON that may
-// have the wrong shape. A value that is missing, null or of the wrong type becomes NaN or "".
+// One stage of a stagebench/1 run as plain numbers and strings, made from the schema's records
+// (schema/records.h): every renderer (markdown, CSV, HTML, the viewer) formats the same values.
+// The run is read leniently: a value that is missing, null or of the wrong type becomes NaN or "".
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb {
 
@@ -18,11 +20,13 @@ struct StageRow {
   std::string id, title, status, reason;
 
   double median_ms = NAN, p10_ms = NAN, p90_ms = NAN, stddev_ms = NAN, samples = NAN;
+  std::string stop_reason;
   double speedup = NAN, speedup_lo = NAN, speedup_hi = NAN, vs_previous = NAN;
 
-  double host_rss_bytes = NAN;    // memory.host_peak_bytes: the process's RSS high-water mark
-  double model_peak_bytes = NAN;  // the model's own tensors: device buffers or host tensors
-  std::string model_peak_source;  // "device" or "host tensors"; "" when unknown
+  double host_rss_bytes = NAN;     // memory.host_peak_bytes: the process's RSS high-water mark
+  double device_peak_bytes = NAN;  // memory.device_peak_bytes
+  double model_peak_bytes = NAN;   // the model's own tensors: device buffers or host tensors
+  std::string model_peak_source;   // "device" or "host tensors"; "" when unknown
 
   double items_per_s = NAN, gflops = NAN, roofline_frac = NAN;
   std::string item_name;
@@ -43,6 +47,7 @@ struct RunSummary {
 // "model / size / backend on device", with the mode when it is not inference.
 std::string run_title(const RunSummary& run);
 
+RunSummary summarize_run(const RunRecord& run);
 RunSummary summarize_run(const nlohmann::json& run);
 
 // The number at j[key] when j is an object holding a number there, NaN otherwise.

@@ -2,7 +2,7 @@
 # The project's own performance and correctness gate: runs a tiny sweep (.ci/gate-sweep.json:
 # Enformer tiny, cpu and opencl, three stages, a few seconds each) and compares it with the
 # committed baseline (results/ci-baseline.json) under loose thresholds (.ci/thresholds.txt, in
-# docs/compare.md's format: correctness floors from LADDERS.md, memory, and speedup floors far
+# docs/compare.md's format: correctness floors from docs/method.md, memory, and speedup floors far
 # below what is measured, because the machine is shared and noisy). Exit status is
 # `stagebench compare`'s: 0 pass, 1 regression, 2 invalid input (or the sweep could not run).
 #

@@ -1,5 +1,7 @@
 #include "gui/model/ladder_model.h"
 
+#include <cmath>
+
 #include <QBrush>
 #include <QColor>
 
@@ -10,54 +12,46 @@
 namespace sb::viewer {
 namespace {
 
-using json = nlohmann::json;
-
-QColor status_colour(const QString& status) {
-  if (status == QLatin1String("ok")) return QColor(0x1b, 0x7a, 0x2e);
-  if (status == QLatin1String("invalid")) return QColor(0xb0, 0x6a, 0x00);
-  if (status == QLatin1String("failed")) return QColor(0xc0, 0x1c, 0x1c);
+QColor status_colour(const std::string& status) {
+  if (status == "ok") return QColor(0x1b, 0x7a, 0x2e);
+  if (status == "invalid") return QColor(0xb0, 0x6a, 0x00);
+  if (status == "failed") return QColor(0xc0, 0x1c, 0x1c);
   return QColor(0x80, 0x80, 0x80);
 }
 
-std::optional<double> time_ms(const json& s) {
-  return number(member(s, "time"), "median_ms");
-}
-std::optional<double> speedup(const json& s, const char* key) {
-  return number(member(s, "speedup"), key);
+// StageRow's NaN (unknown) as the viewer's empty optional.
+std::optional<double> known(double v) {
+  return std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
-QString time_text(const json& s) {
-  const json& t = member(s, "time");
-  const auto median = number(t, "median_ms");
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString time_text(const StageRow& s) {
+  const auto median = known(s.median_ms);
   if (!median) return QStringLiteral("-");
   // The spread in the median's decimals: "579.8 \u00b112.3", not "579.8 \u00b112.3456".
   QString out = format_ms(median);
   const int dot = out.indexOf(QLatin1Char('.'));
   const int decimals = dot < 0 ? 0 : out.size() - dot - 1;
-  const auto p10 = number(t, "p10_ms"), p90 = number(t, "p90_ms");
-  if (p10 && p90)
-    out += QStringLiteral(" \u00b1") + QString::number((*p90 - *p10) / 2, 'f', decimals);
+  if (known(s.p10_ms) && known(s.p90_ms))
+    out += QStringLiteral(" \u00b1") + QString::number((s.p90_ms - s.p10_ms) / 2, 'f', decimals);
   return out;
 }
 
-QString speedup_text(const json& s) {
-  const auto v = speedup(s, "vs_baseline");
-  if (!v) return QStringLiteral("-");
-  QString out = QString::number(*v, 'f', 2) + QLatin1Char('x');
-  const json& ci = member(member(s, "speedup"), "ci95");
-  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
-    out += QStringLiteral(" [%1, %2]")
-               .arg(ci[0].get<double>(), 0, 'f', 2)
-               .arg(ci[1].get<double>(), 0, 'f', 2);
+QString speedup_text(const StageRow& s) {
+  if (!known(s.speedup)) return QStringLiteral("-");
+  QString out = QString::number(s.speedup, 'f', 2) + QLatin1Char('x');
+  if (known(s.speedup_lo) && known(s.speedup_hi))
+    out += QStringLiteral(" [%1, %2]").arg(s.speedup_lo, 0, 'f', 2).arg(s.speedup_hi, 0, 'f', 2);
   return out;
 }
 
-QString correctness_text(const json& s) {
-  const json& c = member(s, "correctness");
-  const auto cosine = number(c, "cosine");
-  const json& pass = member(c, "pass");
-  if (!pass.is_boolean()) return cosine ? format_number(cosine, 8) : QStringLiteral("-");
-  return (pass.get<bool>() ? QStringLiteral("pass ") : QStringLiteral("FAIL ")) +
+QString correctness_text(const StageRow& s) {
+  const auto cosine = known(s.cosine);
+  if (s.correctness_pass < 0) return cosine ? format_number(cosine, 8) : QStringLiteral("-");
+  return (s.correctness_pass ? QStringLiteral("pass ") : QStringLiteral("FAIL ")) +
          format_number(cosine, 8);
 }
 
@@ -65,24 +59,20 @@ QString correctness_text(const json& s) {
 
 LadderModel::LadderModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void LadderModel::set_run(const json& run) {
+void LadderModel::set_run(const nlohmann::json& run) {
   beginResetModel();
   run_ = run;
+  summary_ = summarize_run(run_);
   max_time_ = max_speedup_ = 0;
-  for (const json& s : member(run_, "stages")) {
-    max_time_ = std::max(max_time_, time_ms(s).value_or(0));
-    max_speedup_ = std::max(max_speedup_, speedup(s, "vs_baseline").value_or(0));
+  for (const StageRow& s : summary_.stages) {
+    max_time_ = std::max(max_time_, known(s.median_ms).value_or(0));
+    max_speedup_ = std::max(max_speedup_, known(s.speedup).value_or(0));
   }
   endResetModel();
 }
 
-const json& LadderModel::stage(int row) const {
-  return member(run_, "stages")[static_cast<size_t>(row)];
-}
-
 int LadderModel::rowCount(const QModelIndex& parent) const {
-  const json& stages = member(run_, "stages");
-  return parent.isValid() || !stages.is_array() ? 0 : static_cast<int>(stages.size());
+  return parent.isValid() ? 0 : static_cast<int>(summary_.stages.size());
 }
 
 int LadderModel::columnCount(const QModelIndex& parent) const {
@@ -91,7 +81,7 @@ int LadderModel::columnCount(const QModelIndex& parent) const {
 
 QVariant LadderModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const json& s = stage(index.row());
+  const StageRow& s = summary_.stages[static_cast<size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
       return index.column() == Index ? QVariant(QString::number(index.row()))
@@ -101,23 +91,20 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       return tooltip(s, index.column());
     case Qt::ForegroundRole:
-      if (index.column() == Status) return QBrush(status_colour(text(s, "status")));
-      if (index.column() == Correctness && member(member(s, "correctness"), "pass") == false)
-        return QBrush(status_colour(QStringLiteral("failed")));
+      if (index.column() == Status) return QBrush(status_colour(s.status));
+      if (index.column() == Correctness && s.correctness_pass == 0)
+        return QBrush(status_colour("failed"));
       return {};
     case Qt::TextAlignmentRole:
       return index.column() == Stage || index.column() == Status || index.column() == Verdict
                  ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                  : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case BarRole: {
-      if (index.column() == Time && max_time_ > 0) {
-        const auto t = time_ms(s);
-        return sort_value(t ? std::optional(*t / max_time_) : std::nullopt);
-      }
-      if (index.column() == Speedup && max_speedup_ > 0) {
-        const auto v = speedup(s, "vs_baseline");
-        return sort_value(v ? std::optional(*v / max_speedup_) : std::nullopt);
-      }
+      if (index.column() == Time && max_time_ > 0 && known(s.median_ms))
+        return sort_value(s.median_ms / max_time_);
+      if (index.column() == Speedup && max_speedup_ > 0 && known(s.speedup))
+        return sort_value(s.speedup / max_speedup_);
+      if (index.column() == Time || index.column() == Speedup) return sort_value(std::nullopt);
       return {};
     }
     default:
@@ -125,94 +112,84 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-QVariant LadderModel::display(const json& s, int column) const {
-  const json& tp = member(s, "throughput");
-  const json& mem = member(s, "memory");
+QVariant LadderModel::display(const StageRow& s, int column) const {
   switch (column) {
     case Stage:
-      return text(s, "id", QStringLiteral("?"));
+      return qs(s.id);
     case Status:
-      return text(s, "status", QStringLiteral("?"));
+      return qs(s.status);
     case Time:
       return time_text(s);
     case Speedup:
       return speedup_text(s);
-    case VsPrevious: {
-      const auto v = speedup(s, "vs_previous");
-      return v ? QString::asprintf("%+.0f%%", (*v - 1) * 100) : QStringLiteral("-");
-    }
+    case VsPrevious:
+      return known(s.vs_previous) ? QString::asprintf("%+.0f%%", (s.vs_previous - 1) * 100)
+                                  : QStringLiteral("-");
     case HostPeak:
-      return format_bytes(number(mem, "host_peak_bytes"));
+      return format_bytes(known(s.host_rss_bytes));
     case DevicePeak:
-      return format_bytes(number(mem, "device_peak_bytes"));
+      return format_bytes(known(s.device_peak_bytes));
     case ItemsPerSecond:
-      return format_number(number(tp, "items_per_s"), 2);
+      return format_number(known(s.items_per_s), 2);
     case Gflops:
-      return format_number(number(tp, "gflops"), 1);
+      return format_number(known(s.gflops), 1);
     case OfPeak:
-      return format_percent(number(tp, "roofline_frac"), 1);
+      return format_percent(known(s.roofline_frac), 1);
     case Correctness:
       return correctness_text(s);
-    case Claimed: {
-      const auto c = number(member(s, "claim"), "speedup");
-      return c ? QString::number(*c, 'f', 2) + QLatin1Char('x') : QStringLiteral("-");
-    }
+    case Claimed:
+      return known(s.claim_speedup) ? QString::number(s.claim_speedup, 'f', 2) + QLatin1Char('x')
+                                    : QStringLiteral("-");
     case Verdict:
-      return QString::fromStdString(claim_verdict(s));
+      return qs(s.claim_verdict);
     default:
       return {};
   }
 }
 
-QVariant LadderModel::sort_key(const json& s, int row, int column) const {
-  const json& tp = member(s, "throughput");
-  const json& mem = member(s, "memory");
+QVariant LadderModel::sort_key(const StageRow& s, int row, int column) const {
   switch (column) {
     case Index:
       return row;
     case Time:
-      return sort_value(time_ms(s));
+      return sort_value(known(s.median_ms));
     case Speedup:
-      return sort_value(speedup(s, "vs_baseline"));
+      return sort_value(known(s.speedup));
     case VsPrevious:
-      return sort_value(speedup(s, "vs_previous"));
+      return sort_value(known(s.vs_previous));
     case HostPeak:
-      return sort_value(number(mem, "host_peak_bytes"));
+      return sort_value(known(s.host_rss_bytes));
     case DevicePeak:
-      return sort_value(number(mem, "device_peak_bytes"));
+      return sort_value(known(s.device_peak_bytes));
     case ItemsPerSecond:
-      return sort_value(number(tp, "items_per_s"));
+      return sort_value(known(s.items_per_s));
     case Gflops:
-      return sort_value(number(tp, "gflops"));
+      return sort_value(known(s.gflops));
     case OfPeak:
-      return sort_value(number(tp, "roofline_frac"));
+      return sort_value(known(s.roofline_frac));
     case Correctness:
-      return sort_value(number(member(s, "correctness"), "cosine"));
+      return sort_value(known(s.cosine));
     case Claimed:
-      return sort_value(number(member(s, "claim"), "speedup"));
+      return sort_value(known(s.claim_speedup));
     default:
       return display(s, column);
   }
 }
 
-QVariant LadderModel::tooltip(const json& s, int column) const {
+QVariant LadderModel::tooltip(const StageRow& s, int column) const {
   switch (column) {
     case Stage:
-      return text(s, "title");
-    case Status: {
-      const QString reason = text(s, "reason");
-      return reason.isEmpty() ? QVariant() : QVariant(reason);
-    }
-    case Time: {
-      const json& t = member(s, "time");
+      return qs(s.title);
+    case Status:
+      return s.reason.empty() ? QVariant() : QVariant(qs(s.reason));
+    case Time:
       return QStringLiteral("p10 %1 / p90 %2 ms, %3 samples, %4")
-          .arg(format_ms(number(t, "p10_ms")), format_ms(number(t, "p90_ms")),
-               format_number(number(t, "samples"), 0), text(t, "stop_reason", "-"));
-    }
+          .arg(format_ms(known(s.p10_ms)), format_ms(known(s.p90_ms)),
+               format_number(known(s.samples), 0),
+               s.stop_reason.empty() ? QStringLiteral("-") : qs(s.stop_reason));
     case Claimed:
     case Verdict:
-      return text(member(s, "claim"), "source") + QStringLiteral(": ") +
-             text(member(s, "claim"), "text");
+      return qs(s.claim_source) + QStringLiteral(": ") + qs(s.claim_text);
     default:
       return {};
   }

@@ -1,8 +1,12 @@
 #pragma once
-// The ladder table of one run: one row per stage, in ladder order. DisplayRole is the text the
-// report shows, SortRole the number behind it, BarRole the bar for the time and speedup columns.
+// The ladder table of one run: one row per stage, in ladder order, from the reports' StageRow
+// (the schema's records), so the viewer and the reports show the same values. DisplayRole is the
+// text the report shows, SortRole the number behind it, BarRole the bar for the time and speedup
+// columns.
 #include <QAbstractTableModel>
 #include <nlohmann/json.hpp>
+
+#include "reports/stage_row.h"
 
 namespace sb::viewer {
 
@@ -32,7 +36,6 @@ class LadderModel : public QAbstractTableModel {
 
   void set_run(const nlohmann::json& run);
   const nlohmann::json& run() const { return run_; }
-  const nlohmann::json& stage(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -40,11 +43,12 @@ class LadderModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  QVariant display(const nlohmann::json& s, int column) const;
-  QVariant sort_key(const nlohmann::json& s, int row, int column) const;
-  QVariant tooltip(const nlohmann::json& s, int column) const;
+  QVariant display(const StageRow& s, int column) const;
+  QVariant sort_key(const StageRow& s, int row, int column) const;
+  QVariant tooltip(const StageRow& s, int column) const;
 
   nlohmann::json run_;
+  RunSummary summary_;
   double max_time_ = 0, max_speedup_ = 0;
 };
 

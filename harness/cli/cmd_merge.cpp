@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
-#include "harness/result_json.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_merge.h"
 #include "reports/gbench.h"
+#include "schema/document.h"
 
 namespace sb::cli {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/run_context.h"
-#include "harness/result_json.h"
 #include "probes/probe.h"
+#include "schema/document.h"
 
 namespace sb::cli {
 

@@ -11,15 +11,15 @@
 
 #include "collectors/collectors.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/job.h"
 #include "harness/cli/run_context.h"
-#include "harness/result_json.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_runner.h"
-#include "models/ceilings.h"
 #include "models/registry.h"
 #include "probes/probe.h"
 #include "reports/gbench.h"
 #include "reports/ladder_table.h"
+#include "schema/document.h"
 
 namespace sb::cli {
 namespace {
@@ -64,78 +64,35 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
     const ModelEntry& model =
         in_field(j.origin + ".models", [&]() -> const ModelEntry& { return find_model(j.model); });
     in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
-    if (j.backend != "cpu" && j.backend != "opencl") {
-      throw std::invalid_argument(j.origin + ".backends: unknown backend '" + j.backend +
-                                  "' (cpu, opencl)");
-    }
+    in_field(j.origin + ".backends", [&] {
+      if (j.backend == "all")
+        throw std::invalid_argument("name the backends one by one, not 'all'");
+      return resolve_backends(j.backend);
+    });
     in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
   }
 }
 
-class JobRunner {
- public:
-  explicit JobRunner(bool quiet) : quiet_(quiet) {}
-
-  nlohmann::json operator()(const SweepJob& job, const JobHooks& hooks) {
-    const ModelEntry& model = find_model(job.model);
-    const std::vector<size_t> stages = resolve_stages(model, job.stages);
-    std::unique_ptr<Backend> backend;
-    try {
-      backend = make_backend(job.backend, job.device);
-    } catch (const std::exception& e) {
-      return stub_run(job, "skipped", e.what());
-    }
-    const std::string device = backend->device();
-    RunnerOptions opt;
-    opt.noise_target = job.runner.noise;
-    opt.max_time_s = job.runner.max_time_s;
-    opt.min_samples = job.runner.min_samples;
-    opt.max_samples = job.runner.max_samples;
-    opt.warmup_s = job.runner.warmup_s;
-    if (job.ceilings) opt.ceilings = ceilings_for(*backend, job);
-    const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
-    opt.make_collectors = [papi] { return make_collectors(papi).all; };
-    opt.progress = hooks.progress;
-    opt.on_partial = hooks.partial;
-    // How often (at a round's end) a stop request is seen; the journal throttles its writes.
-    opt.partial_interval_s = 0.25;
-    WorkloadRequest req;
-    req.size = job.size;
-    req.backend = job.backend;
-    req.device = job.device;
-    req.seed = job.seed;
-    req.weights = job.weights;
-    req.batch = job.batch;
-    auto workload = model.make(req, std::move(backend));
-    nlohmann::json run = run_ladder(
-        *workload, {model.name, job.size, job.backend, device, "inference"}, stages, opt);
-    if (opt.ceilings) {
-      run["ceilings"] = {{"gemm_fp32_gflops", opt.ceilings->peak_gflops},
-                         {"stream_gbytes_per_s", opt.ceilings->peak_gbytes_per_s}};
-    }
-    return run;
-  }
-
- private:
-  // Measured once per backend, device and problem scale in a session.
-  DeviceCeilings ceilings_for(Backend& backend, const SweepJob& job) {
-    const bool large = job.backend != "cpu" && job.size == "full";
-    const std::string key = job.backend + "|" + backend.device() + "|" + (large ? "L" : "S");
-    auto it = ceilings_.find(key);
-    if (it == ceilings_.end()) {
-      const Ceilings c = measure_ceilings(backend, large);
-      it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s, {}}).first;
-      if (!quiet_) {
-        std::cerr << job.backend << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
-                  << c.stream_gbytes_per_s << " GB/s\n";
-      }
-    }
-    return it->second;
-  }
-
-  bool quiet_;
-  std::map<std::string, DeviceCeilings> ceilings_;
-};
+// A sweep job as the one job shape `run` also uses.
+Job job_of(const SweepJob& j, const JobHooks& hooks) {
+  Job job;
+  job.model = j.model;
+  job.request.size = j.size;
+  job.request.backend = j.backend;
+  job.request.device = j.device;
+  job.request.seed = j.seed;
+  job.request.weights = j.weights;
+  job.request.batch = j.batch;
+  job.stages = j.stages;
+  job.events = j.events;
+  static_cast<SamplingOptions&>(job.runner) = j.runner;
+  job.runner.progress = hooks.progress;
+  job.runner.on_partial = hooks.partial;
+  // How often (at a round's end) a stop request is seen; the journal throttles its writes.
+  job.runner.partial_interval_s = 0.25;
+  job.measure_ceilings = j.ceilings;
+  return job;
+}
 
 nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& all,
                              const std::vector<SweepJob>& mine) {
@@ -148,7 +105,7 @@ nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& al
   const std::vector<std::string> papi(events.begin(), events.end());
   nlohmann::json context = run_context(papi, opencl);
   context["collectors"] = nlohmann::json::array();
-  for (const auto& c : make_collectors(papi).all) context["collectors"].push_back(describe(*c));
+  for (const auto& c : make_collectors(papi)) context["collectors"].push_back(describe(*c));
   context["sweep"] = {{"config", a.config},
                       {"shard", a.shard},
                       {"jobs_in_sweep", all.size()},
@@ -183,17 +140,21 @@ int execute(const SweepArgs& a) {
                     {"shard", a.shard}};
 
   JobRunner runner(a.quiet);
+  const JobExecutor execute_job = [&runner](const SweepJob& j, const JobHooks& hooks) {
+    return runner.run(job_of(j, hooks));
+  };
   g_cancel.store(false);
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   SweepOutcome out;
   try {
     if (!a.quiet) {
-      s.on_job_done = [](const nlohmann::json& run) {
-        if (!run.contains("status")) std::cout << ladder_table_text(run) << std::endl;
+      s.on_job_done = [](const RunRecord& run) {
+        if (!run.measured_nothing())
+          std::cout << ladder_table_text(nlohmann::json(run)) << std::endl;
       };
     }
-    out = run_sweep(s, std::ref(runner));
+    out = run_sweep(s, execute_job);
   } catch (...) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 
 namespace sb::cli {
 

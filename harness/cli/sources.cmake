@@ -1,5 +1,5 @@
 target_sources(stagebench PRIVATE cli/main.cpp cli/run_context.cpp cli/progress_line.cpp
-               cli/cmd_probe.cpp cli/cmd_list.cpp cli/cmd_run.cpp cli/cmd_infer.cpp
+               cli/job.cpp cli/cmd_probe.cpp cli/cmd_list.cpp cli/cmd_run.cpp cli/cmd_infer.cpp
                cli/cmd_report.cpp
                cli/cmd_sweep.cpp cli/cmd_merge.cpp
                cli/cmd_compare.cpp)

@@ -1,5 +1,5 @@
 #pragma once
-// Enformer's sizes (MODELS.md section 1): tiny for tests, small for the CPU, full as published.
+// Enformer's sizes (docs/models.md): tiny for tests, small for the CPU, full as published.
 #include <cstdint>
 #include <string>
 #include <vector>

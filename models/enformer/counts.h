@@ -1,5 +1,5 @@
 #pragma once
-// FLOPs and minimum bytes of one Enformer forward, from the layer formulas (MODELS.md):
+// FLOPs and minimum bytes of one Enformer forward, from the layer formulas (docs/models.md):
 // FLOPs are 2 x the multiply-adds of convolutions, linears and attention; bytes are one read of
 // each GEMM's input and weights and one write of its output (the floor a fully fused forward
 // approaches), with weights at the stage's precision.

@@ -1,5 +1,5 @@
 #pragma once
-// Enformer's optimization ladder (LADDERS.md, seed 000): each stage is a set of switches the
+// Enformer's optimization ladder (docs/ladders.md, seed 000): each stage is a set of switches the
 // model reads; stage k carries every optimization of stages 0..k that applies here.
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Geneformer gf-6L-10M-i2048's sizes (MODELS.md section 2): tiny for tests, small for the CPU,
+// Geneformer gf-6L-10M-i2048's sizes (docs/models.md): tiny for tests, small for the CPU,
 // full as published (2,048 tokens; the seed's batch sweep runs 1, 8, 32 and 64 cells).
 #include <cstdint>
 #include <string>

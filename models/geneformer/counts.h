@@ -1,5 +1,5 @@
 #pragma once
-// FLOPs and minimum bytes of one Geneformer forward from the layer formulas (MODELS.md): FLOPs
+// FLOPs and minimum bytes of one Geneformer forward from the layer formulas (docs/models.md): FLOPs
 // are 2 x the multiply-adds of the linear layers and of attention (QK^T and PV); bytes are one
 // read of each GEMM's input and weights and one write of its output, plus the scores' write and
 // read where attention materializes them. Counted for the layers the stage really runs.

@@ -1,5 +1,5 @@
 #pragma once
-// Geneformer's ladder (LADDERS.md, seed 003): eager, onnx-graph, engine-fp32, engine-fp16,
+// Geneformer's ladder (docs/ladders.md, seed 003): eager, onnx-graph, engine-fp32, engine-fp16,
 // engine-int8. Each stage is a set of switches the model reads; stage k carries the
 // optimizations of the stages below it that apply here.
 #include <string>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Enformer in PyTorch, written from enformer-pytorch's layer definitions (MODELS.md section 1),
+"""Enformer in PyTorch, written from enformer-pytorch's layer definitions (docs/models.md),
 as the reference stagebench's port is checked and timed against.
 
   --weights W.safetensors --input X.npy --output Y.safetensors   one forward, every head written

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Geneformer (post-LN BERT, MODELS.md section 2) in PyTorch, as the reference stagebench's port
+"""Geneformer (post-LN BERT, docs/models.md) in PyTorch, as the reference stagebench's port
 is checked and timed against. Parameter names are Hugging Face BertModel's.
 
   --weights W.safetensors --ids IDS.npy --check OURS.safetensors

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <random>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 #include "tests/common/run_stagebench.h"
 
 namespace {

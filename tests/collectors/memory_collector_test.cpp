@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/collectors/reported.h"
+
 #include "collectors/memory_collector.h"
 #include "touch_memory.h"
 
@@ -39,8 +41,7 @@ TEST(MemoryCollector, AttributesTrackerPeaksToTheStage) {
   tensors.allocated(500);  // a transient buffer of this sample
   tensors.released(500);
   memory.stop();
-  nlohmann::json stage;
-  memory.report(stage, 1);
+  nlohmann::json stage = testing::reported(memory, 1);
   EXPECT_EQ(stage["memory"]["host_tensor_peak_bytes"], 700);  // 200 resident + 500 transient
   EXPECT_TRUE(stage["memory"]["device_peak_bytes"].is_null());
   EXPECT_GT(stage["memory"]["host_peak_bytes"].get<uint64_t>(), 0u);
@@ -50,8 +51,7 @@ TEST(MemoryCollector, AttributesTrackerPeaksToTheStage) {
   memory.begin_stage(sources);
   memory.start();
   memory.stop();
-  nlohmann::json next;
-  memory.report(next, 1);
+  nlohmann::json next = testing::reported(memory, 1);
   EXPECT_EQ(next["memory"]["host_tensor_peak_bytes"], 200);
 }
 

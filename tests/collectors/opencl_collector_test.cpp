@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/collectors/reported.h"
+
 #include "collectors/opencl_collector.h"
 
 namespace sb {
@@ -27,8 +29,7 @@ TEST(OpenCLCollector, FoldsKernelLogPerSample) {
   log.device_to_host(100);
   opencl.stop();
 
-  nlohmann::json stage;
-  opencl.report(stage, 1);
+  nlohmann::json stage = testing::reported(opencl, 1);
   const auto& kernels = stage["opencl"]["kernels"];
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(kernels[0]["name"], "gemm");
@@ -53,9 +54,8 @@ TEST(OpenCLCollector, UnavailableWithoutKernelLog) {
   EXPECT_EQ(opencl.unavailable_reason(), "backend has no device kernels");
   opencl.start();
   opencl.stop();
-  nlohmann::json stage = nlohmann::json::object();
-  opencl.report(stage, 1);
-  EXPECT_TRUE(stage.empty());
+  nlohmann::json stage = testing::reported(opencl, 1);
+  EXPECT_TRUE(stage["opencl"].is_null());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "tests/collectors/reported.h"
+
 #include "collectors/rusage_collector.h"
 #include "touch_memory.h"
 
@@ -12,8 +14,7 @@ TEST(RusageCollector, CountsMinorFaultsOfFreshMemory) {
   rusage.start();
   testing::touch_fresh_memory(16 << 20);  // 4096 pages, freshly mapped: one fault each or so
   rusage.stop();
-  nlohmann::json stage;
-  rusage.report(stage, 2);
+  nlohmann::json stage = testing::reported(rusage, 2);
   const auto& faults = stage["counters"]["os::minor_faults"];
   EXPECT_GE(faults["value"].get<double>(), 1000);
   EXPECT_DOUBLE_EQ(faults["per_item"].get<double>(), faults["value"].get<double>() / 2);
@@ -26,9 +27,8 @@ TEST(RusageCollector, CountsMinorFaultsOfFreshMemory) {
 TEST(RusageCollector, ReportsNothingWithoutSamples) {
   RusageCollector rusage;
   rusage.begin_stage({});
-  nlohmann::json stage = nlohmann::json::object();
-  rusage.report(stage, 1);
-  EXPECT_FALSE(stage.contains("counters"));
+  nlohmann::json stage = testing::reported(rusage, 1);
+  EXPECT_TRUE(stage["counters"].empty());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Every Enformer stage at tiny, on every backend built here, against stage 0 within the
-// stage's LADDERS.md tolerance; a skipped stage must say why.
+// stage's docs/ladders.md tolerance; a skipped stage must say why.
 #include <gtest/gtest.h>
 
 #include "harness/correctness.h"

@@ -1,4 +1,4 @@
-// Enformer's sizes, parameter and FLOP counts against MODELS.md, and positional features.
+// Enformer's sizes, parameter and FLOP counts against docs/models.md, and positional features.
 #include <gtest/gtest.h>
 
 #include <cmath>

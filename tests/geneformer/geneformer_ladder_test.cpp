@@ -1,5 +1,5 @@
 // Every Geneformer stage at tiny, on every backend built here, against eager within the stage's
-// LADDERS.md tolerance; a skipped stage must say why.
+// docs/ladders.md tolerance; a skipped stage must say why.
 #include <gtest/gtest.h>
 
 #include "harness/correctness.h"

@@ -1,5 +1,5 @@
 // The eager model against an independent double-precision BERT written from the formulas of
-// MODELS.md (post-LN, padding keys masked, mean over gene tokens after layer L-1).
+// docs/models.md (post-LN, padding keys masked, mean over gene tokens after layer L-1).
 #include <gtest/gtest.h>
 
 #include <cmath>

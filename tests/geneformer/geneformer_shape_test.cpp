@@ -1,4 +1,4 @@
-// Geneformer's sizes, parameter and FLOP counts against MODELS.md, and the cells it reads.
+// Geneformer's sizes, parameter and FLOP counts against docs/models.md, and the cells it reads.
 #include <gtest/gtest.h>
 
 #include <set>

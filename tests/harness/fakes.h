@@ -136,14 +136,11 @@ class CountingCollector : public Collector {
     running_ = false;
     ++stops_;
   }
-  void report(nlohmann::json& stage, double items) const override {
-    stage["counters"][name() + "_begins"] = {
-        {"value", begins_}, {"per_item", nullptr}, {"tier", "software"}};
-    stage["counters"][name() + "_starts"] = {
-        {"value", starts_}, {"per_item", starts_ / items}, {"tier", "software"}};
-    stage["counters"][name() + "_stops"] = {
-        {"value", stops_}, {"per_item", nullptr}, {"tier", "software"}};
-    stage["memory"]["host_peak_bytes"] = 4096;
+  void report(StageRecord& stage, double items) const override {
+    stage.counters[name() + "_begins"] = {begins_, std::nullopt, "software", {}, {}};
+    stage.counters[name() + "_starts"] = {starts_, starts_ / items, "software", {}, {}};
+    stage.counters[name() + "_stops"] = {stops_, std::nullopt, "software", {}, {}};
+    stage.memory.host_peak_bytes = 4096;
   }
 
  private:

@@ -1,4 +1,4 @@
-#include "harness/result_json.h"
+#include "schema/document.h"
 
 #include <fstream>
 #include <random>

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 #include "tests/harness/fakes.h"
 
 namespace sb {
@@ -59,7 +59,7 @@ class RunnerLadderTest : public ::testing::Test {
     });
     RunnerOptions opt = quick_options();
     opt.progress = [](const Progress& p) { phases_.insert(p.phase); };
-    opt.on_partial = [](const nlohmann::json& run) { partials_.push_back(run); };
+    opt.on_partial = [](const RunRecord& run) { partials_.push_back(run); };
     run_ = new nlohmann::json(run_ladder(*workload_, kInfo, {6, 5, 4, 3, 2, 1}, opt));
   }
   static void TearDownTestSuite() {
@@ -227,7 +227,7 @@ TEST(Runner, NoisyStageIsInvalidAndSaysWhyItStopped) {
   opt.min_samples = 5;
   opt.max_samples = 8;
   opt.max_time_s = 5;
-  const auto run = run_ladder(w, kInfo, {}, opt);
+  const nlohmann::json run = run_ladder(w, kInfo, {}, opt);
   const auto& s = run.at("stages")[0];
   EXPECT_EQ(s.at("status"), "invalid");
   EXPECT_NE(s.at("reason").get<std::string>().find("noise"), std::string::npos) << s.at("reason");
@@ -241,7 +241,7 @@ TEST(Runner, MaxTimeStopsTheLadder) {
   opt.noise_target = 0.01;
   opt.max_samples = 1000;
   opt.max_time_s = 0.02;
-  const auto run = run_ladder(w, kInfo, {0}, opt);
+  const nlohmann::json run = run_ladder(w, kInfo, {0}, opt);
   const auto& time = run.at("stages")[0].at("time");
   EXPECT_EQ(time.at("stop_reason").get<std::string>().rfind("max time 0.02 s (noise", 0), 0u)
       << time.at("stop_reason");
@@ -250,7 +250,7 @@ TEST(Runner, MaxTimeStopsTheLadder) {
 
 TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {
   FakeWorkload w({FakeStage("baseline", 1).skipped("not here"), FakeStage("next", 1)});
-  const auto run = run_ladder(w, kInfo, {1}, quick_options());
+  const nlohmann::json run = run_ladder(w, kInfo, {1}, quick_options());
   const auto& next = run.at("stages")[1];
   EXPECT_EQ(next.at("status"), "invalid");
   EXPECT_NE(next.at("reason").get<std::string>().find("no baseline output"), std::string::npos);

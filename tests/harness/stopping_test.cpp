@@ -5,8 +5,13 @@
 namespace sb {
 namespace {
 
-StoppingLimits limits(double noise, size_t min, size_t max, double time) {
-  return {noise, min, max, time};
+SamplingOptions limits(double noise, size_t min, size_t max, double time) {
+  SamplingOptions o;
+  o.noise_target = noise;
+  o.min_samples = min;
+  o.max_samples = max;
+  o.max_time_s = time;
+  return o;
 }
 
 TEST(Stopping, FormatsPercentages) {
@@ -74,9 +79,40 @@ TEST(Stopping, CriteriaAsPlugIns) {
 
   NoiseTarget noise(0.05, 4);
   std::vector<double> quiet = {2, 2, 2};
-  EXPECT_FALSE(noise.done({quiet, 0}));
-  EXPECT_NE(noise.reason().find("3 < 4 samples"), std::string::npos) << noise.reason();
+  const Verdict v = noise.assess({quiet, 0});
+  EXPECT_FALSE(v.met);
+  EXPECT_NE(v.reason.find("3 < 4 samples"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.unmet, std::vector<std::string>{"samples 3 < min 4"});
   EXPECT_THROW(NoiseTarget(0), std::invalid_argument);
+}
+
+TEST(Stopping, CriteriaAreChosenByName) {
+  SamplingOptions o = limits(0.01, 3, 100, 60);
+  o.quality = {"min-samples"};
+  StoppingRule rule(o);
+  std::vector<double> noisy = {1, 9, 1};
+  ASSERT_TRUE(rule.done({noisy, 0}));
+  EXPECT_EQ(rule.stop_reason(), "samples 3 >= min 3");
+  o.quality = {"loudness"};
+  try {
+    StoppingRule bad(o);
+    FAIL() << "an unknown criterion was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown stopping criterion 'loudness'"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("max-time"), std::string::npos) << e.what();
+  }
+}
+
+// Quality has one definition: what stops sampling is what makes a stage valid afterwards.
+TEST(Stopping, UnmetQualityIsWhatValidityReports) {
+  StoppingRule rule(limits(0.01, 5, 100, 60));
+  std::vector<double> few_noisy = {1, 3, 1};
+  EXPECT_EQ(rule.unmet_quality({few_noisy, 0}),
+            (std::vector<std::string>{"samples 3 < min 5", "noise 100% > 1.0%"}));
+  std::vector<double> quiet(6, 2.0);
+  EXPECT_TRUE(rule.unmet_quality({quiet, 0}).empty());
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <random>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 #include "tests/common/run_stagebench.h"
 #include "tests/reports/fixture.h"
 

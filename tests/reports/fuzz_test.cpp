@@ -7,11 +7,11 @@
 #include <chrono>
 #include <random>
 
-#include "harness/result_json.h"
 #include "reports/compare.h"
 #include "reports/compare_render.h"
 #include "reports/report.h"
 #include "reports/thresholds.h"
+#include "schema/document.h"
 #include "tests/reports/fixture.h"
 
 namespace {

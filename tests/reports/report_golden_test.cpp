@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "harness/result_json.h"
+#include "schema/document.h"
 
 #include "reports/ladder_table.h"
 #include "reports/report.h"

@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "harness/journal.h"
-#include "harness/result_json.h"
 #include "harness/sweep_config.h"
+#include "schema/document.h"
 #include "tests/common/run_stagebench.h"
 #include "tests/sweep/scratch_dir.h"
 

@@ -2,9 +2,9 @@
 // every input's context kept.
 #include <gtest/gtest.h>
 
-#include "harness/result_json.h"
 #include "harness/sweep_merge.h"
 #include "harness/sweep_runner.h"
+#include "schema/document.h"
 
 namespace sb {
 namespace {
@@ -18,9 +18,14 @@ std::vector<SweepJob> jobs() {
 }
 
 json run_of(const SweepJob& job) {
-  json run = {{"model", job.model},     {"size", job.size},    {"backend", job.backend},
-              {"device", "d"},          {"mode", "inference"}, {"params", {{"batch", job.batch}}},
-              {"stages", json::array()}};
+  auto run = json({{"model", job.model},
+                   {"size", job.size},
+                   {"backend", job.backend},
+                   {"device", "d"},
+                   {"mode", "inference"},
+                   {"params", {{"batch", job.batch}}},
+                   {"stages", json::array()}})
+                 .get<RunRecord>();
   tag_run(run, job);
   return run;
 }

@@ -6,8 +6,8 @@
 #include <atomic>
 
 #include "harness/journal.h"
-#include "harness/result_json.h"
 #include "harness/sweep_runner.h"
+#include "schema/document.h"
 #include "tests/sweep/scratch_dir.h"
 
 namespace sb {

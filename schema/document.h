@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sb {
+#include "schema/records.h"
 
-inline constexpr const char* kSchema = "stagebench/1";
+namespace sb {
 
 // {"schema": kSchema, "context": context, "runs": runs}. runs must be an array; a null
 // context becomes an empty object.

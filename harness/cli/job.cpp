@@ -1,0 +1,91 @@
+#include "harness/cli/job.h"
+
+#include <cmath>
+#include <iostream>
+
+#include "collectors/collectors.h"
+#include "harness/stage_report.h"
+#include "models/ceilings.h"
+#include "probes/probe.h"
+
+namespace sb::cli {
+
+std::vector<std::string> resolve_backends(const std::string& name) {
+  const std::vector<std::string> known = backend_names();
+  if (name == "all") return known;
+  for (const auto& k : known)
+    if (name == k) return {name};
+  std::string list;
+  for (const auto& k : known) list += k + ", ";
+  throw std::invalid_argument("unknown backend '" + name + "' (" + list + "all)");
+}
+
+std::pair<std::string, double> parse_ceiling(const std::string& text) {
+  const auto eq = text.find('=');
+  double v = 0;
+  try {
+    size_t used = 0;
+    if (eq != std::string::npos && eq > 0) v = std::stod(text.substr(eq + 1), &used);
+    if (eq + 1 + used != text.size()) v = 0;
+  } catch (const std::exception&) {
+  }
+  if (!(v > 0) || !std::isfinite(v))
+    throw std::invalid_argument("--ceiling '" + text +
+                                "': expected PRECISION=GFLOPS, e.g. tf32=400000");
+  return {text.substr(0, eq), v};
+}
+
+DeviceCeilings JobRunner::ceilings_for(Backend& backend, const Job& job) {
+  const std::string& name = job.request.backend;
+  const bool large = name != "cpu" && job.request.size == "full";
+  const std::string key = name + "|" + backend.device() + "|" + (large ? "L" : "S");
+  auto it = ceilings_.find(key);
+  if (it == ceilings_.end()) {
+    const Ceilings c = measure_ceilings(backend, large);
+    it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s, {}}).first;
+    if (!quiet_) {
+      std::cerr << name << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
+                << c.stream_gbytes_per_s << " GB/s\n";
+    }
+  }
+  return it->second;
+}
+
+RunRecord JobRunner::run(const Job& job) {
+  const ModelEntry& model = find_model(job.model);
+  check_size(model, job.request.size);
+  const std::vector<size_t> stages = resolve_stages(model, job.stages);
+  const std::string& name = job.request.backend;
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(name, job.request.device);
+  } catch (const std::exception& e) {
+    RunInfo info{model.name, job.request.size, name,
+                 job.request.device.empty() ? "none found" : job.request.device, "inference"};
+    return unmeasured_run(info, {{"batch", job.request.batch}}, "skipped", e.what());
+  }
+  const std::string device = backend->device();
+  RunnerOptions opt = job.runner;
+  if (job.measure_ceilings) {
+    opt.ceilings = ceilings_for(*backend, job);
+    for (const auto& [precision, gflops] : job.given_ceilings)
+      opt.ceilings->gemm_gflops[precision] = gflops;
+  }
+  const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
+  opt.make_collectors = [papi] { return make_collectors(papi); };
+  auto workload = model.make(job.request, std::move(backend));
+  RunRecord run =
+      run_ladder(*workload, {model.name, job.request.size, name, device, "inference"}, stages, opt);
+  if (opt.ceilings) {
+    CeilingsRecord& c = run.ceilings.emplace();
+    c.gemm_fp32_gflops = opt.ceilings->peak_gflops;
+    c.stream_gbytes_per_s = opt.ceilings->peak_gbytes_per_s;
+    c.gemm_gflops_given = job.given_ceilings;
+    c.method =
+        "fp32 GEMM and stream measured here by the backend's own library kernels; "
+        "gemm_gflops_given from --ceiling";
+  }
+  return run;
+}
+
+}  // namespace sb::cli

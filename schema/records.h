@@ -1,0 +1,139 @@
+#pragma once
+// The stagebench/1 records (docs/schema.md), defined once. The runner writes them, the
+// validator and the readers (reports, viewer) read them, all through the one to_json/from_json
+// pair below; no other file spells the schema's key paths.
+//
+// Conventions kept by the pair:
+// - An unknown number is std::nullopt and is written as null; a NaN or Inf is never written.
+// - Every block is written with all its keys, whatever the stage's status.
+// - Open blocks (counters by name, the OpenCL collector's block, a model's summaries, a
+//   collector's own sections) are named so that new data never breaks the schema: readers keep
+//   what they do not know.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+inline constexpr const char* kSchema = "stagebench/1";
+
+using Number = std::optional<double>;  // null: unknown or not measured
+using Text = std::optional<std::string>;
+
+// A finite value, else unknown.
+Number finite_or_unknown(double v);
+
+struct ClaimRecord {
+  std::string source;  // "seed 000"
+  std::string text;    // the document's words
+  Number speedup;      // cumulative speedup the document implies, when it gives one
+};
+
+struct TimeRecord {
+  Number median_ms, mean_ms, stddev_ms, min_ms, max_ms, p10_ms, p90_ms, cv;
+  int64_t samples = 0;
+  Text stop_reason;
+};
+
+struct SpeedupRecord {
+  Number vs_baseline;
+  std::optional<std::array<Number, 2>> ci95;
+  Number vs_previous;
+};
+
+struct ThroughputRecord {
+  Number items_per_s;
+  Text item_name;
+  Number gflops, gbytes_per_s, roofline_frac;
+  Text ceiling_precision;  // which GEMM ceiling roofline_frac used
+};
+
+struct MemoryRecord {
+  Number host_peak_bytes;         // peak RSS during the stage's samples
+  Number host_tensor_peak_bytes;  // the model's own host tensors
+  Number device_peak_bytes;       // the backend's device buffers
+  std::optional<bool> rss_reset;  // whether the RSS high-water mark could be reset per stage
+};
+
+struct CounterRecord {
+  Number value;      // per sample
+  Number per_item;   // value / items per sample
+  std::string tier;  // "hardware", "software", "os", "wall", "error"
+  Text scope;
+  Text error;  // a collector whose report failed
+};
+
+struct CorrectnessRecord {
+  Number cosine, max_abs, rel_l2;
+  Number tolerance;  // the minimum cosine that passes
+  std::string basis = "fp32";
+  std::optional<bool> pass;  // null: not checked
+};
+
+struct StageRecord {
+  std::string id, title;
+  ClaimRecord claim;
+  std::string status = "ok";  // ok, skipped, failed, invalid
+  Text reason;                // the reasons joined with "; "; null when ok
+  std::vector<std::string> reasons;
+  TimeRecord time;
+  SpeedupRecord speedup;
+  ThroughputRecord throughput;
+  MemoryRecord memory;
+  std::map<std::string, CounterRecord> counters;
+  nlohmann::json opencl;  // null unless the OpenCL collector reported
+  CorrectnessRecord correctness;
+  nlohmann::json summaries;  // the model's named figures; absent when null
+  std::optional<std::vector<double>> samples_ms;
+  // Named sections a collector adds beside the blocks above ("papi", "counters_status"), and
+  // any key a newer writer added: kept as they are.
+  std::map<std::string, nlohmann::json> sections;
+};
+
+struct CeilingsRecord {
+  Number gemm_fp32_gflops, stream_gbytes_per_s;
+  std::map<std::string, double> gemm_gflops_given;  // --ceiling PRECISION=GFLOPS
+  std::string method;
+};
+
+struct JobTag {  // a sweep job's identity
+  std::string key;
+  int64_t index = 0;
+  std::string origin;
+};
+
+struct RunRecord {
+  std::string model, size, backend, device;
+  std::string mode = "inference";  // "inference" | "train"
+  nlohmann::json params = nlohmann::json::object();
+  std::optional<bool> complete;
+  // Set only on a run that measured nothing (its backend could not be made, its job threw):
+  // "skipped" or "failed", with the reason.
+  Text status, reason;
+  std::optional<CeilingsRecord> ceilings;
+  std::optional<JobTag> job;
+  std::vector<StageRecord> stages;
+  std::map<std::string, nlohmann::json> sections;  // keys a newer writer added
+
+  bool measured_nothing() const { return status.has_value(); }
+};
+
+// Readers: every problem is named by its path ("runs[0].stages[2].status: ..."). The lenient
+// forms fill in what is well-formed, leave the rest unknown, and append the problems; from_json
+// throws std::invalid_argument with the first problem.
+StageRecord read_stage(const nlohmann::json& j, const std::string& where,
+                       std::vector<std::string>& problems);
+RunRecord read_run(const nlohmann::json& j, const std::string& where,
+                   std::vector<std::string>& problems);
+
+void to_json(nlohmann::json& j, const StageRecord& s);
+void from_json(const nlohmann::json& j, StageRecord& s);
+void to_json(nlohmann::json& j, const RunRecord& r);
+void from_json(const nlohmann::json& j, RunRecord& r);
+
+}  // namespace sb
