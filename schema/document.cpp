@@ -20,10 +20,6 @@ nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json
           {"runs", runs}};
 }
 
-nlohmann::json number_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
 namespace {
 
 [[noreturn]] void throw_io(const std::filesystem::path& path, const std::string& what) {

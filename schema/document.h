@@ -15,9 +15,6 @@ namespace sb {
 // context becomes an empty object.
 nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json& runs);
 
-// A finite number as a JSON number, anything else (NaN, Inf) as null: unknown, never invented.
-nlohmann::json number_or_null(double v);
-
 // Writes to a temporary file in the same directory, fsyncs it, then renames it over `path`,
 // so that a reader never sees half a document. Throws std::runtime_error naming the path.
 void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& document);

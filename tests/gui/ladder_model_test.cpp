@@ -7,6 +7,7 @@
 #include "gui/model/numeric_sort_proxy.h"
 #include "gui/model/roles.h"
 #include "gui/model/table_export.h"
+#include "tests/common/golden.h"
 
 namespace sb::viewer {
 namespace {
@@ -28,21 +29,13 @@ TEST(LadderModel, PassesTheModelTesterThroughResets) {
   EXPECT_EQ(model.rowCount(), 0);
 }
 
-// The golden dump pins the text every column shows; regenerate with SB_UPDATE_GOLDEN=1 after a
-// deliberate change and review the diff.
+// The golden dump pins the text every column shows; regenerate with STAGEBENCH_UPDATE_GOLDEN=1
+// after a deliberate change and review the diff.
 TEST(LadderModel, MatchesTheGoldenDump) {
   LadderModel model;
   model.set_run(cpu_run());
-  const QString dump = table_markdown(model);
-  const QString golden_path = QString::fromStdString(test::fixture_path("ladder_cpu.golden.md"));
-  if (qEnvironmentVariableIsSet("SB_UPDATE_GOLDEN")) {
-    QFile out(golden_path);
-    ASSERT_TRUE(out.open(QIODevice::WriteOnly));
-    out.write(dump.toUtf8());
-  }
-  QFile in(golden_path);
-  ASSERT_TRUE(in.open(QIODevice::ReadOnly)) << golden_path.toStdString();
-  EXPECT_EQ(dump.toStdString(), QString::fromUtf8(in.readAll()).toStdString());
+  sb::testing::expect_golden_file(test::fixture_path("ladder_cpu.golden.md"),
+                                  table_markdown(model).toStdString());
 }
 
 TEST(LadderModel, UnknownValuesShowAsDashAndBarsAreFractionsOfTheLargest) {

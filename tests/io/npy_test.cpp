@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tests/io/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "reports/ladder_table.h"
 #include "reports/report.h"
+#include "tests/common/golden.h"
 #include "tests/reports/fixture.h"
-#include "tests/reports/golden.h"
 
 namespace {
 
@@ -29,11 +29,13 @@ TEST(ReportGolden, FixtureIsAValidDocument) {
 }
 
 TEST(ReportGolden, Markdown) {
-  sb::test::expect_golden("report.md", sb::report_markdown(fixture_inputs()));
+  sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report.md",
+                                  sb::report_markdown(fixture_inputs()));
 }
 
 TEST(ReportGolden, Csv) {
-  sb::test::expect_golden("report.csv", sb::report_csv(fixture_inputs()));
+  sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report.csv",
+                                  sb::report_csv(fixture_inputs()));
 }
 
 TEST(Report, MarkdownShowsWhatTheDocumentsShow) {

@@ -3,6 +3,8 @@
 // DOM and a non-trivial screenshot. The browser tests skip when chromium is not installed.
 #include <gtest/gtest.h>
 
+#include "tests/common/temp_dir.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,23 +73,15 @@ std::string find_chromium() {
   return "";
 }
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sb_reports_html_" + std::to_string(getpid()) + "_" +
-                                               std::to_string(std::random_device{}()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using sb::testing::TempDir;
 
 std::string run_browser(const std::string& chromium, const TempDir& dir, const std::string& what) {
   const std::string cmd = "timeout 60 " + chromium +
                           " --headless --no-sandbox --disable-gpu --disable-background-networking"
                           " --disable-component-update --disable-sync --no-first-run"
                           " --disable-dev-shm-usage --user-data-dir=" +
-                          (dir.path / "profile").string() + " " + what + " file://" +
-                          (dir.path / "report.html").string() + " 2>/dev/null";
+                          (dir.path() / "profile").string() + " " + what + " file://" +
+                          (dir.path() / "report.html").string() + " 2>/dev/null";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return out;
@@ -102,7 +96,7 @@ class ReportHtmlBrowser : public ::testing::Test {
   void SetUp() override {
     chromium_ = find_chromium();
     if (chromium_.empty()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh adds it)";
-    std::ofstream(dir_.path / "report.html") << fixture_html();
+    std::ofstream(dir_.path() / "report.html") << fixture_html();
   }
   std::string chromium_;
   TempDir dir_;
@@ -122,8 +116,8 @@ TEST_F(ReportHtmlBrowser, DomHasTheTablesAndTheCharts) {
 TEST_F(ReportHtmlBrowser, ScreenshotIsANonTrivialPng) {
   run_browser(chromium_, dir_,
               "--window-size=1400,2400 --hide-scrollbars --screenshot=" +
-                  (dir_.path / "shot.png").string());
-  const fs::path shot = dir_.path / "shot.png";
+                  (dir_.path() / "shot.png").string());
+  const fs::path shot = dir_.path() / "shot.png";
   ASSERT_TRUE(fs::exists(shot)) << "chromium wrote no screenshot";
   std::ifstream in(shot, std::ios::binary);
   const std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

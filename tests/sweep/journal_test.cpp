@@ -5,13 +5,13 @@
 #include <fstream>
 
 #include "harness/journal.h"
-#include "tests/sweep/scratch_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb {
 namespace {
 
 TEST(Journal, RecordsRoundTrip) {
-  sweep_test::ScratchDir dir;
+  testing::TempDir dir;
   const auto path = dir.file("j.jsonl");
   {
     JournalWriter w(path);
@@ -30,14 +30,14 @@ TEST(Journal, RecordsRoundTrip) {
 }
 
 TEST(Journal, MissingFileIsEmpty) {
-  sweep_test::ScratchDir dir;
+  testing::TempDir dir;
   const JournalContents j = read_journal(dir.file("none.jsonl"));
   EXPECT_TRUE(j.complete.empty());
   EXPECT_TRUE(j.starts.empty());
 }
 
 TEST(Journal, TornLineIsSkippedAndTheNextRecordStartsANewLine) {
-  sweep_test::ScratchDir dir;
+  testing::TempDir dir;
   const auto path = dir.file("j.jsonl");
   {
     JournalWriter w(path);

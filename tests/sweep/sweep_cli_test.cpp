@@ -19,12 +19,12 @@
 #include "harness/sweep_config.h"
 #include "schema/document.h"
 #include "tests/common/run_stagebench.h"
-#include "tests/sweep/scratch_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace {
 
 using nlohmann::json;
-using sb::sweep_test::ScratchDir;
+using sb::testing::TempDir;
 
 using Result = sb::testing::CommandResult;
 
@@ -94,7 +94,7 @@ std::string sweep_file(double measure_s = 0) {
 }
 
 TEST(SweepCli, BadSweepFilesAreNamedWithTheField) {
-  ScratchDir dir;
+  TempDir dir;
   const auto model = dir.write(
       "model.json",
       R"({"entries": [{"models": ["enformer", "nomodel"], "sizes": "tiny", "backends": "cpu"}]})");
@@ -119,7 +119,7 @@ TEST(SweepCli, BadSweepFilesAreNamedWithTheField) {
 }
 
 TEST(SweepCli, ShardsMergeIntoTheUnshardedSweep) {
-  ScratchDir dir;
+  TempDir dir;
   const auto cfg = dir.write("sweep.json", sweep_file());
   const std::string common = " -q --format json ";
   Result r = run("sweep " + cfg.string() + common + "-o " + dir.file("all.json").string());
@@ -161,7 +161,7 @@ TEST(SweepCli, ShardsMergeIntoTheUnshardedSweep) {
 }
 
 TEST(SweepCli, AKilledSweepKeepsItsFinishedJobsAndResumeRunsTheRest) {
-  ScratchDir dir;
+  TempDir dir;
   const auto cfg = dir.write("sweep.json", sweep_file(0.8));
   const auto out = dir.file("out.json");
   const auto journal = dir.file("out.journal.jsonl");
@@ -198,7 +198,7 @@ TEST(SweepCli, AKilledSweepKeepsItsFinishedJobsAndResumeRunsTheRest) {
 }
 
 TEST(SweepCli, InterruptStopsAtTheNextSnapshotWithAValidDocument) {
-  ScratchDir dir;
+  TempDir dir;
   const auto cfg = dir.write("sweep.json", sweep_file(5));
   const auto out = dir.file("out.json");
   const auto journal = dir.file("out.journal.jsonl");
@@ -219,7 +219,7 @@ TEST(SweepCli, InterruptStopsAtTheNextSnapshotWithAValidDocument) {
 }
 
 TEST(SweepCli, RunWritesGoogleBenchmarkJson) {
-  ScratchDir dir;
+  TempDir dir;
   const auto out = dir.file("g.json");
   const Result r =
       run("run enformer --size tiny --backend cpu --stages fused-gelu --max-time 0.3 "

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "harness/sweep_config.h"
-#include "tests/sweep/scratch_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb {
 namespace {
@@ -102,7 +102,7 @@ TEST(SweepConfig, ErrorsNameTheFileAndTheField) {
 }
 
 TEST(SweepConfig, FileErrorsNameTheFile) {
-  sweep_test::ScratchDir dir;
+  testing::TempDir dir;
   const auto bad = dir.write("broken.json", "{\"entries\": [");
   try {
     read_sweep_file(bad);

@@ -8,7 +8,7 @@
 #include "harness/journal.h"
 #include "harness/sweep_runner.h"
 #include "schema/document.h"
-#include "tests/sweep/scratch_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sb {
 namespace {
@@ -28,7 +28,7 @@ json fake_run(const SweepJob& job, bool complete) {
 }
 
 struct Fixture {
-  sweep_test::ScratchDir dir;
+  testing::TempDir dir;
   SweepSession session;
   std::vector<int64_t> ran;  // batches the executor was called for
   Fixture() {

@@ -57,10 +57,10 @@ TEST_F(ResultJsonTest, MakeDocumentCarriesTheSchema) {
   EXPECT_THROW(make_document({}, nlohmann::json::object()), std::invalid_argument);
 }
 
-TEST_F(ResultJsonTest, NumberOrNullHidesNonFinite) {
-  EXPECT_TRUE(number_or_null(std::nan("")).is_null());
-  EXPECT_TRUE(number_or_null(INFINITY).is_null());
-  EXPECT_EQ(number_or_null(1.5), 1.5);
+TEST_F(ResultJsonTest, NonFiniteNumbersAreUnknown) {
+  EXPECT_FALSE(finite_or_unknown(std::nan("")).has_value());
+  EXPECT_FALSE(finite_or_unknown(INFINITY).has_value());
+  EXPECT_EQ(finite_or_unknown(1.5), 1.5);
 }
 
 TEST_F(ResultJsonTest, AtomicWriteRoundTripsAndLeavesNoTemporary) {

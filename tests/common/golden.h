@@ -1,6 +1,7 @@
 #pragma once
-// Golden-file comparison: the committed text under tests/reports/golden/ must equal what the code
-// renders; STAGEBENCH_UPDATE_GOLDEN=1 rewrites the file instead (review the diff, then commit).
+// Golden-file comparison, one rule for every suite: the committed text at `path` must equal what
+// the code renders; STAGEBENCH_UPDATE_GOLDEN=1 rewrites the file instead (review the diff, then
+// commit).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,12 +9,15 @@
 #include <sstream>
 #include <string>
 
-namespace sb::test {
+namespace sb::testing {
 
-inline void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(SB_REPORTS_TEST_DIR) + "/golden/" + name;
+inline bool updating_golden() {
   const char* update = std::getenv("STAGEBENCH_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
+  return update && std::string(update) == "1";
+}
+
+inline void expect_golden_file(const std::string& path, const std::string& actual) {
+  if (updating_golden()) {
     std::ofstream(path, std::ios::binary) << actual;
     GTEST_SKIP() << "rewrote " << path;
   }
@@ -25,4 +29,4 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
       << "rendered text differs from " << path << " (STAGEBENCH_UPDATE_GOLDEN=1 rewrites it)";
 }
 
-}  // namespace sb::test
+}  // namespace sb::testing

@@ -1,0 +1,118 @@
+// The one to_json/from_json pair: what the writer writes the reader reads back unchanged, every
+// block is written with all its keys, and the reader names each malformed field by its path.
+#include "schema/records.h"
+
+#include <gtest/gtest.h>
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+StageRecord measured_stage() {
+  StageRecord s;
+  s.id = "fused";
+  s.title = "Fused";
+  s.claim = {"seed 000", "faster", 1.5};
+  s.status = "invalid";
+  s.reason = "noise 2.0% > 1.0%";
+  s.reasons = {"noise 2.0% > 1.0%"};
+  s.time.median_ms = 2.5;
+  s.time.p10_ms = 2.4;
+  s.time.p90_ms = 2.7;
+  s.time.samples = 7;
+  s.time.stop_reason = "max samples 7 (noise 2.0%)";
+  s.speedup.vs_baseline = 1.4;
+  s.speedup.ci95 = std::array<Number, 2>{1.3, 1.5};
+  s.throughput.items_per_s = 1600;
+  s.throughput.item_name = "cells";
+  s.memory.device_peak_bytes = 1 << 20;
+  s.memory.rss_reset = true;
+  s.counters["perf::TASK-CLOCK"] = {1e6, 2.5e5, "software", "calling thread", {}};
+  s.opencl = {{"kernels", json::array()}, {"h2d_bytes", 0}};
+  s.correctness = {0.9999, 1e-3, 1e-4, 0.9999, "tf32", true};
+  s.summaries = {{"graph", {{"passes", 6}}}};
+  s.samples_ms = std::vector<double>{2.4, 2.5, 2.7};
+  s.sections["papi"] = {{"available", false}};
+  return s;
+}
+
+TEST(Records, StageRoundTripsThroughJson) {
+  const json written = measured_stage();
+  const StageRecord back = written.get<StageRecord>();
+  EXPECT_EQ(json(back), written);
+  EXPECT_EQ(back.counters.at("perf::TASK-CLOCK").scope, "calling thread");
+  EXPECT_EQ(back.sections.at("papi").at("available"), false);
+}
+
+TEST(Records, EveryBlockHasAllItsKeysWhateverTheStatus) {
+  StageRecord skipped;
+  skipped.id = "int8";
+  skipped.status = "skipped";
+  const json j = skipped;
+  for (const char* block : {"time", "speedup", "throughput", "memory", "correctness", "claim"})
+    ASSERT_TRUE(j.at(block).is_object()) << block;
+  EXPECT_EQ(j.at("time").size(), 10u);
+  EXPECT_EQ(j.at("throughput").size(), 6u);
+  EXPECT_EQ(j.at("memory").size(), 4u);
+  EXPECT_TRUE(j.at("throughput").at("roofline_frac").is_null());
+  EXPECT_TRUE(j.at("opencl").is_null());
+  EXPECT_FALSE(j.contains("summaries"));
+}
+
+TEST(Records, NonFiniteNumbersAreWrittenAsNull) {
+  StageRecord s;
+  s.id = "x";
+  s.time.median_ms = std::numeric_limits<double>::infinity();
+  s.correctness.cosine = std::nan("");
+  const json j = s;
+  EXPECT_TRUE(j.at("time").at("median_ms").is_null());
+  EXPECT_TRUE(j.at("correctness").at("cosine").is_null());
+}
+
+TEST(Records, RunKeepsWhatANewerWriterAdded) {
+  RunRecord run;
+  run.model = "geneformer";
+  run.size = "tiny";
+  run.backend = "cpu";
+  run.device = "host";
+  run.stages.push_back(measured_stage());
+  json j = run;
+  j["peer"] = {{"torch", "2.11"}};
+  const RunRecord back = j.get<RunRecord>();
+  EXPECT_EQ(json(back), j);
+}
+
+TEST(Records, ReaderNamesEveryProblemByPath) {
+  json stage = json(measured_stage());
+  stage["time"]["samples"] = -3;
+  stage["samples_ms"] = {1, "two"};
+  stage["reasons"] = {"a", 5};
+  stage["counters"]["perf::TASK-CLOCK"]["value"] = "lots";
+  stage["status"] = "great";
+  std::vector<std::string> problems;
+  read_stage(stage, "runs[0].stages[1]", problems);
+  const std::vector<std::string> expected = {
+      "runs[0].stages[1].status: 'great' is not one of ok, skipped, failed, invalid",
+      "runs[0].stages[1].reasons[1]: expected a string, got number",
+      "runs[0].stages[1].time.samples: expected a whole count >= 0, got -3",
+      "runs[0].stages[1].counters.perf::TASK-CLOCK.value: expected a number or null, got string",
+      "runs[0].stages[1].samples_ms[1]: expected a number, got string"};
+  EXPECT_EQ(problems, expected);
+  EXPECT_THROW(stage.get<StageRecord>(), std::invalid_argument);
+}
+
+TEST(Records, ARunNeedsItsIdentityAndAKnownMode) {
+  std::vector<std::string> problems;
+  read_run({{"model", "m"}, {"mode", "training"}, {"params", 3}}, "runs[2]", problems);
+  const std::vector<std::string> expected = {"runs[2].size: missing",
+                                             "runs[2].backend: missing",
+                                             "runs[2].device: missing",
+                                             "runs[2].mode: 'training' is not inference or train",
+                                             "runs[2].params: expected an object, got number",
+                                             "runs[2].stages: missing"};
+  EXPECT_EQ(problems, expected);
+}
+
+}  // namespace
+}  // namespace sb
