@@ -56,11 +56,9 @@ void MemoryCollector::stop() {
 void MemoryCollector::report(StageRecord& stage, double items_per_sample) const {
   if (samples_ == 0) return;
   MemoryRecord& memory = stage.memory;
-  memory.host_peak_bytes = static_cast<double>(host_peak_);
-  memory.host_tensor_peak_bytes =
-      sources_.host_tensors ? Number(static_cast<double>(tensor_peak_)) : std::nullopt;
-  memory.device_peak_bytes =
-      sources_.device_buffers ? Number(static_cast<double>(device_peak_)) : std::nullopt;
+  memory.host_peak_bytes = host_peak_;
+  memory.host_tensor_peak_bytes = sources_.host_tensors ? Bytes(tensor_peak_) : std::nullopt;
+  memory.device_peak_bytes = sources_.device_buffers ? Bytes(device_peak_) : std::nullopt;
   memory.rss_reset = rss_reset_;
 }
 

@@ -18,6 +18,9 @@ using json = nlohmann::json;
 double value(const Number& n) {
   return n ? *n : NAN;
 }
+double value(const Bytes& n) {
+  return n ? static_cast<double>(*n) : NAN;
+}
 
 std::string or_unknown(const std::string& s) {
   return s.empty() ? "?" : s;

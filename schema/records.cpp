@@ -20,6 +20,9 @@ json number_json(const Number& v) {
 json text_json(const Text& t) {
   return t ? json(*t) : json(nullptr);
 }
+json bytes_json(const Bytes& b) {
+  return b ? json(*b) : json(nullptr);
+}
 json bool_json(const std::optional<bool>& b) {
   return b ? json(*b) : json(nullptr);
 }
@@ -58,6 +61,16 @@ class Reader {
       add(path(key), "expected a whole count >= 0, got " + find(key)->dump());
     } else {
       out = static_cast<int64_t>(*n);
+    }
+  }
+  void bytes(const char* key, Bytes& out) {
+    Number n;
+    number(key, n);
+    if (!n) return;
+    if (!(*n >= 0 && *n <= 1.8e19 && std::floor(*n) == *n)) {
+      add(path(key), "expected a whole byte count >= 0, got " + find(key)->dump());
+    } else {
+      out = static_cast<uint64_t>(*n);
     }
   }
   void string(const char* key, std::string& out, bool required) {
@@ -207,9 +220,9 @@ void read_ci95(Reader& r, SpeedupRecord& sp) {
 }
 
 void read_memory(Reader& r, MemoryRecord& m) {
-  r.number("host_peak_bytes", m.host_peak_bytes);
-  r.number("host_tensor_peak_bytes", m.host_tensor_peak_bytes);
-  r.number("device_peak_bytes", m.device_peak_bytes);
+  r.bytes("host_peak_bytes", m.host_peak_bytes);
+  r.bytes("host_tensor_peak_bytes", m.host_tensor_peak_bytes);
+  r.bytes("device_peak_bytes", m.device_peak_bytes);
   r.boolean("rss_reset", m.rss_reset);
 }
 
@@ -374,9 +387,9 @@ void to_json(json& j, const StageRecord& s) {
          {"roofline_frac", number_json(s.throughput.roofline_frac)},
          {"ceiling_precision", text_json(s.throughput.ceiling_precision)}}},
        {"memory",
-        {{"host_peak_bytes", number_json(s.memory.host_peak_bytes)},
-         {"host_tensor_peak_bytes", number_json(s.memory.host_tensor_peak_bytes)},
-         {"device_peak_bytes", number_json(s.memory.device_peak_bytes)},
+        {{"host_peak_bytes", bytes_json(s.memory.host_peak_bytes)},
+         {"host_tensor_peak_bytes", bytes_json(s.memory.host_tensor_peak_bytes)},
+         {"device_peak_bytes", bytes_json(s.memory.device_peak_bytes)},
          {"rss_reset", bool_json(s.memory.rss_reset)}}},
        {"counters", counters},
        {"opencl", s.opencl},

@@ -24,6 +24,7 @@ inline constexpr const char* kSchema = "stagebench/1";
 
 using Number = std::optional<double>;  // null: unknown or not measured
 using Text = std::optional<std::string>;
+using Bytes = std::optional<uint64_t>;  // null: unknown; written as an integer
 
 // A finite value, else unknown.
 Number finite_or_unknown(double v);
@@ -54,9 +55,9 @@ struct ThroughputRecord {
 };
 
 struct MemoryRecord {
-  Number host_peak_bytes;         // peak RSS during the stage's samples
-  Number host_tensor_peak_bytes;  // the model's own host tensors
-  Number device_peak_bytes;       // the backend's device buffers
+  Bytes host_peak_bytes;         // peak RSS during the stage's samples
+  Bytes host_tensor_peak_bytes;  // the model's own host tensors
+  Bytes device_peak_bytes;       // the backend's device buffers
   std::optional<bool> rss_reset;  // whether the RSS high-water mark could be reset per stage
 };
 
