@@ -254,14 +254,7 @@ RunRecord run_ladder(Workload& w, const RunInfo& info, const std::vector<size_t>
 
 RunRecord unmeasured_run(const RunInfo& info, const nlohmann::json& params,
                          const std::string& status, const std::string& reason) {
-  RunRecord run;
-  run.model = info.model;
-  run.size = info.size;
-  run.backend = info.backend;
-  run.device = info.device;
-  run.mode = info.mode;
-  run.params = params;
-  run.complete = true;
+  RunRecord run = run_header(info, params, true);
   run.status = status;
   run.reason = reason;
   return run;

@@ -122,14 +122,7 @@ void add_collector_reports(StageRecord& r, const StageState& st) {
 
 }  // namespace
 
-RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
-                    const std::vector<StageState>& stages, const RunnerOptions& opt,
-                    bool complete) {
-  const StageState* baseline = nullptr;
-  for (const auto& st : stages) {
-    if (st.index == 0 && st.measured()) baseline = &st;
-  }
-
+RunRecord run_header(const RunInfo& info, const nlohmann::json& params, bool complete) {
   RunRecord run;
   run.model = info.model;
   run.size = info.size;
@@ -138,6 +131,18 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
   run.mode = info.mode;
   run.params = params;
   run.complete = complete;
+  return run;
+}
+
+RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
+                    const std::vector<StageState>& stages, const RunnerOptions& opt,
+                    bool complete) {
+  const StageState* baseline = nullptr;
+  for (const auto& st : stages) {
+    if (st.index == 0 && st.measured()) baseline = &st;
+  }
+
+  RunRecord run = run_header(info, params, complete);
   for (const auto& st : stages) {
     StageRecord r = empty_stage_record(st.spec);
     if (opt.keep_samples) r.samples_ms = to_ms(st.samples_s);

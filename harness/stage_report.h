@@ -15,6 +15,9 @@ namespace sb {
 // A stage record with the spec's identity, claim and tolerance, numbers unknown until filled in.
 StageRecord empty_stage_record(const StageSpec& spec);
 
+// A run record's identity (model, size, backend, device, mode, params), no stages yet.
+RunRecord run_header(const RunInfo& info, const nlohmann::json& params, bool complete);
+
 // complete = false marks a snapshot taken while rounds are still going (on_partial).
 RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
                     const std::vector<StageState>& stages, const RunnerOptions& opt, bool complete);
