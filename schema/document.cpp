@@ -1,5 +1,7 @@
 #include "schema/document.h"
 
+#include "schema/json_text.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,26 +110,6 @@ std::vector<std::string> validate_document(const nlohmann::json& document) {
   return problems;
 }
 
-namespace {
-
-std::string line_and_column(const std::string& text, size_t byte) {
-  // nlohmann's byte is 1-based: the position of the character that failed.
-  const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-         std::to_string(byte) + ")";
-}
-
-}  // namespace
-
 nlohmann::json read_document(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
@@ -136,15 +118,7 @@ nlohmann::json read_document(const std::filesystem::path& path) {
   const std::string text = buffer.str();
   if (in.bad()) throw std::runtime_error("cannot read " + path.string());
 
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path.string() + ": not valid JSON at " +
-                             line_and_column(text, e.byte) + ": " + e.what());
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range such as 1e400
-    throw std::runtime_error(path.string() + ": unreadable JSON: " + e.what());
-  }
+  const nlohmann::json document = parse_json_text(text, path.string());
   const auto problems = validate_document(document);
   if (!problems.empty()) {
     std::string msg = path.string() + ": not a " + kSchema + " document:";
@@ -153,7 +127,7 @@ nlohmann::json read_document(const std::filesystem::path& path) {
     if (problems.size() > shown) {
       msg += "\n  ... and " + std::to_string(problems.size() - shown) + " more";
     }
-    throw std::runtime_error(msg);
+    throw std::invalid_argument(msg);
   }
   return document;
 }

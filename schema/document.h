@@ -23,8 +23,10 @@ void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& 
 // when the document is a well-formed stagebench/1 document.
 std::vector<std::string> validate_document(const nlohmann::json& document);
 
-// Reads and validates a document. Throws std::runtime_error naming the file and the problem:
-// unreadable file, parse error (with line, column and byte), or validate_document's problems.
+// Reads and validates a document. Throws, naming the file and the problem: std::runtime_error
+// for a file that cannot be read; std::invalid_argument for a parse error (with line, column
+// and byte), a number out of range, nesting deeper than kMaxJsonDepth, or validate_document's
+// problems.
 nlohmann::json read_document(const std::filesystem::path& path);
 
 }  // namespace sb

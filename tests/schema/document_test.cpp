@@ -1,4 +1,5 @@
 #include "schema/document.h"
+#include "schema/json_text.h"
 
 #include <fstream>
 #include <random>
@@ -39,7 +40,7 @@ class ResultJsonTest : public ::testing::Test {
     try {
       read_document(p);
       FAIL() << "accepted " << p;
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find(p.string()), std::string::npos) << msg;
       EXPECT_NE(msg.find(needle), std::string::npos) << msg;
@@ -119,6 +120,47 @@ TEST_F(ResultJsonTest, ValidationNamesWrongTypesByPath) {
   EXPECT_NE(problems[1].find("runs[0].stages[0].status"), std::string::npos) << problems[1];
   EXPECT_NE(problems[2].find("runs[0].stages[0].time.median_ms"), std::string::npos) << problems[2];
   EXPECT_NE(problems[3].find("runs[0].stages[0].speedup.ci95"), std::string::npos) << problems[3];
+}
+
+}  // namespace
+}  // namespace sb
+
+namespace sb {
+namespace {
+
+TEST(JsonText, DeepNestingIsRefusedBeforeParsing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    parse_json_text(deep, "deep.json");
+    FAIL() << "accepted 100000 levels";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("deep.json: nested deeper than 128 levels at line 1, "
+                                         "column 129"),
+              std::string::npos)
+        << e.what();
+  }
+  // Brackets inside strings are text, not nesting.
+  EXPECT_NO_THROW(parse_json_text("{\"a\": \"" + std::string(1000, '[') + "\"}", "s.json"));
+}
+
+TEST(JsonText, NumbersOutOfRangeAndSyntaxErrorsNameTheSource) {
+  EXPECT_THROW(
+      {
+        try {
+          parse_json_text("{\"x\": 1e999}", "big.json");
+        } catch (const std::invalid_argument& e) {
+          EXPECT_STREQ(e.what(), "big.json: a number is outside the range of a double");
+          throw;
+        }
+      },
+      std::invalid_argument);
+  try {
+    parse_json_text("{\n  \"x\": tru\n}", "bad.json");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: not valid JSON at line 2"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+#pragma once
+// Parsing JSON that comes from a user's file (results, journals, sweep configs, thresholds,
+// safetensors headers, the viewer's files). Every problem is a std::invalid_argument that names
+// the source and where in it: a syntax error (line, column), a number outside double's range,
+// or nesting deeper than kMaxJsonDepth. The depth is checked by a linear scan before parsing, so
+// hostile nesting never reaches the recursive parser (a stack overflow) and large flat
+// documents pay no per-value callback.
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace sb {
+
+inline constexpr int kMaxJsonDepth = 128;
+
+// "line L, column C (byte B)" of a 1-based byte offset, as nlohmann reports positions.
+std::string json_position(std::string_view text, size_t byte);
+
+// Throws std::invalid_argument "SOURCE: nested deeper than 128 levels at line L, column C".
+void check_json_depth(std::string_view text, const std::string& source,
+                      int max_depth = kMaxJsonDepth);
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& source);
+
+}  // namespace sb
