@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/allocation_tracker.h"
-#include "collectors/collector.h"
-#include "collectors/kernel_log.h"
+#include "instrument/allocation_tracker.h"
+#include "instrument/kernel_log.h"
 #include "models/ops/tensor.h"
 
 namespace sb {
@@ -94,9 +93,10 @@ struct AttentionShape {
 // arithmetic on it never makes NaN.
 inline constexpr float kMaskedLogit = -1e30f;
 
+// Non-const: whoever reads the trackers (the memory collector) also starts new peak windows.
 struct BackendMemory {
-  const AllocationTracker* host = nullptr;    // host bytes of this backend's tensors
-  const AllocationTracker* device = nullptr;  // device buffers (null on the cpu backend)
+  AllocationTracker* host = nullptr;    // host bytes of this backend's tensors
+  AllocationTracker* device = nullptr;  // device buffers (null on the cpu backend)
 };
 
 class Backend {
@@ -113,7 +113,7 @@ class Backend {
   virtual Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) = 0;
   // Blocks until every op queued so far has finished (no-op on synchronous backends).
   virtual void synchronize() = 0;
-  virtual BackendMemory memory() const = 0;
+  virtual BackendMemory memory() = 0;
   // Kernel timings and transfers for the OpenCL collector; null where there are none.
   virtual KernelLog* kernel_log() { return nullptr; }
 
@@ -177,15 +177,5 @@ class Backend {
                                    const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
                                    const Tensor& pos_bias, Tensor& out) = 0;
 };
-
-// What the collectors read from a backend: its host tensors, device buffers and kernel log.
-inline CollectorSources collector_sources(Backend& be) {
-  const BackendMemory m = be.memory();
-  CollectorSources s;
-  s.host_tensors = const_cast<AllocationTracker*>(m.host);
-  s.device_buffers = const_cast<AllocationTracker*>(m.device);
-  s.kernels = be.kernel_log();
-  return s;
-}
 
 }  // namespace sb

@@ -25,7 +25,7 @@ class CpuBackend final : public Backend {
   std::vector<float> download(const Tensor& t) override;
   Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
   void synchronize() override {}
-  BackendMemory memory() const override { return {host_.get(), nullptr}; }
+  BackendMemory memory() override { return {host_.get(), nullptr}; }
 
   std::string unsupported_reason(Precision p) const override;
   Weight prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;

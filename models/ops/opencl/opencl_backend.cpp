@@ -124,7 +124,7 @@ void OpenCLBackend::synchronize() {
   events_.flush();
 }
 
-BackendMemory OpenCLBackend::memory() const {
+BackendMemory OpenCLBackend::memory() {
   return {&host_tracker_, &pool_->tracker()};
 }
 

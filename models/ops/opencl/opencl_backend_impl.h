@@ -31,7 +31,7 @@ class OpenCLBackend : public Backend {
   std::vector<float> download(const Tensor& t) override;
   Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
   void synchronize() override;
-  BackendMemory memory() const override;
+  BackendMemory memory() override;
   KernelLog* kernel_log() override { return &kernel_log_; }
 
   std::string unsupported_reason(Precision p) const override;
