@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/allocation_tracker.h"
-#include "collectors/kernel_log.h"
+#include "instrument/allocation_tracker.h"
+#include "instrument/kernel_log.h"
 #include "schema/records.h"
 
 namespace sb {

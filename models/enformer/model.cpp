@@ -167,15 +167,36 @@ Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* 
 Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site) {
   Tensor logits = buffer(site + ".logits", x.shape());
   be_.linear(x, w, logits);
-  Tensor y = buffer(site + ".out", {x.dim(0), x.dim(1) / 2, x.dim(2)});
-  be_.attention_pool(x, logits, y, sw_.graph_compile);
+  const int64_t bsz = x.dim(0), pairs = x.dim(1) / 2, c = x.dim(2);
+  Tensor y = buffer(site + ".out", {bsz, pairs, c});
+  if (sw_.graph_compile) {  // one pass: the pair weights never leave registers
+    be_.attention_pool(x, logits, y);
+    return y;
+  }
+  // Eager, as AttentionPool: the softmax over each pair of positions is a tensor of its own,
+  // read back by the weighted sum.
+  const std::vector<int64_t> by_pair{bsz * pairs, 2, c};
+  Tensor weights = buffer(site + ".weights", by_pair);
+  be_.softmax_axis1(logits.reshaped(by_pair), weights);
+  Tensor pooled = y.reshaped({bsz * pairs, c});
+  be_.sum_axis1(x.reshaped(by_pair), &weights, pooled);
   return y;
 }
 
 Tensor Model::layer_norm(const Tensor& x, const Tensor& g, const Tensor& b,
                          const std::string& site) {
   Tensor y = buffer(site, x.shape());
-  be_.layernorm(x, g, b, kNormEps, y, sw_.fused_layernorm);
+  if (sw_.fused_layernorm) {  // one Welford pass per row
+    be_.layernorm(x, g, b, kNormEps, y);
+    return y;
+  }
+  // Eager: each row statistic is a pass of its own, materialized (the means, then the variances
+  // of the centred values), then the normalization.
+  const int64_t rows = x.numel() / x.dim(-1);
+  Tensor mean = buffer(site + ".mean", {rows});
+  Tensor var = buffer(site + ".var", {rows});
+  be_.row_moments(x, mean, var);
+  be_.normalize_rows(x, mean, var, g, b, kNormEps, y);
   return y;
 }
 

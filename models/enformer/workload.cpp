@@ -3,6 +3,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "models/backend_sources.h"
 #include "models/enformer/counts.h"
 #include "models/io/weight_source.h"
 

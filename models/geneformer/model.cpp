@@ -121,7 +121,7 @@ Tensor Model::embed(const DeviceCells& cells) {
   if (sw_.passes.fold_constants) {  // one gather with the folded position+type rows added
     Tensor e = buffer("embedding", {bsz, s, d});
     be_.embedding(word_, cells.ids, &pos_type_, e);
-    be_.layernorm(e, emb_g_, emb_b_, c_.eps, h, true);
+    be_.layernorm(e, emb_g_, emb_b_, c_.eps, h);
     return h;
   }
   // Eager, as BertEmbeddings: three lookups (word, token type 0, positions 0..S-1), two adds.
@@ -141,7 +141,7 @@ Tensor Model::embed(const DeviceCells& cells) {
   be_.add(w, t, sum);
   be_.embedding(pos_, pos_ids, nullptr, p);
   be_.add(sum, p, sum);
-  be_.layernorm(sum, emb_g_, emb_b_, c_.eps, h, true);
+  be_.layernorm(sum, emb_g_, emb_b_, c_.eps, h);
   return h;
 }
 
@@ -154,7 +154,7 @@ Tensor Model::residual_layernorm(const Tensor& x, const Tensor& residual, const 
   }
   Tensor sum = buffer(site + ".sum", x.shape());
   be_.add(x, residual, sum);
-  be_.layernorm(sum, g, b, c_.eps, y, true);  // PyTorch's layer_norm is one kernel
+  be_.layernorm(sum, g, b, c_.eps, y);  // PyTorch's layer_norm is one kernel
   return y;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/backend_sources.h"
 #include "models/geneformer/counts.h"
 #include "models/io/weight_source.h"
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,19 @@ enum class DType : uint8_t { f32, f16, bf16, i8, i32 };
 size_t dtype_size(DType d);
 const char* dtype_name(DType d);
 
+// The smallest and largest id an i32 tensor holds, with their element positions. Recorded on
+// the host by Backend::upload_ids, so that ops check ids without reading device memory; no op
+// writes an i32 tensor, so the record stays true for the storage's lifetime.
+struct IdRange {
+  int32_t lo = 0, hi = 0;
+  int64_t lo_at = 0, hi_at = 0;
+};
+
 // Backends derive their own storage (host memory, cl_mem); its destructor releases the bytes
 // and reports them to the backend's AllocationTracker.
 struct Storage {
   virtual ~Storage() = default;
+  std::optional<IdRange> ids;  // set by upload_ids only
 };
 
 class Tensor {

@@ -1,6 +1,6 @@
 #pragma once
-// What both backends' op tests compare against: seeded random inputs and double-precision
-// activations.
+// What the op cases compare against: seeded random inputs and double-precision references,
+// written once for every backend.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -10,30 +10,84 @@
 
 namespace sb::testing {
 
-inline std::vector<float> random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+using Vec = std::vector<float>;
+using DVec = std::vector<double>;
+
+inline Vec random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
+  Vec v(n);
   for (auto& x : v) x = dist(rng);
   return v;
 }
 
 inline double act_ref(Act a, double x) {
   switch (a) {
-    case Act::none: return x;
-    case Act::relu: return x > 0 ? x : 0;
-    case Act::gelu: return x / (1 + std::exp(-1.702 * x));
-    case Act::softplus: return std::log1p(std::exp(x));
+    case Act::none:
+      return x;
+    case Act::relu:
+      return x > 0 ? x : 0;
+    case Act::gelu:
+      return x / (1 + std::exp(-1.702 * x));
+    case Act::softplus:
+      return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
   }
   return x;
 }
 
+// y = residual + act(x W^T + bias), all [M, N] row-major; bias and residual may be null.
+inline DVec linear_ref(const Vec& x, const Vec& w, int64_t m, int64_t n, int64_t k, const Vec* bias,
+                       Act act, const Vec* residual) {
+  DVec y(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = bias ? (*bias)[j] : 0.0;
+      for (int64_t p = 0; p < k; ++p) s += double(x[i * k + p]) * w[j * k + p];
+      y[i * n + j] = act_ref(act, s) + (residual ? (*residual)[i * n + j] : 0.0);
+    }
+  return y;
+}
+
+// Per row of x [rows, c]: the mean and the variance of the centred values.
+inline void moments_ref(const Vec& x, int64_t c, DVec& mean, DVec& var) {
+  const size_t rows = x.size() / c;
+  mean.assign(rows, 0.0);
+  var.assign(rows, 0.0);
+  for (size_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < c; ++i) mean[r] += x[r * c + i];
+    mean[r] /= c;
+    for (int64_t i = 0; i < c; ++i) var[r] += std::pow(x[r * c + i] - mean[r], 2);
+    var[r] /= c;
+  }
+}
+
+inline DVec layernorm_ref(const Vec& x, const Vec& g, const Vec& b, int64_t c, double eps) {
+  DVec mean, var, y(x.size());
+  moments_ref(x, c, mean, var);
+  for (size_t i = 0; i < x.size(); ++i)
+    y[i] = (x[i] - mean[i / c]) / std::sqrt(var[i / c] + eps) * g[i % c] + b[i % c];
+  return y;
+}
+
+// Softmax over the middle axis of x [outer, n, inner] (inner = 1: over rows).
+inline DVec softmax_ref(const Vec& x, int64_t outer, int64_t n, int64_t inner) {
+  DVec y(x.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return (o * n + j) * inner + i; };
+      double mx = -1e300, sum = 0;
+      for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(x[at(j)]));
+      for (int64_t j = 0; j < n; ++j) sum += std::exp(x[at(j)] - mx);
+      for (int64_t j = 0; j < n; ++j) y[at(j)] = std::exp(x[at(j)] - mx) / sum;
+    }
+  return y;
+}
+
 // Masked multi-head attention in double, laid out as AttentionShape says (key_bias may be empty).
-inline std::vector<double> attention_ref(const AttentionShape& s, const std::vector<float>& q,
-                                         const std::vector<float>& k, const std::vector<float>& v,
-                                         const std::vector<float>& key_bias) {
-  std::vector<double> out(static_cast<size_t>(s.batch * s.n * s.ld_out), 0.0);
-  std::vector<double> p(static_cast<size_t>(s.n));
+inline DVec attention_ref(const AttentionShape& s, const Vec& q, const Vec& k, const Vec& v,
+                          const Vec& key_bias) {
+  DVec out(static_cast<size_t>(s.batch * s.n * s.ld_out), 0.0);
+  DVec p(static_cast<size_t>(s.n));
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h)
       for (int64_t i = 0; i < s.n; ++i) {
@@ -56,5 +110,45 @@ inline std::vector<double> attention_ref(const AttentionShape& s, const std::vec
       }
   return out;
 }
+
+// Transformer-XL relative attention in double (RelAttentionShape's layout).
+struct RelAttentionInputs {
+  RelAttentionShape s;
+  Vec q, k, v, rel_k, content_bias, pos_bias;
+
+  explicit RelAttentionInputs(RelAttentionShape shape, unsigned seed = 100) : s(shape) {
+    const int64_t qk = s.batch * s.n * s.heads * s.dk;
+    q = random_vec(qk, seed), k = random_vec(qk, seed + 1);
+    v = random_vec(s.batch * s.n * s.heads * s.dv, seed + 2);
+    rel_k = random_vec((2 * s.n - 1) * s.heads * s.dk, seed + 3);
+    content_bias = random_vec(s.heads * s.dk, seed + 4);
+    pos_bias = random_vec(s.heads * s.dk, seed + 5);
+  }
+
+  DVec reference() const {
+    const int64_t n = s.n, hk = s.heads * s.dk, hv = s.heads * s.dv;
+    DVec out(s.batch * n * hv, 0.0), logits(n);
+    for (int64_t b = 0; b < s.batch; ++b)
+      for (int64_t h = 0; h < s.heads; ++h)
+        for (int64_t i = 0; i < n; ++i) {
+          double mx = -1e300, sum = 0;
+          for (int64_t j = 0; j < n; ++j) {
+            double l = 0;
+            for (int64_t c = 0; c < s.dk; ++c) {
+              const double qv = q[(b * n + i) * hk + h * s.dk + c];
+              l += (qv + content_bias[h * s.dk + c]) * k[(b * n + j) * hk + h * s.dk + c];
+              l += (qv + pos_bias[h * s.dk + c]) * rel_k[(n - 1 + j - i) * hk + h * s.dk + c];
+            }
+            mx = std::max(mx, logits[j] = l);
+          }
+          for (int64_t j = 0; j < n; ++j) sum += (logits[j] = std::exp(logits[j] - mx));
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t c = 0; c < s.dv; ++c)
+              out[(b * n + i) * hv + h * s.dv + c] +=
+                  logits[j] / sum * v[(b * n + j) * hv + h * s.dv + c];
+        }
+    return out;
+  }
+};
 
 }  // namespace sb::testing

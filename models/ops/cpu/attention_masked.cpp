@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
-#include <string>
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
@@ -76,16 +74,6 @@ void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, i
   out = (acc.array().colwise() / row_sum).matrix();
 }
 
-void check_operand(const Tensor& t, const AttentionShape& s, int64_t ld, int64_t col,
-                   const char* what) {
-  if (ld <= 0 || col < 0 || col + s.heads * s.dh > ld) {
-    throw std::invalid_argument(std::string("cpu attention_fused: ") + what + " columns [" +
-                                std::to_string(col) + ", " + std::to_string(col + s.heads * s.dh) +
-                                ") do not fit its leading dimension " + std::to_string(ld));
-  }
-  expect_numel(t, s.batch * s.n * ld, "attention_fused", what);
-}
-
 }  // namespace
 
 void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
@@ -105,20 +93,10 @@ void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionDa
   });
 }
 
-void CpuBackend::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
-                                 const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  if (s.batch <= 0 || s.n <= 0 || s.heads <= 0 || s.dh <= 0) {
-    throw std::invalid_argument("cpu attention_fused: batch, n, heads and dh must be positive");
-  }
-  check_operand(q, s, s.ld_q, s.q_col, "q");
-  check_operand(k, s, s.ld_k, s.k_col, "k");
-  check_operand(v, s, s.ld_v, s.v_col, "v");
-  check_operand(out, s, s.ld_out, 0, "out");
-  const float* bias = nullptr;
-  if (key_bias != nullptr) {
-    expect_numel(*key_bias, s.batch * s.n, "attention_fused", "key_bias");
-    bias = f32_data(*key_bias, "attention_fused key_bias");
-  }
+void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                    const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  const float* bias =
+      key_bias != nullptr ? f32_data(*key_bias, "attention_fused key_bias") : nullptr;
   masked_attention_streaming(
       s, {f32_data(q, "attention_fused q"), f32_data(k, "attention_fused k"),
           f32_data(v, "attention_fused v"), bias, f32_data(out, "attention_fused out")});

@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 
 #include "models/ops/cpu/cpu_backend_impl.h"
@@ -56,103 +55,25 @@ CpuBackend::CpuBackend()
 // Out of line: DnnlGemm is incomplete in the header.
 CpuBackend::~CpuBackend() = default;
 
-void expect_numel(const Tensor& t, int64_t numel, const char* op, const char* what) {
-  if (!t.defined() || t.numel() != numel) {
-    throw std::invalid_argument(std::string("cpu ") + op + ": " + what + " has shape " +
-                                (t.defined() ? t.shape_string() : "<undefined>") + ", expected " +
-                                std::to_string(numel) + " elements");
-  }
-}
-
-void expect_rank(const Tensor& t, int rank, const char* op, const char* what) {
-  if (!t.defined() || t.rank() != rank) {
-    throw std::invalid_argument(std::string("cpu ") + op + ": " + what + " must have rank " +
-                                std::to_string(rank) + ", got " +
-                                (t.defined() ? t.shape_string() : "<undefined>"));
-  }
-}
-
-Tensor CpuBackend::empty(std::vector<int64_t> shape, DType dtype) {
+Tensor CpuBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
   return make_host_tensor(std::move(shape), dtype, host_);
 }
 
-Tensor CpuBackend::upload(std::span<const float> host, std::vector<int64_t> shape) {
-  Tensor t = empty(std::move(shape));
-  if (static_cast<size_t>(t.numel()) != host.size()) {
-    throw std::invalid_argument("cpu upload: " + std::to_string(host.size()) +
-                                " values for shape " + t.shape_string());
-  }
+Tensor CpuBackend::do_upload(std::span<const float> host, std::vector<int64_t> shape) {
+  Tensor t = do_empty(std::move(shape), DType::f32);
   if (!host.empty()) std::memcpy(f32_data(t, "upload target"), host.data(), host.size_bytes());
   return t;
 }
 
-Tensor CpuBackend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
-  Tensor t = empty(std::move(shape), DType::i32);
-  if (static_cast<size_t>(t.numel()) != host.size()) {
-    throw std::invalid_argument("cpu upload_ids: " + std::to_string(host.size()) +
-                                " ids for shape " + t.shape_string());
-  }
+Tensor CpuBackend::do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+  Tensor t = do_empty(std::move(shape), DType::i32);
   if (!host.empty()) std::memcpy(i32_data(t, "upload_ids target"), host.data(), host.size_bytes());
   return t;
 }
 
-std::vector<float> CpuBackend::download(const Tensor& t) {
+std::vector<float> CpuBackend::do_download(const Tensor& t) {
   const float* src = f32_data(t, "download source");
   return std::vector<float>(src, src + t.numel());
-}
-
-std::string CpuBackend::unsupported_reason(Precision p) const {
-  switch (p) {
-    case Precision::f32:
-      return "";
-    case Precision::tf32:
-      return "no TF32 unit on this CPU";
-    case Precision::f16:
-      return "no fp16 arithmetic on this CPU (use bf16)";
-    case Precision::bf16:
-    case Precision::int8:
-#ifdef STAGEBENCH_HAVE_DNNL
-      return DnnlGemm::unsupported_reason(p);
-#else
-      return std::string("built without oneDNN, which the CPU's ") + precision_name(p) +
-             " GEMM needs";
-#endif
-  }
-  return "unknown precision";
-}
-
-Weight CpuBackend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
-  if (n <= 0 || k <= 0 || static_cast<int64_t>(w.size()) != n * k) {
-    throw std::invalid_argument("cpu prepare_weight: " + std::to_string(w.size()) +
-                                " values for a [" + std::to_string(n) + ", " + std::to_string(k) +
-                                "] weight");
-  }
-  if (std::string reason = unsupported_reason(p); !reason.empty()) {
-    throw std::invalid_argument(std::string("cpu prepare_weight: ") + precision_name(p) +
-                                " unsupported: " + reason);
-  }
-  if (p != Precision::f32) {
-#ifdef STAGEBENCH_HAVE_DNNL
-    return dnnl_->prepare(w, n, k, p);
-#endif
-  }
-  Weight weight;
-  weight.data = upload(w, {n, k});
-  weight.precision = Precision::f32;
-  weight.n = n;
-  weight.k = k;
-  return weight;
-}
-
-void CpuBackend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
-  if (w.precision == Precision::f32) return linear_f32(x, w, y, ep);
-#ifdef STAGEBENCH_HAVE_DNNL
-  if (w.precision == Precision::bf16 || w.precision == Precision::int8) {
-    return dnnl_->linear(x, w, y, ep);
-  }
-#endif
-  throw std::invalid_argument(std::string("cpu linear: no kernel for a ") +
-                              precision_name(w.precision) + " weight");
 }
 
 }  // namespace cpu

@@ -1,7 +1,4 @@
 // One-pass elementwise ops over flat ranges or per-channel rows; y may alias x.
-#include <stdexcept>
-#include <string>
-
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
@@ -14,14 +11,6 @@ namespace {
 // Rough cost in element-operations, so transcendental ops split into threads sooner.
 constexpr int64_t kCheapOp = 1;
 constexpr int64_t kExpOp = 8;
-
-int64_t channels_of(const Tensor& x, const char* op) {
-  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
-    throw std::invalid_argument(std::string("cpu ") + op + ": input needs a last dimension, got " +
-                                x.shape_string());
-  }
-  return x.dim(-1);
-}
 
 }  // namespace
 
@@ -40,21 +29,11 @@ void affine_act(const float* x, const float* scale, const float* shift, Act act,
   }
 }
 
-void CpuBackend::affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
-                                 Tensor& y) {
-  const int64_t c = channels_of(x, "affine_channels");
-  const int64_t rows = x.numel() / c;
-  expect_numel(y, x.numel(), "affine_channels", "output");
-  const float* s = nullptr;
-  const float* t = nullptr;
-  if (scale != nullptr) {
-    expect_numel(*scale, c, "affine_channels", "scale");
-    s = f32_data(*scale, "affine_channels scale");
-  }
-  if (shift != nullptr) {
-    expect_numel(*shift, c, "affine_channels", "shift");
-    t = f32_data(*shift, "affine_channels shift");
-  }
+void CpuBackend::do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                                    Tensor& y) {
+  const int64_t c = x.dim(-1), rows = x.numel() / c;
+  const float* s = scale != nullptr ? f32_data(*scale, "affine_channels scale") : nullptr;
+  const float* t = shift != nullptr ? f32_data(*shift, "affine_channels shift") : nullptr;
   const float* xp = f32_data(x, "affine_channels input");
   float* yp = f32_data(y, "affine_channels output");
   parallel_for(rows, c * kCheapOp, [&](int64_t r0, int64_t r1) {
@@ -62,8 +41,7 @@ void CpuBackend::affine_channels(const Tensor& x, const Tensor* scale, const Ten
   });
 }
 
-void CpuBackend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
-  expect_numel(y, x.numel(), "sigmoid_scaled", "output");
+void CpuBackend::do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   const float* xp = f32_data(x, "sigmoid_scaled input");
   float* yp = f32_data(y, "sigmoid_scaled output");
   parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
@@ -72,9 +50,7 @@ void CpuBackend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   });
 }
 
-void CpuBackend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
-  expect_numel(b, a.numel(), "mul", "second operand");
-  expect_numel(y, a.numel(), "mul", "output");
+void CpuBackend::do_mul(const Tensor& a, const Tensor& b, Tensor& y) {
   const float* ap = f32_data(a, "mul a");
   const float* bp = f32_data(b, "mul b");
   float* yp = f32_data(y, "mul output");
@@ -83,9 +59,7 @@ void CpuBackend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
   });
 }
 
-void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
-  expect_numel(b, a.numel(), "add", "second operand");
-  expect_numel(y, a.numel(), "add", "output");
+void CpuBackend::do_add(const Tensor& a, const Tensor& b, Tensor& y) {
   const float* ap = f32_data(a, "add a");
   const float* bp = f32_data(b, "add b");
   float* yp = f32_data(y, "add output");
@@ -94,8 +68,7 @@ void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
   });
 }
 
-void CpuBackend::activation(const Tensor& x, Act act, Tensor& y) {
-  expect_numel(y, x.numel(), "activation", "output");
+void CpuBackend::do_activation(const Tensor& x, Act act, Tensor& y) {
   const float* xp = f32_data(x, "activation input");
   float* yp = f32_data(y, "activation output");
   const int64_t cost = act == Act::none || act == Act::relu ? kCheapOp : kExpOp;

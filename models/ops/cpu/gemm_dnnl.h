@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "collectors/allocation_tracker.h"
+#include "instrument/allocation_tracker.h"
 #include "models/ops/backend.h"
 
 namespace sb::cpu {

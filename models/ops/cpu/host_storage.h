@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "collectors/allocation_tracker.h"
+#include "instrument/allocation_tracker.h"
 #include "models/ops/tensor.h"
 
 namespace sb::cpu {

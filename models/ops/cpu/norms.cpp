@@ -1,9 +1,7 @@
-// LayerNorm (three materialized passes, or one Welford pass per row), the residual-add fused
-// LayerNorm, and row softmax.
+// LayerNorm in one Welford pass per row, the residual-add fused LayerNorm, the normalization
+// that follows row_moments (reductions.cpp) in the separate-pass LayerNorm, and the softmaxes.
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
@@ -49,63 +47,24 @@ void normalize_row(const float* x, float mean, float rstd, const float* gamma, c
 
 }  // namespace
 
-void CpuBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
-                           Tensor& y, bool one_pass) {
-  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
-    throw std::invalid_argument("cpu layernorm: input needs a last dimension, got " +
-                                x.shape_string());
-  }
+void CpuBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                              Tensor& y) {
   const int64_t c = x.dim(-1), rows = x.numel() / c;
-  expect_numel(gamma, c, "layernorm", "gamma");
-  expect_numel(beta, c, "layernorm", "beta");
-  expect_numel(y, x.numel(), "layernorm", "output");
   const float* xp = f32_data(x, "layernorm input");
   const float* g = f32_data(gamma, "layernorm gamma");
   const float* b = f32_data(beta, "layernorm beta");
   float* yp = f32_data(y, "layernorm output");
-
-  if (one_pass) {
-    parallel_for(rows, 3 * c, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const RowStats s = welford_row(xp + r * c, c);
-        normalize_row(xp + r * c, s.mean, 1.0f / std::sqrt(s.var + eps), g, b, yp + r * c, c);
-      }
-    });
-    return;
-  }
-
-  // The eager way: each statistic is its own pass over x, materialized in a tensor.
-  Tensor means = empty({rows});
-  Tensor vars = empty({rows});
-  float* mp = f32_data(means, "layernorm means");
-  float* vp = f32_data(vars, "layernorm variances");
-  const float inv_c = 1.0f / static_cast<float>(c);
-  parallel_for(rows, c, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) mp[r] = ConstArrayMap(xp + r * c, c).sum() * inv_c;
-  });
-  parallel_for(rows, c, [&](int64_t r0, int64_t r1) {
+  parallel_for(rows, 3 * c, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      vp[r] = (ConstArrayMap(xp + r * c, c) - mp[r]).square().sum() * inv_c;
-    }
-  });
-  parallel_for(rows, 2 * c, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      normalize_row(xp + r * c, mp[r], 1.0f / std::sqrt(vp[r] + eps), g, b, yp + r * c, c);
+      const RowStats s = welford_row(xp + r * c, c);
+      normalize_row(xp + r * c, s.mean, 1.0f / std::sqrt(s.var + eps), g, b, yp + r * c, c);
     }
   });
 }
 
-void CpuBackend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
-                               const Tensor& beta, float eps, Tensor& y) {
-  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
-    throw std::invalid_argument("cpu add_layernorm: input needs a last dimension, got " +
-                                x.shape_string());
-  }
+void CpuBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                                  const Tensor& beta, float eps, Tensor& y) {
   const int64_t c = x.dim(-1), rows = x.numel() / c;
-  expect_numel(residual, x.numel(), "add_layernorm", "residual");
-  expect_numel(gamma, c, "add_layernorm", "gamma");
-  expect_numel(beta, c, "add_layernorm", "beta");
-  expect_numel(y, x.numel(), "add_layernorm", "output");
   const float* xp = f32_data(x, "add_layernorm input");
   const float* rp = f32_data(residual, "add_layernorm residual");
   const float* g = f32_data(gamma, "add_layernorm gamma");
@@ -123,11 +82,23 @@ void CpuBackend::add_layernorm(const Tensor& x, const Tensor& residual, const Te
   });
 }
 
-void CpuBackend::softmax_rows(Tensor& x) {
-  if (!x.defined() || x.rank() < 1 || x.dim(-1) <= 0) {
-    throw std::invalid_argument("cpu softmax_rows: input needs a last dimension, got " +
-                                x.shape_string());
-  }
+void CpuBackend::do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+                                   const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+  const int64_t c = x.dim(-1), rows = x.numel() / c;
+  const float* xp = f32_data(x, "normalize_rows input");
+  const float* mp = f32_data(mean, "normalize_rows mean");
+  const float* vp = f32_data(var, "normalize_rows var");
+  const float* g = f32_data(gamma, "normalize_rows gamma");
+  const float* b = f32_data(beta, "normalize_rows beta");
+  float* yp = f32_data(y, "normalize_rows output");
+  parallel_for(rows, 2 * c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      normalize_row(xp + r * c, mp[r], 1.0f / std::sqrt(vp[r] + eps), g, b, yp + r * c, c);
+    }
+  });
+}
+
+void CpuBackend::do_softmax_rows(Tensor& x) {
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   float* xp = f32_data(x, "softmax_rows input");
   parallel_for(rows, 10 * c, [&](int64_t r0, int64_t r1) {
@@ -136,6 +107,31 @@ void CpuBackend::softmax_rows(Tensor& x) {
       const float max = row.maxCoeff();
       row = (row - max).exp();
       row *= 1.0f / row.sum();
+    }
+  });
+}
+
+void CpuBackend::do_softmax_axis1(const Tensor& x, Tensor& y) {
+  const int64_t outer = x.dim(0), n = x.dim(1), inner = x.dim(2);
+  const float* xp = f32_data(x, "softmax_axis1 input");
+  float* yp = f32_data(y, "softmax_axis1 output");
+  // Per outer index, the n rows of `inner` values are combined row by row (contiguous, so
+  // Eigen vectorizes); each row is read before its output row is written, so y may be x.
+  parallel_for(outer, 10 * n * inner, [&](int64_t o0, int64_t o1) {
+    Eigen::ArrayXf max(inner), sum(inner);
+    for (int64_t o = o0; o < o1; ++o) {
+      const float* xo = xp + o * n * inner;
+      float* yo = yp + o * n * inner;
+      max = ConstArrayMap(xo, inner);
+      for (int64_t j = 1; j < n; ++j) max = max.max(ConstArrayMap(xo + j * inner, inner));
+      sum.setZero();
+      for (int64_t j = 0; j < n; ++j) {
+        ArrayMap row(yo + j * inner, inner);
+        row = (ConstArrayMap(xo + j * inner, inner) - max).exp();
+        sum += row;
+      }
+      sum = sum.inverse();
+      for (int64_t j = 0; j < n; ++j) ArrayMap(yo + j * inner, inner) *= sum;
     }
   });
 }

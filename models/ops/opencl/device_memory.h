@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include "collectors/allocation_tracker.h"
+#include "instrument/allocation_tracker.h"
 #include "models/ops/tensor.h"
 
 namespace sb {
@@ -26,7 +26,7 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
 
   // A tensor whose storage is a (possibly reused) buffer of exactly shape x dtype bytes.
   Tensor allocate(std::vector<int64_t> shape, DType dtype);
-  const AllocationTracker& tracker() const { return tracker_; }
+  AllocationTracker& tracker() { return tracker_; }
   uint64_t pooled_bytes() const;
   // Releases every pooled free buffer back to the driver.
   void trim();

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/kernel_log.h"
+#include "instrument/kernel_log.h"
 
 namespace sb {
 

@@ -42,28 +42,12 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
          ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
 }
 
-void OpenCLBackend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                    Tensor& c) {
   const size_t count = g.a_offsets.size();
-  require(count == g.b_offsets.size() && count == g.c_offsets.size(), "gemm_batched",
-          "offset lists differ in length");
-  require(g.m >= 0 && g.n >= 0 && g.k >= 0, "gemm_batched", "negative size");
-  if (count == 0 || g.m == 0 || g.n == 0) return;
-  // Bounds, so a wrong offset fails here rather than as a device fault.
-  const int64_t a_span = (g.m - 1) * g.lda + g.k;
-  const int64_t b_span = g.trans_b ? (g.n - 1) * g.ldb + g.k : (g.k - 1) * g.ldb + g.n;
-  const int64_t c_span = (g.m - 1) * g.ldc + g.n;
-  std::vector<size_t> ao(count), bo(count), co(count);
-  for (size_t i = 0; i < count; ++i) {
-    require(g.a_offsets[i] >= 0 && g.a_offsets[i] + a_span <= a.numel(), "gemm_batched",
-            "item " + std::to_string(i) + " reads past A " + a.shape_string());
-    require(g.b_offsets[i] >= 0 && g.b_offsets[i] + b_span <= b.numel(), "gemm_batched",
-            "item " + std::to_string(i) + " reads past B " + b.shape_string());
-    require(g.c_offsets[i] >= 0 && g.c_offsets[i] + c_span <= c.numel(), "gemm_batched",
-            "item " + std::to_string(i) + " writes past C " + c.shape_string());
-    ao[i] = static_cast<size_t>(g.a_offsets[i]);
-    bo[i] = static_cast<size_t>(g.b_offsets[i]);
-    co[i] = static_cast<size_t>(g.c_offsets[i]);
-  }
+  const std::vector<size_t> ao(g.a_offsets.begin(), g.a_offsets.end());
+  const std::vector<size_t> bo(g.b_offsets.begin(), g.b_offsets.end());
+  const std::vector<size_t> co(g.c_offsets.begin(), g.c_offsets.end());
   const std::vector<float> alphas(count, g.alpha), betas(count, 0.0f);
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();

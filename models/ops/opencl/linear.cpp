@@ -20,13 +20,8 @@ std::string OpenCLBackend::unsupported_reason(Precision p) const {
   return "unknown precision";
 }
 
-Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
-  require(n > 0 && k > 0 && static_cast<int64_t>(w.size()) == n * k, "prepare_weight",
-          "weight of " + std::to_string(w.size()) + " values is not n x k = " + std::to_string(n) +
-              " x " + std::to_string(k));
-  if (const std::string reason = unsupported_reason(p); !reason.empty())
-    throw std::invalid_argument(std::string("prepare_weight: ") + precision_name(p) +
-                                " is not supported on " + device_name_ + ": " + reason);
+Weight OpenCLBackend::do_prepare_weight(std::span<const float> w, int64_t n, int64_t k,
+                                        Precision p) {
   Weight out;
   out.precision = p;
   out.n = n;
@@ -34,7 +29,7 @@ Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_
   switch (p) {
     case Precision::f32:
     case Precision::tf32:  // the mma kernel rounds to tf32 as it loads
-      out.data = upload(w, {n, k});
+      out.data = do_upload(w, {n, k});
       break;
     case Precision::f16: {
       std::vector<uint16_t> bits(w.size());
@@ -45,27 +40,17 @@ Weight OpenCLBackend::prepare_weight(std::span<const float> w, int64_t n, int64_
     case Precision::int8: {
       const QuantizedRows q = quantize_rows_int8(w, n, k);
       out.data = upload_bytes(q.values.data(), q.values.size(), {n, k}, DType::i8);
-      out.scales = upload(q.scales, {n});
+      out.scales = do_upload(q.scales, {n});
       break;
     }
     case Precision::bf16:
-      break;  // rejected above
+      break;  // unsupported: the front has refused it
   }
   return out;
 }
 
-void OpenCLBackend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
-  require(w.data.defined() && w.k > 0, "linear", "weight is not prepared");
-  require(x.numel() % w.k == 0, "linear",
-          "input " + x.shape_string() + " is not a multiple of K = " + std::to_string(w.k));
+void OpenCLBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
   const int64_t m = x.numel() / w.k;
-  require(y.numel() == m * w.n, "linear",
-          "output " + y.shape_string() + " is not M x N = " + std::to_string(m) + " x " +
-              std::to_string(w.n));
-  require(!ep.bias || ep.bias->numel() == w.n, "linear", "bias is not [N]");
-  require(!ep.residual || ep.residual->numel() == m * w.n, "linear", "residual is not [M, N]");
-  require(x.storage() != y.storage(), "linear", "output must not alias the input");
-  if (m == 0) return;
   switch (w.precision) {
     case Precision::f32:
       linear_clblast(x, w, y, ep, m);

@@ -1,48 +1,49 @@
-// LayerNorm and softmax (kernels/norms.cl): a work-group per row for the reductions.
+// LayerNorm (one pass, residual-fused, or the normalization after row_moments) and the
+// softmaxes (kernels/norms.cl): a work-group per row for the row reductions.
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
-namespace {
 
-size_t reduce_group(const ClRuntime& rt) {
-  size_t wg = 256;  // matches REDUCE_WG in OpenCLBackend::kernel()
-  while (wg > rt.max_work_group_size()) wg /= 2;
-  return wg;
+void OpenCLBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                 float eps, Tensor& y) {
+  const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  const size_t wg = reduce_group();
+  launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols,
+         y);
 }
 
-}  // namespace
-
-void OpenCLBackend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
-                              Tensor& y, bool one_pass) {
-  require(x.rank() >= 1 && x.numel() == y.numel(), "layernorm",
-          "shapes differ: " + x.shape_string() + " vs " + y.shape_string());
-  const int64_t cols = x.dim(-1);
-  require(gamma.numel() == cols && beta.numel() == cols, "layernorm",
-          "gamma/beta are not [" + std::to_string(cols) + "]");
-  const int64_t rows = cols ? x.numel() / cols : 0;
-  if (rows == 0) return;
-  const size_t wg = reduce_group(*runtime_);
-  if (one_pass) {
-    launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols,
-           y);
+void OpenCLBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                                     const Tensor& beta, float eps, Tensor& y) {
+  const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  if (cols > 32 * 32) {  // wider than a row in registers: the residual add, then LayerNorm
+    do_add(x, residual, y);
+    do_layernorm(y, gamma, beta, eps, y);
     return;
   }
-  Tensor means = empty({rows});
-  Tensor variances = empty({rows});
-  launch("row_means", cl::NDRange(rows * wg), cl::NDRange(wg), x, cols, means);
-  launch("row_variances", cl::NDRange(rows * wg), cl::NDRange(wg), x, means, cols, variances);
-  const int64_t n = x.numel();
-  launch("layernorm_apply", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, means, variances,
-         gamma, beta, eps, cols, n, y);
+  constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/norms.cl
+  const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
+  launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
+         gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y);
 }
 
-void OpenCLBackend::softmax_rows(Tensor& x) {
-  require(x.rank() >= 1, "softmax_rows", "scalar input");
-  const int64_t cols = x.dim(-1);
-  const int64_t rows = cols ? x.numel() / cols : 0;
-  if (rows == 0) return;
-  const size_t wg = reduce_group(*runtime_);
+void OpenCLBackend::do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+                                      const Tensor& gamma, const Tensor& beta, float eps,
+                                      Tensor& y) {
+  const int64_t n = x.numel();
+  launch("layernorm_apply", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, mean, var, gamma,
+         beta, eps, x.dim(-1), n, y);
+}
+
+void OpenCLBackend::do_softmax_rows(Tensor& x) {
+  const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  const size_t wg = reduce_group();
   launch("softmax_rows", cl::NDRange(rows * wg), cl::NDRange(wg), x, cols);
+}
+
+void OpenCLBackend::do_softmax_axis1(const Tensor& x, Tensor& y) {
+  const int64_t n = x.dim(1), inner = x.dim(2), columns = x.dim(0) * inner;
+  launch("softmax_axis1", cl::NDRange(round_up(columns, 256)), cl::NDRange(256), x, n, inner,
+         columns, y);
 }
 
 }  // namespace sb

@@ -26,14 +26,16 @@ std::string fused_attention_variant(const FusedAttentionKernel& k) {
   return "#define FA_NAME attention_fused_d" + width + "\n#define FA_DH " + width +
          "\n#define FA_BQ " + std::to_string(k.queries) + "\n#define FA_TK " +
          (wide ? "16" : "32") + "\n#define FA_Q_LOCAL " + (wide ? "1" : "0") + "\n" +
-         std::string(embedded_cl_source("bert_attention.cl")) +
+         std::string(embedded_cl_source("attention_masked.cl")) +
          "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_BQ\n#undef FA_TK\n#undef FA_Q_LOCAL\n";
 }
 
 // Everything but the NVIDIA-only kernels: one program, one build per device.
 std::string portable_source() {
   std::string s;
-  for (const char* file : {"common.cl", "elementwise.cl", "norms.cl", "attention.cl", "bert.cl"})
+  for (const char* file :
+       {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
+        "attention.cl", "attention_relative.cl", "attention_pool.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
@@ -69,28 +71,28 @@ OpenCLBackend::~OpenCLBackend() {
   }
 }
 
+size_t OpenCLBackend::reduce_group() const {
+  size_t wg = 256;
+  while (wg > runtime_->max_work_group_size()) wg /= 2;
+  return wg;
+}
+
 cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
-  // Work-groups of the row reductions: 256 items, or the device's largest power of two below.
-  size_t reduce_wg = 256;
-  while (reduce_wg > runtime_->max_work_group_size()) reduce_wg /= 2;
-  const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_wg) +
+  const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_group()) +
                               " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
   static const std::string source = portable_source();
   const cl::Program& program = runtime_->program("portable", source, options);
   return kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
 }
 
-Tensor OpenCLBackend::empty(std::vector<int64_t> shape, DType dtype) {
+Tensor OpenCLBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
   return pool_->allocate(std::move(shape), dtype);
 }
 
 Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape,
                                    DType dtype) {
-  Tensor t = empty(std::move(shape), dtype);
-  require(t.bytes() == bytes, "upload",
-          std::to_string(bytes) + " bytes for a " + t.shape_string() + " " + dtype_name(dtype) +
-              " tensor of " + std::to_string(t.bytes()) + " bytes");
+  Tensor t = do_empty(std::move(shape), dtype);
   if (bytes > 0) {
     // Blocking: the caller's host memory may go away as soon as we return.
     runtime_->queue().enqueueWriteBuffer(device_buffer(t), CL_TRUE, 0, bytes, data);
@@ -99,17 +101,15 @@ Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<i
   return t;
 }
 
-Tensor OpenCLBackend::upload(std::span<const float> host, std::vector<int64_t> shape) {
+Tensor OpenCLBackend::do_upload(std::span<const float> host, std::vector<int64_t> shape) {
   return upload_bytes(host.data(), host.size_bytes(), std::move(shape), DType::f32);
 }
 
-Tensor OpenCLBackend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+Tensor OpenCLBackend::do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
   return upload_bytes(host.data(), host.size_bytes(), std::move(shape), DType::i32);
 }
 
-std::vector<float> OpenCLBackend::download(const Tensor& t) {
-  require(t.dtype() == DType::f32, "download",
-          std::string("only f32 tensors come back to the host, got ") + dtype_name(t.dtype()));
+std::vector<float> OpenCLBackend::do_download(const Tensor& t) {
   std::vector<float> host(static_cast<size_t>(t.numel()));
   if (!host.empty()) {
     runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), host.data());
@@ -124,7 +124,7 @@ void OpenCLBackend::synchronize() {
   events_.flush();
 }
 
-BackendMemory OpenCLBackend::memory() const {
+BackendMemory OpenCLBackend::memory() {
   return {&host_tracker_, &pool_->tracker()};
 }
 

@@ -1,7 +1,10 @@
 #pragma once
-// OpenCLBackend's declaration, shared by the files that implement its ops (one concern each:
-// opencl_backend.cpp memory and programs, gemm_*.cpp GEMMs, elementwise.cpp, norms.cpp,
-// attention.cpp, bert.cpp).
+// OpenCLBackend's declaration, shared by the files that implement its ops, named as on the CPU
+// backend (one concern each): opencl_backend.cpp (memory, programs), linear.cpp (precisions and
+// weights), gemm_clblast.cpp, gemm_tiled.cpp and gemm_mma.cpp, data_movement.cpp,
+// elementwise.cpp, norms.cpp, reductions.cpp, attention.cpp (logit biases), attention_masked.cpp,
+// attention_relative.cpp, attention_pool.cpp. The fronts (models/ops/backend.cpp) have validated
+// every argument before a do_ runs; what is left to check here is what this device can do.
 #include <CL/opencl.hpp>
 #include <cstdint>
 #include <limits>
@@ -25,47 +28,10 @@ class OpenCLBackend : public Backend {
 
   std::string name() const override { return "opencl"; }
   std::string device() const override { return device_name_; }
-
-  Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32) override;
-  Tensor upload(std::span<const float> host, std::vector<int64_t> shape) override;
-  std::vector<float> download(const Tensor& t) override;
-  Tensor upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
-  void synchronize() override;
-  BackendMemory memory() const override;
+  BackendMemory memory() override;
   KernelLog* kernel_log() override { return &kernel_log_; }
-
   std::string unsupported_reason(Precision p) const override;
-  Weight prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;
-  void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep = {}) override;
-  void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
-
-  void im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t = {}) override;
-  void copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
-
-  void affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
-                       Tensor& y) override;
-  void sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override;
-  void mul(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void add(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void activation(const Tensor& x, Act act, Tensor& y) override;
-
-  void layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                 bool one_pass) override;
-  void softmax_rows(Tensor& x) override;
-
-  void embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
-  void add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
-  void add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
-                     const Tensor& beta, float eps, Tensor& y) override;
-  void masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
-  void attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
-                       const Tensor* key_bias, Tensor& out) override;
-
-  void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y, bool one_pass) override;
-  void rel_shift_add(Tensor& logits, const Tensor& rel) override;
-  void rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
-                           const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
-                           const Tensor& pos_bias, Tensor& out) override;
+  void synchronize() override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -73,11 +39,57 @@ class OpenCLBackend : public Backend {
   bool has_mma() const;
 
  private:
+  Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
+  Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override;
+  Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
+  std::vector<float> do_download(const Tensor& t) override;
+
+  Weight do_prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;
+  void do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) override;
+  void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
+
+  void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override;
+  void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
+  void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
+
+  void do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                          Tensor& y) override;
+  void do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override;
+  void do_mul(const Tensor& a, const Tensor& b, Tensor& y) override;
+  void do_add(const Tensor& a, const Tensor& b, Tensor& y) override;
+  void do_activation(const Tensor& x, Act act, Tensor& y) override;
+
+  void do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                    Tensor& y) override;
+  void do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                        const Tensor& beta, float eps, Tensor& y) override;
+  void do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
+  void do_softmax_rows(Tensor& x) override;
+  void do_softmax_axis1(const Tensor& x, Tensor& y) override;
+
+  void do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) override;
+  void do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) override;
+  void do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
+
+  void do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
+  void do_rel_shift_add(Tensor& logits, const Tensor& rel) override;
+  void do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                          const Tensor& v, const Tensor* key_bias, Tensor& out) override;
+  void do_rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                              const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                              const Tensor& pos_bias, Tensor& out) override;
+
+  void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override;
+
   // A kernel of the portable program (all of kernels/*.cl but the NVIDIA one), built on first
   // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
   // backend).
   cl::Kernel& kernel(const std::string& name);
   cl::Kernel& mma_kernel(const std::string& name);
+  // Work-group size of the row reductions (REDUCE_WG in the kernels): 256 items, or the
+  // device's largest power of two below that.
+  size_t reduce_group() const;
   Tensor upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape, DType dtype);
 
   // Sets the arguments in order and launches `name` over `global` (rounded up to a multiple
@@ -117,7 +129,7 @@ class OpenCLBackend : public Backend {
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
-  // attention_fused in fp32 on any device (kernels/bert_attention.cl); s is validated.
+  // attention_fused in fp32 on any device (kernels/attention_masked.cl).
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
 

@@ -1,4 +1,4 @@
-// Elementwise ops, data movement and the fp32 GEMM epilogue: one work-item per element,
+// Elementwise ops and the fp32 GEMM epilogue: one work-item per element,
 // consecutive items on consecutive addresses (coalesced on GPUs, vectorized by PoCL).
 // Outputs may alias inputs: each item reads its element before writing it.
 
@@ -48,39 +48,4 @@ __kernel void gemm_epilogue(__global const float* acc, __global const float* bia
   v = apply_act(v, act);
   if (has_residual) v += residual[i];
   y[i] = v;
-}
-
-// cols[b*L + l, j*C + c] = T(x[b, l + j - k/2, c]), zero outside [0, L); T applies the
-// optional per-channel affine and activation to real elements only.
-__kernel void im2col(__global const float* x, int length, int channels, int taps,
-                     __global const float* scale, int has_scale, __global const float* shift,
-                     int has_shift, int act, int n, __global float* cols) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const int width = taps * channels;
-  const int row = i / width;
-  const int col = i - row * width;
-  const int tap = col / channels;
-  const int c = col - tap * channels;
-  const int b = row / length;
-  const int src = row - b * length + tap - taps / 2;
-  float v = 0.0f;
-  if (src >= 0 && src < length) {
-    v = x[(b * length + src) * channels + c];
-    if (has_scale) v *= scale[c];
-    if (has_shift) v += shift[c];
-    v = apply_act(v, act);
-  }
-  cols[i] = v;
-}
-
-// y[b, r, :] = x[b, start + r, :]; y is [B, rows, C], x is [B, length, C].
-__kernel void copy_rows(__global const float* x, int length, int start, int rows,
-                        int channels, int n, __global float* y) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const int per_batch = rows * channels;
-  const int b = i / per_batch;
-  const int rest = i - b * per_batch;
-  y[i] = x[(b * length + start) * channels + rest];
 }

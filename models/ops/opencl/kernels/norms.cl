@@ -1,35 +1,9 @@
-// LayerNorm and softmax over rows: one work-group of REDUCE_WG items per row, each item
-// striding over the row's columns (consecutive items, consecutive addresses).
+// LayerNorm and softmax: one work-group of REDUCE_WG items per row for the row reductions, each
+// item striding over the row's columns (consecutive items, consecutive addresses).
 
-// The three-pass LayerNorm materializes its statistics: row means, then the row variances of
-// the centred values, then the normalization.
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void row_means(__global const float* x, int cols, __global float* means) {
-  __local float scratch[REDUCE_WG];
-  const int row = get_group_id(0);
-  __global const float* xr = x + (size_t)row * cols;
-  float s = 0.0f;
-  for (int c = get_local_id(0); c < cols; c += REDUCE_WG) s += xr[c];
-  s = group_sum(s, scratch);
-  if (get_local_id(0) == 0) means[row] = s / cols;
-}
-
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void row_variances(__global const float* x, __global const float* means, int cols,
-                   __global float* variances) {
-  __local float scratch[REDUCE_WG];
-  const int row = get_group_id(0);
-  __global const float* xr = x + (size_t)row * cols;
-  const float mean = means[row];
-  float s = 0.0f;
-  for (int c = get_local_id(0); c < cols; c += REDUCE_WG) {
-    const float d = xr[c] - mean;
-    s += d * d;
-  }
-  s = group_sum(s, scratch);
-  if (get_local_id(0) == 0) variances[row] = s / cols;
-}
-
+// y = (x - means[row]) / sqrt(variances[row] + eps) * gamma + beta, the statistics from
+// row_means and row_variances (reductions.cl): LayerNorm's last pass when it runs as separate
+// passes. An item per element.
 __kernel void layernorm_apply(__global const float* x, __global const float* means,
                               __global const float* variances, __global const float* gamma,
                               __global const float* beta, float eps, int cols, int n,
@@ -96,4 +70,78 @@ void softmax_rows(__global float* x, int cols) {
   for (int c = t; c < cols; c += REDUCE_WG) s += exp(xr[c] - m);
   const float inv_sum = 1.0f / group_sum(s, scratch);
   for (int c = t; c < cols; c += REDUCE_WG) xr[c] = exp(xr[c] - m) * inv_sum;
+}
+
+// y = LayerNorm(x + residual) for rows of at most 32 x LN_LANES columns: LN_ROWS rows per
+// work-group, LN_LANES items per row, each holding its columns in registers (so the mean and
+// the centred variance are two exact passes over registers, not over memory), reduced through
+// local memory. A work-group per row with one column per item spent most of its time in
+// barriers.
+#define LN_LANES 32
+#define LN_ROWS 8
+#define LN_PER_LANE 32
+__kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1)))
+void add_layernorm_rows(__global const float* x, __global const float* residual,
+                        __global const float* gamma, __global const float* beta, float eps,
+                        int cols, int rows, __global float* y) {
+  __local float partial[LN_ROWS][LN_LANES];
+  const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
+  const int row = get_group_id(0) * LN_ROWS + r;
+  const size_t base = (size_t)min(row, rows - 1) * cols;
+  float v[LN_PER_LANE];
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < LN_PER_LANE; ++i) {
+    const int c = lane + i * LN_LANES;
+    v[i] = c < cols ? x[base + c] + residual[base + c] : 0.0f;
+    sum += v[i];
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
+    partial[r][lane] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int offset = LN_LANES / 2; offset > 0; offset >>= 1) {
+      if (lane < offset) partial[r][lane] += partial[r][lane + offset];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float total = partial[r][0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (pass == 0) {
+      const float mean = total / cols;
+      sum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < LN_PER_LANE; ++i) {
+        v[i] -= mean;
+        if (lane + i * LN_LANES < cols) sum += v[i] * v[i];
+      }
+    } else {
+      const float inv_std = 1.0f / sqrt(total / cols + eps);
+      if (row < rows) {
+#pragma unroll
+        for (int i = 0; i < LN_PER_LANE; ++i) {
+          const int c = lane + i * LN_LANES;
+          if (c < cols) y[base + c] = v[i] * inv_std * gamma[c] + beta[c];
+        }
+      }
+    }
+  }
+}
+
+// x viewed as [outer, n, inner]: softmax over n for each (outer, inner), an item per
+// (outer, inner) so consecutive items read consecutive addresses. Each item reads its column
+// before writing it, so y may be x.
+__kernel void softmax_axis1(__global const float* x, int n, int inner, int columns,
+                            __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= columns) return;
+  const int o = i / inner;
+  const size_t base = (size_t)o * n * inner + (i - o * inner);
+  float m = -INFINITY;
+  for (int j = 0; j < n; ++j) m = fmax(m, x[base + (size_t)j * inner]);
+  float s = 0.0f;
+  for (int j = 0; j < n; ++j) s += exp(x[base + (size_t)j * inner] - m);
+  const float inv_sum = 1.0f / s;
+  for (int j = 0; j < n; ++j) {
+    const size_t at = base + (size_t)j * inner;
+    y[at] = exp(x[at] - m) * inv_sum;
+  }
 }

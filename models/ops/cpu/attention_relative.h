@@ -1,6 +1,6 @@
 #pragma once
-// The streaming relative-attention kernel with its block sizes exposed, so tests can run it
-// with blocks smaller than their sequence and cover the block edges.
+// The streaming relative (Transformer-XL) attention kernel with its block sizes exposed, so
+// tests can run it with blocks smaller than their sequence and cover the block edges.
 #include <cstdint>
 
 #include "models/ops/backend.h"

@@ -1,9 +1,7 @@
 // Data movement: im2col for the 1-D convolutions (with the input transform fused into the
-// gather) and row-range copies.
+// gather), row-range copies, and the embedding gather.
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
@@ -12,21 +10,10 @@
 
 namespace sb::cpu {
 
-void CpuBackend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
-  expect_rank(x, 3, "im2col", "input");
-  if (k <= 0) throw std::invalid_argument("cpu im2col: kernel width must be positive");
+void CpuBackend::do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
   const int64_t batch = x.dim(0), len = x.dim(1), c = x.dim(2);
-  expect_numel(cols, batch * len * k * c, "im2col", "cols");
-  const float* scale = nullptr;
-  const float* shift = nullptr;
-  if (t.scale != nullptr) {
-    expect_numel(*t.scale, c, "im2col", "transform scale");
-    scale = f32_data(*t.scale, "im2col scale");
-  }
-  if (t.shift != nullptr) {
-    expect_numel(*t.shift, c, "im2col", "transform shift");
-    shift = f32_data(*t.shift, "im2col shift");
-  }
+  const float* scale = t.scale != nullptr ? f32_data(*t.scale, "im2col scale") : nullptr;
+  const float* shift = t.shift != nullptr ? f32_data(*t.shift, "im2col shift") : nullptr;
   const bool plain = scale == nullptr && shift == nullptr && t.act == Act::none;
   const float* xp = f32_data(x, "im2col input");
   float* out = f32_data(cols, "im2col cols");
@@ -49,21 +36,33 @@ void CpuBackend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransfo
   });
 }
 
-void CpuBackend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
-  expect_rank(x, 3, "copy_rows", "input");
-  expect_rank(y, 3, "copy_rows", "output");
+void CpuBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   const int64_t batch = x.dim(0), len = x.dim(1), c = x.dim(2), rows = y.dim(1);
-  if (y.dim(0) != batch || y.dim(2) != c || start < 0 || start + rows > len) {
-    throw std::invalid_argument("cpu copy_rows: rows [" + std::to_string(start) + ", " +
-                                std::to_string(start + rows) + ") of " + x.shape_string() +
-                                " do not fit " + y.shape_string());
-  }
   const float* xp = f32_data(x, "copy_rows input");
   float* yp = f32_data(y, "copy_rows output");
   parallel_for(batch * rows, c, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = r / rows, i = r % rows;
       std::memcpy(yp + r * c, xp + (b * len + start + i) * c, c * sizeof(float));
+    }
+  });
+}
+
+void CpuBackend::do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
+                              Tensor& y) {
+  const int64_t d = table.dim(1), seq = ids.dim(1), tokens = ids.numel();
+  const float* rp = rows != nullptr ? f32_data(*rows, "embedding rows") : nullptr;
+  const float* tp = f32_data(table, "embedding table");
+  const int32_t* ip = i32_data(ids, "embedding ids");
+  float* yp = f32_data(y, "embedding output");
+  parallel_for(tokens, 2 * d, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      ConstArrayMap row(tp + ip[t] * d, d);
+      if (rp != nullptr) {
+        ArrayMap(yp + t * d, d) = row + ConstArrayMap(rp + (t % seq) * d, d);
+      } else {
+        ArrayMap(yp + t * d, d) = row;
+      }
     }
   });
 }

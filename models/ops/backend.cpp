@@ -1,0 +1,486 @@
+// The op fronts: each op's arguments are validated here, once for every backend, by the policy
+// backend.h states; then the backend's do_<op> runs (unless there is nothing to write).
+#include "models/ops/backend.h"
+
+#include <string>
+#include <utility>
+
+#include "models/ops/op_checks.h"
+
+namespace sb {
+
+using namespace checks;
+
+namespace {
+
+// An optional operand with its name, for checks that loop over several.
+using Named = std::pair<const char*, const Tensor*>;
+
+std::string text(int64_t v) {
+  return std::to_string(v);
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  return Tensor(shape, DType::f32, nullptr).shape_string();
+}
+
+// The element count of a shape of non-negative dimensions.
+int64_t expect_shape(Op op, const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) fail(op, "shape " + shape_text(shape) + " has a negative dimension");
+    n *= d;
+  }
+  return n;
+}
+
+void expect_act(Op op, Act act) {
+  if (act != Act::none && act != Act::relu && act != Act::gelu && act != Act::softplus)
+    fail(op, "unknown activation " + text(static_cast<int>(act)));
+}
+
+void expect_eps(Op op, float eps) {
+  if (!(eps >= 0.0f)) fail(op, "eps = " + std::to_string(eps) + " must be >= 0");
+}
+
+// Where an id outside the table sits: "id 11 at position 6 (item 1, token 2)".
+std::string id_at(int32_t id, int64_t at, int64_t seq) {
+  return "id " + text(id) + " at position " + text(at) + " (item " + text(at / seq) + ", token " +
+         text(at % seq) + ")";
+}
+
+// A packed attention operand: [B, n, ld] with the heads' columns [col, col + width) inside ld.
+void expect_strided(Op op, const char* what, const Tensor& t, int64_t rows, int64_t ld, int64_t col,
+                    int64_t width) {
+  if (ld <= 0 || col < 0 || col + width > ld)
+    fail(op, std::string(what) + " columns [" + text(col) + ", " + text(col + width) +
+                 ") do not fit its leading dimension " + text(ld));
+  expect_f32_numel(op, what, t, rows * ld, "[B, n, ld]");
+}
+
+}  // namespace
+
+// --- memory -----------------------------------------------------------------------------
+
+Tensor Backend::empty(std::vector<int64_t> shape, DType dtype) {
+  expect_shape(Op::empty, shape);
+  return do_empty(std::move(shape), dtype);
+}
+
+Tensor Backend::upload(std::span<const float> host, std::vector<int64_t> shape) {
+  if (expect_shape(Op::upload, shape) != static_cast<int64_t>(host.size()))
+    fail(Op::upload,
+         text(static_cast<int64_t>(host.size())) + " values for shape " + shape_text(shape));
+  return do_upload(host, std::move(shape));
+}
+
+Tensor Backend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+  if (expect_shape(Op::upload_ids, shape) != static_cast<int64_t>(host.size()))
+    fail(Op::upload_ids,
+         text(static_cast<int64_t>(host.size())) + " ids for shape " + shape_text(shape));
+  Tensor t = do_upload_ids(host, std::move(shape));
+  if (!host.empty()) {
+    IdRange r{host[0], host[0], 0, 0};
+    for (size_t i = 1; i < host.size(); ++i) {
+      if (host[i] < r.lo) {
+        r.lo = host[i];
+        r.lo_at = static_cast<int64_t>(i);
+      }
+      if (host[i] > r.hi) {
+        r.hi = host[i];
+        r.hi_at = static_cast<int64_t>(i);
+      }
+    }
+    t.storage()->ids = r;
+  }
+  return t;
+}
+
+std::vector<float> Backend::download(const Tensor& t) {
+  expect_f32(Op::download, "tensor", t);
+  return do_download(t);
+}
+
+// --- GEMM -------------------------------------------------------------------------------
+
+Weight Backend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
+  const Op op = Op::prepare_weight;
+  if (n <= 0 || k <= 0 || static_cast<int64_t>(w.size()) != n * k)
+    fail(op, text(static_cast<int64_t>(w.size())) + " values for a [" + text(n) + ", " + text(k) +
+                 "] weight (n, k > 0)");
+  if (const std::string reason = unsupported_reason(p); !reason.empty())
+    fail(op, std::string(precision_name(p)) + " is not supported on " + device() + ": " + reason);
+  return do_prepare_weight(w, n, k, p);
+}
+
+void Backend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+  const Op op = Op::linear;
+  if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
+  expect_f32(op, "input", x);
+  if (x.numel() % w.k != 0)
+    fail(op, describe("input", x) + " is not a multiple of K = " + text(w.k));
+  const int64_t m = x.numel() / w.k;
+  expect_f32(op, "output", y);
+  if (y.numel() != m * w.n)
+    fail(op, describe("output", y) + " is not M x N = " + text(m) + " x " + text(w.n));
+  if (ep.bias != nullptr) {
+    expect_f32_numel(op, "bias", *ep.bias, w.n, "[N]");
+    expect_distinct(op, "the output", y, "the bias", *ep.bias);
+  }
+  if (ep.residual != nullptr) expect_f32_numel(op, "residual", *ep.residual, m * w.n, "[M, N]");
+  expect_act(op, ep.act);
+  expect_distinct(op, "the output", y, "the input", x);
+  if (m == 0) return;
+  do_linear(x, w, y, ep);
+}
+
+void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  const Op op = Op::gemm_batched;
+  const size_t count = g.a_offsets.size();
+  if (g.b_offsets.size() != count || g.c_offsets.size() != count)
+    fail(op, "the a, b and c offset lists differ in length");
+  if (g.m < 0 || g.n < 0 || g.k < 0)
+    fail(op, "negative size " + text(g.m) + " x " + text(g.n) + " x " + text(g.k));
+  const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
+  if (g.lda < g.k || g.ldb < b_cols || g.ldc < g.n)
+    fail(op, "a leading dimension is below its row length (lda " + text(g.lda) + ", ldb " +
+                 text(g.ldb) + ", ldc " + text(g.ldc) + ")");
+  expect_f32(op, "A", a);
+  expect_f32(op, "B", b);
+  expect_f32(op, "C", c);
+  expect_distinct(op, "C", c, "A", a);
+  expect_distinct(op, "C", c, "B", b);
+  if (count == 0 || g.m == 0 || g.n == 0) return;
+  if (g.k == 0) fail(op, "k = 0 (an empty sum) has no kernel");
+  // The last element an item touches: (rows - 1) * ld + cols.
+  auto inside = [&](size_t i, int64_t offset, int64_t rows, int64_t cols, int64_t ld,
+                    const Tensor& t, const char* which) {
+    if (offset < 0 || offset + (rows - 1) * ld + cols > t.numel())
+      fail(op, "item " + text(static_cast<int64_t>(i)) + " runs outside " + describe(which, t));
+  };
+  for (size_t i = 0; i < count; ++i) {
+    inside(i, g.a_offsets[i], g.m, g.k, g.lda, a, "A");
+    inside(i, g.b_offsets[i], b_rows, b_cols, g.ldb, b, "B");
+    inside(i, g.c_offsets[i], g.m, g.n, g.ldc, c, "C");
+  }
+  do_gemm_batched(g, a, b, c);
+}
+
+// --- data movement ----------------------------------------------------------------------
+
+void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
+  const Op op = Op::im2col;
+  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  if (k <= 0) fail(op, "kernel width k = " + text(k) + " must be positive");
+  const int64_t channels = x.dim(2);
+  expect_f32_numel(op, "cols", cols, x.dim(0) * x.dim(1) * k * channels, "[B*L, k*C]");
+  const Named transforms[] = {{"transform scale", t.scale}, {"transform shift", t.shift}};
+  for (const auto& [what, p] : transforms)
+    if (p != nullptr) {
+      expect_f32_numel(op, what, *p, channels, "[C]");
+      expect_distinct(op, "cols", cols, what, *p);
+    }
+  expect_act(op, t.act);
+  expect_distinct(op, "cols", cols, "the input", x);
+  if (cols.numel() == 0) return;
+  do_im2col(x, k, cols, t);
+}
+
+void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
+  const Op op = Op::copy_rows;
+  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  expect_f32_rank(op, "output", y, 3, "[B, rows, C]");
+  if (y.dim(0) != x.dim(0) || y.dim(2) != x.dim(2) || start < 0 || start + y.dim(1) > x.dim(1))
+    fail(op, "rows [" + text(start) + ", " + text(start + y.dim(1)) + ") of " +
+                 describe("input", x) + " do not fit " + describe("output", y));
+  expect_distinct(op, "the output", y, "the input", x);
+  if (y.numel() == 0) return;
+  do_copy_rows(x, start, y);
+}
+
+void Backend::embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) {
+  const Op op = Op::embedding;
+  expect_f32_rank(op, "table", table, 2, "[V, D]");
+  expect_dtype(op, "ids", ids, DType::i32);
+  if (ids.rank() != 2) fail(op, describe("ids", ids) + " is not [B, S]");
+  const int64_t vocab = table.dim(0), dim = table.dim(1), seq = ids.dim(1);
+  const int64_t tokens = ids.numel();
+  expect_f32(op, "output", y);
+  if (y.numel() != tokens * dim || y.rank() < 1 || y.dim(-1) != dim)
+    fail(op, describe("output", y) + " is not [B, S, D] = [" + text(ids.dim(0)) + ", " + text(seq) +
+                 ", " + text(dim) + "]");
+  if (rows != nullptr) {
+    expect_f32_rank(op, "rows", *rows, 2, "[>= S, D]");
+    if (rows->dim(0) < seq || rows->dim(1) != dim)
+      fail(op, describe("rows", *rows) + " do not cover " + text(seq) + " positions of width " +
+                   text(dim));
+    expect_distinct(op, "the output", y, "the rows", *rows);
+  }
+  expect_distinct(op, "the output", y, "the table", table);
+  if (tokens > 0) {
+    const std::optional<IdRange>& r = ids.storage()->ids;
+    if (!r) fail(op, describe("ids", ids) + " were not made by upload_ids: their range is unknown");
+    if (r->lo < 0 || r->hi >= vocab) {
+      const bool low = r->lo < 0;
+      fail(op, id_at(low ? r->lo : r->hi, low ? r->lo_at : r->hi_at, seq) +
+                   " is outside the table's " + text(vocab) + " rows");
+    }
+  }
+  if (y.numel() == 0) return;
+  do_embedding(table, ids, rows, y);
+}
+
+// --- elementwise ------------------------------------------------------------------------
+
+void Backend::affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                              Tensor& y) {
+  const Op op = Op::affine_channels;
+  expect_f32(op, "input", x);
+  const int64_t channels = expect_channels(op, "input", x);
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  const Named affine[] = {{"scale", scale}, {"shift", shift}};
+  for (const auto& [what, p] : affine)
+    if (p != nullptr) {
+      expect_f32_numel(op, what, *p, channels, "[C]");
+      expect_distinct(op, "the output", y, what, *p);
+    }
+  if (y.numel() == 0) return;
+  do_affine_channels(x, scale, shift, y);
+}
+
+void Backend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
+  const Op op = Op::sigmoid_scaled;
+  expect_f32(op, "input", x);
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  if (y.numel() == 0) return;
+  do_sigmoid_scaled(x, alpha, y);
+}
+
+void Backend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
+  const Op op = Op::mul;
+  expect_f32(op, "a", a);
+  expect_f32_numel(op, "b", b, a.numel(), "a's size");
+  expect_f32_numel(op, "output", y, a.numel(), "a's size");
+  if (y.numel() == 0) return;
+  do_mul(a, b, y);
+}
+
+void Backend::add(const Tensor& a, const Tensor& b, Tensor& y) {
+  const Op op = Op::add;
+  expect_f32(op, "a", a);
+  expect_f32_numel(op, "b", b, a.numel(), "a's size");
+  expect_f32_numel(op, "output", y, a.numel(), "a's size");
+  if (y.numel() == 0) return;
+  do_add(a, b, y);
+}
+
+void Backend::activation(const Tensor& x, Act act, Tensor& y) {
+  const Op op = Op::activation;
+  expect_f32(op, "input", x);
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  expect_act(op, act);
+  if (y.numel() == 0) return;
+  do_activation(x, act, y);
+}
+
+// --- normalization and softmax ----------------------------------------------------------
+
+namespace {
+
+// x [rows, C] with gamma and beta [C], y of x's size and neither gamma nor beta; returns C.
+int64_t expect_norm(Op op, const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                    const Tensor& y) {
+  expect_f32(op, "input", x);
+  const int64_t channels = expect_channels(op, "input", x);
+  expect_f32_numel(op, "gamma", gamma, channels, "[C]");
+  expect_f32_numel(op, "beta", beta, channels, "[C]");
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  expect_distinct(op, "the output", y, "gamma", gamma);
+  expect_distinct(op, "the output", y, "beta", beta);
+  expect_eps(op, eps);
+  return channels;
+}
+
+}  // namespace
+
+void Backend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                        Tensor& y) {
+  expect_norm(Op::layernorm, x, gamma, beta, eps, y);
+  if (y.numel() == 0) return;
+  do_layernorm(x, gamma, beta, eps, y);
+}
+
+void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                            const Tensor& beta, float eps, Tensor& y) {
+  const Op op = Op::add_layernorm;
+  expect_norm(op, x, gamma, beta, eps, y);
+  expect_f32_numel(op, "residual", residual, x.numel(), "the input's size");
+  if (y.numel() == 0) return;
+  do_add_layernorm(x, residual, gamma, beta, eps, y);
+}
+
+void Backend::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+                             const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+  const Op op = Op::normalize_rows;
+  expect_norm(op, x, gamma, beta, eps, y);
+  const int64_t rows = leading_rows(x);
+  expect_f32_numel(op, "mean", mean, rows, "[rows]");
+  expect_f32_numel(op, "var", var, rows, "[rows]");
+  expect_distinct(op, "the output", y, "the mean", mean);
+  expect_distinct(op, "the output", y, "the variance", var);
+  if (y.numel() == 0) return;
+  do_normalize_rows(x, mean, var, gamma, beta, eps, y);
+}
+
+void Backend::softmax_rows(Tensor& x) {
+  expect_f32(Op::softmax_rows, "input", x);
+  expect_channels(Op::softmax_rows, "input", x);
+  if (x.numel() == 0) return;
+  do_softmax_rows(x);
+}
+
+void Backend::softmax_axis1(const Tensor& x, Tensor& y) {
+  const Op op = Op::softmax_axis1;
+  expect_f32_rank(op, "input", x, 3, "[outer, n, inner]");
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  if (y.numel() == 0) return;
+  do_softmax_axis1(x, y);
+}
+
+// --- reductions -------------------------------------------------------------------------
+
+void Backend::row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
+  const Op op = Op::row_moments;
+  expect_f32(op, "input", x);
+  const int64_t channels = expect_channels(op, "input", x), rows = leading_rows(x);
+  expect_f32_numel(op, "mean", mean, rows, "[rows]");
+  expect_f32_numel(op, "var", var, rows, "[rows]");
+  expect_distinct(op, "the mean", mean, "the input", x);
+  expect_distinct(op, "the variance", var, "the input", x);
+  expect_distinct(op, "the variance", var, "the mean", mean);
+  if (rows == 0) return;
+  if (channels == 0) fail(op, "the rows of " + describe("input", x) + " are empty: no mean");
+  do_row_moments(x, mean, var);
+}
+
+void Backend::sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
+  const Op op = Op::sum_axis1;
+  expect_f32_rank(op, "input", x, 3, "[outer, n, inner]");
+  expect_f32_numel(op, "output", y, x.dim(0) * x.dim(2), "[outer, inner]");
+  expect_distinct(op, "the output", y, "the input", x);
+  if (weights != nullptr) {
+    expect_f32_numel(op, "weights", *weights, x.numel(), "the input's size");
+    expect_distinct(op, "the output", y, "the weights", *weights);
+  }
+  if (y.numel() == 0) return;
+  do_sum_axis1(x, weights, y);
+}
+
+void Backend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
+  const Op op = Op::masked_mean;
+  expect_f32_rank(op, "input", x, 3, "[B, S, D]");
+  expect_f32_numel(op, "weights", weights, x.dim(0) * x.dim(1), "[B, S]");
+  expect_f32_numel(op, "output", y, x.dim(0) * x.dim(2), "[B, D]");
+  expect_distinct(op, "the output", y, "the input", x);
+  expect_distinct(op, "the output", y, "the weights", weights);
+  if (y.numel() == 0) return;
+  do_masked_mean(x, weights, y);
+}
+
+// --- attention --------------------------------------------------------------------------
+
+void Backend::add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) {
+  const Op op = Op::add_key_bias;
+  expect_f32_rank(op, "logits", logits, 3, "[B*heads, n, n]");
+  if (heads <= 0 || logits.dim(1) != logits.dim(2) || logits.dim(0) % heads != 0)
+    fail(op, describe("logits", logits) + " are not [B*heads, n, n] for heads = " + text(heads));
+  expect_f32_numel(op, "key_bias", key_bias, logits.dim(0) / heads * logits.dim(1), "[B, n]");
+  expect_distinct(op, "the logits", logits, "the key bias", key_bias);
+  if (logits.numel() == 0) return;
+  do_add_key_bias(logits, key_bias, heads);
+}
+
+void Backend::rel_shift_add(Tensor& logits, const Tensor& rel) {
+  const Op op = Op::rel_shift_add;
+  expect_f32_rank(op, "logits", logits, 3, "[B*H, n, n]");
+  const int64_t groups = logits.dim(0), n = logits.dim(1);
+  if (logits.dim(2) != n) fail(op, describe("logits", logits) + " are not [B*H, n, n]");
+  expect_f32_rank(op, "rel", rel, 3, "[B*H, n, 2n-1]");
+  if (rel.dim(0) != groups || rel.dim(1) != n || rel.dim(2) != (n > 0 ? 2 * n - 1 : 0))
+    fail(op, describe("rel", rel) + " is not [B*H, n, 2n-1] for " + describe("logits", logits));
+  expect_distinct(op, "the logits", logits, "rel", rel);
+  if (logits.numel() == 0) return;
+  do_rel_shift_add(logits, rel);
+}
+
+void Backend::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                              const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  const Op op = Op::attention_fused;
+  if (s.batch < 0 || s.n < 0 || s.heads < 0 || s.dh < 0)
+    fail(op, "negative shape: batch " + text(s.batch) + ", n " + text(s.n) + ", heads " +
+                 text(s.heads) + ", dh " + text(s.dh));
+  if (s.precision != Precision::f32 && s.precision != Precision::tf32 &&
+      s.precision != Precision::f16)
+    fail(op,
+         std::string("precision ") + precision_name(s.precision) + " is none of fp32, tf32, fp16");
+  const int64_t rows = s.batch * s.n, width = s.heads * s.dh;
+  expect_strided(op, "q", q, rows, s.ld_q, s.q_col, width);
+  expect_strided(op, "k", k, rows, s.ld_k, s.k_col, width);
+  expect_strided(op, "v", v, rows, s.ld_v, s.v_col, width);
+  expect_strided(op, "out", out, rows, s.ld_out, 0, width);
+  const Named inputs[] = {{"q", &q}, {"k", &k}, {"v", &v}};
+  for (const auto& [what, in] : inputs) expect_distinct(op, "out", out, what, *in);
+  if (key_bias != nullptr) {
+    expect_f32_numel(op, "key_bias", *key_bias, rows, "[B, n]");
+    expect_distinct(op, "out", out, "key_bias", *key_bias);
+  }
+  if (rows * width == 0) return;
+  do_attention_fused(s, q, k, v, key_bias, out);
+}
+
+void Backend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                                  const Tensor& pos_bias, Tensor& out) {
+  const Op op = Op::rel_attention_fused;
+  if (s.batch < 0 || s.n < 0 || s.heads < 0 || s.dk < 0 || s.dv < 0)
+    fail(op, "negative shape: batch " + text(s.batch) + ", n " + text(s.n) + ", heads " +
+                 text(s.heads) + ", dk " + text(s.dk) + ", dv " + text(s.dv));
+  const int64_t tokens = s.batch * s.n, hk = s.heads * s.dk, hv = s.heads * s.dv;
+  expect_f32_numel(op, "q", q, tokens * hk, "[B, n, H*dk]");
+  expect_f32_numel(op, "k", k, tokens * hk, "[B, n, H*dk]");
+  expect_f32_numel(op, "v", v, tokens * hv, "[B, n, H*dv]");
+  expect_f32_numel(op, "out", out, tokens * hv, "[B, n, H*dv]");
+  expect_f32_numel(op, "rel_k", rel_k, (s.n > 0 ? 2 * s.n - 1 : 0) * hk, "[2n-1, H*dk]");
+  expect_f32_numel(op, "content_bias", content_bias, hk, "[H*dk]");
+  expect_f32_numel(op, "pos_bias", pos_bias, hk, "[H*dk]");
+  const Named inputs[] = {{"q", &q},
+                          {"k", &k},
+                          {"v", &v},
+                          {"rel_k", &rel_k},
+                          {"content_bias", &content_bias},
+                          {"pos_bias", &pos_bias}};
+  for (const auto& [what, in] : inputs) expect_distinct(op, "out", out, what, *in);
+  if (out.numel() == 0) return;
+  if (s.dk == 0) fail(op, "dk = 0: every logit would be an empty sum");
+  do_rel_attention_fused(s, q, k, v, rel_k, content_bias, pos_bias, out);
+}
+
+// --- Enformer only ----------------------------------------------------------------------
+
+void Backend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
+  const Op op = Op::attention_pool;
+  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  expect_f32(op, "logits", logits);
+  if (logits.shape() != x.shape())
+    fail(op, describe("logits", logits) + " are not the input's shape " + x.shape_string());
+  if (x.dim(1) % 2 != 0) fail(op, describe("input", x) + " has an odd length: pairs need L even");
+  expect_f32_rank(op, "output", y, 3, "[B, L/2, C]");
+  if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) / 2 || y.dim(2) != x.dim(2))
+    fail(op, describe("output", y) + " is not " + describe("input", x) + " pooled by 2");
+  expect_distinct(op, "the output", y, "the input", x);
+  expect_distinct(op, "the output", y, "the logits", logits);
+  if (y.numel() == 0) return;
+  do_attention_pool(x, logits, y);
+}
+
+}  // namespace sb

@@ -1,0 +1,54 @@
+// Which GEMM serves which precision (Eigen for fp32, oneDNN for bf16 and int8), and weight
+// preparation.
+#include <stdexcept>
+#include <string>
+
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/gemm_dnnl.h"
+
+namespace sb::cpu {
+
+std::string CpuBackend::unsupported_reason(Precision p) const {
+  switch (p) {
+    case Precision::f32:
+      return "";
+    case Precision::tf32:
+      return "no TF32 unit on this CPU";
+    case Precision::f16:
+      return "no fp16 arithmetic on this CPU (use bf16)";
+    case Precision::bf16:
+    case Precision::int8:
+#ifdef STAGEBENCH_HAVE_DNNL
+      return DnnlGemm::unsupported_reason(p);
+#else
+      return std::string("built without oneDNN, which the CPU's ") + precision_name(p) +
+             " GEMM needs";
+#endif
+  }
+  return "unknown precision";
+}
+
+Weight CpuBackend::do_prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (p != Precision::f32) return dnnl_->prepare(w, n, k, p);
+#endif
+  Weight weight;
+  weight.data = do_upload(w, {n, k});
+  weight.precision = Precision::f32;
+  weight.n = n;
+  weight.k = k;
+  return weight;
+}
+
+void CpuBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+  if (w.precision == Precision::f32) return linear_f32(x, w, y, ep);
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (w.precision == Precision::bf16 || w.precision == Precision::int8) {
+    return dnnl_->linear(x, w, y, ep);
+  }
+#endif
+  throw std::invalid_argument(std::string("linear: the cpu backend has no kernel for a ") +
+                              precision_name(w.precision) + " weight");
+}
+
+}  // namespace sb::cpu

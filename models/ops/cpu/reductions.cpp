@@ -1,0 +1,70 @@
+// Reductions: row statistics (the separate-pass LayerNorm's), sums over the middle axis, and the
+// masked mean over tokens.
+#include "models/ops/cpu/activation.h"
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+void CpuBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
+  const int64_t c = x.dim(-1), rows = mean.numel();
+  const float* xp = f32_data(x, "row_moments input");
+  float* mp = f32_data(mean, "row_moments mean");
+  float* vp = f32_data(var, "row_moments var");
+  const float inv_c = 1.0f / static_cast<float>(c);
+  // Two passes over x, as an eager framework runs them: the means, then the variances of the
+  // centred values reading the means back.
+  parallel_for(rows, c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) mp[r] = ConstArrayMap(xp + r * c, c).sum() * inv_c;
+  });
+  parallel_for(rows, c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      vp[r] = (ConstArrayMap(xp + r * c, c) - mp[r]).square().sum() * inv_c;
+    }
+  });
+}
+
+void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
+  const int64_t outer = x.dim(0), n = x.dim(1), inner = x.dim(2);
+  const float* xp = f32_data(x, "sum_axis1 input");
+  const float* wp = weights != nullptr ? f32_data(*weights, "sum_axis1 weights") : nullptr;
+  float* yp = f32_data(y, "sum_axis1 output");
+  parallel_for(outer, 2 * n * inner, [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      ArrayMap out(yp + o * inner, inner);
+      out.setZero();
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = (o * n + j) * inner;
+        if (wp != nullptr) {
+          out += ConstArrayMap(xp + at, inner) * ConstArrayMap(wp + at, inner);
+        } else {
+          out += ConstArrayMap(xp + at, inner);
+        }
+      }
+    }
+  });
+}
+
+void CpuBackend::do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
+  const int64_t batch = x.dim(0), seq = x.dim(1), d = x.dim(2);
+  const float* xp = f32_data(x, "masked_mean input");
+  const float* wp = f32_data(weights, "masked_mean weights");
+  float* yp = f32_data(y, "masked_mean output");
+  parallel_for(batch, 2 * seq * d, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      ArrayMap out(yp + b * d, d);
+      out.setZero();
+      float total = 0.0f;
+      for (int64_t s = 0; s < seq; ++s) {
+        const float w = wp[b * seq + s];
+        if (w == 0.0f) continue;  // padding: skip the row entirely
+        out += w * ConstArrayMap(xp + (b * seq + s) * d, d);
+        total += w;
+      }
+      if (total != 0.0f) out *= 1.0f / total;
+    }
+  });
+}
+
+}  // namespace sb::cpu

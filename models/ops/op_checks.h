@@ -1,0 +1,36 @@
+#pragma once
+// The checks the op fronts (backend.cpp) are written with. Each throws std::invalid_argument
+// "<op>: <what>" naming the shapes; none builds a message unless it fails, so a valid call
+// costs a few comparisons.
+#include <cstdint>
+#include <string>
+
+#include "models/ops/op_names.h"
+#include "models/ops/tensor.h"
+
+namespace sb::checks {
+
+[[noreturn]] void fail(Op op, const std::string& what);
+
+// "what [2,3]", or "what <undefined>".
+std::string describe(const char* what, const Tensor& t);
+
+// Defined, of dtype `dtype`.
+void expect_dtype(Op op, const char* what, const Tensor& t, DType dtype);
+inline void expect_f32(Op op, const char* what, const Tensor& t) {
+  expect_dtype(op, what, t, DType::f32);
+}
+// f32 with exactly `numel` elements ("<what> [..] is not <expected>" on failure).
+void expect_f32_numel(Op op, const char* what, const Tensor& t, int64_t numel,
+                      const char* expected);
+// f32 of rank `rank` ("<what> [..] is not <expected>" on failure).
+void expect_f32_rank(Op op, const char* what, const Tensor& t, int rank, const char* expected);
+// At least one dimension; returns the last ("channels").
+int64_t expect_channels(Op op, const char* what, const Tensor& t);
+// The two tensors do not share storage.
+void expect_distinct(Op op, const char* out_what, const Tensor& out, const char* in_what,
+                     const Tensor& in);
+// The product of every dimension but the last (the rows of a [rows, C] view).
+int64_t leading_rows(const Tensor& t);
+
+}  // namespace sb::checks

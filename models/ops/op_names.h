@@ -1,0 +1,41 @@
+#pragma once
+// Every op of Backend's public interface (backend.h), in the order backend.h declares them. The
+// fronts name themselves through this list in their error messages, and the op tests check that
+// each op has a case (tests/ops/op_cases.h).
+#include <cstdint>
+#include <iterator>
+#include <string_view>
+
+namespace sb {
+
+// clang-format off
+#define SB_OPS(X)                                                                                \
+  X(empty) X(upload) X(upload_ids) X(download)                                                   \
+  X(prepare_weight) X(linear) X(gemm_batched)                                                    \
+  X(im2col) X(copy_rows) X(embedding)                                                            \
+  X(affine_channels) X(sigmoid_scaled) X(mul) X(add) X(activation)                               \
+  X(layernorm) X(add_layernorm) X(normalize_rows) X(softmax_rows) X(softmax_axis1)               \
+  X(row_moments) X(sum_axis1) X(masked_mean)                                                     \
+  X(add_key_bias) X(rel_shift_add) X(attention_fused) X(rel_attention_fused)                     \
+  X(attention_pool)
+// clang-format on
+
+enum class Op : uint8_t {
+#define SB_OP_ENUMERATOR(name) name,
+  SB_OPS(SB_OP_ENUMERATOR)
+#undef SB_OP_ENUMERATOR
+};
+
+inline constexpr std::string_view kOpNames[] = {
+#define SB_OP_NAME(name) #name,
+    SB_OPS(SB_OP_NAME)
+#undef SB_OP_NAME
+};
+
+inline constexpr int kOpCount = static_cast<int>(std::size(kOpNames));
+
+constexpr std::string_view op_name(Op op) {
+  return kOpNames[static_cast<int>(op)];
+}
+
+}  // namespace sb

@@ -1,0 +1,86 @@
+#pragma once
+// The op layer's argument types: activations, GEMM precisions and epilogues, prepared weights,
+// and the shapes of the batched GEMM and the fused attentions (backend.h has the ops).
+#include <cstdint>
+#include <vector>
+
+#include "models/ops/tensor.h"
+
+namespace sb {
+
+// GELU is the model's own approximation sigmoid(1.702 x) * x.
+enum class Act : uint8_t { none, relu, gelu, softplus };
+
+// Matmul precisions. tf32/f16/int8 mean tensor-core (or VNNI/AMX-class) kernels where present.
+// bf16: bf16 operands, fp32 accumulate. int8: int8 weights with per-output-channel scales.
+enum class Precision : uint8_t { f32, tf32, bf16, f16, int8 };
+const char* precision_name(Precision p);
+
+// y = residual + act(x W^T + bias): what a GEMM's epilogue applies before it stores.
+struct Epilogue {
+  const Tensor* bias = nullptr;  // [N]
+  Act act = Act::none;
+  const Tensor* residual = nullptr;  // [M, N]; may be the output tensor itself (in-place add)
+};
+
+// Applied to each input element as im2col gathers it: act(x * scale[c] + shift[c]).
+// Padding positions stay zero (they pad the transformed input, as the unfused model does).
+struct InputTransform {
+  const Tensor* scale = nullptr;  // [C]
+  const Tensor* shift = nullptr;  // [C]
+  Act act = Act::none;
+};
+
+// A [N, K] matrix (Linear convention: out x in) prepared once for one precision. Backends
+// may repack, convert or quantize; `scales` holds int8 per-output-channel scales.
+struct Weight {
+  Tensor data;
+  Tensor scales;
+  Precision precision = Precision::f32;
+  int64_t n = 0;
+  int64_t k = 0;
+  // int8 only: the calibrated range [lo, hi] of this GEMM's input, per tensor (static
+  // quantization). Unset (lo == hi == 0): quantized per call from the input's own range.
+  float input_lo = 0.f, input_hi = 0.f;
+  bool calibrated() const { return input_hi > input_lo; }
+};
+
+// Batched strided GEMM (attention heads): for item i,
+//   C_i[m, n] = alpha * A_i[m, k] . (trans_b ? B_i[n, k]^T : B_i[k, n])
+// where X_i starts at element x_offsets[i] of its tensor with leading dimension ldx.
+struct GemmBatch {
+  int64_t m = 0, n = 0, k = 0;
+  bool trans_b = true;
+  float alpha = 1.0f;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  std::vector<int64_t> a_offsets, b_offsets, c_offsets;
+};
+
+// Transformer-XL relative attention over q, k [B, n, H*dk], v [B, n, H*dv] (q already scaled),
+// rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1, content_bias and pos_bias [H*dk]:
+//   logits[h,i,j] = (q_i + cb_h) . k_j + (q_i + pb_h) . rel_k[n-1+j-i]
+//   out[b, i, h*dv:(h+1)*dv] = softmax_j(logits) . v
+struct RelAttentionShape {
+  int64_t batch = 1, n = 0, heads = 0, dk = 0, dv = 0;
+};
+
+// Multi-head attention with a key-padding mask (BERT), fused: one streaming kernel with online
+// softmax, no heads x n x n buffer. Head h of token i of item b reads
+//   q[(b*n + i)*ld_q + q_col + h*dh + d]   (likewise k, v with their ld and col)
+// so one packed [B, n, 3D] QKV tensor serves as q, k and v. out[(b*n+i)*ld_out + h*dh + d].
+//   out_i = softmax_j(scale * q_i . k_j + key_bias[b, j]) . v_j
+// `precision` is what the kernel may compute in: f32 (exact), tf32 or f16 (tensor cores where
+// present, fp32 softmax and accumulation; a backend without them computes in fp32).
+struct AttentionShape {
+  int64_t batch = 1, n = 0, heads = 0, dh = 0;
+  float scale = 1.f;
+  int64_t ld_q = 0, ld_k = 0, ld_v = 0, ld_out = 0;
+  int64_t q_col = 0, k_col = 0, v_col = 0;
+  Precision precision = Precision::f32;
+};
+
+// Additive key mask value for padding: large enough that exp() of it is 0, finite so that
+// arithmetic on it never makes NaN.
+inline constexpr float kMaskedLogit = -1e30f;
+
+}  // namespace sb

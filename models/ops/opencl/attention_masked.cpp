@@ -1,0 +1,60 @@
+// Masked multi-head attention (BERT's), fused: the portable streaming kernel
+// (kernels/attention_masked.cl, one copy per head width) or, for fp16 on NVIDIA, tensor cores
+// (kernels/attention_mma_nvidia.cl).
+#include <algorithm>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+
+void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                       const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  const int widest = kFusedAttentionKernels[std::size(kFusedAttentionKernels) - 1].width;
+  if (s.dh > widest)
+    throw std::invalid_argument("attention_fused: head width dh = " + std::to_string(s.dh) +
+                                " exceeds the " + std::to_string(widest) +
+                                " the OpenCL kernels support");
+  // fp16 on NVIDIA tensor cores where the stage allows it (head size 64: Geneformer, BERT);
+  // every other case computes in fp32.
+  if (s.precision == Precision::f16 && s.dh == 64 && has_mma()) {
+    attention_mma(s, q, k, v, key_bias, out);
+    return;
+  }
+  attention_fused_portable(s, q, k, v, key_bias, out);
+}
+
+void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  // Must match FA_QUERIES, FA_KEYS and the work-group size in kernels/attention_mma_nvidia.cl.
+  constexpr size_t kQueries = 128, kKeys = 64, kThreads = 256;
+  const auto i = [](int64_t x) { return static_cast<int>(x); };
+  const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
+  Tensor kh = empty({items, n_pad, s.dh}, DType::f16);
+  Tensor vt = empty({items, s.dh, n_pad}, DType::f16);
+  launch_mma("attention_pack_f16",
+             cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kThreads, static_cast<size_t>(items)),
+             cl::NDRange(kThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
+             i(s.k_col), i(s.v_col), kh, vt);
+  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
+  launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
+             cl::NDRange(kThreads, 1), q, kh, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
+             i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
+}
+
+void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,
+                                             const Tensor& k, const Tensor& v,
+                                             const Tensor* key_bias, Tensor& out) {
+  const FusedAttentionKernel& kernel =
+      *std::find_if(std::begin(kFusedAttentionKernels), std::end(kFusedAttentionKernels),
+                    [&](const FusedAttentionKernel& k) { return k.width >= s.dh; });
+  const size_t queries = static_cast<size_t>(kernel.queries);
+  // (batch, head) along dimension 0: some drivers cap the work-group count of the others
+  // at 65535.
+  const size_t query_groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
+  const cl::NDRange global(static_cast<size_t>(s.batch * s.heads) * queries, query_groups);
+  launch("attention_fused_d" + std::to_string(kernel.width), global, cl::NDRange(queries, 1), q, k,
+         v, key_bias, key_bias ? 1 : 0, s.n, s.heads, s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v,
+         s.ld_out, s.q_col, s.k_col, s.v_col, out);
+}
+
+}  // namespace sb

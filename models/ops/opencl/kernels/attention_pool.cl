@@ -1,0 +1,21 @@
+// Enformer's attention pooling in one pass: per channel, softmax over each pair of positions
+// (2l, 2l+1) and the weighted sum, the weights never leaving registers. (The separate passes are
+// softmax_axis1 and sum_axis1.)
+
+inline float pair_weight(float first, float second) {
+  return 1.0f / (1.0f + exp(second - first));  // softmax(first, second)[0], overflow-safe
+}
+
+__kernel void attention_pool_fused(__global const float* x, __global const float* logits,
+                                   int length, int half_len, int channels, int n,
+                                   __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int c = i % channels;
+  const int bl = i / channels;
+  const int b = bl / half_len;
+  const int l = bl - b * half_len;
+  const size_t first = ((size_t)b * length + 2 * l) * channels + c;
+  const float w0 = pair_weight(logits[first], logits[first + channels]);
+  y[i] = x[first] * w0 + x[first + channels] * (1.0f - w0);
+}

@@ -1,0 +1,53 @@
+// Data movement: im2col, row-range copies and the embedding gather, an item per output
+// element (consecutive items, consecutive addresses).
+
+// cols[b*L + l, j*C + c] = T(x[b, l + j - k/2, c]), zero outside [0, L); T applies the
+// optional per-channel affine and activation to real elements only.
+__kernel void im2col(__global const float* x, int length, int channels, int taps,
+                     __global const float* scale, int has_scale, __global const float* shift,
+                     int has_shift, int act, int n, __global float* cols) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int width = taps * channels;
+  const int row = i / width;
+  const int col = i - row * width;
+  const int tap = col / channels;
+  const int c = col - tap * channels;
+  const int b = row / length;
+  const int src = row - b * length + tap - taps / 2;
+  float v = 0.0f;
+  if (src >= 0 && src < length) {
+    v = x[(b * length + src) * channels + c];
+    if (has_scale) v *= scale[c];
+    if (has_shift) v += shift[c];
+    v = apply_act(v, act);
+  }
+  cols[i] = v;
+}
+
+// y[b, r, :] = x[b, start + r, :]; y is [B, rows, C], x is [B, length, C].
+__kernel void copy_rows(__global const float* x, int length, int start, int rows,
+                        int channels, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int per_batch = rows * channels;
+  const int b = i / per_batch;
+  const int rest = i - b * per_batch;
+  y[i] = x[(b * length + start) * channels + rest];
+}
+
+// y[t, c] = table[ids[t], c] + (has_rows ? rows[t % seq, c] : 0); t over B * S tokens.
+// The host has checked every id against the table (Backend::embedding); the clamp only keeps a
+// stale id from reading outside the table.
+__kernel void embedding_gather(__global const float* table, int vocab, __global const int* ids,
+                               __global const float* rows, int has_rows, int seq, int dim,
+                               int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int token = i / dim;
+  const int c = i - token * dim;
+  const int id = clamp(ids[token], 0, vocab - 1);
+  float v = table[(size_t)id * dim + c];
+  if (has_rows) v += rows[(size_t)(token % seq) * dim + c];
+  y[i] = v;
+}

@@ -1,0 +1,164 @@
+// Op cases: memory (allocation, transfers, ids) and GEMMs (weights, linear with every epilogue
+// at every precision, batched strided GEMMs).
+#include <gtest/gtest.h>
+
+#include "tests/ops/op_case.h"
+
+namespace sb::testing {
+namespace {
+
+std::vector<OpCase> memory_cases() {
+  std::vector<OpCase> c;
+  c.push_back({Op::empty, "shaped_and_tracked", {}, [](Backend& be) {
+                 const BackendMemory m = be.memory();
+                 const AllocationTracker* t = m.device != nullptr ? m.device : m.host;
+                 const uint64_t before = t->live();
+                 {
+                   const Tensor a = be.empty({3, 100});
+                   const Tensor ids = be.empty({5}, DType::i32);
+                   EXPECT_EQ(a.shape(), (std::vector<int64_t>{3, 100}));
+                   EXPECT_EQ(ids.dtype(), DType::i32);
+                   EXPECT_GE(t->live(), before + 3 * 100 * 4 + 5 * 4);
+                 }
+                 EXPECT_EQ(t->live(), before);
+                 EXPECT_GE(t->peak(), before + 3 * 100 * 4 + 5 * 4);
+                 return std::vector<Check>{};
+               }});
+  c.push_back({Op::upload, "round_trip", {}, [](Backend& be) {
+                 const Vec v = random_vec(24, 1);
+                 return std::vector<Check>{{"values", be.download(up(be, v, {2, 3, 4})), widen(v),
+                                            Precision::f32, 1e-12}};
+               }});
+  c.push_back({Op::download, "empty_and_in_place_result", {}, [](Backend& be) {
+                 EXPECT_TRUE(be.download(be.empty({0, 4})).empty());
+                 const Vec v = random_vec(37, 2, -2, 2);
+                 Tensor t = up(be, v, {37});
+                 be.activation(t, Act::relu, t);
+                 DVec want(v.size());
+                 for (size_t i = 0; i < v.size(); ++i) want[i] = act_ref(Act::relu, v[i]);
+                 return std::vector<Check>{{"relu", be.download(t), want}};
+               }});
+  c.push_back({Op::upload_ids, "i32_with_recorded_range", {}, [](Backend& be) {
+                 const std::vector<int32_t> ids{3, 0, 7, 1, -2, 9};
+                 const Tensor t = be.upload_ids(ids, {2, 3});
+                 EXPECT_EQ(t.dtype(), DType::i32);
+                 EXPECT_EQ(t.shape(), (std::vector<int64_t>{2, 3}));
+                 const auto& r = t.storage()->ids;
+                 EXPECT_TRUE(r && r->lo == -2 && r->lo_at == 4 && r->hi == 9 && r->hi_at == 5);
+                 return std::vector<Check>{};
+               }});
+  return c;
+}
+
+enum class Res { none, separate, in_place };
+
+// y = residual + act(x W^T + bias) over M = 2 x 150 rows: more than one of the CPU's 256-row
+// epilogue blocks, and off every OpenCL tile multiple (64, 128) in M, N and K.
+std::vector<Check> run_linear(Backend& be, Precision p, bool bias, Act act, Res res,
+                              bool calibrated = false) {
+  const int64_t batch = 2, rows = 150, m = batch * rows, k = 45, n = 67;
+  const Vec x = random_vec(m * k, 10), w = random_vec(n * k, 11), b = random_vec(n, 12);
+  const Vec r = random_vec(m * n, 13);
+  Weight weight = be.prepare_weight(w, n, k, p);
+  if (calibrated) weight.input_lo = -1.f, weight.input_hi = 1.f;  // random_vec's range
+  const Tensor xt = up(be, x, {batch, rows, k}), bt = up(be, b, {n}), rt = up(be, r, {m, n});
+  // y starts as NaN (or as the residual when in place): a GEMM must not read what it writes.
+  Tensor y = up(be, res == Res::in_place ? r : Vec(m * n, std::nanf("")), {batch, rows, n});
+  Epilogue ep{bias ? &bt : nullptr, act, nullptr};
+  if (res != Res::none) ep.residual = res == Res::in_place ? &y : &rt;
+  be.linear(xt, weight, y, ep);
+  return {{"y", be.download(y),
+           linear_ref(x, w, m, n, k, bias ? &b : nullptr, act, res == Res::none ? nullptr : &r),
+           p}};
+}
+
+std::vector<OpCase> gemm_cases() {
+  std::vector<OpCase> c;
+  for (Precision p :
+       {Precision::f32, Precision::tf32, Precision::bf16, Precision::f16, Precision::int8}) {
+    c.push_back({Op::prepare_weight, precision_name(p), needs_precision(p), [p](Backend& be) {
+                   const Weight w = be.prepare_weight(random_vec(6 * 5, 3), 6, 5, p);
+                   EXPECT_EQ(w.precision, p);
+                   EXPECT_TRUE(w.n == 6 && w.k == 5 && w.data.defined() && !w.calibrated());
+                   return std::vector<Check>{};
+                 }});
+  }
+  struct Epi {
+    const char* name;
+    bool bias;
+    Act act;
+    Res res;
+  };
+  const Epi f32_epilogues[] = {
+      {"plain", false, Act::none, Res::none},
+      {"bias", true, Act::none, Res::none},
+      {"bias_relu", true, Act::relu, Res::none},
+      {"gelu", false, Act::gelu, Res::none},
+      {"bias_softplus_residual", true, Act::softplus, Res::separate},
+      {"bias_residual_in_place", true, Act::none, Res::in_place},
+      {"residual_in_place", false, Act::none, Res::in_place},
+      {"bias_gelu_residual_in_place", true, Act::gelu, Res::in_place},
+  };
+  for (const Epi& e : f32_epilogues)
+    c.push_back({Op::linear, std::string("fp32_") + e.name, {}, [e](Backend& be) {
+                   return run_linear(be, Precision::f32, e.bias, e.act, e.res);
+                 }});
+  for (Precision p : {Precision::tf32, Precision::bf16, Precision::f16, Precision::int8}) {
+    const std::string name = precision_name(p);
+    c.push_back({Op::linear, name + "_plain", needs_precision(p),
+                 [p](Backend& be) { return run_linear(be, p, false, Act::none, Res::none); }});
+    c.push_back({Op::linear, name + "_bias_gelu_residual_in_place", needs_precision(p),
+                 [p](Backend& be) { return run_linear(be, p, true, Act::gelu, Res::in_place); }});
+  }
+  c.push_back(
+      {Op::linear, "int8_calibrated_bias_relu", needs_precision(Precision::int8), [](Backend& be) {
+         return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true);
+       }});
+  for (bool trans_b : {true, false}) {
+    c.push_back({Op::gemm_batched,
+                 trans_b ? "offsets_lds_trans_b" : "offsets_lds",
+                 {},
+                 [trans_b](Backend& be) {
+                   // Three items at offsets inside one buffer each, leading dimensions wider
+                   // than the rows; C outside the items keeps what it held.
+                   const int64_t m = 5, n = 7, k = 6, items = 3, b_rows = trans_b ? n : k;
+                   GemmBatch g;
+                   g.m = m, g.n = n, g.k = k, g.trans_b = trans_b, g.alpha = 0.5f;
+                   g.lda = k + 3, g.ldb = (trans_b ? k : n) + 2, g.ldc = n + 4;
+                   for (int64_t i = 0; i < items; ++i) {
+                     g.a_offsets.push_back(1 + i * m * g.lda);
+                     g.b_offsets.push_back(2 + (items - 1 - i) * b_rows * g.ldb);  // reversed
+                     g.c_offsets.push_back(3 + i * m * g.ldc);
+                   }
+                   const Vec a = random_vec(4 + items * m * g.lda, 20),
+                             b = random_vec(4 + items * b_rows * g.ldb, 21),
+                             c0 = random_vec(4 + items * m * g.ldc, 22);
+                   const auto size = [](const Vec& v) { return static_cast<int64_t>(v.size()); };
+                   Tensor ct = up(be, c0, {size(c0)});
+                   be.gemm_batched(g, up(be, a, {size(a)}), up(be, b, {size(b)}), ct);
+                   DVec want = widen(c0);
+                   for (int64_t it = 0; it < items; ++it)
+                     for (int64_t i = 0; i < m; ++i)
+                       for (int64_t j = 0; j < n; ++j) {
+                         double s = 0;
+                         for (int64_t p = 0; p < k; ++p) {
+                           const int64_t bo = g.b_offsets[it];
+                           s += double(a[g.a_offsets[it] + i * g.lda + p]) *
+                                (trans_b ? b[bo + j * g.ldb + p] : b[bo + p * g.ldb + j]);
+                         }
+                         want[g.c_offsets[it] + i * g.ldc + j] = 0.5 * s;
+                       }
+                   return std::vector<Check>{{"C", be.download(ct), want}};
+                 }});
+  }
+  return c;
+}
+
+}  // namespace
+
+void add_memory_and_gemm_cases(std::vector<OpCase>& cases) {
+  for (auto* group : {&memory_cases, &gemm_cases})
+    for (OpCase& c : group()) cases.push_back(std::move(c));
+}
+
+}  // namespace sb::testing

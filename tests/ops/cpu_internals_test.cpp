@@ -1,0 +1,149 @@
+// What only the CPU backend has: its precisions, aligned host memory, int8 quantization, and
+// the streaming attention kernels run with blocks smaller than their sequence (block edges).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "models/ops/cpu/attention_masked.h"
+#include "models/ops/cpu/attention_relative.h"
+#include "models/ops/cpu/cpu_backend.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/quantize.h"
+#include "tests/ops/op_case.h"
+
+namespace sb::testing {
+namespace {
+
+TEST(OpsCpu, PrecisionsAndAlignedTrackedMemory) {
+  auto be = make_cpu_backend();
+  EXPECT_EQ(be->name(), "cpu");
+  EXPECT_EQ(be->unsupported_reason(Precision::f32), "");
+  EXPECT_NE(be->unsupported_reason(Precision::tf32), "");
+  EXPECT_NE(be->unsupported_reason(Precision::f16), "");
+  EXPECT_THROW(be->prepare_weight(random_vec(6, 2), 2, 3, Precision::tf32), std::invalid_argument);
+  EXPECT_EQ(be->memory().device, nullptr);
+  const Tensor t = be->empty({3, 100});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.storage_as<cpu::HostStorage>().data()) % 64, 0u);
+}
+
+TEST(OpsCpu, QuantizeRoundTripsWithinHalfAStep) {
+  const int64_t n = 5, k = 33;
+  Vec w = random_vec(n * k, 14, -3, 3);
+  std::fill_n(w.begin() + k, k, 0.0f);  // an all-zero channel keeps a usable scale
+  std::vector<int8_t> qw(n * k);
+  Vec scales(n);
+  cpu::quantize_weights_s8(w.data(), n, k, qw.data(), scales.data());
+  EXPECT_EQ(scales[1], 1.0f);
+  for (int64_t i = 0; i < n * k; ++i)
+    EXPECT_LE(std::abs(w[i] - scales[i / k] * qw[i]), scales[i / k] * 0.5f + 1e-6f);
+  Vec x = random_vec(1000, 15, -0.5, 4);
+  x[7] = 0.0f;
+  std::vector<uint8_t> qx(x.size());
+  const auto a = cpu::quantize_activations_u8(x.data(), int64_t(x.size()), qx.data());
+  EXPECT_EQ(qx[7], a.zero_point);  // zero is exact
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_LE(std::abs(x[i] - a.scale * (int(qx[i]) - a.zero_point)), a.scale * 0.5f + 1e-5f);
+}
+
+TEST(OpsCpu, QuantizeRangeClampsOutsideTheCalibratedRange) {
+  Vec x{-3.0f, -1.0f, 0.0f, 0.7f, 1.5f, 9.0f};
+  std::vector<uint8_t> q(x.size());
+  const auto a =
+      cpu::quantize_activations_u8_range(x.data(), int64_t(x.size()), -1.0f, 1.5f, q.data());
+  EXPECT_FLOAT_EQ(a.scale, 2.5f / 255.0f);
+  EXPECT_EQ(q[0], 0);  // clamped to lo
+  EXPECT_EQ(q[1], 0);
+  EXPECT_EQ(q[2], a.zero_point);  // zero is exact
+  EXPECT_EQ(q[4], 255);
+  EXPECT_EQ(q[5], 255);  // clamped to hi
+  EXPECT_NEAR(a.scale * (q[3] - a.zero_point), 0.7f, a.scale * 0.5f + 1e-6f);
+  // A range that excludes zero is widened to include it.
+  const auto b = cpu::quantize_activations_u8_range(x.data(), 1, 0.5f, 2.0f, q.data());
+  EXPECT_EQ(b.zero_point, 0);
+  EXPECT_FLOAT_EQ(b.scale, 2.0f / 255.0f);
+}
+
+// The calibrated int8 GEMM is the int8 arithmetic emulated exactly in double, clamp included.
+TEST(OpsCpu, CalibratedInt8LinearIsExactlyTheEmulatedArithmetic) {
+  auto be = make_cpu_backend();
+  if (auto reason = be->unsupported_reason(Precision::int8); !reason.empty())
+    GTEST_SKIP() << reason;
+  const int64_t m = 37, k = 45, n = 29;
+  const Vec x = random_vec(m * k, 30, -2, 2), w = random_vec(n * k, 31), bias = random_vec(n, 32);
+  const Tensor xt = be->upload(x, {m, k}), bt = be->upload(bias, {n});
+  const Weight dynamic = be->prepare_weight(w, n, k, Precision::int8);
+  Tensor y_dynamic = be->empty({m, n});
+  be->linear(xt, dynamic, y_dynamic, {&bt});
+  // Calibrated to exactly the input's own range: the very same quantization.
+  Weight same = dynamic;
+  same.input_lo = *std::min_element(x.begin(), x.end());
+  same.input_hi = *std::max_element(x.begin(), x.end());
+  Tensor y_same = be->empty({m, n});
+  be->linear(xt, same, y_same, {&bt});
+  EXPECT_EQ(be->download(y_same), be->download(y_dynamic));
+
+  const float lo = -1.0f, hi = 1.25f;
+  Weight narrow = dynamic;
+  narrow.input_lo = lo, narrow.input_hi = hi;
+  Tensor y = be->empty({m, n});
+  be->linear(xt, narrow, y, {&bt});
+  std::vector<int8_t> qw(n * k);
+  Vec w_scales(n);
+  cpu::quantize_weights_s8(w.data(), n, k, qw.data(), w_scales.data());
+  std::vector<uint8_t> qx(m * k);
+  const auto a = cpu::quantize_activations_u8_range(x.data(), m * k, lo, hi, qx.data());
+  DVec emulated(m * n), unclamped(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t acc = 0;
+      double plain = 0;
+      for (int64_t c = 0; c < k; ++c) {
+        acc += int64_t(qx[i * k + c] - a.zero_point) * qw[j * k + c];
+        plain += double(x[i * k + c]) * w[j * k + c];
+      }
+      emulated[i * n + j] = double(a.scale) * w_scales[j] * double(acc) + bias[j];
+      unclamped[i * n + j] = plain + bias[j];
+    }
+  const Vec got = be->download(y);
+  EXPECT_EQ(compare({"emulated", got, emulated, Precision::f32, 1e-5}), "");
+  EXPECT_NE(compare({"unclamped", got, unclamped, Precision::f32, 0.1}), "");  // clamped
+}
+
+TEST(OpsCpu, RelativeAttentionAcrossBlockEdges) {
+  const RelAttentionInputs in({2, 37, 2, 16, 24});
+  const DVec want = in.reference();
+  // Blocks smaller than n, not dividing it, in both directions.
+  for (auto [qb, kb] : {std::pair<int64_t, int64_t>{8, 16}, {5, 7}, {16, 4}, {64, 256}}) {
+    Vec out(want.size(), -1.0f);
+    cpu::rel_attention_streaming(in.s,
+                                 {in.q.data(), in.k.data(), in.v.data(), in.rel_k.data(),
+                                  in.content_bias.data(), in.pos_bias.data(), out.data()},
+                                 qb, kb);
+    EXPECT_EQ(compare({"out", out, want}), "") << "blocks " << qb << " x " << kb;
+  }
+}
+
+TEST(OpsCpu, MaskedAttentionAcrossBlockEdges) {
+  const int64_t batch = 2, heads = 3, dh = 8, d = heads * dh;
+  for (int64_t n : {37, 70}) {
+    AttentionShape s;
+    s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 0.35f;
+    s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+    const Vec qkv = random_vec(batch * n * 3 * d, 20 + n, -2, 2);
+    // Item 0 loses its first 45% of keys (whole early key blocks masked before any real key
+    // arrives), item 1 its last 40%.
+    Vec bias(batch * n, 0.0f);
+    for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
+    for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+    const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+    for (auto [qb, kb] : {std::pair<int64_t, int64_t>{16, 8}, {5, 32}}) {
+      Vec out(want.size(), -1.0f);
+      cpu::masked_attention_streaming(
+          s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, qb, kb);
+      EXPECT_EQ(compare({"out", out, want}), "") << "n " << n << " blocks " << qb << "x" << kb;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sb::testing

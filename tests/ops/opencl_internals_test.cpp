@@ -1,0 +1,150 @@
+// What only the OpenCL backend has: device selection, its precisions and kernel limits, the
+// caching allocator, the kernel log, fp16 conversion, and the NVIDIA tensor-core paths (which
+// skip on devices without mma.sync).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "models/ops/opencl/device_select.h"
+#include "models/ops/opencl/opencl_backend.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+#include "models/ops/opencl/weight_convert.h"
+#include "tests/ops/op_case.h"
+#include "tests/ops/test_backends.h"
+
+namespace sb::testing {
+namespace {
+
+class OpsOpenCL : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    be = static_cast<OpenCLBackend*>(test_backend("opencl", &why));
+    if (be == nullptr) GTEST_SKIP() << why;
+  }
+  OpenCLBackend* be = nullptr;
+};
+
+TEST(OpsOpenCLDevices, UnknownFilterThrowsNamingIt) {
+  try {
+    make_opencl_backend("no-such-device");
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-device"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OpsOpenCLHalf, RoundsToNearestEven) {
+  EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
+  EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
+  EXPECT_EQ(float_to_half_bits(0.1f), 0x2e66);
+  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);                      // ties up to inf
+  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie -> even
+  EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);      // smallest subnormal
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);      // tie -> even (0)
+  EXPECT_EQ(float_to_half_bits(3 * std::ldexp(1.0f, -25)), 0x0002);  // 1.5 units -> 2
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -14)), 0x0400);      // smallest normal
+  EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::infinity()), 0x7c00);
+  EXPECT_EQ(float_to_half_bits(std::nanf("")) & 0x7c00, 0x7c00);
+  EXPECT_NE(float_to_half_bits(std::nanf("")) & 0x03ff, 0);
+  for (float v : {1.0f, -0.5f, 0.1f, 65504.0f, std::ldexp(3.0f, -24)})
+    EXPECT_NEAR(half_bits_to_float(float_to_half_bits(v)), v, std::fabs(v) * 1e-3);
+}
+
+TEST_F(OpsOpenCL, PrecisionsAndKernelLimits) {
+  EXPECT_EQ(be->name(), "opencl");
+  EXPECT_EQ(be->unsupported_reason(Precision::f32), "");
+  EXPECT_EQ(be->unsupported_reason(Precision::f16), "");
+  EXPECT_EQ(be->unsupported_reason(Precision::int8), "");
+  EXPECT_EQ(be->unsupported_reason(Precision::bf16), "use fp16 on OpenCL");
+  if (!be->has_mma()) {
+    EXPECT_NE(be->unsupported_reason(Precision::tf32), "");
+  }
+  EXPECT_THROW(be->prepare_weight(Vec(6), 2, 3, Precision::bf16), std::invalid_argument);
+  // A valid call beyond the kernels: the widest fused attention is 128 wide.
+  AttentionShape s;
+  s.batch = 1, s.n = 4, s.heads = 1, s.dh = 129, s.ld_q = s.ld_k = s.ld_v = s.ld_out = 129;
+  Tensor x = be->empty({1, 4, 129}), out = be->empty({1, 4, 129});
+  try {
+    be->attention_fused(s, x, x, x, nullptr, out);
+    FAIL() << "expected std::invalid_argument for dh 129";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("dh = 129"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(OpsOpenCL, FreedBuffersServeTheNextAllocationOfTheirSize) {
+  const uint64_t before = be->memory().device->live();
+  {
+    const Tensor t = be->upload(random_vec(37, 1), {37});
+    const Tensor h = be->empty({3, 5}, DType::f16);
+    EXPECT_EQ(be->memory().device->live(), before + 37 * 4 + 30);
+  }
+  EXPECT_EQ(be->memory().device->live(), before);
+  const uint64_t pooled = be->pooled_bytes();
+  EXPECT_GE(pooled, 37u * 4 + 30);
+  const Tensor again = be->empty({37});
+  EXPECT_EQ(be->pooled_bytes(), pooled - 37 * 4);
+}
+
+TEST_F(OpsOpenCL, KernelLogTimesLaunchesAndTransfers) {
+  KernelLog* log = be->kernel_log();
+  ASSERT_NE(log, nullptr);
+  log->clear();
+  const Tensor x = be->upload(random_vec(8 * 16, 34), {8, 16});
+  const Weight w = be->prepare_weight(random_vec(16 * 16, 35), 16, 16, Precision::f32);
+  Tensor y = be->empty({8, 16});
+  be->linear(x, w, y);
+  be->softmax_rows(y);
+  be->softmax_rows(y);
+  be->synchronize();
+  const auto& kernels = log->kernels();
+  ASSERT_TRUE(kernels.count("softmax_rows"));
+  EXPECT_EQ(kernels.at("softmax_rows").launches, 2u);
+  EXPECT_GT(kernels.at("softmax_rows").total_ns, 0u);
+  ASSERT_TRUE(kernels.count("clblast_gemm"));
+  EXPECT_EQ(kernels.at("clblast_gemm").launches, 1u);
+  EXPECT_EQ(log->h2d_bytes(), (8 * 16 + 16 * 16) * 4u);
+  be->download(y);
+  EXPECT_EQ(log->d2h_bytes(), 8 * 16 * 4u);
+}
+
+// NVIDIA only from here: the inline-PTX tensor-core kernels.
+
+TEST_F(OpsOpenCL, CalibratedInt8TensorCoresClipOutsideTheRange) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t m = 70, n = 67, k = 45;  // off the 128 x 128 tiles and the 32-wide K steps
+  const Vec xh = random_vec(m * k, 46), wh = random_vec(n * k, 47), bh = random_vec(n, 48);
+  const Tensor x = be->upload(xh, {m, k}), bias = be->upload(bh, {n});
+  Weight w = be->prepare_weight(wh, n, k, Precision::int8);
+  w.input_lo = -1.f, w.input_hi = 1.f;  // the range random_vec draws from
+  Tensor y = be->empty({m, n});
+  be->linear(x, w, y, {&bias, Act::none, nullptr});
+  const DVec want = linear_ref(xh, wh, m, n, k, &bh, Act::none, nullptr);
+  EXPECT_EQ(compare({"y", be->download(y), want, Precision::int8, 2e-2}), "");
+  // A range of a tenth clips the inputs: the product must move far from the unclipped one.
+  w.input_lo = -0.1f, w.input_hi = 0.1f;
+  be->linear(x, w, y, {&bias, Act::none, nullptr});
+  EXPECT_NE(compare({"y", be->download(y), want, Precision::int8, 0.2}), "");
+}
+
+TEST_F(OpsOpenCL, AttentionFp16TensorCores) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t batch = 2, n = 150, heads = 2, dh = 64, d = heads * dh;  // n off the tiles
+  const Vec qkv = random_vec(batch * n * 3 * d, 49);
+  Vec bias(batch * n, 0.f);
+  for (int64_t j = 100; j < n; ++j) bias[n + j] = kMaskedLogit;  // the second cell is padded
+  AttentionShape s{batch, n, heads, dh, 0.125f, 3 * d,         3 * d,
+                   3 * d, d, 0,     d,  2 * d,  Precision::f16};
+  const Tensor packed = be->upload(qkv, {batch, n, 3 * d}), key_bias = be->upload(bias, {batch, n});
+  Tensor out = be->empty({batch, n, d});
+  be->attention_fused(s, packed, packed, packed, &key_bias, out);
+  const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+  EXPECT_EQ(compare({"out", be->download(out), want, Precision::f16, 5e-3}), "");
+}
+
+}  // namespace
+}  // namespace sb::testing

@@ -1,0 +1,130 @@
+#pragma once
+// A backend that runs every op on another one through its fronts and records which ops reached
+// a do_<op> (validated, with something to write): the coverage test checks with it that each
+// case really runs the op it claims to cover.
+#include <set>
+
+#include "models/ops/backend.h"
+
+namespace sb::testing {
+
+class RecordingBackend final : public Backend {
+ public:
+  explicit RecordingBackend(Backend& inner) : in_(inner) {}
+  const std::set<Op>& reached() const { return reached_; }
+  void clear() { reached_.clear(); }
+
+  std::string name() const override { return in_.name(); }
+  std::string device() const override { return in_.device(); }
+  BackendMemory memory() override { return in_.memory(); }
+  KernelLog* kernel_log() override { return in_.kernel_log(); }
+  std::string unsupported_reason(Precision p) const override { return in_.unsupported_reason(p); }
+  void synchronize() override { in_.synchronize(); }
+
+ private:
+  // Records op, then runs f.
+  template <class F>
+  auto at(Op op, F&& f) {
+    reached_.insert(op);
+    return f();
+  }
+
+  Tensor do_empty(std::vector<int64_t> shape, DType dtype) override {
+    return at(Op::empty, [&] { return in_.empty(std::move(shape), dtype); });
+  }
+  Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override {
+    return at(Op::upload, [&] { return in_.upload(host, std::move(shape)); });
+  }
+  Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override {
+    return at(Op::upload_ids, [&] { return in_.upload_ids(host, std::move(shape)); });
+  }
+  std::vector<float> do_download(const Tensor& t) override {
+    return at(Op::download, [&] { return in_.download(t); });
+  }
+  Weight do_prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override {
+    return at(Op::prepare_weight, [&] { return in_.prepare_weight(w, n, k, p); });
+  }
+  void do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) override {
+    at(Op::linear, [&] { in_.linear(x, w, y, ep); });
+  }
+  void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override {
+    at(Op::gemm_batched, [&] { in_.gemm_batched(g, a, b, c); });
+  }
+  void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override {
+    at(Op::im2col, [&] { in_.im2col(x, k, cols, t); });
+  }
+  void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override {
+    at(Op::copy_rows, [&] { in_.copy_rows(x, start, y); });
+  }
+  void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
+                    Tensor& y) override {
+    at(Op::embedding, [&] { in_.embedding(table, ids, rows, y); });
+  }
+  void do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+                          Tensor& y) override {
+    at(Op::affine_channels, [&] { in_.affine_channels(x, scale, shift, y); });
+  }
+  void do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override {
+    at(Op::sigmoid_scaled, [&] { in_.sigmoid_scaled(x, alpha, y); });
+  }
+  void do_mul(const Tensor& a, const Tensor& b, Tensor& y) override {
+    at(Op::mul, [&] { in_.mul(a, b, y); });
+  }
+  void do_add(const Tensor& a, const Tensor& b, Tensor& y) override {
+    at(Op::add, [&] { in_.add(a, b, y); });
+  }
+  void do_activation(const Tensor& x, Act act, Tensor& y) override {
+    at(Op::activation, [&] { in_.activation(x, act, y); });
+  }
+  void do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                    Tensor& y) override {
+    at(Op::layernorm, [&] { in_.layernorm(x, gamma, beta, eps, y); });
+  }
+  void do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                        const Tensor& beta, float eps, Tensor& y) override {
+    at(Op::add_layernorm, [&] { in_.add_layernorm(x, residual, gamma, beta, eps, y); });
+  }
+  void do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override {
+    at(Op::normalize_rows, [&] { in_.normalize_rows(x, mean, var, gamma, beta, eps, y); });
+  }
+  void do_softmax_rows(Tensor& x) override {
+    at(Op::softmax_rows, [&] { in_.softmax_rows(x); });
+  }
+  void do_softmax_axis1(const Tensor& x, Tensor& y) override {
+    at(Op::softmax_axis1, [&] { in_.softmax_axis1(x, y); });
+  }
+  void do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) override {
+    at(Op::row_moments, [&] { in_.row_moments(x, mean, var); });
+  }
+  void do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) override {
+    at(Op::sum_axis1, [&] { in_.sum_axis1(x, weights, y); });
+  }
+  void do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override {
+    at(Op::masked_mean, [&] { in_.masked_mean(x, weights, y); });
+  }
+  void do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override {
+    at(Op::add_key_bias, [&] { in_.add_key_bias(logits, key_bias, heads); });
+  }
+  void do_rel_shift_add(Tensor& logits, const Tensor& rel) override {
+    at(Op::rel_shift_add, [&] { in_.rel_shift_add(logits, rel); });
+  }
+  void do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                          const Tensor& v, const Tensor* key_bias, Tensor& out) override {
+    at(Op::attention_fused, [&] { in_.attention_fused(s, q, k, v, key_bias, out); });
+  }
+  void do_rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                              const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                              const Tensor& pos_bias, Tensor& out) override {
+    at(Op::rel_attention_fused,
+       [&] { in_.rel_attention_fused(s, q, k, v, rel_k, content_bias, pos_bias, out); });
+  }
+  void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override {
+    at(Op::attention_pool, [&] { in_.attention_pool(x, logits, y); });
+  }
+
+  Backend& in_;
+  std::set<Op> reached_;
+};
+
+}  // namespace sb::testing
