@@ -484,3 +484,10 @@ void Backend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
 }
 
 }  // namespace sb
+
+namespace sb {
+// TEMPORARY (training ops under construction).
+void Backend::not_implemented(Op op) const {
+  throw std::invalid_argument(std::string(op_name(op)) + ": not implemented on backend " + name());
+}
+}  // namespace sb

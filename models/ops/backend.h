@@ -139,6 +139,59 @@ class Backend {
   // are softmax_axis1 and sum_axis1 over the [B*L/2, 2, C] view.
   void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y);
 
+  // --- training: transfers into existing tensors ----------------------------------------
+  // Copies host values into an existing tensor of the same element count. blocking = false
+  // queues the copy and returns: the host memory must stay untouched until synchronize().
+  // write_ids records the ids' range as upload_ids does.
+  void write(std::span<const float> host, Tensor& t, bool blocking = true);
+  void write_ids(std::span<const int32_t> host, Tensor& t, bool blocking = true);
+  // y[...] = value.
+  void fill(Tensor& y, float value);
+
+  // --- training: columns (rows are every dimension but the last) ------------------------
+  // y [R, sum C_i] = the inputs [R, C_i] side by side (torch.cat(dim=-1)); y is none of them.
+  void concat_last(std::span<const Tensor* const> xs, Tensor& y);
+  // y [R, K] = x[R, start : start + K] (the backward of concat_last).
+  void slice_last(const Tensor& x, int64_t start, Tensor& y);
+  // y [R, K]: y[r, j] = x[r, index[j]], every index in [0, C).
+  void gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y);
+  // x [R, C] += the scatter of y [R, K]: x[r, index[j]] += y[r, j] (accumulates; repeated
+  // indices add up). The backward of gather_cols.
+  void scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x);
+
+  // --- training: backward of the forward ops ----------------------------------------------
+  // dtable [V, D] += the rows of dy [B, S, D] at ids [B, S] (accumulates; deterministic: the
+  // same sums in the same order on every run).
+  void embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable);
+  // dx = dy * act'(x), x being the activation's input; dx may be dy.
+  void activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx);
+  // Backward of layernorm(x, gamma, beta, eps) over the last dimension, statistics recomputed
+  // from x: dx [R, C]; dgamma, dbeta [C] written (not accumulated). dx may be dy.
+  void layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
+                          Tensor& dx, Tensor& dgamma, Tensor& dbeta);
+  // y = softmax_rows(x): dx[r, :] = y[r, :] * (dy[r, :] - sum_c dy[r, c] y[r, c]). dx may be dy.
+  void softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx);
+  // y = dropout(x) under `key` (op_types.h); y may be x. p = 0 copies.
+  void dropout(const Tensor& x, const DropoutKey& key, Tensor& y);
+
+  // --- training: losses, each the mean PyTorch's reduction="mean" takes ----------------------
+  // Both write their loss into loss[slot] and dlogits = scale * d(loss)/d(logits); scale
+  // carries the upstream gradient (task weights, a loss scale). dlogits is not logits.
+  // Multi-label BCE with logits over logits, targets [R, C] (targets in [0, 1]).
+  void bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
+                       int64_t slot, Tensor& dlogits);
+  // Cross-entropy over logits [R, C] against labels [R] (i32, from upload_ids/write_ids, each in
+  // [0, C)), with optional class weights [C] and label smoothing in [0, 1), as
+  // torch.nn.functional.cross_entropy(weight=, label_smoothing=) computes it: the weighted
+  // smoothed sum over rows divided by the sum of the labels' weights.
+  void cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
+                     float smoothing, float scale, Tensor& loss, int64_t slot, Tensor& dlogits);
+  // out[slot] = sum of x^2 (in double where the backend can): gradient norms, and the
+  // overflow check of dynamic loss scaling (a non-finite gradient makes it non-finite).
+  void sum_squares(const Tensor& x, Tensor& out, int64_t slot);
+  // One AdamW step (op_types.h) on param in place, with its moments m and v (same shapes).
+  void adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s);
+
  protected:
   // What each backend implements, called by the fronts above with validated arguments (and,
   // for ops that write, at least one element to write).
@@ -186,6 +239,32 @@ class Backend {
                                       Tensor& out) = 0;
 
   virtual void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) = 0;
+
+// TEMPORARY (training ops under construction): defaults that throw.
+  [[noreturn]] void not_implemented(Op op) const;
+  virtual void do_write(std::span<const float> host, Tensor& t, bool blocking) { not_implemented(Op::write); }  // TEMPORARY until both backends implement it
+  virtual void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) { not_implemented(Op::write_ids); }  // TEMPORARY until both backends implement it
+  virtual void do_fill(Tensor& y, float value) { not_implemented(Op::fill); }  // TEMPORARY until both backends implement it
+  virtual void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) { not_implemented(Op::concat_last); }  // TEMPORARY until both backends implement it
+  virtual void do_slice_last(const Tensor& x, int64_t start, Tensor& y) { not_implemented(Op::slice_last); }  // TEMPORARY until both backends implement it
+  virtual void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) { not_implemented(Op::gather_cols); }  // TEMPORARY until both backends implement it
+  virtual void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index,
+                                   Tensor& x) { not_implemented(Op::scatter_add_cols); }  // TEMPORARY until both backends implement it
+  virtual void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) { not_implemented(Op::embedding_backward); }  // TEMPORARY until both backends implement it
+  virtual void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) { not_implemented(Op::activation_backward); }  // TEMPORARY until both backends implement it
+  virtual void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
+                                     const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                     Tensor& dbeta) { not_implemented(Op::layernorm_backward); }  // TEMPORARY until both backends implement it
+  virtual void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) { not_implemented(Op::softmax_rows_backward); }  // TEMPORARY until both backends implement it
+  virtual void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) { not_implemented(Op::dropout); }  // TEMPORARY until both backends implement it
+  virtual void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale,
+                                  Tensor& loss, int64_t slot, Tensor& dlogits) { not_implemented(Op::bce_with_logits); }  // TEMPORARY until both backends implement it
+  virtual void do_cross_entropy(const Tensor& logits, const Tensor& labels,
+                                const Tensor* class_weights, float smoothing, float scale,
+                                Tensor& loss, int64_t slot, Tensor& dlogits) { not_implemented(Op::cross_entropy); }  // TEMPORARY until both backends implement it
+  virtual void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) { not_implemented(Op::sum_squares); }  // TEMPORARY until both backends implement it
+  virtual void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                        const AdamWStep& s) { not_implemented(Op::adamw); }  // TEMPORARY until both backends implement it
 };
 
 }  // namespace sb

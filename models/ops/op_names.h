@@ -17,7 +17,10 @@ namespace sb {
   X(layernorm) X(add_layernorm) X(normalize_rows) X(softmax_rows) X(softmax_axis1)               \
   X(row_moments) X(sum_axis1) X(masked_mean)                                                     \
   X(add_key_bias) X(rel_shift_add) X(attention_fused) X(rel_attention_fused)                     \
-  X(attention_pool)
+  X(attention_pool)                                                                              \
+  X(write) X(write_ids) X(fill) X(concat_last) X(slice_last) X(gather_cols) X(scatter_add_cols)  \
+  X(embedding_backward) X(activation_backward) X(layernorm_backward) X(softmax_rows_backward)     \
+  X(dropout) X(bce_with_logits) X(cross_entropy) X(sum_squares) X(adamw)
 // clang-format on
 
 enum class Op : uint8_t {

@@ -8,8 +8,9 @@
 
 namespace sb {
 
-// GELU is the model's own approximation sigmoid(1.702 x) * x.
-enum class Act : uint8_t { none, relu, gelu, softplus };
+// gelu is Enformer's approximation sigmoid(1.702 x) * x; gelu_erf is the exact
+// 0.5 x (1 + erf(x / sqrt 2)) of PyTorch's nn.GELU() (DeepFM).
+enum class Act : uint8_t { none, relu, gelu, softplus, gelu_erf };
 
 // Matmul precisions. tf32/f16/int8 mean tensor-core (or VNNI/AMX-class) kernels where present.
 // bf16: bf16 operands, fp32 accumulate. int8: int8 weights with per-output-channel scales.
@@ -48,10 +49,18 @@ struct Weight {
 // Batched strided GEMM (attention heads): for item i,
 //   C_i[m, n] = alpha * A_i[m, k] . (trans_b ? B_i[n, k]^T : B_i[k, n])
 // where X_i starts at element x_offsets[i] of its tensor with leading dimension ldx.
+//   C_i = alpha * op(A_i) . op(B_i) + beta * C_i
+// with op(A_i) = trans_a ? A_i[k, m]^T : A_i[m, k]. beta = 1 accumulates (gradients); beta = 0
+// never reads C (it may hold garbage). `precision` is what the products may be computed in: f32
+// (exact), or bf16/f16/tf32 operands with fp32 accumulation where the backend has such a unit
+// (unsupported_reason() says when not).
 struct GemmBatch {
   int64_t m = 0, n = 0, k = 0;
   bool trans_b = true;
+  bool trans_a = false;
   float alpha = 1.0f;
+  float beta = 0.0f;
+  Precision precision = Precision::f32;
   int64_t lda = 0, ldb = 0, ldc = 0;
   std::vector<int64_t> a_offsets, b_offsets, c_offsets;
 };
@@ -77,6 +86,27 @@ struct AttentionShape {
   int64_t ld_q = 0, ld_k = 0, ld_v = 0, ld_out = 0;
   int64_t q_col = 0, k_col = 0, v_col = 0;
   Precision precision = Precision::f32;
+};
+
+// Inverted dropout with a counter-based mask: element i of a call keyed (seed, stream) is kept
+// when hash(seed, stream, i) >= p (as a 24-bit fraction), and scaled by 1 / (1 - p). The mask
+// depends on nothing but the key and the element index, so every backend and every stage draws
+// the same masks, and the backward pass is the same op on the gradient with the same key.
+struct DropoutKey {
+  float p = 0.f;        // drop probability, [0, 1)
+  uint64_t seed = 0;    // the run's seed
+  uint64_t stream = 0;  // which call: (step, layer) folded by the caller
+};
+
+// One AdamW step over a parameter tensor (decoupled weight decay, Loshchilov & Hutter), as
+// torch.optim.AdamW computes it:
+//   g = grad * grad_scale;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+//   p = p (1 - lr wd) - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+// weight_decay = 0 is Adam. grad_scale undoes a loss scale (1 / scale) under mixed precision.
+struct AdamWStep {
+  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.f;
+  int64_t step = 1;  // t, from 1
+  float grad_scale = 1.f;
 };
 
 // Additive key mask value for padding: large enough that exp() of it is 0, finite so that
