@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
-  libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
+  libpcre2-dev libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
   qtbase5-dev libqt5charts5-dev libqt5svg5-dev chromium
 )
 missing=()
