@@ -57,12 +57,12 @@ struct Weight {
 struct GemmBatch {
   int64_t m = 0, n = 0, k = 0;
   bool trans_b = true;
-  bool trans_a = false;
   float alpha = 1.0f;
-  float beta = 0.0f;
-  Precision precision = Precision::f32;
   int64_t lda = 0, ldb = 0, ldc = 0;
   std::vector<int64_t> a_offsets, b_offsets, c_offsets;
+  bool trans_a = false;
+  float beta = 0.0f;
+  Precision precision = Precision::f32;
 };
 
 // Transformer-XL relative attention over q, k [B, n, H*dk], v [B, n, H*dv] (q already scaled),
