@@ -140,8 +140,9 @@ class Backend {
   void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y);
 
   // --- training: transfers into existing tensors ----------------------------------------
-  // Copies host values into an existing tensor of the same element count. blocking = false
-  // queues the copy and returns: the host memory must stay untouched until synchronize().
+  // Copies host values into an existing tensor of the same element count (any shape).
+  // blocking = false queues the copy and returns: the host memory must stay untouched until
+  // synchronize().
   // write_ids records the ids' range as upload_ids does.
   void write(std::span<const float> host, Tensor& t, bool blocking = true);
   void write_ids(std::span<const int32_t> host, Tensor& t, bool blocking = true);
@@ -163,33 +164,46 @@ class Backend {
   // dtable [V, D] += the rows of dy [B, S, D] at ids [B, S] (accumulates; deterministic: the
   // same sums in the same order on every run).
   void embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable);
-  // dx = dy * act'(x), x being the activation's input; dx may be dy.
+  // dx = dy * act'(x), x being the activation's input; dx may be dy (not x). relu'(0) = 0.
   void activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx);
   // Backward of layernorm(x, gamma, beta, eps) over the last dimension, statistics recomputed
-  // from x: dx [R, C]; dgamma, dbeta [C] written (not accumulated). dx may be dy.
+  // from x: dx [R, C]; dgamma, dbeta [C] written (not accumulated; summed over rows in an order
+  // that does not depend on threads). dx may be dy. With no rows the front fills dgamma and
+  // dbeta with 0 itself.
   void layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
                           Tensor& dx, Tensor& dgamma, Tensor& dbeta);
   // y = softmax_rows(x): dx[r, :] = y[r, :] * (dy[r, :] - sum_c dy[r, c] y[r, c]). dx may be dy.
   void softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx);
-  // y = dropout(x) under `key` (op_types.h); y may be x. p = 0 copies.
+  // y = dropout(x) under `key` (op_types.h; the mask is dropout_hash.h's); y may be x. p = 0
+  // copies. p outside [0, 1) is an error.
   void dropout(const Tensor& x, const DropoutKey& key, Tensor& y);
 
   // --- training: losses, each the mean PyTorch's reduction="mean" takes ----------------------
   // Both write their loss into loss[slot] and dlogits = scale * d(loss)/d(logits); scale
-  // carries the upstream gradient (task weights, a loss scale). dlogits is not logits.
-  // Multi-label BCE with logits over logits, targets [R, C] (targets in [0, 1]).
+  // carries the upstream gradient (task weights, a loss scale); the loss itself is unscaled.
+  // dlogits is not logits; loss is none of the other tensors; slot in [0, loss.numel()).
+  // Empty logits are an error (the mean of nothing). The loss is summed deterministically.
+  // Multi-label BCE with logits over logits, targets [R, C] (targets in [0, 1], not checked):
+  //   loss = mean over all N elements of max(z, 0) - z t + log1p(exp(-|z|))
+  //   dlogits = scale * (sigmoid(z) - t) / N
   void bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
                        int64_t slot, Tensor& dlogits);
-  // Cross-entropy over logits [R, C] against labels [R] (i32, from upload_ids/write_ids, each in
-  // [0, C)), with optional class weights [C] and label smoothing in [0, 1), as
-  // torch.nn.functional.cross_entropy(weight=, label_smoothing=) computes it: the weighted
-  // smoothed sum over rows divided by the sum of the labels' weights.
+  // Cross-entropy over logits [R, C] (rank 2) against labels [R] (i32, from upload_ids/write_ids,
+  // each in [0, C)), with optional class weights w [C] and label smoothing eps in [0, 1), as
+  // torch.nn.functional.cross_entropy(weight=w, label_smoothing=eps, reduction='mean'):
+  //   loss = sum_r [(1-eps) w[y_r] (-log p[r,y_r]) + (eps/C) sum_c w[c] (-log p[r,c])]
+  //          / sum_r w[y_r]                                  (w = 1 without weights)
+  //   dlogits[r,j] = scale / sum_r w[y_r] * (p[r,j] ((1-eps) w[y_r] + (eps/C) sum_c w[c])
+  //                  - (1-eps) w[y_r] [j = y_r] - (eps/C) w[j])
+  // with p = softmax of the row. No ignore_index.
   void cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
                      float smoothing, float scale, Tensor& loss, int64_t slot, Tensor& dlogits);
   // out[slot] = sum of x^2 (in double where the backend can): gradient norms, and the
-  // overflow check of dynamic loss scaling (a non-finite gradient makes it non-finite).
+  // overflow check of dynamic loss scaling (a non-finite gradient makes it non-finite). An empty
+  // x writes 0 (do_sum_squares is called for it too). Deterministic order of summation.
   void sum_squares(const Tensor& x, Tensor& out, int64_t slot);
-  // One AdamW step (op_types.h) on param in place, with its moments m and v (same shapes).
+  // One AdamW step (op_types.h) on param in place, with its moments m and v (same element
+  // counts, four distinct tensors). step >= 1, lr, eps, weight_decay >= 0, betas in [0, 1).
   void adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s);
 
  protected:

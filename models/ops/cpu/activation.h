@@ -4,6 +4,8 @@
 // few ulp in float, and vectorized (std::exp is not without -ffast-math).
 #include <Eigen/Core>
 
+#include <cmath>
+
 #include "models/ops/backend.h"
 
 namespace sb::cpu {
@@ -26,6 +28,9 @@ void with_activation(Act act, const In& in, Emit&& emit) {
       return;
     case Act::softplus:  // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)
       emit(in.max(0.0f) + (-in.abs()).exp().log1p());
+      return;
+    case Act::gelu_erf:  // PyTorch's exact GELU: 0.5 x (1 + erf(x / sqrt 2))
+      emit(in.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678f)); }));
       return;
   }
 }

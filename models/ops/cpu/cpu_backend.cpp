@@ -2,12 +2,14 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
 // The class is complete here even without oneDNN (it only has no definition then), so that
 // the unique_ptr member can be destroyed.
 #include "models/ops/cpu/gemm_dnnl.h"
@@ -74,6 +76,20 @@ Tensor CpuBackend::do_upload_ids(std::span<const int32_t> host, std::vector<int6
 std::vector<float> CpuBackend::do_download(const Tensor& t) {
   const float* src = f32_data(t, "download source");
   return std::vector<float>(src, src + t.numel());
+}
+
+// Host memory: every write is complete on return, blocking or not.
+void CpuBackend::do_write(std::span<const float> host, Tensor& t, bool /*blocking*/) {
+  std::memcpy(f32_data(t, "write target"), host.data(), host.size_bytes());
+}
+
+void CpuBackend::do_write_ids(std::span<const int32_t> host, Tensor& t, bool /*blocking*/) {
+  std::memcpy(i32_data(t, "write_ids target"), host.data(), host.size_bytes());
+}
+
+void CpuBackend::do_fill(Tensor& y, float value) {
+  float* yp = f32_data(y, "fill output");
+  parallel_for(y.numel(), 1, [&](int64_t i0, int64_t i1) { std::fill(yp + i0, yp + i1, value); });
 }
 
 }  // namespace cpu

@@ -2,7 +2,9 @@
 // The CPU backend's class. Its ops live in one file per concern, named as on the OpenCL backend:
 // cpu_backend.cpp (memory), linear.cpp (precisions and weights), gemm_eigen.cpp and gemm_dnnl.cpp
 // (behind DnnlGemm), data_movement.cpp, elementwise.cpp, norms.cpp, reductions.cpp,
-// attention.cpp (logit biases), attention_masked.cpp, attention_relative.cpp, attention_pool.cpp.
+// attention.cpp (logit biases), attention_masked.cpp, attention_relative.cpp, attention_pool.cpp;
+// the training ops: cpu_backend.cpp (write, fill), columns.cpp, backward.cpp, dropout.cpp,
+// losses.cpp, optimizer.cpp.
 // The fronts (models/ops/backend.cpp) have validated every argument before a do_ runs.
 #include <memory>
 #include <string>
@@ -67,6 +69,31 @@ class CpuBackend final : public Backend {
                               const Tensor& pos_bias, Tensor& out) override;
 
   void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override;
+
+  void do_write(std::span<const float> host, Tensor& t, bool blocking) override;
+  void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) override;
+  void do_fill(Tensor& y, float value) override;
+
+  void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) override;
+  void do_slice_last(const Tensor& x, int64_t start, Tensor& y) override;
+  void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) override;
+  void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) override;
+
+  void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) override;
+  void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) override;
+  void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
+                             Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) override;
+
+  void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
+                          int64_t slot, Tensor& dlogits) override;
+  void do_cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
+                        float smoothing, float scale, Tensor& loss, int64_t slot,
+                        Tensor& dlogits) override;
+  void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) override;
+  void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                const AdamWStep& s) override;
 
   void linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
 

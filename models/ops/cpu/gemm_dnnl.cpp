@@ -22,7 +22,9 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <new>
 #include <stdexcept>
@@ -153,6 +155,10 @@ struct DnnlGemm::Impl {
         ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_soft_relu, 0.0f, 0.0f);
         ++slot;
         break;
+      case Act::gelu_erf:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+        ++slot;
+        break;
     }
     if (residual == ResidualMode::sum) {
       ops.append_sum(1.0f);
@@ -200,10 +206,23 @@ struct DnnlGemm::Impl {
     return bf16_reorders.emplace(key, std::move(r)).first->second;
   }
 
+  // The [count, m, k] x [count, k, n] -> [count, m, n] bf16 matmul of gemm_batched.
+  dnnl::matmul& batched_for(memory::dim count, memory::dim m, memory::dim n, memory::dim k) {
+    const auto key = std::make_tuple(count, m, n, k);
+    auto it = batched.find(key);
+    if (it != batched.end()) return it->second;
+    const memory::desc src({count, m, k}, DT::bf16, Tag::abc),
+        wei({count, k, n}, DT::bf16, Tag::abc), dst({count, m, n}, DT::f32, Tag::abc);
+    dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), engine));
+    return batched.emplace(key, std::move(mm)).first->second;
+  }
+
   dnnl::engine engine;
   dnnl::stream stream;
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
+  Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
+  std::map<std::tuple<memory::dim, memory::dim, memory::dim, memory::dim>, dnnl::matmul> batched;
   std::vector<float> dequant_scales;
   std::map<PrimitiveKey, CachedMatmul> matmuls;
   std::map<std::pair<memory::dim, memory::dim>, dnnl::reorder> bf16_reorders;
@@ -310,6 +329,59 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
   args[DNNL_ARG_DST] = dst_mem;
   mm.primitive.execute(im.stream, args);
   im.stream.wait();
+}
+
+namespace {
+
+// f32 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
+uint16_t to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+}  // namespace
+
+void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  Impl& im = *impl_;
+  const int64_t count = static_cast<int64_t>(g.a_offsets.size()), m = g.m, n = g.n, k = g.k;
+  const float* ap = f32_data(a, "gemm_batched A");
+  const float* bp = f32_data(b, "gemm_batched B");
+  float* cp = f32_data(c, "gemm_batched C");
+  auto* pa = static_cast<uint16_t*>(im.batched_a.get(static_cast<size_t>(count * m * k) * 2));
+  auto* pb = static_cast<uint16_t*>(im.batched_b.get(static_cast<size_t>(count * k * n) * 2));
+  auto* pt = static_cast<float*>(im.batched_c.get(static_cast<size_t>(count * m * n) * 4));
+  // Pack op(A_i) as [m, k] and op(B_i) as [k, n], row-major.
+  for (int64_t it = 0; it < count; ++it) {
+    const float* ai = ap + g.a_offsets[it];
+    const float* bi = bp + g.b_offsets[it];
+    uint16_t* da = pa + it * m * k;
+    uint16_t* db = pb + it * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        da[i * k + p] = to_bf16(g.trans_a ? ai[p * g.lda + i] : ai[i * g.lda + p]);
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        db[p * n + j] = to_bf16(g.trans_b ? bi[j * g.ldb + p] : bi[p * g.ldb + j]);
+  }
+  dnnl::matmul& mm = im.batched_for(count, m, n, k);
+  memory src({{count, m, k}, DT::bf16, Tag::abc}, im.engine, pa);
+  memory wei({{count, k, n}, DT::bf16, Tag::abc}, im.engine, pb);
+  memory dst({{count, m, n}, DT::f32, Tag::abc}, im.engine, pt);
+  mm.execute(im.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  im.stream.wait();
+  // C = alpha T + beta C, in fp32; beta = 0 never reads C.
+  for (int64_t it = 0; it < count; ++it) {
+    float* ci = cp + g.c_offsets[it];
+    const float* ti = pt + it * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float& out = ci[i * g.ldc + j];
+        out = g.beta == 0.0f ? g.alpha * ti[i * n + j] : g.alpha * ti[i * n + j] + g.beta * out;
+      }
+  }
 }
 
 }  // namespace sb::cpu

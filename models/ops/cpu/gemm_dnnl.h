@@ -24,6 +24,10 @@ class DnnlGemm {
   Weight prepare(std::span<const float> w, int64_t n, int64_t k, Precision p);
   // y[M, N] = epilogue(x[M, K] . W^T) with f32 x and y.
   void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
+  // gemm_batched at bf16 (GemmBatch, validated): each item's operands converted to bf16 (round
+  // to nearest even) and packed, one batched matmul with fp32 accumulation into an f32 scratch,
+  // then C = alpha T + beta C in fp32.
+  void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
 
  private:
   struct Impl;

@@ -3,8 +3,12 @@
 
 #include <Eigen/Core>
 
+#include <stdexcept>
+#include <string>
+
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/gemm_dnnl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/parallel.h"
 
@@ -81,19 +85,41 @@ void CpuBackend::linear_f32(const Tensor& x, const Weight& w, Tensor& y, const E
 }
 
 void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
+#endif
+  if (g.precision != Precision::f32)  // the front asked unsupported_reason(): unreachable
+    throw std::invalid_argument(std::string("gemm_batched: the cpu backend has no ") +
+                                precision_name(g.precision) + " kernel");
   const size_t count = g.a_offsets.size();
+  const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
   const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
   const float* ap = f32_data(a, "gemm_batched A");
   const float* bp = f32_data(b, "gemm_batched B");
   float* cp = f32_data(c, "gemm_batched C");
+  // C = alpha op(A) op(B) + beta C; beta = 0 never reads C (it may hold NaN).
+  auto store = [&](StridedMap& cm, const auto& product) {
+    if (g.beta == 0.0f) {
+      cm.noalias() = g.alpha * product;
+    } else {
+      if (g.beta != 1.0f) cm *= g.beta;
+      cm.noalias() += g.alpha * product;
+    }
+  };
   auto item = [&](size_t i) {
-    ConstStridedMap am(ap + g.a_offsets[i], g.m, g.k, Eigen::OuterStride<>(g.lda));
+    ConstStridedMap am(ap + g.a_offsets[i], a_rows, a_cols, Eigen::OuterStride<>(g.lda));
     ConstStridedMap bm(bp + g.b_offsets[i], b_rows, b_cols, Eigen::OuterStride<>(g.ldb));
     StridedMap cm(cp + g.c_offsets[i], g.m, g.n, Eigen::OuterStride<>(g.ldc));
-    if (g.trans_b) {
-      cm.noalias() = g.alpha * am * bm.transpose();
+    if (g.trans_a) {
+      if (g.trans_b) {
+        store(cm, am.transpose() * bm.transpose());
+      } else {
+        store(cm, am.transpose() * bm);
+      }
+    } else if (g.trans_b) {
+      store(cm, am * bm.transpose());
     } else {
-      cm.noalias() = g.alpha * am * bm;
+      store(cm, am * bm);
     }
   };
   // Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier

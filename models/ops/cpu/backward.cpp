@@ -1,0 +1,155 @@
+// Backward passes of the forward ops: the embedding's scatter into its table, the activations'
+// derivatives, LayerNorm and the row softmax. Every sum that spans rows runs in one fixed order
+// (no atomics), so each call returns the same bits.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "models/ops/cpu/activation.h"
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+namespace {
+
+constexpr int64_t kExpOp = 8;
+
+// act'(x) for the activations of activation.h (relu'(0) = 0).
+float act_derivative(Act act, float x) {
+  switch (act) {
+    case Act::none:
+      return 1.0f;
+    case Act::relu:
+      return x > 0.0f ? 1.0f : 0.0f;
+    case Act::gelu: {  // d/dx x s(1.702 x) = s + 1.702 x s (1 - s)
+      const float s = 1.0f / (1.0f + std::exp(-1.702f * x));
+      return s + 1.702f * x * s * (1.0f - s);
+    }
+    case Act::softplus:  // the logistic sigmoid, without overflow
+      return x >= 0.0f ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x));
+    case Act::gelu_erf:  // Phi(x) + x phi(x)
+      return 0.5f * (1.0f + std::erf(x * 0.70710678f)) + x * 0.39894228f * std::exp(-0.5f * x * x);
+  }
+  return 1.0f;
+}
+
+}  // namespace
+
+// Tokens grouped by id (a stable sort keeps token order inside a group); each table row then
+// adds its tokens' rows in token order, rows of different ids in parallel.
+void CpuBackend::do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) {
+  const int64_t d = dtable.dim(1), tokens = ids.numel();
+  const int32_t* ip = i32_data(ids, "embedding_backward ids");
+  const float* dyp = f32_data(dy, "embedding_backward dy");
+  float* tp = f32_data(dtable, "embedding_backward dtable");
+  std::vector<int64_t> order(static_cast<size_t>(tokens));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return ip[a] < ip[b]; });
+  std::vector<int64_t> starts;  // group boundaries in `order`
+  for (int64_t i = 0; i < tokens; ++i)
+    if (i == 0 || ip[order[i]] != ip[order[i - 1]]) starts.push_back(i);
+  starts.push_back(tokens);
+  const int64_t groups = static_cast<int64_t>(starts.size()) - 1;
+  parallel_for(groups, d * std::max<int64_t>(1, tokens / std::max<int64_t>(1, groups)),
+               [&](int64_t g0, int64_t g1) {
+                 for (int64_t g = g0; g < g1; ++g) {
+                   ArrayMap row(tp + int64_t{ip[order[starts[g]]]} * d, d);
+                   for (int64_t i = starts[g]; i < starts[g + 1]; ++i)
+                     row += ConstArrayMap(dyp + order[i] * d, d);
+                 }
+               });
+}
+
+void CpuBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
+  const float* xp = f32_data(x, "activation_backward input");
+  const float* dyp = f32_data(dy, "activation_backward dy");
+  float* dxp = f32_data(dx, "activation_backward dx");
+  parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) dxp[i] = dyp[i] * act_derivative(act, xp[i]);
+  });
+}
+
+// Statistics in double per row (two passes); dgamma and dbeta sum over rows by column blocks,
+// each block in row order; dx last, since it may overwrite dy.
+void CpuBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
+                                       const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                       Tensor& dbeta) {
+  const int64_t c = x.dim(-1), rows = x.numel() / c;
+  const float* xp = f32_data(x, "layernorm_backward input");
+  const float* g = f32_data(gamma, "layernorm_backward gamma");
+  const float* dyp = f32_data(dy, "layernorm_backward dy");
+  float* dxp = f32_data(dx, "layernorm_backward dx");
+  float* dgp = f32_data(dgamma, "layernorm_backward dgamma");
+  float* dbp = f32_data(dbeta, "layernorm_backward dbeta");
+  std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
+  parallel_for(rows, 2 * c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* row = xp + r * c;
+      double s = 0, ss = 0;
+      for (int64_t i = 0; i < c; ++i) s += row[i];
+      const double mu = s / static_cast<double>(c);
+      for (int64_t i = 0; i < c; ++i) ss += (row[i] - mu) * (row[i] - mu);
+      mean[r] = mu;
+      rstd[r] = 1.0 / std::sqrt(ss / static_cast<double>(c) + eps);
+    }
+  });
+  // Column blocks: each sums its columns over every row, in row order.
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (c + kBlock - 1) / kBlock;
+  parallel_for(blocks, 2 * kBlock * rows, [&](int64_t b0, int64_t b1) {
+    std::vector<double> sg(kBlock), sb(kBlock);
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t c0 = b * kBlock, n = std::min(kBlock, c - c0);
+      std::fill(sg.begin(), sg.end(), 0.0);
+      std::fill(sb.begin(), sb.end(), 0.0);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t i = 0; i < n; ++i) {
+          const double d = dyp[r * c + c0 + i];
+          sg[i] += d * (xp[r * c + c0 + i] - mean[r]) * rstd[r];
+          sb[i] += d;
+        }
+      for (int64_t i = 0; i < n; ++i) {
+        dgp[c0 + i] = static_cast<float>(sg[i]);
+        dbp[c0 + i] = static_cast<float>(sb[i]);
+      }
+    }
+  });
+  // dx = rstd (dy gamma - mean(dy gamma) - xhat mean(dy gamma xhat)).
+  parallel_for(rows, 4 * c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* row = xp + r * c;
+      const float* d = dyp + r * c;
+      double s1 = 0, s2 = 0;
+      for (int64_t i = 0; i < c; ++i) {
+        const double gd = double(d[i]) * g[i];
+        s1 += gd;
+        s2 += gd * (row[i] - mean[r]) * rstd[r];
+      }
+      const double m1 = s1 / static_cast<double>(c), m2 = s2 / static_cast<double>(c);
+      for (int64_t i = 0; i < c; ++i) {
+        const double xhat = (row[i] - mean[r]) * rstd[r];
+        dxp[r * c + i] = static_cast<float>(rstd[r] * (double(d[i]) * g[i] - m1 - xhat * m2));
+      }
+    }
+  });
+}
+
+void CpuBackend::do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const int64_t c = y.dim(-1), rows = y.numel() / c;
+  const float* yp = f32_data(y, "softmax_rows_backward y");
+  const float* dyp = f32_data(dy, "softmax_rows_backward dy");
+  float* dxp = f32_data(dx, "softmax_rows_backward dx");
+  parallel_for(rows, 3 * c, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double s = 0;
+      for (int64_t i = 0; i < c; ++i) s += double(dyp[r * c + i]) * yp[r * c + i];
+      const float sf = static_cast<float>(s);
+      for (int64_t i = 0; i < c; ++i) dxp[r * c + i] = yp[r * c + i] * (dyp[r * c + i] - sf);
+    }
+  });
+}
+
+}  // namespace sb::cpu
