@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
@@ -110,6 +111,124 @@ TEST_F(OpsOpenCL, KernelLogTimesLaunchesAndTransfers) {
   EXPECT_EQ(log->h2d_bytes(), (8 * 16 + 16 * 16) * 4u);
   be->download(y);
   EXPECT_EQ(log->d2h_bytes(), 8 * 16 * 4u);
+}
+
+// Training ops: what the op table does not pin down on this backend.
+
+TEST_F(OpsOpenCL, WritesCountAsTransfersAndQueuedWritesLand) {
+  KernelLog* log = be->kernel_log();
+  log->clear();
+  Tensor t = be->empty({2, 3});
+  const Vec a = {1, 2, 3, 4, 5, 6};
+  be->write(a, t);
+  EXPECT_EQ(be->download(t), a);
+  const Vec b = {6, 5, 4, 3, 2, 1};
+  be->write(b, t, /*blocking=*/false);
+  be->synchronize();
+  EXPECT_EQ(be->download(t), b);
+  Tensor ids = be->empty({4}, DType::i32);
+  const std::vector<int32_t> ih = {3, 0, 2, 1};
+  be->write_ids(ih, ids);
+  EXPECT_EQ(log->h2d_bytes(), (6 + 6 + 4) * 4u);
+}
+
+TEST_F(OpsOpenCL, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
+  const int64_t m = 5, n = 7, k = 3;
+  const Vec ah = random_vec(2 * k * m, 60), bh = random_vec(2 * k * n, 61);  // A^T, B as [k, n]
+  const Tensor a = be->upload(ah, {2, k, m}), b = be->upload(bh, {2, k, n});
+  auto want = [&](const Vec& c0, float alpha, float beta) {
+    DVec w(2 * m * n);
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t c = 0; c < n; ++c) {
+          double s = 0;
+          for (int64_t j = 0; j < k; ++j)
+            s += ah[i * k * m + j * m + r] * bh[i * k * n + j * n + c];
+          const size_t at = static_cast<size_t>(i * m * n + r * n + c);
+          w[at] = alpha * s + (beta != 0 ? beta * c0[at] : 0.0);
+        }
+    return w;
+  };
+  GemmBatch g;
+  g.m = m, g.n = n, g.k = k, g.trans_b = false, g.trans_a = true, g.alpha = 0.5f;
+  g.lda = m, g.ldb = n, g.ldc = n;
+  g.a_offsets = {0, k * m}, g.b_offsets = {0, k * n}, g.c_offsets = {0, m * n};
+  Tensor c = be->upload(Vec(2 * m * n, std::nanf("")), {2, m, n});
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"beta 0", be->download(c), want({}, 0.5f, 0.f)}), "");
+  const Vec c0 = random_vec(2 * m * n, 62);
+  be->write(c0, c);
+  g.beta = 1.f;
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"beta 1", be->download(c), want(c0, 0.5f, 1.f)}), "");
+  g.precision = Precision::f16;
+  try {
+    be->gemm_batched(g, a, b, c);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("f32 only"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(OpsOpenCL, DropoutMaskIsTheSharedHash) {
+  const int64_t n = 70000;
+  const Vec xh(n, 1.f);
+  const Tensor x = be->upload(xh, {n});
+  Tensor y = be->empty({n});
+  const DropoutKey key{0.3f, 0x123456789abcdefull, 77};
+  be->dropout(x, key, y);
+  const Vec got = be->download(y);
+  const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
+  int64_t mismatches = 0, kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool keep = dropout_keep(k, threshold, static_cast<uint64_t>(i));
+    kept += keep;
+    mismatches += got[i] != (keep ? dropout_scale(key.p) : 0.f);
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_NEAR(static_cast<double>(kept) / n, 0.7, 0.01);
+}
+
+TEST_F(OpsOpenCL, TrainingReductionsRepeatBitForBit) {
+  // Many chunks for sum_squares, repeated ids for embedding_backward, repeated columns for
+  // scatter_add_cols: the same bits on every run.
+  const int64_t n = 300001;
+  const Vec xh = random_vec(n, 63);
+  const Tensor x = be->upload(xh, {n});
+  Tensor out = be->empty({3});
+  be->fill(out, 0.f);
+  be->sum_squares(x, out, 1);
+  double want = 0;
+  for (float v : xh) want += static_cast<double>(v) * v;
+  const Vec first = be->download(out);
+  EXPECT_NEAR(first[1], want, want * 1e-6);
+  EXPECT_EQ(first[0], 0.f);
+  be->sum_squares(x, out, 1);
+  EXPECT_EQ(be->download(out), first);
+
+  const int64_t vocab = 5, dim = 3, tokens = 400;
+  std::vector<int32_t> ih(tokens);
+  for (int64_t t = 0; t < tokens; ++t) ih[t] = static_cast<int32_t>((t * 7) % vocab);
+  const Tensor ids = be->upload_ids(ih, {4, tokens / 4});
+  const Vec dyh = random_vec(tokens * dim, 64);
+  const Tensor dy = be->upload(dyh, {4, tokens / 4, dim});
+  Tensor dtable = be->empty({vocab, dim});
+  be->fill(dtable, 1.f);
+  be->embedding_backward(dy, ids, dtable);
+  Vec serial(vocab * dim, 1.f);  // the serial loop's order
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t d = 0; d < dim; ++d) serial[ih[t] * dim + d] += dyh[t * dim + d];
+  EXPECT_EQ(be->download(dtable), serial);
+
+  const std::vector<int64_t> index = {2, 0, 2, 2, 1};
+  const Vec yh = random_vec(3 * 5, 65);
+  const Tensor yt = be->upload(yh, {3, 5});
+  Tensor xt = be->upload(Vec(3 * 4, 0.5f), {3, 4});
+  be->scatter_add_cols(yt, index, xt);
+  Vec xs(3 * 4, 0.5f);
+  for (int64_t r = 0; r < 3; ++r)
+    for (size_t j = 0; j < index.size(); ++j) xs[r * 4 + index[j]] += yh[r * 5 + j];
+  EXPECT_EQ(be->download(xt), xs);
 }
 
 // NVIDIA only from here: the inline-PTX tensor-core kernels.

@@ -1,4 +1,5 @@
 // Elementwise ops (kernels/elementwise.cl): an item per element.
+#include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -34,6 +35,15 @@ void OpenCLBackend::do_activation(const Tensor& x, Act act, Tensor& y) {
   const int64_t n = x.numel();
   launch("activation", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x,
          static_cast<int>(act), n, y);
+}
+
+void OpenCLBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
+  // The call's key, the keep threshold and the scale once on the host (dropout_hash.h).
+  const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
+  const float scale = dropout_scale(key.p);
+  const int64_t n = x.numel();
+  launch("dropout", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, k, threshold, scale,
+         n, y);
 }
 
 }  // namespace sb

@@ -44,16 +44,19 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
 
 void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
                                     Tensor& c) {
+  if (g.precision != Precision::f32)
+    throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
+                                " products are not implemented on OpenCL (f32 only)");
   const size_t count = g.a_offsets.size();
   const std::vector<size_t> ao(g.a_offsets.begin(), g.a_offsets.end());
   const std::vector<size_t> bo(g.b_offsets.begin(), g.b_offsets.end());
   const std::vector<size_t> co(g.c_offsets.begin(), g.c_offsets.end());
-  const std::vector<float> alphas(count, g.alpha), betas(count, 0.0f);
+  const std::vector<float> alphas(count, g.alpha), betas(count, g.beta);
+  const auto op = [](bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; };
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   const auto status = clblast::GemmBatched<float>(
-      clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-      g.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, static_cast<size_t>(g.m),
+      clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), static_cast<size_t>(g.m),
       static_cast<size_t>(g.n), static_cast<size_t>(g.k), alphas.data(), device_buffer(a)(),
       ao.data(), static_cast<size_t>(g.lda), device_buffer(b)(), bo.data(),
       static_cast<size_t>(g.ldb), betas.data(), device_buffer(c)(), co.data(),

@@ -3,7 +3,9 @@
 // backend (one concern each): opencl_backend.cpp (memory, programs), linear.cpp (precisions and
 // weights), gemm_clblast.cpp, gemm_tiled.cpp and gemm_mma.cpp, data_movement.cpp,
 // elementwise.cpp, norms.cpp, reductions.cpp, attention.cpp (logit biases), attention_masked.cpp,
-// attention_relative.cpp, attention_pool.cpp. The fronts (models/ops/backend.cpp) have validated
+// attention_relative.cpp, attention_pool.cpp, and for training transfers.cpp (write, fill),
+// columns.cpp, backward.cpp, losses.cpp (and sum_squares), optimizer.cpp; dropout sits with the
+// elementwise ops. The fronts (models/ops/backend.cpp) have validated
 // every argument before a do_ runs; what is left to check here is what this device can do.
 #include <CL/opencl.hpp>
 #include <cstdint>
@@ -82,6 +84,28 @@ class OpenCLBackend : public Backend {
 
   void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override;
 
+  void do_write(std::span<const float> host, Tensor& t, bool blocking) override;
+  void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) override;
+  void do_fill(Tensor& y, float value) override;
+  void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) override;
+  void do_slice_last(const Tensor& x, int64_t start, Tensor& y) override;
+  void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) override;
+  void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) override;
+  void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) override;
+  void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) override;
+  void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
+                             Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+  void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
+  void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) override;
+  void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
+                          int64_t slot, Tensor& dlogits) override;
+  void do_cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
+                        float smoothing, float scale, Tensor& loss, int64_t slot,
+                        Tensor& dlogits) override;
+  void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) override;
+  void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                const AdamWStep& s) override;
+
   // A kernel of the portable program (all of kernels/*.cl but the NVIDIA one), built on first
   // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
   // backend).
@@ -91,6 +115,11 @@ class OpenCLBackend : public Backend {
   // device's largest power of two below that.
   size_t reduce_group() const;
   Tensor upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape, DType dtype);
+  // Copies host bytes into t's buffer (blocking or queued) and counts them as a transfer.
+  void write_bytes(const void* data, size_t bytes, Tensor& t, bool blocking);
+  // A small index list as an i32 device tensor (uploaded per call: it is tiny); every value
+  // fits an int, as the fronts have checked it against a tensor dimension.
+  Tensor upload_index(std::span<const int64_t> index);
 
   // Sets the arguments in order and launches `name` over `global` (rounded up to a multiple
   // of `local` when a local size is given).
@@ -120,6 +149,7 @@ class OpenCLBackend : public Backend {
   void set_arg(cl::Kernel& k, cl_uint i, const cl::LocalSpaceArg& local) { k.setArg(i, local); }
   void set_arg(cl::Kernel& k, cl_uint i, float v) { k.setArg(i, v); }
   void set_arg(cl::Kernel& k, cl_uint i, int v) { k.setArg(i, static_cast<cl_int>(v)); }
+  void set_arg(cl::Kernel& k, cl_uint i, uint32_t v) { k.setArg(i, static_cast<cl_uint>(v)); }
   void set_arg(cl::Kernel& k, cl_uint i, int64_t v);
 
   // f32 linear through CLBlast, f16/int8 through the portable tiled kernel, tf32/f16 through

@@ -49,3 +49,22 @@ __kernel void gemm_epilogue(__global const float* acc, __global const float* bia
   if (has_residual) v += residual[i];
   y[i] = v;
 }
+
+// The dropout mask's hash (sb::DropoutKey; models/ops/dropout_hash.h on the host).
+inline uint mix32(uint x) {
+  x ^= x >> 16;
+  x *= 0x21f0aaadu;
+  x ^= x >> 15;
+  x *= 0x735a2d97u;
+  x ^= x >> 15;
+  return x;
+}
+
+// y[i] = x[i] * scale where (mix32(key ^ mix32(i)) >> 8) >= threshold, else 0; y may be x.
+__kernel void dropout(__global const float* x, uint key, uint threshold, float scale, int n,
+                      __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
+  y[i] = keep ? x[i] * scale : 0.0f;
+}

@@ -1,0 +1,47 @@
+// Backward passes of the forward ops (kernels/backward.cl).
+#include <algorithm>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+
+void OpenCLBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
+  const int64_t n = x.numel();
+  launch("activation_backward", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, dy,
+         static_cast<int>(act), n, dx);
+}
+
+void OpenCLBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
+                                          const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                          Tensor& dbeta) {
+  const int64_t cols = x.dim(-1), rows = cols > 0 ? x.numel() / cols : 0;
+  if (rows == 0) {  // no rows: dgamma and dbeta are empty sums
+    do_fill(dgamma, 0.0f);
+    do_fill(dbeta, 0.0f);
+    return;
+  }
+  const size_t wg = reduce_group();
+  Tensor stats = empty({rows, 2});
+  launch("layernorm_backward_stats", cl::NDRange(rows * wg), cl::NDRange(wg), x, eps, cols, stats);
+  // dgamma and dbeta before dx, which may overwrite dy. Rows are cut into chunks, an item per
+  // (chunk, column) sums its chunk in order and the chunks are summed in order: the same sums
+  // on every run, with enough items to fill the device when the columns are few.
+  const int64_t chunks = std::clamp<int64_t>(16384 / cols, 1, std::max<int64_t>(rows / 8, 1));
+  const int64_t per_chunk = (rows + chunks - 1) / chunks;
+  const int64_t used = (rows + per_chunk - 1) / per_chunk, n = used * cols;
+  Tensor partials = empty({used, 2 * cols});
+  launch("layernorm_backward_partials", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, dy,
+         stats, rows, cols, per_chunk, n, partials);
+  launch("layernorm_backward_columns", cl::NDRange(round_up(2 * cols, 256)), cl::NDRange(256),
+         partials, used, cols, dgamma, dbeta);
+  launch("layernorm_backward_dx", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, stats, dy,
+         cols, dx);
+}
+
+void OpenCLBackend::do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const int64_t cols = y.dim(-1), rows = y.numel() / cols;
+  const size_t wg = reduce_group();
+  launch("softmax_rows_backward", cl::NDRange(rows * wg), cl::NDRange(wg), y, dy, cols, dx);
+}
+
+}  // namespace sb
