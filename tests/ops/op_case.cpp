@@ -31,7 +31,7 @@ std::string compare(const Check& c) {
     return out.str();
   }
   const double tol = c.tol > 0 ? c.tol : tolerance(c.precision);
-  if (c.precision == Precision::f32) {
+  if (c.precision == Precision::f32 && !c.l2) {
     size_t worst = 0;
     double worst_excess = -1;
     for (size_t i = 0; i < c.got.size(); ++i) {
@@ -54,7 +54,7 @@ std::string compare(const Check& c) {
   const double rel_l2 = std::sqrt(num / den);
   if (rel_l2 <= tol) return "";
   out << c.what << ": relative L2 error " << rel_l2 << " exceeds " << tol << " ("
-      << precision_name(c.precision) << ")";
+      << (c.l2 ? "gradient check" : precision_name(c.precision)) << ")";
   return out.str();
 }
 
@@ -65,6 +65,7 @@ const std::vector<OpCase>& op_cases() {
     add_data_movement_and_elementwise_cases(all);
     add_norm_and_reduction_cases(all);
     add_attention_cases(all);
+    add_training_cases(all);
     return all;
   }();
   return cases;

@@ -19,7 +19,8 @@ struct Check {
   Vec got;
   DVec want;
   Precision precision = Precision::f32;
-  double tol = 0;  // 0: the precision's own (tolerance())
+  double tol = 0;   // 0: the precision's own (tolerance())
+  bool l2 = false;  // compare by the relative L2 error even at f32 (gradient checks)
 };
 
 double tolerance(Precision p);
@@ -38,6 +39,7 @@ void add_memory_and_gemm_cases(std::vector<OpCase>& cases);
 void add_data_movement_and_elementwise_cases(std::vector<OpCase>& cases);
 void add_norm_and_reduction_cases(std::vector<OpCase>& cases);
 void add_attention_cases(std::vector<OpCase>& cases);
+void add_training_cases(std::vector<OpCase>& cases);
 
 // A case that needs GEMMs at precision p.
 std::function<std::string(Backend&)> needs_precision(Precision p);

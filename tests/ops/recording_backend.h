@@ -122,6 +122,63 @@ class RecordingBackend final : public Backend {
   void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override {
     at(Op::attention_pool, [&] { in_.attention_pool(x, logits, y); });
   }
+  void do_write(std::span<const float> host, Tensor& t, bool blocking) override {
+    at(Op::write, [&] { in_.write(host, t, blocking); });
+  }
+  void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) override {
+    at(Op::write_ids, [&] { in_.write_ids(host, t, blocking); });
+  }
+  void do_fill(Tensor& y, float value) override {
+    at(Op::fill, [&] { in_.fill(y, value); });
+  }
+  void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) override {
+    at(Op::concat_last, [&] { in_.concat_last(xs, y); });
+  }
+  void do_slice_last(const Tensor& x, int64_t start, Tensor& y) override {
+    at(Op::slice_last, [&] { in_.slice_last(x, start, y); });
+  }
+  void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) override {
+    at(Op::gather_cols, [&] { in_.gather_cols(x, index, y); });
+  }
+  void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) override {
+    at(Op::scatter_add_cols, [&] { in_.scatter_add_cols(y, index, x); });
+  }
+  void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) override {
+    at(Op::embedding_backward, [&] { in_.embedding_backward(dy, ids, dtable); });
+  }
+  void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) override {
+    at(Op::activation_backward, [&] { in_.activation_backward(x, dy, act, dx); });
+  }
+  void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
+                             Tensor& dx, Tensor& dgamma, Tensor& dbeta) override {
+    at(Op::layernorm_backward,
+       [&] { in_.layernorm_backward(x, gamma, eps, dy, dx, dgamma, dbeta); });
+  }
+  void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override {
+    at(Op::softmax_rows_backward, [&] { in_.softmax_rows_backward(y, dy, dx); });
+  }
+  void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) override {
+    at(Op::dropout, [&] { in_.dropout(x, key, y); });
+  }
+  void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
+                          int64_t slot, Tensor& dlogits) override {
+    at(Op::bce_with_logits,
+       [&] { in_.bce_with_logits(logits, targets, scale, loss, slot, dlogits); });
+  }
+  void do_cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
+                        float smoothing, float scale, Tensor& loss, int64_t slot,
+                        Tensor& dlogits) override {
+    at(Op::cross_entropy, [&] {
+      in_.cross_entropy(logits, labels, class_weights, smoothing, scale, loss, slot, dlogits);
+    });
+  }
+  void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) override {
+    at(Op::sum_squares, [&] { in_.sum_squares(x, out, slot); });
+  }
+  void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                const AdamWStep& s) override {
+    at(Op::adamw, [&] { in_.adamw(param, grad, m, v, s); });
+  }
 
   Backend& in_;
   std::set<Op> reached_;

@@ -31,8 +31,31 @@ inline double act_ref(Act a, double x) {
       return x / (1 + std::exp(-1.702 * x));
     case Act::softplus:
       return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
+    case Act::gelu_erf:
+      return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
   }
   return x;
+}
+
+// act'(x) (relu'(0) = 0).
+inline double act_grad_ref(Act a, double x) {
+  const double pi = 3.14159265358979323846;
+  switch (a) {
+    case Act::none:
+      return 1;
+    case Act::relu:
+      return x > 0 ? 1 : 0;
+    case Act::gelu: {
+      const double s = 1 / (1 + std::exp(-1.702 * x));
+      return s + 1.702 * x * s * (1 - s);
+    }
+    case Act::softplus:
+      return 1 / (1 + std::exp(-x));
+    case Act::gelu_erf:
+      return 0.5 * (1 + std::erf(x / std::sqrt(2.0))) +
+             x * std::exp(-0.5 * x * x) / std::sqrt(2 * pi);
+  }
+  return 1;
 }
 
 // y = residual + act(x W^T + bias), all [M, N] row-major; bias and residual may be null.
