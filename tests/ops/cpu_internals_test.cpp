@@ -3,10 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <string>
+
+#ifdef STAGEBENCH_HAVE_DNNL
+#include <dnnl.hpp>
+#endif
 
 #include "models/ops/cpu/attention_masked.h"
 #include "models/ops/cpu/attention_relative.h"
 #include "models/ops/cpu/cpu_backend.h"
+#include "models/ops/cpu/gemm_dnnl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/quantize.h"
 #include "tests/ops/op_case.h"
@@ -144,6 +151,64 @@ TEST(OpsCpu, MaskedAttentionAcrossBlockEdges) {
     }
   }
 }
+
+// gemm_batched at a precision the CPU lacks is refused by the front, with the backend's reason.
+TEST(OpsCpu, BatchedGemmRefusesF16AndTf32WithTheReason) {
+  auto be = make_cpu_backend();
+  GemmBatch g;
+  g.m = g.n = g.k = 2, g.lda = g.ldb = g.ldc = 2;
+  g.a_offsets = g.b_offsets = g.c_offsets = {0};
+  Tensor a = be->upload(Vec(4, 1.f), {4}), b = be->upload(Vec(4, 1.f), {4});
+  Tensor c = be->empty({4});
+  for (Precision p : {Precision::f16, Precision::tf32}) {
+    g.precision = p;
+    try {
+      be->gemm_batched(g, a, b, c);
+      ADD_FAILURE() << precision_name(p) << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("gemm_batched: ") + precision_name(p) +
+                                           " is not supported on " + be->device() + ": " +
+                                           be->unsupported_reason(p));
+    }
+  }
+}
+
+#ifdef STAGEBENCH_HAVE_DNNL
+// The bf16 batched GEMM's arithmetic, run directly (whether or not this CPU has avx512_bf16, which
+// the backend requires; oneDNN may lack a bf16 matmul here, then the test skips): trans_a and
+// beta = 1 against a double reference at bf16's tolerance.
+TEST(OpsCpu, Bf16BatchedGemmThroughOneDnn) {
+  auto be = make_cpu_backend();
+  const int64_t m = 5, n = 7, k = 9;
+  GemmBatch g;
+  g.m = m, g.n = n, g.k = k, g.trans_a = true, g.trans_b = false, g.alpha = 0.5f, g.beta = 1.f;
+  g.precision = Precision::bf16;
+  g.lda = m + 1, g.ldb = n + 2, g.ldc = n + 3;
+  g.a_offsets = {0, k * g.lda}, g.b_offsets = {k * g.ldb, 0}, g.c_offsets = {1, 1 + m * g.ldc};
+  const Vec a = random_vec(2 * k * g.lda, 40), b = random_vec(2 * k * g.ldb, 41),
+            c0 = random_vec(2 + 2 * m * g.ldc, 42);
+  Tensor at = be->upload(a, {static_cast<int64_t>(a.size())}),
+         bt = be->upload(b, {static_cast<int64_t>(b.size())}),
+         ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+  cpu::DnnlGemm dnnl(std::make_shared<AllocationTracker>());
+  try {
+    dnnl.gemm_batched(g, at, bt, ct);
+  } catch (const dnnl::error& e) {
+    GTEST_SKIP() << "oneDNN has no bf16 matmul here: " << e.what();
+  }
+  DVec want = widen(c0);
+  for (int it = 0; it < 2; ++it)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p)
+          s += double(a[g.a_offsets[it] + p * g.lda + i]) * b[g.b_offsets[it] + p * g.ldb + j];
+        want[g.c_offsets[it] + i * g.ldc + j] += 0.5 * s;
+      }
+  const std::string failure = compare({"C", be->download(ct), want, Precision::bf16});
+  EXPECT_TRUE(failure.empty()) << failure;
+}
+#endif
 
 }  // namespace
 }  // namespace sb::testing
