@@ -6,6 +6,7 @@
 #include "reports/number_format.h"
 #include "reports/stage_row.h"
 #include "reports/text_table.h"
+#include "reports/train_phases.h"
 
 namespace sb {
 namespace {
@@ -21,7 +22,10 @@ std::string speedup_cell(const StageRow& s) {
 }
 
 std::string cosine_cell(const StageRow& s) {
-  std::string out = format_fixed(s.cosine, 8);
+  // Training stages hold the loss curve to the baseline's; the cosine is then the final
+  // parameters'.
+  std::string out = loss_check_text(s);
+  if (out.empty()) out = format_fixed(s.cosine, 8);
   if (s.correctness_pass == 0) out += " FAIL";
   return out;
 }
@@ -88,7 +92,12 @@ std::string ladder_table_text(const json& run) {
       "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
       "ratios; vs prev: incremental speedup; model peak: the model's own " +
       std::string(r.backend == "opencl" ? "device buffers" : "host tensors") + "; items: " + item +
-      "; of peak: fraction of the roofline.\n";
+      "; of peak: fraction of the roofline." +
+      (std::any_of(r.stages.begin(), r.stages.end(),
+                   [](const StageRow& s) { return std::isfinite(s.loss_max_rel); })
+           ? " loss Δ: the loss curve's largest relative difference from the baseline's."
+           : "") +
+      "\n";
   std::string notes;
   for (const StageRow& s : r.stages) {
     if (s.status != "ok")

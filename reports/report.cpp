@@ -4,6 +4,8 @@
 
 #include "reports/ladder_table.h"
 #include "reports/runs_of.h"
+#include "reports/stage_row.h"
+#include "reports/train_phases.h"
 
 namespace sb {
 
@@ -35,7 +37,11 @@ std::string report_markdown(const std::vector<ReportInput>& inputs) {
       out += "(no runs)\n\n";
       continue;
     }
-    for (const auto& run : runs) out += "### " + ladder_table_text(run) + "\n";
+    for (const auto& run : runs) {
+      out += "### " + ladder_table_text(run) + "\n";
+      const std::string phases = train_phases_text(summarize_run(run));  // training runs only
+      if (!phases.empty()) out += phases + "\n";
+    }
   }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // `stagebench report`: the ladder tables of one or more stagebench/1 documents as Markdown (what
 // the terminal prints), CSV (one row per stage, stable column names) or one self-contained HTML
-// page (inline CSS and SVG charts, no scripts, nothing fetched).
+// page (inline CSS and SVG charts, no scripts, nothing fetched). Training runs add their step
+// phases and memory split after the ladder (reports/train_phases.h).
 #include <string>
 #include <vector>
 
@@ -27,5 +28,8 @@ std::string report_html(const std::vector<ReportInput>& inputs);
 
 // The CSV's header, in column order; the names are stable (scripts select by them).
 const std::vector<std::string>& report_csv_columns();
+// The header of the CSV's training section (one row per training stage with step phases), which
+// follows the stage rows after an empty line when a document holds such a stage.
+const std::vector<std::string>& report_csv_train_columns();
 
 }  // namespace sb

@@ -1,5 +1,8 @@
 // CSV: one row per stage of every run of every document; RFC 4180 quoting with "\n" line ends;
-// numbers in their shortest exact form; empty cells for unknown values.
+// numbers in their shortest exact form; empty cells for unknown values. When a training run has
+// stages with step phases, a second section follows after an empty line: its own header
+// (report_csv_train_columns) and one row per such stage. Without one the output is the first
+// section alone.
 #include <functional>
 #include <utility>
 
@@ -7,6 +10,7 @@
 #include "reports/report.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
+#include "reports/train_phases.h"
 
 namespace sb {
 namespace {
@@ -65,6 +69,49 @@ const std::vector<Column>& columns() {
   return kColumns;
 }
 
+// The training section: the run's identity, the stage, each phase in ms and as a fraction of
+// their sum, the memory split in bytes, the loss check and the step counters.
+const std::vector<Column>& train_columns() {
+  using F = const std::string&;
+  using R = const RunSummary&;
+  using S = const StageRow&;
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> c = {
+        {"file", [](F f, R, S) { return f; }},
+        {"model", [](F, R r, S) { return r.model; }},
+        {"size", [](F, R r, S) { return r.size; }},
+        {"backend", [](F, R r, S) { return r.backend; }},
+        {"device", [](F, R r, S) { return r.device; }},
+        {"stage_index", [](F, R, S s) { return std::to_string(s.index); }},
+        {"stage", [](F, R, S s) { return s.id; }},
+    };
+    for (size_t i = 0; i < kTrainPhaseCount; ++i)
+      c.push_back({std::string(train_phase_keys()[i]) + "_ms",
+                   [i](F, R, S s) { return num(s.train.phase_ms[i]); }});
+    c.push_back({"step_ms", [](F, R, S s) { return num(phase_sum_ms(s)); }});
+    for (size_t i = 0; i < kTrainPhaseCount; ++i)
+      c.push_back({std::string(train_phase_keys()[i]) + "_share",
+                   [i](F, R, S s) { return num(phase_share(s, i)); }});
+    for (size_t i = 0; i < kMemorySplitCount; ++i)
+      c.push_back({std::string(memory_split_keys()[i]) + "_bytes",
+                   [i](F, R, S s) { return num(s.train.memory_split_bytes[i]); }});
+    c.push_back({"loss_max_rel", [](F, R, S s) { return num(s.loss_max_rel); }});
+    c.push_back({"loss_tolerance", [](F, R, S s) { return num(s.loss_tolerance); }});
+    c.push_back({"loss_scale", [](F, R, S s) { return num(s.train.loss_scale); }});
+    c.push_back({"steps", [](F, R, S s) { return num(s.train.steps); }});
+    c.push_back({"skipped_steps", [](F, R, S s) { return num(s.train.skipped_steps); }});
+    c.push_back({"last_loss", [](F, R, S s) { return num(s.train.last_loss); }});
+    return c;
+  }();
+  return kColumns;
+}
+
+std::vector<std::string> names_of(const std::vector<Column>& columns) {
+  std::vector<std::string> n;
+  for (const Column& c : columns) n.push_back(c.name);
+  return n;
+}
+
 std::string quoted(const std::string& cell) {
   if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
   std::string out = "\"";
@@ -78,32 +125,43 @@ std::string quoted(const std::string& cell) {
 }  // namespace
 
 const std::vector<std::string>& report_csv_columns() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const Column& c : columns()) n.push_back(c.name);
-    return n;
-  }();
+  static const std::vector<std::string> names = names_of(columns());
+  return names;
+}
+
+const std::vector<std::string>& report_csv_train_columns() {
+  static const std::vector<std::string> names = names_of(train_columns());
   return names;
 }
 
 std::string report_csv(const std::vector<ReportInput>& inputs) {
-  std::string out;
-  for (const std::string& name : report_csv_columns()) {
-    if (!out.empty()) out += ',';
-    out += name;
-  }
-  out += "\n";
+  auto header = [](const std::vector<std::string>& names) {
+    std::string line;
+    for (const std::string& name : names) line += (line.empty() ? "" : ",") + name;
+    return line + "\n";
+  };
+  auto row = [](const std::vector<Column>& cols, const std::string& file, const RunSummary& r,
+                const StageRow& s) {
+    std::string line;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i) line += ',';
+      line += quoted(cols[i].cell(file, r, s));
+    }
+    return line + "\n";
+  };
+  std::string out = header(report_csv_columns());
+  std::string train;
   for (const ReportInput& in : inputs) {
     for (const auto& run : runs_of(in.document)) {
       const RunSummary r = summarize_run(run);
-      for (const StageRow& s : r.stages) {
-        for (size_t i = 0; i < columns().size(); ++i) {
-          if (i) out += ',';
-          out += quoted(columns()[i].cell(in.name, r, s));
-        }
-        out += "\n";
-      }
+      for (const StageRow& s : r.stages) out += row(columns(), in.name, r, s);
+      for (const StageRow* s : train_phase_stages(r)) train += row(train_columns(), in.name, r, *s);
     }
+  }
+  if (!train.empty()) {
+    out += '\n';  // an empty line, then the training section with its own header
+    out += header(report_csv_train_columns());
+    out += train;
   }
   return out;
 }

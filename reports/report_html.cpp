@@ -1,6 +1,8 @@
 // One self-contained HTML page: inline CSS, the ladder table of every run, and three inline SVG
 // charts per run (time with p10-p90 whiskers, cumulative speedup with its 95% interval and the
-// documents' claims, memory). No script, nothing fetched: it opens the same offline.
+// documents' claims, memory). A training run adds its step phases and memory split after the
+// ladder: a table and two stacked bar charts. No script, nothing fetched: it opens the same
+// offline.
 #include <cctype>
 
 #include "reports/ladder_table.h"
@@ -9,6 +11,7 @@
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/svg_chart.h"
+#include "reports/train_phases.h"
 
 namespace sb {
 namespace {
@@ -109,8 +112,52 @@ std::string notes_html(const RunSummary& run) {
   return items.empty() ? "" : "<ul class=\"notes\">\n" + items + "</ul>\n";
 }
 
+// Segment colours, in train_phase_keys() and memory_split_keys() order.
+constexpr const char* kPhaseColours[kTrainPhaseCount] = {"#bbbbbb", "#ddaa33", "#4477aa", "#cc6677",
+                                                         "#44aa77"};
+constexpr const char* kSplitColours[kMemorySplitCount] = {"#4477aa", "#cc6677", "#ddaa33",
+                                                          "#44aa77"};
+
+std::string train_phases_html(const RunSummary& run) {
+  const std::vector<const StageRow*> stages = train_phase_stages(run);
+  if (stages.empty()) return "";
+  std::string out = "<h4>Training step phases</h4>\n<table class=\"ladder phases\">\n<thead><tr>";
+  for (const std::string& h : train_phases_header()) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  BarChart phases{"Training step phases", "median ms per step", {}, {}, {}, "", NAN, false, true};
+  BarChart split{"Memory split", "bytes", {}, {}, {}, "", NAN, true, true};
+  for (size_t i = 0; i < kTrainPhaseCount; ++i)
+    phases.series.push_back({train_phase_names()[i], kPhaseColours[i], {}, {}, {}});
+  for (size_t i = 0; i < kMemorySplitCount; ++i)
+    split.series.push_back({memory_split_names()[i], kSplitColours[i], {}, {}, {}});
+  for (const StageRow* s : stages) {
+    const std::vector<std::string> cells = train_phases_cells(*s);
+    out += "<tr>";
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += "<td class=\"" + std::string(i >= 2 ? "num" : "") + "\">" + html_escape(cells[i]) +
+             "</td>";
+    out += "</tr>\n";
+    phases.labels.push_back(s->id);
+    split.labels.push_back(s->id);
+    for (size_t i = 0; i < kTrainPhaseCount; ++i)
+      phases.series[i].value.push_back(s->train.phase_ms[i]);
+    for (size_t i = 0; i < kMemorySplitCount; ++i)
+      split.series[i].value.push_back(s->train.memory_split_bytes[i]);
+  }
+  out += "</tbody>\n</table>\n<p class=\"legend\">" + html_escape(train_phases_legend()) + "</p>\n";
+  const std::vector<std::string> notes = train_phases_notes(run);
+  if (!notes.empty()) {
+    out += "<ul class=\"notes\">\n";
+    for (const std::string& n : notes) out += "<li>" + html_escape(n) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "<div class=\"charts\">\n" + svg_bar_chart(phases) + svg_bar_chart(split) +
+         "</div>\n";
+}
+
 std::string charts_html(const RunSummary& run) {
-  BarChart time{"Time per stage", "median time (ms), whiskers p10-p90", {}, {}, {}, "", NAN, false};
+  BarChart time{
+      "Time per stage", "median time (ms), whiskers p10-p90", {}, {}, {}, "", NAN, false, false};
   BarChart speed{"Cumulative speedup",
                  "speedup vs stage 0 (x), whiskers 95% CI",
                  {},
@@ -118,8 +165,9 @@ std::string charts_html(const RunSummary& run) {
                  {},
                  "claimed",
                  1.0,
+                 false,
                  false};
-  BarChart memory{"Memory per stage", "peak bytes", {}, {}, {}, "", NAN, true};
+  BarChart memory{"Memory per stage", "peak bytes", {}, {}, {}, "", NAN, true, false};
   ChartSeries t{"median", "#4477aa", {}, {}, {}};
   ChartSeries sp{"measured", "#44aa77", {}, {}, {}};
   ChartSeries rss{"host RSS", "#bbbbbb", {}, {}, {}};
@@ -165,7 +213,7 @@ std::string report_html(const std::vector<ReportInput>& inputs) {
              "<p class=\"legend\">time: median ± half the p10-p90 range; speedup: cumulative vs "
              "stage 0, median of paired ratios, 95% interval; vs prev: incremental speedup; "
              "verdict: the documented claim against the interval.</p>\n" +
-             notes_html(run) + charts_html(run) + "</section>\n";
+             notes_html(run) + train_phases_html(run) + charts_html(run) + "</section>\n";
     }
     out += "</section>\n";
   }

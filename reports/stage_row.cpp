@@ -11,6 +11,18 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   return it == j.end() ? null : *it;
 }
 
+const std::array<const char*, kTrainPhaseCount>& train_phase_keys() {
+  static const std::array<const char*, kTrainPhaseCount> keys{"data", "h2d", "forward", "backward",
+                                                              "optimizer"};
+  return keys;
+}
+
+const std::array<const char*, kMemorySplitCount>& memory_split_keys() {
+  static const std::array<const char*, kMemorySplitCount> keys{"parameters", "gradients",
+                                                               "optimizer_state", "activations"};
+  return keys;
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -31,6 +43,22 @@ std::string joined_reasons(const StageRecord& s) {
   std::string out;
   for (const auto& r : s.reasons) out += (out.empty() ? "" : "; ") + r;
   return out;
+}
+
+TrainFigures train_figures(const json& summaries) {
+  TrainFigures t;
+  const json& phases = member(summaries, "phases_ms");
+  t.has_phases = phases.is_object();
+  for (size_t i = 0; i < kTrainPhaseCount; ++i)
+    t.phase_ms[i] = number_at(phases, train_phase_keys()[i]);
+  const json& split = member(summaries, "memory_split_bytes");
+  for (size_t i = 0; i < kMemorySplitCount; ++i)
+    t.memory_split_bytes[i] = number_at(split, memory_split_keys()[i]);
+  t.loss_scale = number_at(summaries, "loss_scale");
+  t.skipped_steps = number_at(summaries, "skipped_steps");
+  t.steps = number_at(summaries, "steps");
+  t.last_loss = number_at(summaries, "last_loss");
+  return t;
 }
 
 StageRow summarize_stage(const StageRecord& s, int index, const std::string& backend) {
@@ -79,6 +107,9 @@ StageRow summarize_stage(const StageRecord& s, int index, const std::string& bac
   r.tolerance = value(s.correctness.tolerance);
   r.basis = s.correctness.basis;
   if (s.correctness.pass) r.correctness_pass = *s.correctness.pass ? 1 : 0;
+  r.loss_max_rel = value(s.correctness.loss_max_rel);
+  r.loss_tolerance = value(s.correctness.loss_tolerance);
+  r.train = train_figures(s.summaries);
 
   r.claim_speedup = value(s.claim.speedup);
   r.claim_source = s.claim.source;

@@ -2,6 +2,7 @@
 // One stage of a stagebench/1 run as plain numbers and strings, made from the schema's records
 // (schema/records.h): every renderer (markdown, CSV, HTML, the viewer) formats the same values.
 // The run is read leniently: a value that is missing, null or of the wrong type becomes NaN or "".
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,6 +15,21 @@ namespace sb {
 
 // j[key] when j is an object holding key, else a null value: safe on any JSON shape.
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
+
+// A training step's phases (summaries.phases_ms) and the memory split
+// (summaries.memory_split_bytes), by their keys in the summaries, in this order.
+inline constexpr size_t kTrainPhaseCount = 5;
+inline constexpr size_t kMemorySplitCount = 4;
+const std::array<const char*, kTrainPhaseCount>& train_phase_keys();    // data, h2d, ... optimizer
+const std::array<const char*, kMemorySplitCount>& memory_split_keys();  // parameters, ...
+
+// What a training stage's summaries carry; all NaN for inference and data-phase stages.
+struct TrainFigures {
+  bool has_phases = false;  // summaries.phases_ms is an object
+  std::array<double, kTrainPhaseCount> phase_ms{NAN, NAN, NAN, NAN, NAN};  // medians, ms
+  std::array<double, kMemorySplitCount> memory_split_bytes{NAN, NAN, NAN, NAN};
+  double loss_scale = NAN, skipped_steps = NAN, steps = NAN, last_loss = NAN;
+};
 
 struct StageRow {
   int index = 0;
@@ -34,6 +50,10 @@ struct StageRow {
   double cosine = NAN, tolerance = NAN;
   int correctness_pass = -1;  // 1 pass, 0 fail, -1 not checked
   std::string basis;
+  // Training stages: the loss curve's largest relative difference from the baseline's, and the
+  // bound it is held to.
+  double loss_max_rel = NAN, loss_tolerance = NAN;
+  TrainFigures train;
 
   double claim_speedup = NAN;
   std::string claim_source, claim_text, claim_verdict;

@@ -25,14 +25,32 @@ double nice_step(double range) {
   return 10 * magnitude;
 }
 
+double at(const std::vector<double>& v, size_t i) {
+  return i < v.size() ? v[i] : NAN;
+}
+
+// A stacked row's length: the sum of its finite, positive segments (0 when none).
+double stacked_total(const BarChart& c, size_t row) {
+  double sum = 0;
+  for (const ChartSeries& s : c.series) {
+    const double v = at(s.value, row);
+    if (std::isfinite(v) && v > 0) sum += v;
+  }
+  return sum;
+}
+
 double axis_max(const BarChart& c) {
   double top = 0;
   auto take = [&](double v) {
     if (std::isfinite(v)) top = std::max(top, v);
   };
-  for (const ChartSeries& s : c.series)
-    for (const auto* values : {&s.value, &s.hi})
-      std::for_each(values->begin(), values->end(), take);
+  if (c.stacked) {
+    for (size_t r = 0; r < c.labels.size(); ++r) take(stacked_total(c, r));
+  } else {
+    for (const ChartSeries& s : c.series)
+      for (const auto* values : {&s.value, &s.hi})
+        std::for_each(values->begin(), values->end(), take);
+  }
   std::for_each(c.markers.begin(), c.markers.end(), take);
   take(c.reference);
   if (!(top > 0)) return 1;
@@ -52,8 +70,33 @@ std::string shortened(const std::string& label) {
   return out + "…";
 }
 
-double at(const std::vector<double>& v, size_t i) {
-  return i < v.size() ? v[i] : NAN;
+// One stacked bar: a segment per series with a positive value, its share of the row in the
+// segment's tooltip; "n/a" when no segment is known.
+template <typename XOf, typename TickText>
+std::string stacked_row(const BarChart& c, size_t r, double y0, const XOf& x_of,
+                        const TickText& tick_text) {
+  const double total = stacked_total(c, r);
+  std::string svg;
+  double start = 0;
+  bool any = false;
+  for (const ChartSeries& s : c.series) {
+    const double v = at(s.value, r);
+    if (!std::isfinite(v) || v < 0) continue;
+    any = true;
+    if (v == 0) continue;
+    const double x0 = x_of(start), x1 = x_of(start + v);
+    start += v;
+    svg += "<rect class=\"bar segment\" x=\"" + px(x0) + "\" y=\"" + px(y0 + 1) + "\" width=\"" +
+           px(x1 - x0) + "\" height=\"" + px(kBarHeight - 2) + "\" fill=\"" + html_escape(s.color) +
+           "\"><title>" +
+           html_escape(c.labels[r] + " " + s.name + ": " + tick_text(v) + " (" +
+                       format_fixed(v / total * 100, 0) + "%)") +
+           "</title></rect>\n";
+  }
+  if (!any)
+    svg += "<text class=\"na\" x=\"" + px(kLabelWidth + 4) + "\" y=\"" + px(y0 + 10) +
+           "\">n/a</text>\n";
+  return svg;
 }
 
 }  // namespace
@@ -88,7 +131,7 @@ std::string html_escape(const std::string& text) {
 
 std::string svg_bar_chart(const BarChart& c) {
   const size_t rows = c.labels.size();
-  const size_t n_series = std::max<size_t>(c.series.size(), 1);
+  const size_t n_series = c.stacked ? 1 : std::max<size_t>(c.series.size(), 1);
   const double row_height = n_series * kBarHeight + kRowPadding;
   const double plot_height = std::max(1.0, rows * row_height);
   const double height = kTop + plot_height + kBottom;
@@ -148,6 +191,10 @@ std::string svg_bar_chart(const BarChart& c) {
     svg += "<text class=\"label\" x=\"" + px(kLabelWidth - 6) + "\" y=\"" +
            px(y0 + n_series * kBarHeight / 2 + 4) + "\" text-anchor=\"end\">" +
            html_escape(shortened(c.labels[r])) + "</text>\n";
+    if (c.stacked) {
+      svg += stacked_row(c, r, y0, x_of, tick_text);
+      continue;
+    }
     for (size_t k = 0; k < c.series.size(); ++k) {
       const ChartSeries& s = c.series[k];
       const double y = y0 + k * kBarHeight;

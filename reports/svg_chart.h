@@ -1,6 +1,8 @@
 #pragma once
 // Horizontal bar charts as inline SVG (one row per stage, bars per series, error whiskers,
 // claim markers, a reference line), so that the HTML report needs no script and no network.
+// A stacked chart draws one bar per row with the series as segments end to end (the training
+// step's phases); it has no whiskers.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ struct BarChart {
   std::string marker_name;      // legend text for the markers
   double reference = NAN;       // a vertical line, e.g. at 1x
   bool bytes_axis = false;      // tick labels as "108 MB"
+  bool stacked = false;         // one bar per row, the series' values end to end
 };
 
 // A complete <svg> element. Text is escaped; non-finite or negative values draw no bar.

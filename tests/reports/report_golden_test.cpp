@@ -24,6 +24,18 @@ std::vector<sb::ReportInput> fixture_inputs() {
   return {{"fixture.json", committed_fixture()}};
 }
 
+// A hand-written training run (deepfm, "mode": "train"): training stages with step phases and a
+// memory split in their summaries and the loss-curve check, one stage failing it, a skipped
+// stage, and a data-phase stage without phases.
+nlohmann::json train_fixture() {
+  std::ifstream in(std::string(SB_REPORTS_TEST_DIR) + "/fixtures/train.json");
+  return nlohmann::json::parse(in);
+}
+
+std::vector<sb::ReportInput> train_inputs() {
+  return {{"train.json", train_fixture()}};
+}
+
 TEST(ReportGolden, FixtureIsAValidDocument) {
   EXPECT_TRUE(sb::validate_document(committed_fixture()).empty());
 }
@@ -36,6 +48,69 @@ TEST(ReportGolden, Markdown) {
 TEST(ReportGolden, Csv) {
   sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report.csv",
                                   sb::report_csv(fixture_inputs()));
+}
+
+TEST(ReportGolden, TrainFixtureIsAValidDocument) {
+  EXPECT_TRUE(sb::validate_document(train_fixture()).empty());
+}
+
+TEST(ReportGolden, TrainMarkdown) {
+  sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report_train.md",
+                                  sb::report_markdown(train_inputs()));
+}
+
+TEST(ReportGolden, TrainCsv) {
+  sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report_train.csv",
+                                  sb::report_csv(train_inputs()));
+}
+
+TEST(Report, TrainingRunShowsPhasesAfterTheLadderAndTheLossCheck) {
+  const std::string md = sb::report_markdown(train_inputs());
+  const size_t ladder = md.find("| # | stage");
+  const size_t phases = md.find("#### Training step phases");
+  ASSERT_NE(phases, std::string::npos) << md;
+  EXPECT_LT(ladder, phases);
+  for (const char* needle :
+       {"### deepfm / tiny / cpu on Test CPU (2 threads) (train)", "loss Δ 0, cos 1.000000",
+        "loss Δ 3.2e-6, cos 0.999999", "loss Δ 0.05, cos 0.999100 FAIL", "items: samples",
+        "forward ms", "optimizer state MB", "4.10 (34%)",
+        "amp: 2 of 120 steps skipped (loss scale "
+        "65536)"})
+    EXPECT_NE(md.find(needle), std::string::npos) << needle << "\n" << md;
+  // Only training stages with phases get a row: not the skipped one, not the data phase.
+  const std::string table = md.substr(phases);
+  EXPECT_EQ(table.find("| autotune"), std::string::npos) << table;
+  EXPECT_EQ(table.find("| preprocess"), std::string::npos) << table;
+}
+
+TEST(Report, InferenceRunsHaveNoPhasesAndNoTrainingCsvSection) {
+  EXPECT_EQ(sb::report_markdown(fixture_inputs()).find("Training step phases"), std::string::npos);
+  const std::string csv = sb::report_csv(fixture_inputs());
+  EXPECT_EQ(csv.find("\n\n"), std::string::npos);
+  EXPECT_EQ(csv.find("forward_ms"), std::string::npos);
+}
+
+TEST(Report, TrainCsvHasASecondSectionWithOneRowPerTrainingStage) {
+  const std::string csv = sb::report_csv(train_inputs());
+  const size_t gap = csv.find("\n\n");
+  ASSERT_NE(gap, std::string::npos) << csv;
+  const std::string section = csv.substr(gap + 2);
+  size_t lines = 0;
+  for (char c : section) lines += c == '\n';
+  EXPECT_EQ(lines, 1u + 4);  // header + baseline, vectorized-fm, preallocated-loss, amp
+  std::string header;
+  for (const std::string& c : sb::report_csv_train_columns())
+    header += (header.empty() ? "" : ",") + c;
+  EXPECT_EQ(section.rfind(header + "\n", 0), 0u) << section;
+  for (const char* c : {"data_ms", "optimizer_ms", "step_ms", "forward_share", "parameters_bytes",
+                        "optimizer_state_bytes", "activations_bytes", "loss_max_rel",
+                        "loss_tolerance", "skipped_steps"})
+    EXPECT_NE(
+        std::find(sb::report_csv_train_columns().begin(), sb::report_csv_train_columns().end(), c),
+        sb::report_csv_train_columns().end())
+        << c;
+  // The first section is the usual one: a row per stage, the same columns.
+  EXPECT_EQ(csv.rfind(sb::report_csv_columns().front() + ",", 0), 0u);
 }
 
 TEST(Report, MarkdownShowsWhatTheDocumentsShow) {

@@ -51,6 +51,22 @@ TEST(ReportHtml, IsOneSelfContainedPage) {
   EXPECT_EQ(count(html, "class=\"reference\""), 2u);  // 1x line on the speedup charts
 }
 
+TEST(ReportHtml, TrainingRunAddsThePhasesTableAndStackedCharts) {
+  std::ifstream in(std::string(SB_REPORTS_TEST_DIR) + "/fixtures/train.json");
+  const std::string html = sb::report_html({{"train.json", nlohmann::json::parse(in)}});
+  EXPECT_EQ(count(html, "<table class=\"ladder\">"), 1u);
+  EXPECT_EQ(count(html, "<table class=\"ladder phases\">"), 1u);
+  EXPECT_LT(html.find("<table class=\"ladder\">"), html.find("Training step phases"));
+  EXPECT_EQ(count(html, "<svg "), 5u);  // phases and memory split, then the usual three
+  // Four training stages: five phases and four memory parts each.
+  EXPECT_EQ(count(html, "class=\"bar segment\""), 4u * 5 + 4u * 4);
+  EXPECT_NE(html.find("amp forward: 1.6 (26%)"), std::string::npos);
+  EXPECT_NE(html.find("loss Δ 3.2e-6, cos 0.999999"), std::string::npos);
+  EXPECT_EQ(sb::report_html({{"fixture.json", sb::test::fixture_document()}})
+                .find("Training step phases"),
+            std::string::npos);
+}
+
 TEST(ReportHtml, EscapesTheDocumentsText) {
   nlohmann::json doc = sb::test::fixture_document();
   doc["runs"][0]["stages"][1]["id"] = "<script>alert(1)</script>";
