@@ -8,6 +8,7 @@
 #include "gui/model/json_values.h"
 #include "gui/model/roles.h"
 #include "reports/ladder_table.h"
+#include "reports/train_phases.h"
 
 namespace sb::viewer {
 namespace {
@@ -50,9 +51,10 @@ QString speedup_text(const StageRow& s) {
 
 QString correctness_text(const StageRow& s) {
   const auto cosine = known(s.cosine);
-  if (s.correctness_pass < 0) return cosine ? format_number(cosine, 8) : QStringLiteral("-");
-  return (s.correctness_pass ? QStringLiteral("pass ") : QStringLiteral("FAIL ")) +
-         format_number(cosine, 8);
+  // Training stages: the loss curve against the baseline's, then the final parameters' cosine.
+  const QString figures = known(s.loss_max_rel) ? qs(loss_check_text(s)) : format_number(cosine, 8);
+  if (s.correctness_pass < 0) return figures;
+  return (s.correctness_pass ? QStringLiteral("pass ") : QStringLiteral("FAIL ")) + figures;
 }
 
 }  // namespace
