@@ -9,10 +9,10 @@
 namespace sb {
 
 Tolerance tolerance_for(const std::string& basis) {
-  if (basis == "fp32") return {0.99999, basis};
-  if (basis == "tf32") return {0.9999, basis};
-  if (basis == "bf16" || basis == "fp16") return {0.999, basis};
-  if (basis == "int8") return {0.99, basis};
+  if (basis == "fp32") return {0.99999, basis, 1e-4};
+  if (basis == "tf32") return {0.9999, basis, 5e-3};
+  if (basis == "bf16" || basis == "fp16") return {0.999, basis, 3e-2};
+  if (basis == "int8") return {0.99, basis, 1e-1};
   throw std::invalid_argument("unknown precision basis '" + basis +
                               "' (expected fp32, tf32, bf16, fp16 or int8)");
 }
@@ -85,6 +85,40 @@ CorrectnessResult compare(const std::vector<float>& candidate, const std::vector
     std::snprintf(buf, sizeof buf, "cosine %.8f < %.8g (%s)", r.cosine, tolerance.min_cosine,
                   tolerance.basis.c_str());
     r.reason = buf;
+  }
+  return r;
+}
+
+CorrectnessResult compare_training(const TrainTrace& candidate, const TrainTrace& reference,
+                                   const Tolerance& tolerance) {
+  CorrectnessResult r = compare(candidate.params, reference.params, tolerance);
+  r.loss_tolerance = tolerance.max_loss_rel;
+  auto fail_loss = [&](const std::string& why) {
+    r.pass = false;
+    r.reason = r.reason.empty() ? why : why + "; " + r.reason;
+  };
+  if (candidate.loss.size() != reference.loss.size() || reference.loss.empty()) {
+    fail_loss("loss curve of " + std::to_string(candidate.loss.size()) + " steps against " +
+              std::to_string(reference.loss.size()));
+    return r;
+  }
+  double worst = 0;
+  size_t worst_step = 0;
+  for (size_t i = 0; i < reference.loss.size(); ++i) {
+    const double a = candidate.loss[i], b = reference.loss[i];
+    if (!std::isfinite(a) || !std::isfinite(b)) {
+      fail_loss("loss at step " + std::to_string(i) + " is not finite");
+      return r;
+    }
+    const double rel = std::abs(a - b) / std::max(std::abs(b), 1e-12);
+    if (rel > worst) worst = rel, worst_step = i;
+  }
+  r.loss_max_rel = worst;
+  if (worst > tolerance.max_loss_rel) {
+    char text[160];
+    std::snprintf(text, sizeof text, "loss differs by %.3g (relative) at step %zu > %.3g", worst,
+                  worst_step, tolerance.max_loss_rel);
+    fail_loss(text);
   }
   return r;
 }

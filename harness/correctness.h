@@ -2,6 +2,7 @@
 // A stage's output checked against the baseline's (stage 0, same inputs and weights):
 // cosine similarity, max abs error, relative L2 error, judged by the cosine threshold of the
 // stage's precision (docs/method.md).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct CorrectnessResult {
   std::string basis;     // the precision the tolerance is for
   bool pass = false;
   std::string reason;  // why it failed; empty when it passed
+  // Training stages only: the loss curve's largest relative difference, and its bound.
+  std::optional<double> loss_max_rel, loss_tolerance;
 };
 
 // docs/method.md thresholds: fp32 cosine >= 0.99999, tf32 >= 0.9999, bf16/fp16 >= 0.999,
@@ -28,5 +31,11 @@ Tolerance tolerance_for(const std::string& basis);
 // cosine under the tolerance. Two all-zero outputs are identical and pass.
 CorrectnessResult compare(const std::vector<float>& candidate, const std::vector<float>& reference,
                           const Tolerance& tolerance);
+
+// A training stage against the baseline's trace: the loss curves step by step (the largest
+// |a - b| / max(|b|, 1e-12) must stay within max_loss_rel), then the final parameters as
+// compare() judges outputs. Fails on curves of different lengths or non-finite losses.
+CorrectnessResult compare_training(const TrainTrace& candidate, const TrainTrace& reference,
+                                   const Tolerance& tolerance);
 
 }  // namespace sb

@@ -17,16 +17,23 @@ double seconds_since(Clock::time_point t0) {
 }
 
 std::vector<size_t> ladder_indices(const Workload& w, std::vector<size_t> stages) {
-  stages.push_back(0);  // the baseline is always measured
+  const auto& specs = w.stages();
+  const size_t count = specs.size();
+  if (count == 0) throw std::invalid_argument("the workload has no stages");
+  for (size_t s : stages) {
+    if (s >= count) {
+      throw std::invalid_argument("stage " + std::to_string(s) +
+                                  " does not exist (the ladder has " + std::to_string(count) +
+                                  " stages)");
+    }
+  }
+  stages.push_back(0);  // the baselines are always measured
+  for (size_t i = 0, asked = stages.size(); i < asked; ++i) {
+    const std::string& base = specs[stages[i]].baseline;
+    if (!base.empty()) stages.push_back(find_stage(specs, base, "ladder"));
+  }
   std::sort(stages.begin(), stages.end());
   stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
-  const size_t count = w.stages().size();
-  if (count == 0) throw std::invalid_argument("the workload has no stages");
-  if (stages.back() >= count) {
-    throw std::invalid_argument("stage " + std::to_string(stages.back()) +
-                                " does not exist (the ladder has " + std::to_string(count) +
-                                " stages)");
-  }
   return stages;
 }
 
@@ -56,11 +63,13 @@ class LadderRunner {
 
   RunRecord run(const std::vector<size_t>& indices) {
     params_ = w_.params();
+    train_ = w_.mode() == "train";
     set_up(indices);
     for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
     begin_collectors();
     emit_partial();
     measure_rounds();
+    check_training();
     collect_summaries();
     RunRecord run = build_run(info_, params_, states_, opt_, true);
     release_all();
@@ -140,9 +149,11 @@ class LadderRunner {
       where = "collector stop";
       while (started > 0) st.collectors[--started]->stop();
       st.samples_s.push_back(seconds);
-      where = "output";
-      st.output = w_.output(st.index);
-      st.has_output = true;
+      if (!train_) {
+        where = "output";
+        st.output = w_.output(st.index);
+        st.has_output = true;
+      }
     } catch (const std::exception& e) {
       fail(st, where, e.what());
     } catch (...) {
@@ -210,6 +221,23 @@ class LadderRunner {
     opt_.on_partial(build_run(info_, params_, states_, opt_, false));
   }
 
+  // Training stages are checked after the measurement, untimed: from the same initial
+  // parameters on the same batches, so that the timed steps never change what is compared.
+  void check_training() {
+    for (auto& st : states_) {
+      if (!st.measured()) continue;
+      guarded(st, "training check", [&] { st.trace = w_.train_trace(st.index); });
+      // A stage of a training workload without a trace (a data-phase stage) is checked on
+      // its output; training workloads keep each stage's last output apart, so it is read once.
+      if (train_ && st.live() && !st.trace) {
+        guarded(st, "output", [&] {
+          st.output = w_.output(st.index);
+          st.has_output = true;
+        });
+      }
+    }
+  }
+
   // A summary that throws is recorded as such; the stage's measurement stands.
   void collect_summaries() {
     for (auto& st : states_) {
@@ -239,6 +267,7 @@ class LadderRunner {
   std::vector<StageState> states_;
   nlohmann::json params_ = nlohmann::json::object();
   double round_s_ = 0;
+  bool train_ = false;  // stages of a training workload may be checked by trace or output
 };
 
 }  // namespace

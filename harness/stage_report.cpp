@@ -1,6 +1,7 @@
 #include "harness/stage_report.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "harness/correctness.h"
@@ -73,12 +74,16 @@ TimeRecord time_record(const Summary& s, const StageState& st) {
 }
 
 CorrectnessRecord correctness_record(const CorrectnessResult& c) {
-  return {finite_or_unknown(c.cosine),
-          finite_or_unknown(c.max_abs),
-          finite_or_unknown(c.rel_l2),
-          c.tolerance,
-          c.basis,
-          c.pass};
+  CorrectnessRecord r;
+  r.cosine = finite_or_unknown(c.cosine);
+  r.max_abs = finite_or_unknown(c.max_abs);
+  r.rel_l2 = finite_or_unknown(c.rel_l2);
+  r.tolerance = c.tolerance;
+  r.basis = c.basis;
+  if (c.loss_max_rel) r.loss_max_rel = finite_or_unknown(*c.loss_max_rel);
+  r.loss_tolerance = c.loss_tolerance;
+  r.pass = c.pass;
+  return r;
 }
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
@@ -94,16 +99,24 @@ void set_reasons(StageRecord& r, const std::string& status, std::vector<std::str
 }
 
 // Validity of a measured stage (docs/method.md): the stopping rule's quality criteria, judged
-// on the final samples, and correctness against stage 0.
+// on the final samples, and correctness against its baseline (stage 0, or the stage its spec
+// names): a training stage by its trace, any other by its output.
 void judge(StageRecord& r, const StageState& st, const StageState* baseline) {
   std::vector<std::string> reasons = st.rule->unmet_quality(SampleState{st.samples_s, 0});
-  if (baseline && baseline->has_output && st.has_output) {
+  if (baseline && baseline->trace && st.trace) {
+    const CorrectnessResult c = compare_training(*st.trace, *baseline->trace, st.spec.tolerance);
+    r.correctness = correctness_record(c);
+    if (!c.pass) reasons.push_back("correctness: " + c.reason);
+  } else if (baseline && baseline->has_output && st.has_output) {
     const CorrectnessResult c = compare(st.output, baseline->output, st.spec.tolerance);
     r.correctness = correctness_record(c);
     if (!c.pass) reasons.push_back("correctness: " + c.reason);
   } else {
-    reasons.push_back(baseline ? "correctness: no output to compare"
-                               : "correctness: no baseline output (stage 0 not measured)");
+    reasons.push_back(
+        baseline ? "correctness: no output to compare"
+                 : "correctness: no baseline output (" +
+                       (st.spec.baseline.empty() ? std::string("stage 0") : st.spec.baseline) +
+                       " not measured)");
   }
   const char* status = reasons.empty() ? "ok" : "invalid";
   set_reasons(r, status, std::move(reasons));
@@ -137,10 +150,14 @@ RunRecord run_header(const RunInfo& info, const nlohmann::json& params, bool com
 RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
                     const std::vector<StageState>& stages, const RunnerOptions& opt,
                     bool complete) {
-  const StageState* baseline = nullptr;
-  for (const auto& st : stages) {
-    if (st.index == 0 && st.measured()) baseline = &st;
-  }
+  // Each stage's baseline: the measured stage its spec names, else stage 0.
+  auto baseline_of = [&](const StageState& st) -> const StageState* {
+    for (const auto& b : stages) {
+      const bool named = st.spec.baseline.empty() ? b.index == 0 : b.spec.id == st.spec.baseline;
+      if (named) return b.measured() ? &b : nullptr;
+    }
+    return nullptr;
+  };
 
   RunRecord run = run_header(info, params, complete);
   for (const auto& st : stages) {
@@ -153,7 +170,7 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
       const Summary s = summarize(st.samples_s);
       r.time = time_record(s, st);
       r.throughput = throughput_record(st.counts, s.median, opt.ceilings);
-      judge(r, st, baseline);
+      judge(r, st, baseline_of(st));
       add_collector_reports(r, st);
       if (!st.summaries.empty()) r.summaries = st.summaries;
     } else {
@@ -162,12 +179,15 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
     run.stages.push_back(std::move(r));
   }
 
-  // Speedups: paired over rounds against stage 0, and against the nearest earlier measured
-  // stage (ok or invalid: its time is real even when, say, its correctness check failed).
-  const StageState* previous = nullptr;
+  // Speedups: paired over rounds against the stage's baseline, and against the nearest earlier
+  // measured stage with the same baseline (ok or invalid: its time is real even when, say, its
+  // correctness check failed).
+  std::map<std::string, const StageState*> previous_by_phase;
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageState& st = stages[i];
     if (!st.measured()) continue;
+    const StageState* baseline = baseline_of(st);
+    const StageState*& previous = previous_by_phase[st.spec.baseline];
     SpeedupRecord& sp = run.stages[i].speedup;
     try {
       if (baseline) {

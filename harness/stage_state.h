@@ -2,6 +2,7 @@
 // What the runner knows about one stage while and after measuring it (runner-internal).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct StageState {
   std::vector<double> samples_s;  // one per measured round, in round order
   std::vector<float> output;      // from the last measured run
   bool has_output = false;
+  std::optional<TrainTrace> trace;  // training stages: the check's loss curve and parameters
   std::vector<std::unique_ptr<Collector>> collectors;  // available ones only
   std::unique_ptr<StoppingRule> rule;
   bool done = false;  // the rule said done at the last check

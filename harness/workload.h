@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectors/collector.h"
@@ -17,16 +18,40 @@ struct Claim {
 };
 
 // Correctness thresholds from docs/method.md, by the precision a stage computes in.
+// A training stage is also held to `max_loss_rel`: the largest relative difference of its loss
+// curve from the baseline's, step by step; its final parameters are held to min_cosine.
 struct Tolerance {
-  double min_cosine = 0.99999;
-  std::string basis = "fp32";  // fp32, tf32, bf16, fp16, int8
+  Tolerance(double cosine = 0.99999, std::string basis_ = "fp32", double loss_rel = 1e-4)
+      : min_cosine(cosine), basis(std::move(basis_)), max_loss_rel(loss_rel) {}
+  double min_cosine;
+  std::string basis;  // fp32, tf32, bf16, fp16, int8
+  double max_loss_rel;
 };
 
 struct StageSpec {
+  StageSpec(std::string id_ = {}, std::string title_ = {}, Claim claim_ = {},
+            Tolerance tolerance_ = {}, std::string baseline_ = {})
+      : id(std::move(id_)),
+        title(std::move(title_)),
+        claim(std::move(claim_)),
+        tolerance(std::move(tolerance_)),
+        baseline(std::move(baseline_)) {}
   std::string id;     // "fused-attention"
   std::string title;  // "Fused attention (streaming softmax)"
   Claim claim;
   Tolerance tolerance;
+  // The stage this one is checked against and its speedup is taken over: empty for stage 0.
+  // A ladder with a phase of its own (DeepFM's preprocessing, timed apart from the training
+  // steps) names that phase's first stage here, in that stage too, so that like is compared
+  // with like. The runner always measures the baselines of the stages asked for.
+  std::string baseline;
+};
+
+// What a training stage's untimed check produced: from the initial parameters, a fixed number
+// of steps on the fixed batch sequence with the same dropout masks as every other stage.
+struct TrainTrace {
+  std::vector<double> loss;   // per step
+  std::vector<float> params;  // every parameter after the last step, flattened
 };
 
 // Per-sample work, for throughput and roofline.
@@ -47,6 +72,8 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual const std::vector<StageSpec>& stages() const = 0;
+  // "inference" or "train": what one run() is (a forward, or one optimizer step).
+  virtual std::string mode() const { return "inference"; }
   // Empty when the stage applies here; else the probe's reason (the stage is recorded skipped).
   virtual std::string skip_reason(size_t stage) const = 0;
   // Untimed: weights in the stage's precision, caches, program builds.
@@ -63,6 +90,9 @@ class Workload {
   // int8 was calibrated, task-level accuracy), computed untimed after the measurement, in
   // ladder order (stage 0 first). New names never break the schema.
   virtual nlohmann::json summaries(size_t /*stage*/) { return nlohmann::json::object(); }
+  // Training stages: the check above, run untimed after the measurement (the measured steps
+  // never change what it sees). nullopt: the stage is checked on output() instead.
+  virtual std::optional<TrainTrace> train_trace(size_t /*stage*/) { return std::nullopt; }
   // Frees what prepare() built for a stage once the ladder is done with it.
   virtual void release(size_t stage) {}
 };

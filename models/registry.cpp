@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "models/deepfm/config.h"
+#include "models/deepfm/ladder.h"
+#include "models/deepfm/workload.h"
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/workload.h"
@@ -47,6 +50,20 @@ const std::vector<ModelEntry>& model_registry() {
          }
          return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
        }},
+      {"deepfm",
+       "pharmagen DeepFM, drug-gene pairs -> three outcomes, trained with AdamW (seeds 001, "
+       "002, training)",
+       deepfm::sizes(), []() -> const std::vector<StageSpec>& { return deepfm::ladder(); },
+       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         deepfm::WorkloadOptions o;
+         o.size = r.size;
+         o.seed = r.seed;
+         o.weights = r.weights;
+         o.batch = r.batch;
+         o.data = r.input;
+         return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
+       },
+       "train"},
   };
   return models;
 }

@@ -27,6 +27,7 @@ struct ModelEntry {
   std::vector<std::string> sizes;
   std::function<const std::vector<StageSpec>&()> ladder;
   std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
+  std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
 };
 
 const std::vector<ModelEntry>& model_registry();

@@ -232,6 +232,8 @@ void read_correctness(Reader& r, CorrectnessRecord& c) {
   r.number("rel_l2", c.rel_l2);
   r.number("tolerance", c.tolerance);
   r.string("basis", c.basis, false);
+  r.number("loss_max_rel", c.loss_max_rel);
+  r.number("loss_tolerance", c.loss_tolerance);
   r.boolean("pass", c.pass);
 }
 
@@ -399,6 +401,8 @@ void to_json(json& j, const StageRecord& s) {
          {"rel_l2", number_json(s.correctness.rel_l2)},
          {"tolerance", number_json(s.correctness.tolerance)},
          {"basis", s.correctness.basis},
+         {"loss_max_rel", number_json(s.correctness.loss_max_rel)},
+         {"loss_tolerance", number_json(s.correctness.loss_tolerance)},
          {"pass", bool_json(s.correctness.pass)}}}};
   if (!s.summaries.is_null()) j["summaries"] = s.summaries;
   if (s.samples_ms) j["samples_ms"] = *s.samples_ms;

@@ -73,6 +73,9 @@ struct CorrectnessRecord {
   Number cosine, max_abs, rel_l2;
   Number tolerance;  // the minimum cosine that passes
   std::string basis = "fp32";
+  // Training stages: the loss curve's largest relative difference from the baseline's, and
+  // the bound it is held to; null for inference.
+  Number loss_max_rel, loss_tolerance;
   std::optional<bool> pass;  // null: not checked
 };
 

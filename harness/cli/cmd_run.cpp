@@ -100,10 +100,17 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")->capture_default_str();
   cmd->add_option("--weights", job.request.weights, ".safetensors weights (default: seeded random)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--input", job.request.input,
-                  "geneformer: token ids [B,S] (.npy/.safetensors, with 'attention_mask' when "
-                  "the file holds one) instead of seeded synthetic cells")
-      ->check(CLI::ExistingFile);
+  auto* input = cmd->add_option("--input", job.request.input,
+                                "geneformer: token ids [B,S] (.npy/.safetensors, with "
+                                "'attention_mask' when the file holds one) instead of seeded "
+                                "synthetic cells")
+                   ->check(CLI::ExistingFile);
+  // --data is not CLI::ExistingFile: the model's reader names a missing or unreadable file itself, and
+  // that is bad input (exit 2) like any other.
+  cmd->add_option("--data", job.request.input,
+                  "deepfm: the training table (.tsv, seven columns) instead of a seeded "
+                  "synthetic one")
+      ->excludes(input);
   cmd->add_option("--batch", job.request.batch, "Batch (0: the model's default for the size)")
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();

@@ -17,5 +17,6 @@ void add_report(CLI::App& app, int& exit_code);
 void add_sweep(CLI::App& app, int& exit_code);
 void add_merge(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
+void add_trace(CLI::App& app, int& exit_code);
 
 }  // namespace sb::cli

@@ -61,7 +61,7 @@ RunRecord JobRunner::run(const Job& job) {
     backend = make_backend(name, job.request.device);
   } catch (const std::exception& e) {
     RunInfo info{model.name, job.request.size, name,
-                 job.request.device.empty() ? "none found" : job.request.device, "inference"};
+                 job.request.device.empty() ? "none found" : job.request.device, model.mode};
     return unmeasured_run(info, {{"batch", job.request.batch}}, "skipped", e.what());
   }
   const std::string device = backend->device();
@@ -75,7 +75,8 @@ RunRecord JobRunner::run(const Job& job) {
   opt.make_collectors = [papi] { return make_collectors(papi); };
   auto workload = model.make(job.request, std::move(backend));
   RunRecord run =
-      run_ladder(*workload, {model.name, job.request.size, name, device, "inference"}, stages, opt);
+      run_ladder(*workload, {model.name, job.request.size, name, device, workload->mode()}, stages,
+                 opt);
   if (opt.ceilings) {
     CeilingsRecord& c = run.ceilings.emplace();
     c.gemm_fp32_gflops = opt.ceilings->peak_gflops;

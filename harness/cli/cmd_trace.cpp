@@ -1,0 +1,57 @@
+// stagebench trace: a training model's steps written out for a reference implementation.
+#include <iostream>
+
+#include "harness/cli/commands.h"
+#include "models/deepfm/ladder.h"
+#include "models/deepfm/trace_export.h"
+#include "models/registry.h"
+
+namespace sb::cli {
+
+void add_trace(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "trace",
+      "Train a few steps from the initial parameters and write parameters, batches and the "
+      "loss curve (for scripts/reference/deepfm_torch.py check)");
+  struct Args {
+    std::string model, size = "tiny", backend = "cpu", device, stage = "baseline";
+    std::filesystem::path weights, data, out;
+    uint64_t seed = 1;
+    int64_t steps = 20, batch = 0;
+    bool no_dropout = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("model", a->model, "Model (deepfm)")->required();
+  cmd->add_option("--size", a->size, "tiny, small or full")->capture_default_str();
+  cmd->add_option("--stage", a->stage, "training stage (id or index)")->capture_default_str();
+  cmd->add_option("--steps", a->steps, "optimizer steps")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "batch (0: the size's)");
+  cmd->add_option("--backend", a->backend, "cpu or opencl")->capture_default_str();
+  cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
+  cmd->add_option("--seed", a->seed, "seed of weights, table and batches")->capture_default_str();
+  cmd->add_option("--weights", a->weights, "initial parameters (.safetensors, reference names)");
+  cmd->add_option("--data", a->data, "the training table (.tsv) instead of a synthetic one");
+  cmd->add_flag("--no-dropout", a->no_dropout,
+                "train without dropout (the reference check: PyTorch draws other masks)");
+  cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->callback([a, &exit_code] {
+    const ModelEntry& m = find_model(a->model);
+    if (m.name != "deepfm") throw std::invalid_argument("trace: " + m.name + " is not trained");
+    check_size(m, a->size);
+    const size_t stage = resolve_stages(m, {a->stage}).front();
+    deepfm::WorkloadOptions o;
+    o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
+    o.data = a->data;
+    if (a->no_dropout) o.dropout = 0.f;
+    deepfm::DeepFmWorkload w(o, make_backend(a->backend, a->device));
+    if (const std::string why = w.skip_reason(stage); !why.empty())
+      throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
+    const auto s = deepfm::export_trace(w, stage, a->steps, a->out);
+    std::cout << "deepfm/" << a->size << " " << deepfm::ladder()[stage].id << " on "
+              << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
+              << " -> " << s.last_loss << "; wrote " << a->out.string() << '\n';
+    exit_code = 0;
+  });
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,40 @@
+#pragma once
+// pharmagen DeepFM's training ladder (docs/ladders.md, seeds 001 and 002). Stages 0-6 are
+// training steps, each carrying the optimizations below it; the last two are the data phase
+// (preprocessing the table), timed apart with its own baseline.
+#include <string>
+#include <vector>
+
+#include "harness/workload.h"
+#include "models/ops/op_types.h"
+
+namespace sb::deepfm {
+
+enum StageIndex : size_t {
+  kBaseline = 0,
+  kVectorizedFm,
+  kBatchedTransfer,
+  kPreallocatedLoss,
+  kAmp,
+  kDataloader,
+  kAutotune,
+  kPreprocess,      // the data phase's baseline: regex cleaning
+  kLiteralStrings,  // literal replacement instead of a regex
+  kStageCount
+};
+
+struct Switches {
+  bool gram_fm = false;            // all six pair products from one batched GEMM (Gram matrix)
+  bool batched_transfer = false;   // preallocated device batch, non-blocking writes
+  bool preallocated_loss = false;  // task losses into one fixed [3] tensor, no per-step stack
+  Precision precision = Precision::f32;  // of every GEMM (autocast), fp32 master weights
+  bool loss_scaling = false;             // dynamic loss scaling (amp)
+  bool prefetch = false;                 // persistent workers assemble batches ahead
+};
+
+const std::vector<StageSpec>& ladder();
+bool is_data_phase(size_t stage);
+// `reduced`: the backend's half precision for amp (bf16 on the CPU).
+Switches switches_for(size_t stage, Precision reduced);
+
+}  // namespace sb::deepfm

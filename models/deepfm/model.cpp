@@ -1,0 +1,483 @@
+#include "models/deepfm/model.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace sb::deepfm {
+namespace {
+
+// The FM's pairs (i < j) in the reference's order, and their cells in a 4 x 4 Gram matrix.
+constexpr std::array<std::array<int, 2>, kPairs> kPairFields{
+    {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}};
+constexpr std::array<int64_t, kPairs> kGramCells{1, 2, 3, 6, 7, 11};
+
+// Dropout sites of one step (the mask's stream is step x 16 + site).
+enum Site : int { kAttnProbs = 0, kAttnOut, kFfnAct, kFfnOut, kDeep0 };
+
+// Dynamic loss scaling as torch.cuda.amp.GradScaler does it (docs/ladders.md).
+constexpr double kInitialScale = 65536, kGrowth = 2, kBackoff = 0.5;
+constexpr int64_t kGrowthInterval = 2000;
+
+}  // namespace
+
+std::array<int32_t, 4> table_offsets(const Cardinality& card) {
+  std::array<int32_t, 4> off{};
+  for (int f = 1; f < 4; ++f) off[f] = off[f - 1] + static_cast<int32_t>(card[f - 1]);
+  return off;
+}
+
+Trainer::Trainer(Backend& be, const Config& c, const Params& init,
+                 const std::vector<float>& type_weights, const Switches& sw, uint64_t seed)
+    : be_(be),
+      c_(c),
+      sw_(sw),
+      seed_(seed),
+      init_(init),
+      type_weights_host_(type_weights),
+      batch_(c.batch),
+      rows_(c.batch * 4) {
+  const int64_t e = c.embed, h = c.hidden, n = rows_, b = batch_;
+  int64_t vocab = 0;
+  for (int f = 0; f < 4; ++f) vocab += init.specs()[f].shape[0];
+  table_ = be_.empty({vocab, e});
+  dtable_ = be_.empty({vocab, e});
+  auto lin = [&](int64_t out, int64_t in) {
+    return Linear{be_.empty({out, in}), be_.empty({out}), be_.empty({out, in}), be_.empty({out})};
+  };
+  qkv_ = lin(3 * e, e);
+  out_ = lin(e, e);
+  lin1_ = lin(h, e);
+  lin2_ = lin(e, h);
+  for (Tensor* t : {&n1g_, &n1b_, &n2g_, &n2b_, &dn1g_, &dn1b_, &dn2g_, &dn2b_})
+    *t = be_.empty({e});
+  for (int64_t l = 0; l < c.layers; ++l) deep_.push_back(lin(h, l == 0 ? 4 * e : h));
+  for (int t = 0; t < kTasks; ++t) heads_[t] = lin(kTaskClasses[t], h + kPairs);
+  type_weights_ = be_.upload(type_weights_host_, {static_cast<int64_t>(type_weights.size())});
+
+  // param_specs() order: tables (one concatenated tensor), encoder, deep, heads; log_vars
+  // stay on the host.
+  params_ = {&table_,  &qkv_.w,  &qkv_.b, &out_.w, &out_.b, &lin1_.w, &lin1_.b,
+             &lin2_.w, &lin2_.b, &n1g_,   &n1b_,   &n2g_,   &n2b_};
+  grads_ = {&dtable_,  &qkv_.dw,  &qkv_.db, &out_.dw, &out_.db, &lin1_.dw, &lin1_.db,
+            &lin2_.dw, &lin2_.db, &dn1g_,   &dn1b_,   &dn2g_,   &dn2b_};
+  for (auto& l : deep_) {
+    params_.insert(params_.end(), {&l.w, &l.b});
+    grads_.insert(grads_.end(), {&l.dw, &l.db});
+  }
+  for (auto& l : heads_) {
+    params_.insert(params_.end(), {&l.w, &l.b});
+    grads_.insert(grads_.end(), {&l.dw, &l.db});
+  }
+  for (Tensor* p : params_) {
+    m_.push_back(be_.empty(p->shape()));
+    v_.push_back(be_.empty(p->shape()));
+  }
+
+  s_ = be_.empty({b, 4, e});
+  qkv_act_ = be_.empty({n, 3 * e});
+  probs_ = be_.empty({b * c.heads * 4, 4});
+  probs_drop_ = be_.empty({b * c.heads * 4, 4});
+  attn_ = be_.empty({n, e});
+  o_ = be_.empty({n, e});
+  x1_ = be_.empty({n, e});
+  h1_ = be_.empty({n, e});
+  f_ = be_.empty({n, h});
+  a_ = be_.empty({n, h});
+  ad_ = be_.empty({n, h});
+  g_ = be_.empty({n, e});
+  x2_ = be_.empty({n, e});
+  t_ = be_.empty({b, 4 * e});
+  for (int64_t l = 0; l < c.layers; ++l) {
+    u_.push_back(be_.empty({b, h}));
+    z_.push_back(be_.empty({b, h}));
+    dz_.push_back(be_.empty({b, h}));
+  }
+  fm_ = be_.empty({b, kPairs});
+  gram_ = be_.empty({b, 16});
+  hcat_ = be_.empty({b, h + kPairs});
+  for (int t = 0; t < kTasks; ++t) {
+    logits_[t] = be_.empty({b, kTaskClasses[t]});
+    dlogits_[t] = be_.empty({b, kTaskClasses[t]});
+  }
+  loss_ = be_.empty({kTasks});
+  ds_ = be_.empty({b, 4, e});
+  dqkv_ = be_.empty({n, 3 * e});
+  dprobs_ = be_.empty({b * c.heads * 4, 4});
+  dattn_ = be_.empty({n, e});
+  do_ = be_.empty({n, e});
+  dx_ = be_.empty({n, e});
+  df_ = be_.empty({n, h});
+  dad_ = be_.empty({n, h});
+  dg_ = be_.empty({n, e});
+  dt_ = be_.empty({b, 4 * e});
+  dhcat_ = be_.empty({b, h + kPairs});
+  dfm_ = be_.empty({b, kPairs});
+  dgram_ = be_.empty({b, 16});
+  norms_ = be_.empty({static_cast<int64_t>(params_.size())});
+  reset();
+}
+
+void Trainer::reset() {
+  const auto& host = init_.tensors();
+  std::vector<float> table;
+  for (int f = 0; f < 4; ++f)
+    table.insert(table.end(), host[f].values.begin(), host[f].values.end());
+  be_.write(table, table_);
+  for (size_t i = 1; i < params_.size(); ++i) be_.write(host[i + 3].values, *params_[i]);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    be_.fill(m_[i], 0.f);
+    be_.fill(v_[i], 0.f);
+  }
+  const auto& lv = host.back().values;
+  for (int t = 0; t < kTasks; ++t) log_vars_[t] = lv[t], lv_m_[t] = lv_v_[t] = 0;
+  step_ = skipped_ = clean_ = 0;
+  scale_ = sw_.loss_scaling ? kInitialScale : 1.0;
+  be_.synchronize();
+}
+
+void Trainer::gemm(const Tensor& a, bool ta, const Tensor& b, bool tb, Tensor& c, int64_t m,
+                   int64_t n, int64_t k, float beta, float alpha) {
+  GemmBatch g;
+  g.m = m, g.n = n, g.k = k;
+  g.trans_a = ta, g.trans_b = tb;
+  g.alpha = alpha, g.beta = beta;
+  g.lda = ta ? m : k;
+  g.ldb = tb ? k : n;
+  g.ldc = n;
+  g.a_offsets = g.b_offsets = g.c_offsets = {0};
+  g.precision = sw_.precision;
+  be_.gemm_batched(g, a, b, c);
+}
+
+void Trainer::linear_forward(const Tensor& x, const Linear& l, Tensor& y, int64_t rows) {
+  const int64_t out = l.w.dim(0), in = l.w.dim(1);
+  gemm(x, false, l.w, true, y, rows, out, in);
+  be_.affine_channels(y, nullptr, &l.b, y);
+}
+
+void Trainer::linear_backward(const Tensor& x, const Tensor& dy, Linear& l, Tensor* dx,
+                              int64_t rows, float beta) {
+  const int64_t out = l.w.dim(0), in = l.w.dim(1);
+  gemm(dy, true, x, false, l.dw, out, in, rows);
+  Tensor db = l.db.reshaped({1, out});
+  be_.sum_axis1(dy.reshaped({1, rows, out}), nullptr, db);
+  if (dx) gemm(dy, false, l.w, false, *dx, rows, in, out, beta);
+}
+
+DropoutKey Trainer::key(int site) const {
+  return {c_.dropout, seed_, static_cast<uint64_t>(step_) * 16 + static_cast<uint64_t>(site)};
+}
+
+// --- forward --------------------------------------------------------------------------------
+
+void Trainer::attention_forward() {
+  const int64_t e = c_.embed, hd = c_.head_dim(), heads = c_.heads, b = batch_;
+  linear_forward(s_.reshaped({rows_, e}), qkv_, qkv_act_, rows_);
+  GemmBatch sc;  // scores[b, h] = Q_bh K_bh^T / sqrt(dh), 4 x 4 per item
+  sc.m = 4, sc.n = 4, sc.k = hd, sc.trans_b = true;
+  sc.alpha = 1.f / std::sqrt(static_cast<float>(hd));
+  sc.lda = sc.ldb = 3 * e, sc.ldc = 4;
+  GemmBatch pv;  // attn[b, :, h] = P_bh V_bh
+  pv.m = 4, pv.n = hd, pv.k = 4, pv.trans_b = false;
+  pv.lda = 4, pv.ldb = 3 * e, pv.ldc = e;
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t base = i * 4 * 3 * e + h * hd, item = (i * heads + h) * 16;
+      sc.a_offsets.push_back(base);
+      sc.b_offsets.push_back(base + e);
+      sc.c_offsets.push_back(item);
+      pv.a_offsets.push_back(item);
+      pv.b_offsets.push_back(base + 2 * e);
+      pv.c_offsets.push_back(i * 4 * e + h * hd);
+    }
+  sc.precision = pv.precision = sw_.precision;
+  be_.gemm_batched(sc, qkv_act_, qkv_act_, probs_);
+  be_.softmax_rows(probs_);
+  be_.dropout(probs_, key(kAttnProbs), probs_drop_);
+  be_.gemm_batched(pv, probs_drop_, qkv_act_, attn_);
+  linear_forward(attn_, out_, o_, rows_);
+  be_.dropout(o_, key(kAttnOut), o_);
+}
+
+void Trainer::fm_forward() {
+  const int64_t e = c_.embed, b = batch_;
+  if (sw_.gram_fm) {
+    // All pairs at once: the Gram matrix S_b S_b^T per item, its upper triangle gathered.
+    GemmBatch g;
+    g.m = 4, g.n = 4, g.k = e, g.trans_b = true;
+    g.lda = g.ldb = e, g.ldc = 4;
+    for (int64_t i = 0; i < b; ++i) {
+      g.a_offsets.push_back(i * 4 * e);
+      g.b_offsets.push_back(i * 4 * e);
+      g.c_offsets.push_back(i * 16);
+    }
+    g.precision = sw_.precision;
+    be_.gemm_batched(g, s_, s_, gram_);
+    be_.gather_cols(gram_, kGramCells, fm_);
+    return;
+  }
+  // The seed's "before": one dot product per pair into a list, then torch.cat.
+  std::vector<Tensor> parts;
+  std::vector<const Tensor*> list;
+  for (const auto& [fi, fj] : kPairFields) {
+    Tensor dot = be_.empty({b, 1});
+    GemmBatch g;
+    g.m = 1, g.n = 1, g.k = e, g.trans_b = true;
+    g.lda = g.ldb = e, g.ldc = 1;
+    for (int64_t i = 0; i < b; ++i) {
+      g.a_offsets.push_back(i * 4 * e + fi * e);
+      g.b_offsets.push_back(i * 4 * e + fj * e);
+      g.c_offsets.push_back(i);
+    }
+    g.precision = sw_.precision;
+    be_.gemm_batched(g, s_, s_, dot);
+    parts.push_back(std::move(dot));
+  }
+  for (const auto& p : parts) list.push_back(&p);
+  be_.concat_last(list, fm_);
+}
+
+void Trainer::forward(const DeviceBatch& batch) {
+  const int64_t e = c_.embed, n = rows_;
+  be_.embedding(table_, batch.ids, nullptr, s_);
+  // Encoder layer, post-norm: x1 = S + drop(attn(S)); h1 = LN1(x1); x2 = h1 + drop(FFN(h1)).
+  attention_forward();
+  be_.add(s_.reshaped({n, e}), o_, x1_);
+  be_.layernorm(x1_, n1g_, n1b_, c_.eps, h1_);
+  linear_forward(h1_, lin1_, f_, n);
+  be_.activation(f_, Act::relu, a_);
+  be_.dropout(a_, key(kFfnAct), ad_);
+  linear_forward(ad_, lin2_, g_, n);
+  be_.dropout(g_, key(kFfnOut), g_);
+  be_.add(h1_, g_, x2_);
+  Tensor t = t_.reshaped({n, e});
+  be_.layernorm(x2_, n2g_, n2b_, c_.eps, t);
+  // Deep branch on the flattened encoder output.
+  const Tensor* in = &t_;
+  for (size_t l = 0; l < deep_.size(); ++l) {
+    linear_forward(*in, deep_[l], u_[l], batch_);
+    be_.activation(u_[l], Act::gelu_erf, z_[l]);
+    be_.dropout(z_[l], key(kDeep0 + static_cast<int>(l)), z_[l]);
+    in = &z_[l];
+  }
+  fm_forward();
+  const Tensor* parts[] = {&z_.back(), &fm_};
+  be_.concat_last(parts, hcat_);
+  for (int t = 0; t < kTasks; ++t) linear_forward(hcat_, heads_[t], logits_[t], batch_);
+  losses(batch);
+}
+
+// Each loss writes its value and the gradient of the weighted total (times the loss scale)
+// with respect to its logits: d/dL_t of exp(-s_t) p_t L_t is exp(-s_t) p_t.
+void Trainer::losses(const DeviceBatch& batch) {
+  std::array<float, kTasks> scale{};
+  for (int t = 0; t < kTasks; ++t)
+    scale[t] = static_cast<float>(std::exp(-log_vars_[t]) * kTaskPriority[t] * scale_);
+  constexpr float kSmoothing = 0.1f;
+  if (sw_.preallocated_loss) {
+    be_.bce_with_logits(logits_[0], batch.outcome, scale[0], loss_, 0, dlogits_[0]);
+    be_.cross_entropy(logits_[1], batch.direction, nullptr, kSmoothing, scale[1], loss_, 1,
+                      dlogits_[1]);
+    be_.cross_entropy(logits_[2], batch.type, &type_weights_, kSmoothing, scale[2], loss_, 2,
+                      dlogits_[2]);
+    return;
+  }
+  // The seed's "before": each loss a new tensor in a list, then torch.stack.
+  std::array<Tensor, kTasks> each;
+  for (auto& l : each) l = be_.empty({1, 1});
+  be_.bce_with_logits(logits_[0], batch.outcome, scale[0], each[0], 0, dlogits_[0]);
+  be_.cross_entropy(logits_[1], batch.direction, nullptr, kSmoothing, scale[1], each[1], 0,
+                    dlogits_[1]);
+  be_.cross_entropy(logits_[2], batch.type, &type_weights_, kSmoothing, scale[2], each[2], 0,
+                    dlogits_[2]);
+  const Tensor* list[] = {&each[0], &each[1], &each[2]};
+  Tensor stacked = be_.empty({1, kTasks});
+  be_.concat_last(list, stacked);
+  loss_ = stacked.reshaped({kTasks});
+}
+
+// --- backward -------------------------------------------------------------------------------
+
+void Trainer::fm_backward() {
+  const int64_t e = c_.embed, b = batch_;
+  if (sw_.gram_fm) {
+    // dS_b = (dG_b + dG_b^T) S_b, dG holding dfm in the gathered cells.
+    be_.fill(dgram_, 0.f);
+    be_.scatter_add_cols(dfm_, kGramCells, dgram_);
+    GemmBatch g;
+    g.m = 4, g.n = e, g.k = 4, g.trans_b = false;
+    g.lda = 4, g.ldb = e, g.ldc = e;
+    for (int64_t i = 0; i < b; ++i) {
+      g.a_offsets.push_back(i * 16);
+      g.b_offsets.push_back(i * 4 * e);
+      g.c_offsets.push_back(i * 4 * e);
+    }
+    g.precision = sw_.precision;
+    g.beta = 1.f;
+    be_.gemm_batched(g, dgram_, s_, ds_);
+    g.trans_a = true;
+    be_.gemm_batched(g, dgram_, s_, ds_);
+    return;
+  }
+  // Per pair: d e_i += dfm_p e_j and d e_j += dfm_p e_i (rank-one items, one per row).
+  for (int p = 0; p < kPairs; ++p) {
+    Tensor dp = be_.empty({b, 1});
+    be_.slice_last(dfm_, p, dp);
+    for (int side = 0; side < 2; ++side) {
+      const int64_t to = kPairFields[p][side], from = kPairFields[p][1 - side];
+      GemmBatch g;
+      g.m = 1, g.n = e, g.k = 1, g.trans_b = false;
+      g.lda = 1, g.ldb = e, g.ldc = e;
+      g.beta = 1.f;
+      for (int64_t i = 0; i < b; ++i) {
+        g.a_offsets.push_back(i);
+        g.b_offsets.push_back(i * 4 * e + from * e);
+        g.c_offsets.push_back(i * 4 * e + to * e);
+      }
+      g.precision = sw_.precision;
+      be_.gemm_batched(g, dp, s_, ds_);
+    }
+  }
+}
+
+void Trainer::attention_backward() {
+  const int64_t e = c_.embed, hd = c_.head_dim(), heads = c_.heads, b = batch_;
+  const float alpha = 1.f / std::sqrt(static_cast<float>(hd));
+  // do_ holds d(out_proj output) after its dropout's backward.
+  linear_backward(attn_, do_, out_, &dattn_, rows_);
+  GemmBatch dp, dv, dq, dk;
+  dp.m = 4, dp.n = 4, dp.k = hd, dp.trans_b = true, dp.lda = e, dp.ldb = 3 * e, dp.ldc = 4;
+  dv.m = 4, dv.n = hd, dv.k = 4, dv.trans_a = true, dv.trans_b = false;
+  dv.lda = 4, dv.ldb = e, dv.ldc = 3 * e;
+  dq.m = 4, dq.n = hd, dq.k = 4, dq.trans_b = false, dq.alpha = alpha;
+  dq.lda = 4, dq.ldb = 3 * e, dq.ldc = 3 * e;
+  dk = dq;
+  dk.trans_a = true;
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t base = i * 4 * 3 * e + h * hd, item = (i * heads + h) * 16;
+      const int64_t out = i * 4 * e + h * hd;
+      dp.a_offsets.push_back(out), dp.b_offsets.push_back(base + 2 * e);
+      dp.c_offsets.push_back(item);
+      dv.a_offsets.push_back(item), dv.b_offsets.push_back(out);
+      dv.c_offsets.push_back(base + 2 * e);
+      dq.a_offsets.push_back(item), dq.b_offsets.push_back(base + e);
+      dq.c_offsets.push_back(base);
+      dk.a_offsets.push_back(item), dk.b_offsets.push_back(base);
+      dk.c_offsets.push_back(base + e);
+    }
+  dp.precision = dv.precision = dq.precision = dk.precision = sw_.precision;
+  be_.gemm_batched(dp, dattn_, qkv_act_, dprobs_);      // d(dropped P) = dO V^T
+  be_.gemm_batched(dv, probs_drop_, dattn_, dqkv_);     // dV = P^T dO
+  be_.dropout(dprobs_, key(kAttnProbs), dprobs_);       // through the probabilities' dropout
+  be_.softmax_rows_backward(probs_, dprobs_, dprobs_);  // d scores
+  be_.gemm_batched(dq, dprobs_, qkv_act_, dqkv_);       // dQ = dS K / sqrt(dh)
+  be_.gemm_batched(dk, dprobs_, qkv_act_, dqkv_);       // dK = dS^T Q / sqrt(dh)
+  Tensor ds = ds_.reshaped({rows_, e});
+  linear_backward(s_.reshaped({rows_, e}), dqkv_, qkv_, &ds, rows_, 1.f);
+}
+
+void Trainer::backward(const DeviceBatch& batch) {
+  const int64_t e = c_.embed, h = c_.hidden, n = rows_;
+  // Heads: dhcat = sum_t dlogits_t W_t.
+  for (int t = 0; t < kTasks; ++t)
+    linear_backward(hcat_, dlogits_[t], heads_[t], &dhcat_, batch_, t == 0 ? 0.f : 1.f);
+  be_.slice_last(dhcat_, h, dfm_);
+  be_.slice_last(dhcat_, 0, dz_.back());
+  // FM first: it starts dS, which the encoder's backward then adds to.
+  be_.fill(ds_, 0.f);
+  fm_backward();
+  for (size_t l = deep_.size(); l-- > 0;) {
+    be_.dropout(dz_[l], key(kDeep0 + static_cast<int>(l)), dz_[l]);
+    be_.activation_backward(u_[l], dz_[l], Act::gelu_erf, dz_[l]);
+    const Tensor& in = l == 0 ? t_ : z_[l - 1];
+    Tensor* din = l == 0 ? &dt_ : &dz_[l - 1];
+    linear_backward(in, dz_[l], deep_[l], din, batch_);
+  }
+  // Encoder layer, in reverse.
+  be_.layernorm_backward(x2_, n2g_, c_.eps, dt_.reshaped({n, e}), dx_, dn2g_, dn2b_);
+  be_.dropout(dx_, key(kFfnOut), dg_);  // d(linear2 output)
+  linear_backward(ad_, dg_, lin2_, &dad_, n);
+  be_.dropout(dad_, key(kFfnAct), dad_);
+  be_.activation_backward(f_, dad_, Act::relu, df_);
+  linear_backward(h1_, df_, lin1_, &dx_, n, 1.f);  // dh1 = dx2 + dFFN
+  be_.layernorm_backward(x1_, n1g_, c_.eps, dx_, dx_, dn1g_, dn1b_);
+  Tensor ds = ds_.reshaped({n, e});
+  be_.add(ds, dx_, ds);  // the residual's share
+  be_.dropout(dx_, key(kAttnOut), do_);
+  attention_backward();
+  be_.fill(dtable_, 0.f);
+  be_.embedding_backward(ds_, batch.ids, dtable_);
+}
+
+// --- update ---------------------------------------------------------------------------------
+
+StepResult Trainer::update() {
+  StepResult r;
+  const std::vector<float> l = be_.download(loss_);
+  const double inv_scale = 1.0 / scale_;
+  for (int t = 0; t < kTasks; ++t) {
+    r.task_loss[t] = l[t];
+    r.loss += std::exp(-log_vars_[t]) * kTaskPriority[t] * l[t] + log_vars_[t];
+  }
+  if (sw_.loss_scaling) {
+    for (size_t i = 0; i < grads_.size(); ++i)
+      be_.sum_squares(*grads_[i], norms_, static_cast<int64_t>(i));
+    bool finite = true;
+    for (float v : be_.download(norms_)) finite = finite && std::isfinite(v);
+    if (!finite) {
+      r.skipped = true;
+      ++skipped_;
+      scale_ *= kBackoff;
+      clean_ = 0;
+      ++step_;
+      return r;
+    }
+    if (++clean_ == kGrowthInterval) scale_ *= kGrowth, clean_ = 0;
+  }
+  ++step_;
+  AdamWStep s;
+  s.lr = c_.lr, s.weight_decay = c_.weight_decay, s.step = step_;
+  s.grad_scale = static_cast<float>(inv_scale);
+  for (size_t i = 0; i < params_.size(); ++i) be_.adamw(*params_[i], *grads_[i], m_[i], v_[i], s);
+  // The three uncertainty weights live on the host: d/ds_t = 1 - exp(-s_t) p_t L_t.
+  const double b1 = s.beta1, b2 = s.beta2;
+  for (int t = 0; t < kTasks; ++t) {
+    const double g = 1.0 - std::exp(-log_vars_[t]) * kTaskPriority[t] * l[t];
+    lv_m_[t] = b1 * lv_m_[t] + (1 - b1) * g;
+    lv_v_[t] = b2 * lv_v_[t] + (1 - b2) * g * g;
+    const double mhat = lv_m_[t] / (1 - std::pow(b1, static_cast<double>(step_)));
+    const double vhat = lv_v_[t] / (1 - std::pow(b2, static_cast<double>(step_)));
+    log_vars_[t] *= 1 - static_cast<double>(s.lr) * s.weight_decay;
+    log_vars_[t] -= s.lr * mhat / (std::sqrt(vhat) + s.eps);
+  }
+  return r;
+}
+
+std::vector<float> Trainer::parameters() {
+  std::vector<float> all;
+  for (Tensor* p : params_) {
+    const std::vector<float> v = be_.download(*p);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  for (double s : log_vars_) all.push_back(static_cast<float>(s));
+  return all;
+}
+
+MemorySplit Trainer::memory() const {
+  MemorySplit m;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    m.parameters += params_[i]->bytes();
+    m.gradients += grads_[i]->bytes();
+    m.optimizer_state += m_[i].bytes() + v_[i].bytes();
+  }
+  for (const Tensor* t : {&s_, &qkv_act_, &probs_, &probs_drop_, &attn_, &o_, &x1_, &h1_, &f_, &a_,
+                          &ad_, &g_, &x2_, &t_, &fm_, &gram_, &hcat_})
+    m.activations += t->bytes();
+  for (const auto& v : {&u_, &z_})
+    for (const Tensor& t : *v) m.activations += t.bytes();
+  for (const Tensor& t : logits_) m.activations += t.bytes();
+  return m;
+}
+
+}  // namespace sb::deepfm

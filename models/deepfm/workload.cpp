@@ -1,0 +1,336 @@
+#include "models/deepfm/workload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/backend_sources.h"
+#include "models/deepfm/counts.h"
+#include "models/io/weight_source.h"
+
+namespace sb::deepfm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Steps timed phase by phase for the summaries (untimed by the runner).
+constexpr int kPhaseSteps = 5;
+
+}  // namespace
+
+// What one stage holds: its own trainer (parameters, gradients, moments, activations), its
+// batch sequence, and its device batch when it is preallocated.
+struct DeepFmWorkload::StageRun {
+  Switches sw;
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<BatchSource> source;
+  std::unique_ptr<PrefetchLoader> loader;
+  Batch host;                // the synchronous path's batch memory
+  std::vector<int32_t> ids;  // the step's field codes, offset into the concatenated table
+  DeviceBatch device;        // preallocated (batched-transfer) or made per step
+  int64_t next = 0;          // the next step's batch
+  Table cleaned;             // data phase: the last pass's output
+  StepResult last;
+};
+
+DeepFmWorkload::DeepFmWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
+    : options_(options),
+      config_(config_for(options.size, options.batch)),
+      backend_(std::move(backend)) {
+  if (options.dropout) {
+    if (!(*options.dropout >= 0.f && *options.dropout < 1.f))
+      throw std::invalid_argument("deepfm: dropout " + std::to_string(*options.dropout) +
+                                  " is outside [0, 1)");
+    config_.dropout = *options.dropout;
+  }
+  table_ = options.data.empty() ? generate_table(table_spec(options.size, options.seed))
+                                : read_tsv(options.data);
+  dataset_ = preprocess(table_, Cleaning::regex, options.seed);
+  if (dataset_.train.rows < config_.batch)
+    throw std::invalid_argument("deepfm: the training split of " + table_.source + " has " +
+                                std::to_string(dataset_.train.rows) +
+                                " rows, fewer than one batch of " + std::to_string(config_.batch));
+  Cardinality card;
+  for (int f = 0; f < 4; ++f) card[f] = dataset_.train.cardinality[f];
+  offsets_ = table_offsets(card);
+  if (options.weights.empty()) {
+    params_ = std::make_unique<Params>(Params::random(config_, card, options.seed));
+  } else {
+    SafetensorsWeights source(options.weights);
+    params_ = std::make_unique<Params>(Params::load(config_, card, source));
+  }
+  runs_.resize(kStageCount);
+}
+
+DeepFmWorkload::~DeepFmWorkload() = default;
+
+Precision DeepFmWorkload::reduced_precision() const {
+  return backend_->name() == "cpu" ? Precision::bf16 : Precision::f16;
+}
+
+// Empty when a GEMM with transposes runs at p here: asked of the op itself on a 1 x 1 x 1
+// product, so that the answer is the backend's, not a guess from its name.
+std::string DeepFmWorkload::precision_gap(Precision p) const {
+  if (const std::string why = backend_->unsupported_reason(p); !why.empty()) return why;
+  try {
+    Backend& be = *backend_;
+    const std::vector<float> one{1.f};
+    Tensor a = be.upload(one, {1, 1}), b = be.upload(one, {1, 1}), c = be.empty({1, 1});
+    GemmBatch g;
+    g.m = g.n = g.k = 1, g.lda = g.ldb = g.ldc = 1, g.trans_a = true;
+    g.a_offsets = g.b_offsets = g.c_offsets = {0};
+    g.precision = p;
+    be.gemm_batched(g, a, b, c);
+    be.synchronize();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Where amp cannot run, the stages above it go on without it (in fp32), as a ladder does.
+Switches DeepFmWorkload::switches(size_t stage) const {
+  if (!amp_gap_) amp_gap_ = precision_gap(reduced_precision());
+  Switches sw = switches_for(stage, reduced_precision());
+  if (!amp_gap_->empty()) sw.precision = Precision::f32, sw.loss_scaling = false;
+  return sw;
+}
+
+std::string DeepFmWorkload::skip_reason(size_t stage) const {
+  if (stage == kBatchedTransfer && backend_->name() == "cpu")
+    return "the cpu backend computes in host memory: there is nothing to transfer";
+  if (stage == kAmp) {
+    switches(stage);  // asks the backend once
+    if (!amp_gap_->empty())
+      return std::string("no ") + precision_name(reduced_precision()) +
+             " GEMM here (the stages above run in fp32): " + *amp_gap_;
+  }
+  if (stage == kAutotune)
+    return "per-shape kernel autotuning is not implemented yet (docs/ladders.md)";
+  return {};
+}
+
+void DeepFmWorkload::prepare(size_t stage) {
+  auto r = std::make_unique<StageRun>();
+  r->sw = switches(stage);
+  if (!is_data_phase(stage)) {
+    r->trainer = std::make_unique<Trainer>(*backend_, config_, *params_, dataset_.type_weights,
+                                           r->sw, options_.seed);
+    BatchOptions bo;
+    bo.batch_size = config_.batch;
+    bo.seed = options_.seed;
+    r->source = std::make_unique<BatchSource>(dataset_.train, bo);
+    r->host = Batch(config_.batch);
+    if (r->sw.prefetch) r->loader = std::make_unique<PrefetchLoader>(dataset_.train, bo);
+    if (r->sw.batched_transfer) {
+      const int64_t b = config_.batch;
+      r->device = {backend_->empty({b, 4}, DType::i32), backend_->empty({b, kOutcomes}),
+                   backend_->empty({b}, DType::i32), backend_->empty({b}, DType::i32)};
+    }
+  }
+  runs_[stage] = std::move(r);
+}
+
+StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
+  Backend& be = *backend_;
+  auto mark = [&](double* slot, Clock::time_point& t0) {
+    if (!times) return;
+    be.synchronize();
+    *slot += ms_since(t0);
+    t0 = Clock::now();
+  };
+  Clock::time_point t0 = Clock::now();
+  // Data: the step's batch (assembled now, or taken ready from the workers), its field codes
+  // offset into the one concatenated table.
+  PrefetchLoader::Ready ready;
+  BatchView view;
+  if (r.loader) {
+    ready = r.loader->next();
+    view = *ready;
+  } else {
+    view = r.source->fill(r.next, r.host.buffers());
+  }
+  ++r.next;
+  std::vector<int32_t>& ids = r.ids;
+  ids.assign(view.fields.begin(), view.fields.end());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] += offsets_[i % 4];
+  const int64_t b = view.size;
+  mark(times ? &times->data : nullptr, t0);
+  // Host to device: per tensor, blocking, into new tensors (as .to(device) is), or
+  // non-blocking writes into the preallocated batch.
+  DeviceBatch fresh;
+  DeviceBatch& d = r.sw.batched_transfer ? r.device : fresh;
+  if (r.sw.batched_transfer) {
+    be.write_ids(ids, d.ids, false);
+    be.write(view.outcome, d.outcome, false);
+    be.write_ids(view.direction, d.direction, false);
+    be.write_ids(view.type, d.type, false);
+  } else {
+    d.ids = be.upload_ids(ids, {b, 4});
+    d.outcome = be.upload(view.outcome, {b, kOutcomes});
+    d.direction = be.upload_ids(view.direction, {b});
+    d.type = be.upload_ids(view.type, {b});
+  }
+  mark(times ? &times->h2d : nullptr, t0);
+  r.trainer->forward(d);
+  mark(times ? &times->forward : nullptr, t0);
+  r.trainer->backward(d);
+  mark(times ? &times->backward : nullptr, t0);
+  StepResult res = r.trainer->update();
+  // The host batch may be reused once the device has read it: the update's loss read-back
+  // synchronized, and the non-blocking writes were queued before the step's kernels.
+  be.synchronize();
+  mark(times ? &times->optimizer : nullptr, t0);
+  return res;
+}
+
+void DeepFmWorkload::run(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  if (is_data_phase(stage)) {
+    r.cleaned = clean_table(table_, stage == kLiteralStrings ? Cleaning::literal : Cleaning::regex);
+    return;
+  }
+  r.last = step(r, nullptr);
+}
+
+std::vector<float> DeepFmWorkload::output(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  if (!is_data_phase(stage)) return {};
+  // The encoding the cleaned table gives, as numbers: equal cleaning gives equal encodings.
+  const Dataset d = split_and_encode(r.cleaned, options_.seed);
+  std::vector<float> out;
+  for (const Encoded* e : {&d.train, &d.test}) {
+    for (int32_t v : e->fields) out.push_back(static_cast<float>(v) + 1.f);
+    for (int32_t v : e->type) out.push_back(static_cast<float>(v) + 1.f);
+  }
+  return out;
+}
+
+TrainTrace DeepFmWorkload::train(size_t stage, int64_t steps) {
+  StageRun& r = *runs_.at(stage);
+  r.trainer->reset();
+  // The check's batches come from a fresh synchronous source: steps 0, 1, ... for every stage.
+  BatchOptions bo = r.source->options();
+  StageRun check;
+  check.sw = r.sw;
+  check.sw.prefetch = false;
+  check.trainer = std::move(r.trainer);
+  check.source = std::make_unique<BatchSource>(dataset_.train, bo);
+  check.host = Batch(config_.batch);
+  check.device = r.device;
+  TrainTrace t;
+  task_losses_.clear();
+  try {
+    for (int64_t s = 0; s < steps; ++s) {
+      const StepResult res = step(check, nullptr);
+      t.loss.push_back(res.loss);
+      task_losses_.insert(task_losses_.end(), res.task_loss.begin(), res.task_loss.end());
+    }
+    t.params = check.trainer->parameters();
+  } catch (...) {
+    r.trainer = std::move(check.trainer);
+    throw;
+  }
+  r.trainer = std::move(check.trainer);
+  return t;
+}
+
+std::optional<TrainTrace> DeepFmWorkload::train_trace(size_t stage) {
+  if (is_data_phase(stage)) return std::nullopt;
+  return train(stage, config_.check_steps);
+}
+
+WorkCounts DeepFmWorkload::counts(size_t stage) const {
+  WorkCounts w;
+  if (is_data_phase(stage)) {
+    w.items = static_cast<double>(table_.rows.size());
+    w.item_name = "rows";
+    for (const auto& row : table_.rows)
+      for (const auto& v : row) w.bytes += 2.0 * static_cast<double>(v.size());
+    return w;
+  }
+  const StepCounts c = step_counts(config_, dataset_.train.cardinality);
+  w.flops = c.flops;
+  w.bytes = c.bytes;
+  w.items = static_cast<double>(config_.batch);
+  w.item_name = "samples";
+  const Precision p = switches(stage).precision;
+  w.precision = p == Precision::f32 ? "fp32" : precision_name(p);
+  return w;
+}
+
+CollectorSources DeepFmWorkload::sources() {
+  return collector_sources(*backend_);
+}
+
+nlohmann::json DeepFmWorkload::params() const {
+  const Config& c = config_;
+  return {{"batch", c.batch},
+          {"embed", c.embed},
+          {"hidden", c.hidden},
+          {"deep_layers", c.layers},
+          {"heads", c.heads},
+          {"dropout", c.dropout},
+          {"lr", c.lr},
+          {"weight_decay", c.weight_decay},
+          {"check_steps", c.check_steps},
+          {"parameters", params_->count()},
+          {"table", table_.source},
+          {"table_rows", static_cast<int64_t>(table_.rows.size())},
+          {"train_rows", dataset_.train.rows},
+          {"test_rows", dataset_.test.rows}};
+}
+
+nlohmann::json DeepFmWorkload::summaries(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  nlohmann::json s = nlohmann::json::object();
+  if (is_data_phase(stage)) {
+    s["cleaning"] = stage == kLiteralStrings ? "literal" : "regex (PCRE2)";
+    s["rows"] = static_cast<int64_t>(table_.rows.size());
+    return s;
+  }
+  // Phases: a few more steps, each phase ended by a synchronization so that its device work
+  // is inside it. The syncs add a little; the timed steps had none but the loss read-back.
+  std::vector<double> data, h2d, fwd, bwd, opt;
+  for (int i = 0; i < kPhaseSteps; ++i) {
+    PhaseTimes t;
+    step(r, &t);
+    data.push_back(t.data), h2d.push_back(t.h2d), fwd.push_back(t.forward);
+    bwd.push_back(t.backward), opt.push_back(t.optimizer);
+  }
+  s["phases_ms"] = {{"data", median(data)},
+                    {"h2d", median(h2d)},
+                    {"forward", median(fwd)},
+                    {"backward", median(bwd)},
+                    {"optimizer", median(opt)}};
+  const MemorySplit m = r.trainer->memory();
+  s["memory_split_bytes"] = {{"parameters", m.parameters},
+                             {"gradients", m.gradients},
+                             {"optimizer_state", m.optimizer_state},
+                             {"activations", m.activations}};
+  s["last_loss"] = r.last.loss;
+  if (r.sw.loss_scaling) {
+    s["loss_scale"] = r.trainer->loss_scale();
+    s["skipped_steps"] = r.trainer->skipped_steps();
+  }
+  s["steps"] = r.trainer->steps();
+  return s;
+}
+
+void DeepFmWorkload::release(size_t stage) {
+  runs_.at(stage).reset();
+}
+
+}  // namespace sb::deepfm
