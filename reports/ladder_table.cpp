@@ -95,7 +95,8 @@ std::string ladder_table_text(const json& run) {
       "; of peak: fraction of the roofline." +
       (std::any_of(r.stages.begin(), r.stages.end(),
                    [](const StageRow& s) { return std::isfinite(s.loss_max_rel); })
-           ? " loss Δ: the loss curve's largest relative difference from the baseline's."
+           ? " loss Δ: the loss curve's largest relative difference from the baseline's; cos: the "
+             "final parameters' cosine."
            : "") +
       "\n";
   std::string notes;

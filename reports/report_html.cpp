@@ -155,6 +155,14 @@ std::string train_phases_html(const RunSummary& run) {
          "</div>\n";
 }
 
+std::string loss_legend(const RunSummary& run) {
+  for (const StageRow& s : run.stages)
+    if (std::isfinite(s.loss_max_rel))
+      return " loss Δ: the loss curve's largest relative difference from the baseline's; cos: "
+             "the final parameters' cosine.";
+  return "";
+}
+
 std::string charts_html(const RunSummary& run) {
   BarChart time{
       "Time per stage", "median time (ms), whiskers p10-p90", {}, {}, {}, "", NAN, false, false};
@@ -212,8 +220,9 @@ std::string report_html(const std::vector<ReportInput>& inputs) {
              ladder_table_html(run) +
              "<p class=\"legend\">time: median ± half the p10-p90 range; speedup: cumulative vs "
              "stage 0, median of paired ratios, 95% interval; vs prev: incremental speedup; "
-             "verdict: the documented claim against the interval.</p>\n" +
-             notes_html(run) + train_phases_html(run) + charts_html(run) + "</section>\n";
+             "verdict: the documented claim against the interval." +
+             loss_legend(run) + "</p>\n" + notes_html(run) + train_phases_html(run) +
+             charts_html(run) + "</section>\n";
     }
     out += "</section>\n";
   }

@@ -90,7 +90,7 @@ std::string stacked_row(const BarChart& c, size_t r, double y0, const XOf& x_of,
            px(x1 - x0) + "\" height=\"" + px(kBarHeight - 2) + "\" fill=\"" + html_escape(s.color) +
            "\"><title>" +
            html_escape(c.labels[r] + " " + s.name + ": " + tick_text(v) + " (" +
-                       format_fixed(v / total * 100, 0) + "%)") +
+                       (v / total < 0.005 ? "<1" : format_fixed(v / total * 100, 0)) + "%)") +
            "</title></rect>\n";
   }
   if (!any)

@@ -12,10 +12,12 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
+#include <QtCharts/QStackedBarSeries>
 #include <QtCharts/QValueAxis>
 
 #include "gui/model/histogram.h"
 #include "gui/model/json_values.h"
+#include "gui/model/roles.h"
 
 using namespace QtCharts;
 
@@ -162,6 +164,45 @@ QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_
   }
   x->setMax(max_x * 1.05);
   y->setMax(max_y * 1.1 + 1e-9);
+  return chart;
+}
+
+QChart* phases_chart(const PhasesModel& phases) {
+  QChart* chart = new_chart(QStringLiteral("Training step phases (median ms per step)"));
+  if (phases.rowCount() == 0) {
+    chart->setTitle(QStringLiteral("Training step phases: none in this run"));
+    return chart;
+  }
+  // The reports' segment colours (reports/report_html.cpp), in phase order.
+  static const QColor kColours[PhasesModel::kPhaseCount] = {
+      QColor(0xbb, 0xbb, 0xbb), QColor(0xdd, 0xaa, 0x33), QColor(0x44, 0x77, 0xaa),
+      QColor(0xcc, 0x66, 0x77), QColor(0x44, 0xaa, 0x77)};
+  auto* bars = new QStackedBarSeries;
+  for (int p = 0; p < PhasesModel::kPhaseCount; ++p) {
+    const int column = PhasesModel::kFirstPhase + p;
+    auto* set = new QBarSet(phases.headerData(column, Qt::Horizontal, Qt::DisplayRole)
+                                .toString()
+                                .remove(QStringLiteral(" ms")));
+    set->setColor(kColours[p]);
+    for (int row = 0; row < phases.rowCount(); ++row)
+      *set << phases.index(row, column).data(SortRole).toDouble();  // unknown: 0, no segment
+    bars->append(set);
+  }
+  QStringList categories;
+  double max_ms = 0;
+  for (int row = 0; row < phases.rowCount(); ++row) {
+    categories << phases.index(row, PhasesModel::Stage).data().toString();
+    max_ms = std::max(max_ms, phases.index(row, PhasesModel::Step).data(SortRole).toDouble());
+  }
+  chart->addSeries(bars);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = value_axis(QStringLiteral("ms"));
+  y->setMax(max_ms * 1.1 + 1e-9);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
   return chart;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/model/batch_series.h"
+#include "gui/model/phases_model.h"
 
 namespace sb::viewer {
 
@@ -17,6 +18,10 @@ QtCharts::QChart* stage_time_chart(const nlohmann::json& run);
 QtCharts::QChart* memory_chart(const nlohmann::json& run);
 // items/s against batch size, one line per stage; a titled empty chart when series is empty.
 QtCharts::QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name);
+// A training run's step phases: one stacked bar per training stage, a segment per phase (data,
+// h2d, forward, backward, optimizer; median ms), from the model's rows; a titled empty chart
+// when the model has none.
+QtCharts::QChart* phases_chart(const PhasesModel& phases);
 // The distribution of a stage's raw samples_ms.
 QtCharts::QChart* samples_histogram_chart(const nlohmann::json& stage);
 

@@ -26,13 +26,24 @@ ChartsView::ChartsView(QWidget* parent)
     : QWidget(parent),
       time_(make_exportable_chart_view()),
       memory_(make_exportable_chart_view()),
-      batch_(make_exportable_chart_view()) {
+      batch_(make_exportable_chart_view()),
+      phases_(new PhasesModel(this)),
+      phases_view_(make_exportable_chart_view()) {
   auto* layout = new QGridLayout(this);
   layout->addWidget(time_, 0, 0, 1, 2);
   layout->addWidget(memory_, 1, 0);
   layout->addWidget(batch_, 1, 1);
+  layout->addWidget(phases_view_, 2, 0, 1, 2);
   layout->setRowStretch(0, 3);
   layout->setRowStretch(1, 2);
+  layout->setRowStretch(2, 2);
+  phases_view_->hide();
+}
+
+std::vector<QtCharts::QChartView*> ChartsView::chart_views() const {
+  std::vector<QtCharts::QChartView*> views{time_, memory_, batch_};
+  if (phases_->has_phases()) views.push_back(phases_view_);
+  return views;
 }
 
 void ChartsView::set_run(const nlohmann::json& run,
@@ -49,6 +60,9 @@ void ChartsView::set_run(const nlohmann::json& run,
   for (const auto& s : member(run, "stages"))
     if (item_name.isEmpty()) item_name = text(member(s, "throughput"), "item_name");
   replace(batch_, batch_chart(batch_series(all_runs, run), item_name));
+  phases_->set_run(run);  // no rows unless a training run
+  replace(phases_view_, phases_chart(*phases_));
+  phases_view_->setVisible(phases_->has_phases());
 }
 
 }  // namespace sb::viewer

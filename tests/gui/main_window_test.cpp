@@ -4,6 +4,8 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtCharts/QChart>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QStackedBarSeries>
 
 #include "fixture.h"
 #include "gui/model/compare_model.h"
@@ -64,6 +66,26 @@ TEST(MainWindow, OpensAFixtureAndSwitchesViews) {
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0]->chart()->series().size(), 3);  // boxes, speedup line, its points
   EXPECT_TRUE(window.ladder()->table()->selection_markdown().startsWith("| # | stage |"));
+}
+
+TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
+  app();
+  ChartsView charts;
+  charts.set_run(test::fixture_json("train.json")["runs"][0], {});
+  const auto views = charts.chart_views();
+  ASSERT_EQ(views.size(), 4u);
+  EXPECT_EQ(views[3], charts.phases_view());
+  EXPECT_FALSE(charts.phases_view()->isHidden());
+  ASSERT_EQ(views[3]->chart()->series().size(), 1);
+  const auto* bars = qobject_cast<QtCharts::QStackedBarSeries*>(views[3]->chart()->series()[0]);
+  ASSERT_NE(bars, nullptr);
+  ASSERT_EQ(bars->count(), 5);                        // a segment per phase
+  EXPECT_EQ(bars->barSets()[0]->count(), 4);          // a bar per training stage
+  EXPECT_EQ(bars->barSets()[2]->label(), "forward");  // the phases in order
+  EXPECT_DOUBLE_EQ(bars->barSets()[2]->at(3), 1.6);   // amp's forward ms
+  charts.set_run(test::fixture_json("two_backends.json")["runs"][0], {});
+  EXPECT_EQ(charts.chart_views().size(), 3u);
+  EXPECT_TRUE(charts.phases_view()->isHidden());
 }
 
 TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
