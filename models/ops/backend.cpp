@@ -199,6 +199,24 @@ void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
   do_gemm_batched(g, a, b, c);
 }
 
+bool Backend::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {
+  const int64_t d = offsets.size() > 1 ? offsets[1] - offsets[0] : 0;
+  if (step != nullptr) *step = d;
+  if (d < 0) return false;
+  for (size_t i = 1; i < offsets.size(); ++i)
+    if (offsets[i] - offsets[i - 1] != d) return false;
+  return true;
+}
+
+std::string Backend::gemm_autotune_key(const GemmBatch& g) {
+  const bool strided = evenly_strided(g.a_offsets, nullptr) &&
+                       evenly_strided(g.b_offsets, nullptr) && evenly_strided(g.c_offsets, nullptr);
+  return "m=" + text(g.m) + " n=" + text(g.n) + " k=" + text(g.k) + " ta=" + text(g.trans_a) +
+         " tb=" + text(g.trans_b) + " beta=" + text(g.beta != 0.0f) +
+         " items=" + text(static_cast<int64_t>(g.a_offsets.size())) + " lda=" + text(g.lda) +
+         " ldb=" + text(g.ldb) + " ldc=" + text(g.ldc) + " strided=" + text(strided);
+}
+
 // --- data movement ----------------------------------------------------------------------
 
 void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {

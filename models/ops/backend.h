@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "instrument/allocation_tracker.h"
@@ -55,6 +56,9 @@ class Backend {
   virtual std::string unsupported_reason(Precision p) const = 0;
   // Blocks until every op queued so far has finished (no-op on synchronous backends).
   virtual void synchronize() = 0;
+  // What gemm_batched's autotuning (GemmBatch::autotune) chose on this backend: one (shape key,
+  // candidate kernel) pair per key tuned so far, in key order; empty where nothing was tuned.
+  virtual std::vector<std::pair<std::string, std::string>> autotune_choices() const { return {}; }
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);
@@ -207,6 +211,12 @@ class Backend {
   void adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s);
 
  protected:
+  // The shape key of an autotuned gemm_batched call (op_types.h) as text, e.g.
+  // "m=5 n=7 k=6 ta=0 tb=1 beta=1 items=2 lda=8 ldb=7 ldc=10 strided=1".
+  static std::string gemm_autotune_key(const GemmBatch& g);
+  // True when `offsets` is an arithmetic progression with a step >= 0 (0 or 1 items: step 0).
+  static bool evenly_strided(const std::vector<int64_t>& offsets, int64_t* step);
+
   // What each backend implements, called by the fronts above with validated arguments (and,
   // for ops that write, at least one element to write).
   virtual Tensor do_empty(std::vector<int64_t> shape, DType dtype) = 0;

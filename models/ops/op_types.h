@@ -54,6 +54,15 @@ struct Weight {
 // never reads C (it may hold garbage). `precision` is what the products may be computed in: f32
 // (exact), or bf16/f16/tf32 operands with fp32 accumulation where the backend has such a unit
 // (unsupported_reason() says when not).
+//
+// autotune (cudnn.benchmark's idea; f32 only, other precisions ignore it): on the first call with a
+// shape key (m, n, k, trans_a, trans_b, beta != 0, item count, lda, ldb, ldc, and whether the items
+// are evenly strided: each offset list an arithmetic progression with a step >= 0), the backend
+// times each of its f32 candidate kernels for that key on a scratch copy of C (so beta is applied
+// once: the call's C is written only by the chosen candidate, once), keeps the median-fastest and
+// reuses it for every later call with the key. The cache lives in the backend object (one per
+// device); Backend::autotune_choices() lists it. Candidates differ only in summation order: results
+// stay within fp32 rounding of the untuned call.
 struct GemmBatch {
   int64_t m = 0, n = 0, k = 0;
   bool trans_b = true;
@@ -63,6 +72,7 @@ struct GemmBatch {
   bool trans_a = false;
   float beta = 0.0f;
   Precision precision = Precision::f32;
+  bool autotune = false;
 };
 
 // Transformer-XL relative attention over q, k [B, n, H*dk], v [B, n, H*dv] (q already scaled),

@@ -570,19 +570,20 @@ std::vector<OpCase> adamw_cases() {
 
 // Two items at offsets inside one buffer, leading dimensions wider than their rows. beta = 0:
 // the items' C starts as NaN (never read); else C accumulates. C outside the items keeps its
-// values.
+// values. B's items lie in reverse order (offsets stepping by a negative amount) unless
+// b_ascending; autotune times the backend's candidates first (on scratch: C accumulates once).
 std::vector<Check> run_gemm(Backend& be, bool trans_a, bool trans_b, float alpha, float beta,
-                            Precision p) {
+                            Precision p, bool autotune = false, bool b_ascending = false) {
   const int64_t m = 5, n = 7, k = 6, items = 2;
   const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
   const int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
   GemmBatch g;
   g.m = m, g.n = n, g.k = k, g.trans_a = trans_a, g.trans_b = trans_b, g.alpha = alpha,
-  g.beta = beta, g.precision = p;
+  g.beta = beta, g.precision = p, g.autotune = autotune;
   g.lda = a_cols + 2, g.ldb = b_cols + 1, g.ldc = n + 3;
   for (int64_t i = 0; i < items; ++i) {
     g.a_offsets.push_back(1 + i * a_rows * g.lda);
-    g.b_offsets.push_back(2 + (items - 1 - i) * b_rows * g.ldb);
+    g.b_offsets.push_back(2 + (b_ascending ? i : items - 1 - i) * b_rows * g.ldb);
     g.c_offsets.push_back(3 + i * m * g.ldc);
   }
   const Vec a = random_vec(4 + items * a_rows * g.lda, 310),
@@ -618,6 +619,19 @@ std::vector<OpCase> gemm_and_forward_cases() {
   c.push_back({Op::gemm_batched, "trans_a_trans_b_beta_half", {}, [](Backend& be) {
                  return run_gemm(be, true, true, 0.5f, 0.5f, Precision::f32);
                }});
+  // Autotune: every candidate timed on scratch, the chosen one writing C once. beta = 1 catches
+  // a candidate timed in place (C would accumulate once per timed run); beta = 0 on NaN catches
+  // one that reads C; evenly strided items (b_ascending) let strided-batch kernels compete.
+  c.push_back({Op::gemm_batched, "autotune_beta_1_accumulates_once", {}, [](Backend& be) {
+                 return run_gemm(be, false, true, 1.f, 1.f, Precision::f32, true, true);
+               }});
+  c.push_back({Op::gemm_batched, "autotune_trans_a_beta_0_reads_no_c", {}, [](Backend& be) {
+                 return run_gemm(be, true, false, 0.5f, 0.f, Precision::f32, true, true);
+               }});
+  c.push_back(
+      {Op::gemm_batched, "autotune_uneven_items_trans_a_trans_b_beta_half", {}, [](Backend& be) {
+         return run_gemm(be, true, true, 0.5f, 0.5f, Precision::f32, true, false);
+       }});
   c.push_back({Op::gemm_batched, "bf16_trans_a_beta_1", needs_precision(Precision::bf16),
                [](Backend& be) { return run_gemm(be, true, false, 1.f, 1.f, Precision::bf16); }});
   c.push_back({Op::gemm_batched, "bf16_trans_b", needs_precision(Precision::bf16),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -207,6 +208,92 @@ TEST(OpsCpu, Bf16BatchedGemmThroughOneDnn) {
       }
   const std::string failure = compare({"C", be->download(ct), want, Precision::bf16});
   EXPECT_TRUE(failure.empty()) << failure;
+}
+#endif
+
+// C = alpha op(A) op(B) + beta C in double over the items of g (the op-table's reference).
+DVec batched_reference(const GemmBatch& g, const Vec& a, const Vec& b, const Vec& c0) {
+  DVec want = widen(c0);
+  for (size_t it = 0; it < g.a_offsets.size(); ++it)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          const int64_t ao = g.a_offsets[it], bo = g.b_offsets[it];
+          s += double(g.trans_a ? a[ao + p * g.lda + i] : a[ao + i * g.lda + p]) *
+               (g.trans_b ? b[bo + j * g.ldb + p] : b[bo + p * g.ldb + j]);
+        }
+        double& out = want[g.c_offsets[it] + i * g.ldc + j];
+        out = g.alpha * s + (g.beta == 0 ? 0.0 : g.beta * out);
+      }
+  return want;
+}
+
+// Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
+// per call), and a second call with the key reuses the choice; a new key is tuned anew.
+TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
+  auto be = make_cpu_backend();
+  EXPECT_TRUE(be->autotune_choices().empty());
+  GemmBatch g;
+  g.m = 9, g.n = 11, g.k = 13, g.trans_b = true, g.beta = 1.f, g.autotune = true;
+  g.lda = g.k, g.ldb = g.k + 1, g.ldc = g.n + 2;
+  for (int64_t i = 0; i < 3; ++i) {
+    g.a_offsets.push_back(i * g.m * g.lda);
+    g.b_offsets.push_back(i * g.n * g.ldb);
+    g.c_offsets.push_back(i * g.m * g.ldc);
+  }
+  const Vec a = random_vec(3 * g.m * g.lda, 50), b = random_vec(3 * g.n * g.ldb, 51),
+            c0 = random_vec(3 * g.m * g.ldc, 52);
+  const int64_t na = std::ssize(a), nb = std::ssize(b), nc = std::ssize(c0);
+  const Tensor at = be->upload(a, {na}), bt = be->upload(b, {nb});
+  Tensor ct = be->upload(c0, {nc});
+  be->gemm_batched(g, at, bt, ct);
+  const Vec once = be->download(ct);
+  EXPECT_EQ(compare({"C after one call", once, batched_reference(g, a, b, c0)}), "");
+  const auto first = be->autotune_choices();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].first,
+            "m=9 n=11 k=13 ta=0 tb=1 beta=1 items=3 lda=13 ldb=14 ldc=13 strided=1");
+  const std::string chosen = first[0].second;
+  EXPECT_TRUE(chosen == "eigen_across_items" || chosen == "eigen_inside_gemm" ||
+              chosen == "onednn_matmul")
+      << chosen;
+  be->gemm_batched(g, at, bt, ct);
+  EXPECT_EQ(compare({"C after two calls", be->download(ct), batched_reference(g, a, b, once)}), "");
+  EXPECT_EQ(be->autotune_choices(), first);
+  g.beta = 0.f;  // another key
+  be->gemm_batched(g, at, bt, ct);
+  EXPECT_EQ(be->autotune_choices().size(), 2u);
+}
+
+#ifdef STAGEBENCH_HAVE_DNNL
+// oneDNN's f32 candidate run directly: evenly strided items (one batched matmul) and items in
+// reverse order (one matmul each), transposes, alpha and beta, against the double reference.
+TEST(OpsCpu, OnednnF32BatchedGemmCandidate) {
+  auto be = make_cpu_backend();
+  cpu::DnnlGemm dnnl(std::make_shared<AllocationTracker>());
+  for (const bool even : {true, false})
+    for (const bool trans_a : {false, true}) {
+      GemmBatch g;
+      g.m = 6, g.n = 5, g.k = 7, g.trans_a = trans_a, g.trans_b = !trans_a, g.alpha = 0.5f;
+      g.beta = trans_a ? 1.f : 0.f;
+      const int64_t a_rows = trans_a ? g.k : g.m, b_rows = g.trans_b ? g.n : g.k;
+      g.lda = (trans_a ? g.m : g.k) + 1, g.ldb = (g.trans_b ? g.k : g.n) + 2, g.ldc = g.n + 1;
+      for (int64_t i = 0; i < 3; ++i) {
+        g.a_offsets.push_back(i * a_rows * g.lda);
+        g.b_offsets.push_back((even ? i : 2 - i) * b_rows * g.ldb);
+        g.c_offsets.push_back(i * g.m * g.ldc);
+      }
+      const Vec a = random_vec(3 * a_rows * g.lda, 53), b = random_vec(3 * b_rows * g.ldb, 54);
+      Vec c = random_vec(3 * g.m * g.ldc, 55);
+      const DVec want = batched_reference(g, a, b, c);
+      if (g.beta == 0.f)
+        for (size_t it = 0; it < 3; ++it)
+          for (int64_t i = 0; i < g.m; ++i)
+            for (int64_t j = 0; j < g.n; ++j) c[g.c_offsets[it] + i * g.ldc + j] = std::nanf("");
+      dnnl.gemm_batched_f32(g, a.data(), b.data(), c.data());
+      EXPECT_EQ(compare({"C", c, want}), "") << "even " << even << " trans_a " << trans_a;
+    }
 }
 #endif
 

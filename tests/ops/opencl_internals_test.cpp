@@ -170,6 +170,52 @@ TEST_F(OpsOpenCL, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
   }
 }
 
+// Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
+// per call), and a second call with the key reuses the choice. The backend is shared between
+// tests, so the key is one no other test uses, and the count is relative.
+TEST_F(OpsOpenCL, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
+  GemmBatch g;
+  g.m = 9, g.n = 11, g.k = 13, g.trans_b = true, g.beta = 1.f, g.autotune = true;
+  g.lda = g.k + 3, g.ldb = g.k + 1, g.ldc = g.n + 2;
+  for (int64_t i = 0; i < 3; ++i) {
+    g.a_offsets.push_back(i * g.m * g.lda);
+    g.b_offsets.push_back(i * g.n * g.ldb);
+    g.c_offsets.push_back(i * g.m * g.ldc);
+  }
+  const Vec ah = random_vec(3 * g.m * g.lda, 63), bh = random_vec(3 * g.n * g.ldb, 64),
+            c0 = random_vec(3 * g.m * g.ldc, 65);
+  auto want = [&](const Vec& c) {
+    DVec w = widen(c);
+    for (size_t it = 0; it < 3; ++it)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < g.k; ++p)
+            s += double(ah[g.a_offsets[it] + i * g.lda + p]) * bh[g.b_offsets[it] + j * g.ldb + p];
+          w[g.c_offsets[it] + i * g.ldc + j] += s;
+        }
+    return w;
+  };
+  const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
+  Tensor c = be->upload(c0, {std::ssize(c0)});
+  const size_t before = be->autotune_choices().size();
+  be->gemm_batched(g, a, b, c);
+  const Vec once = be->download(c);
+  EXPECT_EQ(compare({"C after one call", once, want(c0)}), "");
+  const auto first = be->autotune_choices();
+  ASSERT_EQ(first.size(), before + 1);
+  const std::string key = "m=9 n=11 k=13 ta=0 tb=1 beta=1 items=3 lda=16 ldb=14 ldc=13 strided=1";
+  std::string chosen;
+  for (const auto& [k, v] : first)
+    if (k == key) chosen = v;
+  EXPECT_TRUE(chosen == "clblast_gemm_batched" || chosen == "clblast_gemm_per_item" ||
+              chosen == "clblast_gemm_strided_batched")
+      << "'" << chosen << "'";
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"C after two calls", be->download(c), want(once)}), "");
+  EXPECT_EQ(be->autotune_choices(), first);
+}
+
 TEST_F(OpsOpenCL, DropoutMaskIsTheSharedHash) {
   const int64_t n = 70000;
   const Vec xh(n, 1.f);

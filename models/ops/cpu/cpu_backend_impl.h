@@ -6,8 +6,12 @@
 // the training ops: cpu_backend.cpp (write, fill), columns.cpp, backward.cpp, dropout.cpp,
 // losses.cpp, optimizer.cpp.
 // The fronts (models/ops/backend.cpp) have validated every argument before a do_ runs.
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/ops/backend.h"
 
@@ -25,6 +29,7 @@ class CpuBackend final : public Backend {
   BackendMemory memory() override { return {host_.get(), nullptr}; }
   std::string unsupported_reason(Precision p) const override;
   void synchronize() override {}
+  std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
 
  private:
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
@@ -97,9 +102,23 @@ class CpuBackend final : public Backend {
 
   void linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
 
+  // gemm_batched's f32 kernels (gemm_eigen.cpp): Eigen threaded across the items (one thread
+  // per item, Eigen single-threaded inside) or inside each item's GEMM (items in turn), and
+  // oneDNN's f32 matmul (with oneDNN only). Untuned calls take Eigen by default_batched_kernel().
+  enum class BatchedKernel : uint8_t { eigen_across_items, eigen_inside_gemm, onednn_matmul };
+  static const char* batched_kernel_name(BatchedKernel k);
+  BatchedKernel default_batched_kernel(const GemmBatch& g) const;
+  void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* a, const float* b,
+                        float* c);
+  // Times every candidate on a scratch copy of C (c itself is not written) and returns the
+  // median-fastest.
+  BatchedKernel tune_gemm_batched(const GemmBatch& g, const float* a, const float* b,
+                                  const Tensor& c);
+
   std::shared_ptr<AllocationTracker> host_;
   std::string device_;
-  std::unique_ptr<DnnlGemm> dnnl_;  // null when built without oneDNN
+  std::unique_ptr<DnnlGemm> dnnl_;                  // null when built without oneDNN
+  std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
 };
 
 }  // namespace sb::cpu

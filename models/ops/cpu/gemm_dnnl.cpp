@@ -217,8 +217,26 @@ struct DnnlGemm::Impl {
     return batched.emplace(key, std::move(mm)).first->second;
   }
 
+  // gemm_batched_f32's matmuls, by everything that makes a different primitive: batch, m, n, k,
+  // the three descriptors' strides, and alpha and beta (baked into the attributes).
+  dnnl::matmul& f32_for(const std::vector<memory::dim>& key, const memory::desc& src,
+                        const memory::desc& wei, const memory::desc& dst, float alpha, float beta) {
+    auto it = f32_batched.find(key);
+    if (it != f32_batched.end()) return it->second;
+    dnnl::primitive_attr attr;
+    if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+    if (beta != 0.0f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, engine));
+    return f32_batched.emplace(key, std::move(mm)).first->second;
+  }
+
   dnnl::engine engine;
   dnnl::stream stream;
+  std::map<std::vector<memory::dim>, dnnl::matmul> f32_batched;
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
@@ -382,6 +400,49 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
         out = g.beta == 0.0f ? g.alpha * ti[i * n + j] : g.alpha * ti[i * n + j] + g.beta * out;
       }
   }
+}
+
+}  // namespace sb::cpu
+
+namespace sb::cpu {
+
+void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c) {
+  Impl& im = *impl_;
+  const auto count = static_cast<memory::dim>(g.a_offsets.size());
+  // The offsets' common step, or 0 when they have none > 0 (then one matmul per item).
+  auto step = [](const std::vector<int64_t>& o) -> memory::dim {
+    const int64_t d = o.size() > 1 ? o[1] - o[0] : 0;
+    for (size_t i = 1; i < o.size(); ++i)
+      if (o[i] - o[i - 1] != d) return 0;
+    return d > 0 ? d : 0;
+  };
+  const memory::dim sa = step(g.a_offsets), sb = step(g.b_offsets), sc = step(g.c_offsets);
+  const bool batched = count > 1 && sa > 0 && sb > 0 && sc > 0;
+  const memory::dim batch = batched ? count : 1;
+  // op(A) [m, k], op(B) [k, n] and C [m, n] as strided views: a transpose is a stride swap.
+  const memory::dims a_rc = g.trans_a ? memory::dims{1, g.lda} : memory::dims{g.lda, 1};
+  const memory::dims b_rc = g.trans_b ? memory::dims{1, g.ldb} : memory::dims{g.ldb, 1};
+  // A batch of one gets the item's extent as its (unused) batch stride.
+  const memory::dim a_step = batched ? sa : (g.trans_a ? g.k : g.m) * g.lda;
+  const memory::dim b_step = batched ? sb : (g.trans_b ? g.n : g.k) * g.ldb;
+  const memory::dim c_step = batched ? sc : g.m * g.ldc;
+  const memory::desc src({batch, g.m, g.k}, DT::f32, {a_step, a_rc[0], a_rc[1]});
+  const memory::desc wei({batch, g.k, g.n}, DT::f32, {b_step, b_rc[0], b_rc[1]});
+  const memory::desc dst({batch, g.m, g.n}, DT::f32, {c_step, g.ldc, 1});
+  uint32_t alpha_bits, beta_bits;
+  std::memcpy(&alpha_bits, &g.alpha, 4);
+  std::memcpy(&beta_bits, &g.beta, 4);
+  const std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,      a_step,
+                                     b_step,  c_step, a_rc[0],    a_rc[1],  b_rc[0],
+                                     b_rc[1], g.ldc,  alpha_bits, beta_bits};
+  dnnl::matmul& mm = im.f32_for(key, src, wei, dst, g.alpha, g.beta);
+  for (memory::dim it = 0; it < count; it += batch) {
+    memory am(src, im.engine, const_cast<float*>(a + g.a_offsets[it]));
+    memory bm(wei, im.engine, const_cast<float*>(b + g.b_offsets[it]));
+    memory cm(dst, im.engine, c + g.c_offsets[it]);
+    mm.execute(im.stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  }
+  im.stream.wait();
 }
 
 }  // namespace sb::cpu

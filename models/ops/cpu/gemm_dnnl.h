@@ -28,6 +28,10 @@ class DnnlGemm {
   // to nearest even) and packed, one batched matmul with fp32 accumulation into an f32 scratch,
   // then C = alpha T + beta C in fp32.
   void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // gemm_batched in f32 (an autotune candidate) on raw pointers to A, B and C's storage: one
+  // batched matmul when every offset list steps evenly by > 0, else one matmul per item; alpha
+  // as output scale and beta as a sum post-op (beta = 0 never reads C).
+  void gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c);
 
  private:
   struct Impl;

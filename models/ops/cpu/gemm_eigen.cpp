@@ -3,8 +3,12 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
@@ -84,19 +88,41 @@ void CpuBackend::linear_f32(const Tensor& x, const Weight& w, Tensor& y, const E
   }
 }
 
-void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
+  switch (k) {
+    case BatchedKernel::eigen_across_items:
+      return "eigen_across_items";
+    case BatchedKernel::eigen_inside_gemm:
+      return "eigen_inside_gemm";
+    case BatchedKernel::onednn_matmul:
+      return "onednn_matmul";
+  }
+  return "?";
+}
+
+// Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier
+// per GEMM). Fewer items than threads: Eigen threads each GEMM.
+CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
+  const size_t count = g.a_offsets.size();
+  const size_t threads = static_cast<size_t>(omp_get_max_threads());
+  const double flops = 2.0 * g.m * g.n * g.k;
+  return count >= threads && count > 1 && flops * count > kParallelGrain
+             ? BatchedKernel::eigen_across_items
+             : BatchedKernel::eigen_inside_gemm;
+}
+
+void CpuBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* ap,
+                                  const float* bp, float* cp) {
+  if (kernel == BatchedKernel::onednn_matmul) {
 #ifdef STAGEBENCH_HAVE_DNNL
-  if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
+    return dnnl_->gemm_batched_f32(g, ap, bp, cp);
+#else
+    throw std::logic_error("gemm_batched: onednn_matmul without oneDNN");
 #endif
-  if (g.precision != Precision::f32)  // the front asked unsupported_reason(): unreachable
-    throw std::invalid_argument(std::string("gemm_batched: the cpu backend has no ") +
-                                precision_name(g.precision) + " kernel");
+  }
   const size_t count = g.a_offsets.size();
   const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
   const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
-  const float* ap = f32_data(a, "gemm_batched A");
-  const float* bp = f32_data(b, "gemm_batched B");
-  float* cp = f32_data(c, "gemm_batched C");
   // C = alpha op(A) op(B) + beta C; beta = 0 never reads C (it may hold NaN).
   auto store = [&](StridedMap& cm, const auto& product) {
     if (g.beta == 0.0f) {
@@ -122,16 +148,75 @@ void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tens
       store(cm, am * bm);
     }
   };
-  // Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier
-  // per GEMM). Fewer items than threads: Eigen threads each GEMM.
-  const size_t threads = static_cast<size_t>(omp_get_max_threads());
-  const double flops = 2.0 * g.m * g.n * g.k;
-  if (count >= threads && count > 1 && flops * count > kParallelGrain) {
+  if (kernel == BatchedKernel::eigen_across_items && count > 1) {
 #pragma omp parallel for schedule(dynamic)
     for (size_t i = 0; i < count; ++i) item(i);
   } else {
     for (size_t i = 0; i < count; ++i) item(i);
   }
+}
+
+CpuBackend::BatchedKernel CpuBackend::tune_gemm_batched(const GemmBatch& g, const float* a,
+                                                        const float* b, const Tensor& c) {
+  constexpr int kTimedRuns = 5;  // after one untimed run (first-touch, primitive creation)
+  std::vector<BatchedKernel> candidates{BatchedKernel::eigen_across_items,
+                                        BatchedKernel::eigen_inside_gemm};
+#ifdef STAGEBENCH_HAVE_DNNL
+  candidates.push_back(BatchedKernel::onednn_matmul);
+#endif
+  // The candidates write a scratch copy of C, restored before every run when beta reads it.
+  const float* cp = f32_data(c, "gemm_batched C");
+  Tensor scratch = do_empty(c.shape(), DType::f32);
+  float* sp = f32_data(scratch, "gemm_batched autotune scratch");
+  const size_t elements = static_cast<size_t>(c.numel());
+  std::copy_n(cp, elements, sp);
+  BatchedKernel best = default_batched_kernel(g);
+  double best_seconds = std::numeric_limits<double>::infinity();
+  for (const BatchedKernel k : candidates) {
+    std::vector<double> seconds;
+    try {
+      for (int run = 0; run <= kTimedRuns; ++run) {
+        if (g.beta != 0.0f && run > 0) std::copy_n(cp, elements, sp);
+        const auto t0 = std::chrono::steady_clock::now();
+        gemm_batched_f32(k, g, a, b, sp);
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run > 0) seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+      }
+    } catch (const std::exception&) {
+      continue;  // a candidate that cannot take this shape (oneDNN refusing it) is no candidate
+    }
+    std::nth_element(seconds.begin(), seconds.begin() + kTimedRuns / 2, seconds.end());
+    if (seconds[kTimedRuns / 2] < best_seconds) {
+      best_seconds = seconds[kTimedRuns / 2];
+      best = k;
+    }
+  }
+  return best;
+}
+
+std::vector<std::pair<std::string, std::string>> CpuBackend::autotune_choices() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
+  return out;
+}
+
+void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
+#endif
+  if (g.precision != Precision::f32)  // the front asked unsupported_reason(): unreachable
+    throw std::invalid_argument(std::string("gemm_batched: the cpu backend has no ") +
+                                precision_name(g.precision) + " kernel");
+  const float* ap = f32_data(a, "gemm_batched A");
+  const float* bp = f32_data(b, "gemm_batched B");
+  float* cp = f32_data(c, "gemm_batched C");
+  if (!g.autotune) return gemm_batched_f32(default_batched_kernel(g), g, ap, bp, cp);
+  // Autotune (op_types.h): the first call with a key times the candidates on scratch; then the
+  // choice alone writes C, once.
+  const std::string key = gemm_autotune_key(g);
+  auto it = autotuned_.find(key);
+  if (it == autotuned_.end()) it = autotuned_.emplace(key, tune_gemm_batched(g, ap, bp, c)).first;
+  gemm_batched_f32(it->second, g, ap, bp, cp);
 }
 
 }  // namespace sb::cpu

@@ -1,6 +1,12 @@
 // fp32 GEMMs through CLBlast, timed as one span per call (see event_log.h).
 #include <clblast.h>
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -42,27 +48,131 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
          ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
 }
 
+const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
+  switch (k) {
+    case BatchedKernel::clblast_batched:
+      return "clblast_gemm_batched";
+    case BatchedKernel::clblast_per_item:
+      return "clblast_gemm_per_item";
+    case BatchedKernel::clblast_strided:
+      return "clblast_gemm_strided_batched";
+  }
+  return "?";
+}
+
+void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a,
+                                     const Tensor& b, Tensor& c) {
+  const size_t count = g.a_offsets.size();
+  const auto op = [](bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; };
+  const auto m = static_cast<size_t>(g.m), n = static_cast<size_t>(g.n),
+             k = static_cast<size_t>(g.k), lda = static_cast<size_t>(g.lda),
+             ldb = static_cast<size_t>(g.ldb), ldc = static_cast<size_t>(g.ldc);
+  cl_command_queue queue = runtime_->queue()();
+  if (kernel == BatchedKernel::clblast_per_item) {
+    events_.begin_span();
+    for (size_t i = 0; i < count; ++i) {
+      const auto status = clblast::Gemm<float>(
+          clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), m, n, k, g.alpha,
+          device_buffer(a)(), static_cast<size_t>(g.a_offsets[i]), lda, device_buffer(b)(),
+          static_cast<size_t>(g.b_offsets[i]), ldb, g.beta, device_buffer(c)(),
+          static_cast<size_t>(g.c_offsets[i]), ldc, &queue, nullptr);
+      if (status != clblast::StatusCode::kSuccess) events_.end_span("clblast_gemm_per_item");
+      check(status, "Gemm");
+    }
+    events_.end_span("clblast_gemm_per_item");
+    return;
+  }
+  if (kernel == BatchedKernel::clblast_strided) {
+    int64_t sa = 0, sb = 0, sc = 0;
+    if (!evenly_strided(g.a_offsets, &sa) || !evenly_strided(g.b_offsets, &sb) ||
+        !evenly_strided(g.c_offsets, &sc))
+      throw std::logic_error("gemm_batched: strided batch over offsets that do not step evenly");
+    events_.begin_span();
+    const auto status = clblast::GemmStridedBatched<float>(
+        clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), m, n, k, g.alpha,
+        device_buffer(a)(), static_cast<size_t>(g.a_offsets[0]), lda, static_cast<size_t>(sa),
+        device_buffer(b)(), static_cast<size_t>(g.b_offsets[0]), ldb, static_cast<size_t>(sb),
+        g.beta, device_buffer(c)(), static_cast<size_t>(g.c_offsets[0]), ldc,
+        static_cast<size_t>(sc), count, &queue, nullptr);
+    events_.end_span("clblast_gemm_strided_batched");
+    check(status, "GemmStridedBatched");
+    return;
+  }
+  const std::vector<size_t> ao(g.a_offsets.begin(), g.a_offsets.end());
+  const std::vector<size_t> bo(g.b_offsets.begin(), g.b_offsets.end());
+  const std::vector<size_t> co(g.c_offsets.begin(), g.c_offsets.end());
+  const std::vector<float> alphas(count, g.alpha), betas(count, g.beta);
+  events_.begin_span();
+  const auto status = clblast::GemmBatched<float>(
+      clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), m, n, k, alphas.data(),
+      device_buffer(a)(), ao.data(), lda, device_buffer(b)(), bo.data(), ldb, betas.data(),
+      device_buffer(c)(), co.data(), ldc, count, &queue, nullptr);
+  events_.end_span("clblast_gemm_batched");
+  check(status, "GemmBatched");
+}
+
+OpenCLBackend::BatchedKernel OpenCLBackend::tune_gemm_batched(const GemmBatch& g, const Tensor& a,
+                                                              const Tensor& b, const Tensor& c) {
+  constexpr int kTimedRuns = 5;  // after one untimed run (CLBlast compiles on first use)
+  std::vector<BatchedKernel> candidates{BatchedKernel::clblast_batched,
+                                        BatchedKernel::clblast_per_item};
+  if (evenly_strided(g.a_offsets, nullptr) && evenly_strided(g.b_offsets, nullptr) &&
+      evenly_strided(g.c_offsets, nullptr))
+    candidates.push_back(BatchedKernel::clblast_strided);
+  // The candidates write a scratch copy of C, restored before every run when beta reads it.
+  cl::CommandQueue& queue = runtime_->queue();
+  Tensor scratch = do_empty(c.shape(), DType::f32);
+  const size_t bytes = static_cast<size_t>(c.numel()) * sizeof(float);
+  auto restore = [&] {
+    queue.enqueueCopyBuffer(device_buffer(c), device_buffer(scratch), 0, 0, bytes);
+  };
+  restore();
+  BatchedKernel best = BatchedKernel::clblast_batched;
+  double best_seconds = std::numeric_limits<double>::infinity();
+  for (const BatchedKernel k : candidates) {
+    std::vector<double> seconds;
+    try {
+      for (int run = 0; run <= kTimedRuns; ++run) {
+        if (g.beta != 0.0f && run > 0) restore();
+        queue.finish();
+        const auto t0 = std::chrono::steady_clock::now();
+        gemm_batched_f32(k, g, a, b, scratch);
+        queue.finish();
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run > 0) seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+      }
+    } catch (const std::runtime_error&) {
+      queue.finish();
+      continue;  // CLBlast refusing this shape for this routine: no candidate
+    }
+    std::nth_element(seconds.begin(), seconds.begin() + kTimedRuns / 2, seconds.end());
+    if (seconds[kTimedRuns / 2] < best_seconds) {
+      best_seconds = seconds[kTimedRuns / 2];
+      best = k;
+    }
+  }
+  queue.finish();  // the scratch buffer goes back to the pool only once nothing uses it
+  return best;
+}
+
+std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
+  return out;
+}
+
 void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
                                     Tensor& c) {
   if (g.precision != Precision::f32)
     throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
                                 " products are not implemented on OpenCL (f32 only)");
-  const size_t count = g.a_offsets.size();
-  const std::vector<size_t> ao(g.a_offsets.begin(), g.a_offsets.end());
-  const std::vector<size_t> bo(g.b_offsets.begin(), g.b_offsets.end());
-  const std::vector<size_t> co(g.c_offsets.begin(), g.c_offsets.end());
-  const std::vector<float> alphas(count, g.alpha), betas(count, g.beta);
-  const auto op = [](bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; };
-  cl_command_queue queue = runtime_->queue()();
-  events_.begin_span();
-  const auto status = clblast::GemmBatched<float>(
-      clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), static_cast<size_t>(g.m),
-      static_cast<size_t>(g.n), static_cast<size_t>(g.k), alphas.data(), device_buffer(a)(),
-      ao.data(), static_cast<size_t>(g.lda), device_buffer(b)(), bo.data(),
-      static_cast<size_t>(g.ldb), betas.data(), device_buffer(c)(), co.data(),
-      static_cast<size_t>(g.ldc), count, &queue, nullptr);
-  events_.end_span("clblast_gemm_batched");
-  check(status, "GemmBatched");
+  if (!g.autotune) return gemm_batched_f32(BatchedKernel::clblast_batched, g, a, b, c);
+  // Autotune (op_types.h): the first call with a key times the candidates on scratch; then the
+  // choice alone writes C, once.
+  const std::string key = gemm_autotune_key(g);
+  auto it = autotuned_.find(key);
+  if (it == autotuned_.end()) it = autotuned_.emplace(key, tune_gemm_batched(g, a, b, c)).first;
+  gemm_batched_f32(it->second, g, a, b, c);
 }
 
 }  // namespace sb

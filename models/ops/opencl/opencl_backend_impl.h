@@ -15,6 +15,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/ops/backend.h"
 #include "models/ops/opencl/cl_runtime.h"
@@ -34,6 +36,7 @@ class OpenCLBackend : public Backend {
   KernelLog* kernel_log() override { return &kernel_log_; }
   std::string unsupported_reason(Precision p) const override;
   void synchronize() override;
+  std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -159,6 +162,18 @@ class OpenCLBackend : public Backend {
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
+  // path), one Gemm per item, and GemmStridedBatched where the offsets step evenly (>= 0). The
+  // tiled kernel (gemm_tiled.cl) is no candidate: it reads f16/int8 weights only, at ld = K.
+  enum class BatchedKernel : uint8_t { clblast_batched, clblast_per_item, clblast_strided };
+  static const char* batched_kernel_name(BatchedKernel k);
+  void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a, const Tensor& b,
+                        Tensor& c);
+  // Times every candidate that can express g on a scratch copy of C (c itself is not written)
+  // and returns the median-fastest.
+  BatchedKernel tune_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                  const Tensor& c);
+
   // attention_fused in fp32 on any device (kernels/attention_masked.cl).
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
@@ -177,6 +192,7 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> kernels_;
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
+  std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
 };
 
 // The portable fused attention kernels: the head widths they are compiled for (a narrower head
