@@ -264,31 +264,28 @@ class Backend {
 
   virtual void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) = 0;
 
-// TEMPORARY (training ops under construction): defaults that throw.
-  [[noreturn]] void not_implemented(Op op) const;
-  virtual void do_write(std::span<const float> host, Tensor& t, bool blocking) { not_implemented(Op::write); }  // TEMPORARY until both backends implement it
-  virtual void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) { not_implemented(Op::write_ids); }  // TEMPORARY until both backends implement it
-  virtual void do_fill(Tensor& y, float value) { not_implemented(Op::fill); }  // TEMPORARY until both backends implement it
-  virtual void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) { not_implemented(Op::concat_last); }  // TEMPORARY until both backends implement it
-  virtual void do_slice_last(const Tensor& x, int64_t start, Tensor& y) { not_implemented(Op::slice_last); }  // TEMPORARY until both backends implement it
-  virtual void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) { not_implemented(Op::gather_cols); }  // TEMPORARY until both backends implement it
-  virtual void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index,
-                                   Tensor& x) { not_implemented(Op::scatter_add_cols); }  // TEMPORARY until both backends implement it
-  virtual void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) { not_implemented(Op::embedding_backward); }  // TEMPORARY until both backends implement it
-  virtual void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) { not_implemented(Op::activation_backward); }  // TEMPORARY until both backends implement it
+  virtual void do_write(std::span<const float> host, Tensor& t, bool blocking) = 0;
+  virtual void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) = 0;
+  virtual void do_fill(Tensor& y, float value) = 0;
+  virtual void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) = 0;
+  virtual void do_slice_last(const Tensor& x, int64_t start, Tensor& y) = 0;
+  virtual void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) = 0;
+  virtual void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) = 0;
+  virtual void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) = 0;
+  virtual void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) = 0;
   virtual void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
                                      const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                     Tensor& dbeta) { not_implemented(Op::layernorm_backward); }  // TEMPORARY until both backends implement it
-  virtual void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) { not_implemented(Op::softmax_rows_backward); }  // TEMPORARY until both backends implement it
-  virtual void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) { not_implemented(Op::dropout); }  // TEMPORARY until both backends implement it
+                                     Tensor& dbeta) = 0;
+  virtual void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) = 0;
+  virtual void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) = 0;
   virtual void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale,
-                                  Tensor& loss, int64_t slot, Tensor& dlogits) { not_implemented(Op::bce_with_logits); }  // TEMPORARY until both backends implement it
+                                  Tensor& loss, int64_t slot, Tensor& dlogits) = 0;
   virtual void do_cross_entropy(const Tensor& logits, const Tensor& labels,
                                 const Tensor* class_weights, float smoothing, float scale,
-                                Tensor& loss, int64_t slot, Tensor& dlogits) { not_implemented(Op::cross_entropy); }  // TEMPORARY until both backends implement it
-  virtual void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) { not_implemented(Op::sum_squares); }  // TEMPORARY until both backends implement it
+                                Tensor& loss, int64_t slot, Tensor& dlogits) = 0;
+  virtual void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) = 0;
   virtual void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                        const AdamWStep& s) { not_implemented(Op::adamw); }  // TEMPORARY until both backends implement it
+                        const AdamWStep& s) = 0;
 };
 
 }  // namespace sb
