@@ -32,7 +32,7 @@ const std::vector<StageSpec>& ladder() {
                       {s2, "pinned memory and workers: 10-30% faster data loading", std::nullopt},
                       bf16};
     s[kAutotune] = {"autotune",
-                    "Autotuned kernels per shape (cudnn.benchmark), tf32 where present",
+                    "Autotuned GEMM kernels per shape, chosen by measuring on first use (cudnn.benchmark)",
                     {s2, "cudnn.benchmark 5-10%, TF32 up to 8x matmul", std::nullopt},
                     bf16};
     s[kPreprocess] = {"preprocess",
@@ -65,6 +65,7 @@ Switches switches_for(size_t stage, Precision reduced) {
     sw.loss_scaling = true;
   }
   sw.prefetch = stage >= kDataloader;
+  sw.autotune = stage >= kAutotune;
   return sw;
 }
 

@@ -30,6 +30,7 @@ struct Switches {
   Precision precision = Precision::f32;  // of every GEMM (autocast), fp32 master weights
   bool loss_scaling = false;             // dynamic loss scaling (amp)
   bool prefetch = false;                 // persistent workers assemble batches ahead
+  bool autotune = false;                 // each GEMM shape's kernel chosen by measuring
 };
 
 const std::vector<StageSpec>& ladder();

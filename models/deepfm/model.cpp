@@ -145,7 +145,12 @@ void Trainer::gemm(const Tensor& a, bool ta, const Tensor& b, bool tb, Tensor& c
   g.ldb = tb ? k : n;
   g.ldc = n;
   g.a_offsets = g.b_offsets = g.c_offsets = {0};
+  batched(g, a, b, c);
+}
+
+void Trainer::batched(GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
   g.precision = sw_.precision;
+  g.autotune = sw_.autotune;
   be_.gemm_batched(g, a, b, c);
 }
 
@@ -190,11 +195,10 @@ void Trainer::attention_forward() {
       pv.b_offsets.push_back(base + 2 * e);
       pv.c_offsets.push_back(i * 4 * e + h * hd);
     }
-  sc.precision = pv.precision = sw_.precision;
-  be_.gemm_batched(sc, qkv_act_, qkv_act_, probs_);
+  batched(sc, qkv_act_, qkv_act_, probs_);
   be_.softmax_rows(probs_);
   be_.dropout(probs_, key(kAttnProbs), probs_drop_);
-  be_.gemm_batched(pv, probs_drop_, qkv_act_, attn_);
+  batched(pv, probs_drop_, qkv_act_, attn_);
   linear_forward(attn_, out_, o_, rows_);
   be_.dropout(o_, key(kAttnOut), o_);
 }
@@ -211,8 +215,7 @@ void Trainer::fm_forward() {
       g.b_offsets.push_back(i * 4 * e);
       g.c_offsets.push_back(i * 16);
     }
-    g.precision = sw_.precision;
-    be_.gemm_batched(g, s_, s_, gram_);
+    batched(g, s_, s_, gram_);
     be_.gather_cols(gram_, kGramCells, fm_);
     return;
   }
@@ -229,8 +232,7 @@ void Trainer::fm_forward() {
       g.b_offsets.push_back(i * 4 * e + fj * e);
       g.c_offsets.push_back(i);
     }
-    g.precision = sw_.precision;
-    be_.gemm_batched(g, s_, s_, dot);
+    batched(g, s_, s_, dot);
     parts.push_back(std::move(dot));
   }
   for (const auto& p : parts) list.push_back(&p);
@@ -312,11 +314,10 @@ void Trainer::fm_backward() {
       g.b_offsets.push_back(i * 4 * e);
       g.c_offsets.push_back(i * 4 * e);
     }
-    g.precision = sw_.precision;
     g.beta = 1.f;
-    be_.gemm_batched(g, dgram_, s_, ds_);
+    batched(g, dgram_, s_, ds_);
     g.trans_a = true;
-    be_.gemm_batched(g, dgram_, s_, ds_);
+    batched(g, dgram_, s_, ds_);
     return;
   }
   // Per pair: d e_i += dfm_p e_j and d e_j += dfm_p e_i (rank-one items, one per row).
@@ -334,8 +335,7 @@ void Trainer::fm_backward() {
         g.b_offsets.push_back(i * 4 * e + from * e);
         g.c_offsets.push_back(i * 4 * e + to * e);
       }
-      g.precision = sw_.precision;
-      be_.gemm_batched(g, dp, s_, ds_);
+      batched(g, dp, s_, ds_);
     }
   }
 }
@@ -366,13 +366,12 @@ void Trainer::attention_backward() {
       dk.a_offsets.push_back(item), dk.b_offsets.push_back(base);
       dk.c_offsets.push_back(base + e);
     }
-  dp.precision = dv.precision = dq.precision = dk.precision = sw_.precision;
-  be_.gemm_batched(dp, dattn_, qkv_act_, dprobs_);      // d(dropped P) = dO V^T
-  be_.gemm_batched(dv, probs_drop_, dattn_, dqkv_);     // dV = P^T dO
+  batched(dp, dattn_, qkv_act_, dprobs_);      // d(dropped P) = dO V^T
+  batched(dv, probs_drop_, dattn_, dqkv_);     // dV = P^T dO
   be_.dropout(dprobs_, key(kAttnProbs), dprobs_);       // through the probabilities' dropout
   be_.softmax_rows_backward(probs_, dprobs_, dprobs_);  // d scores
-  be_.gemm_batched(dq, dprobs_, qkv_act_, dqkv_);       // dQ = dS K / sqrt(dh)
-  be_.gemm_batched(dk, dprobs_, qkv_act_, dqkv_);       // dK = dS^T Q / sqrt(dh)
+  batched(dq, dprobs_, qkv_act_, dqkv_);       // dQ = dS K / sqrt(dh)
+  batched(dk, dprobs_, qkv_act_, dqkv_);       // dK = dS^T Q / sqrt(dh)
   Tensor ds = ds_.reshaped({rows_, e});
   linear_backward(s_.reshaped({rows_, e}), dqkv_, qkv_, &ds, rows_, 1.f);
 }

@@ -68,6 +68,8 @@ class Trainer {
   };
   void gemm(const Tensor& a, bool ta, const Tensor& b, bool tb, Tensor& c, int64_t m, int64_t n,
             int64_t k, float beta = 0.f, float alpha = 1.f);
+  // Every GEMM goes through here: the stage's precision and autotuning.
+  void batched(GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   void linear_forward(const Tensor& x, const Linear& l, Tensor& y, int64_t rows);
   // dx (unless null) and the layer's gradients from dy; dx accumulates when beta = 1.
   void linear_backward(const Tensor& x, const Tensor& dy, Linear& l, Tensor* dx, int64_t rows,

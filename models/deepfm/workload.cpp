@@ -117,8 +117,6 @@ std::string DeepFmWorkload::skip_reason(size_t stage) const {
       return std::string("no ") + precision_name(reduced_precision()) +
              " GEMM here (the stages above run in fp32): " + *amp_gap_;
   }
-  if (stage == kAutotune)
-    return "per-shape kernel autotuning is not implemented yet (docs/ladders.md)";
   return {};
 }
 
@@ -326,6 +324,11 @@ nlohmann::json DeepFmWorkload::summaries(size_t stage) {
     s["skipped_steps"] = r.trainer->skipped_steps();
   }
   s["steps"] = r.trainer->steps();
+  if (r.sw.autotune) {
+    nlohmann::json choices = nlohmann::json::object();
+    for (const auto& [key, kernel] : backend_->autotune_choices()) choices[key] = kernel;
+    s["autotune_choices"] = choices;
+  }
   return s;
 }
 

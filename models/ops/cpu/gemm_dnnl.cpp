@@ -106,6 +106,7 @@ bool cpu_has(const char* feature) {
   __builtin_cpu_init();
   if (std::string(feature) == "avx512bf16") return __builtin_cpu_supports("avx512bf16");
   if (std::string(feature) == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
+  if (std::string(feature) == "avxvnni") return __builtin_cpu_supports("avxvnni");
   return false;
 }
 
@@ -255,7 +256,12 @@ std::string DnnlGemm::unsupported_reason(Precision p) {
   if (p == Precision::bf16) {
     return cpu_has("avx512bf16") ? "" : "no avx512_bf16 on this CPU (oneDNN would emulate bf16)";
   }
-  if (p == Precision::int8) return "";  // VNNI where present, oneDNN's avx512/avx2 kernels else
+  // Without VNNI, oneDNN's u8 x s8 kernels multiply pairs with vpmaddubsw, whose int16 sums
+  // saturate: measured here on an AVX2-only CPU, a relative L2 error of 0.17 on random data.
+  if (p == Precision::int8)
+    return cpu_has("avx512vnni") || cpu_has("avxvnni")
+               ? ""
+               : "no VNNI on this CPU (oneDNN's AVX2 u8s8 kernel saturates its int16 pair sums)";
   return std::string("oneDNN path has no ") + precision_name(p) + " GEMM";
 }
 
