@@ -86,12 +86,17 @@ TEST(Cli, GeneformerTinyRunRecordsItsSummaries) {
           f.string());
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json doc = sb::read_document(f);
-  const auto& stages = doc["runs"][0]["stages"];
+  nlohmann::json stages = doc["runs"][0]["stages"];
   ASSERT_EQ(stages.size(), 3u);
   EXPECT_EQ(stages[0]["id"], "eager");
   EXPECT_EQ(stages[1]["summaries"]["graph"]["passes"].size(), 5u);
-  EXPECT_EQ(stages[2]["summaries"]["calibration"]["batches"], 4);
-  EXPECT_EQ(stages[2]["throughput"]["item_name"], "cells");
+  if (stages[2]["status"] == "skipped") {  // a CPU without VNNI has no exact int8 GEMM
+    EXPECT_NE(stages[2]["reason"].get<std::string>().find("VNNI"), std::string::npos);
+    stages.erase(2);
+  } else {
+    EXPECT_EQ(stages[2]["summaries"]["calibration"]["batches"], 4);
+    EXPECT_EQ(stages[2]["throughput"]["item_name"], "cells");
+  }
   for (const auto& s : stages) EXPECT_TRUE(s["correctness"]["pass"].get<bool>()) << s.dump();
   std::filesystem::remove(f);
 }
