@@ -21,5 +21,5 @@ print('== $size: stagebench (opencl, baseline) vs PyTorch, %d steps: max rel los
 done
 python3 scripts/reference/deepfm_torch.py ladder --size full --budget-s "${TORCH_BUDGET:-40}" \
   --json "$out/deepfm_pytorch_full.json" > "$out/deepfm_pytorch_full.txt" 2>&1
-bash "$sb" run deepfm --size full --backend opencl --max-time "${MAX_TIME:-60}" -q \
+bash "$sb" run deepfm --size full --backend opencl --max-time "${MAX_TIME:-150}" --noise "${NOISE:-0.02}" --max-samples 2000 -q \
   -o "$out/deepfm_full.json" 2>&1 | tee "$out/deepfm_full.txt"

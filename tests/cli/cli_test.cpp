@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "schema/document.h"
@@ -150,6 +151,69 @@ TEST(Cli, GeneformerRunsOnTokenIdsFromAFile) {
   EXPECT_EQ(run("run enformer --size tiny --input " + ids.string()).status, 2);
   std::filesystem::remove(ids);
   std::filesystem::remove(f);
+}
+
+// The training ladder end to end on every backend built here: mode train, every stage that runs
+// passes its check (loss curve and final parameters, or the data phase's encoding), the phases
+// and the memory split are recorded.
+TEST(Cli, DeepFmTinyTrainsEveryStageOnEveryBackend) {
+  const auto f = temp_file("deepfm.json");
+  const Result r =
+      run("run deepfm --size tiny --backend all --max-time 3 --warmup 0.05 "
+          "--min-samples 3 --noise 0.5 --no-ceilings -q -o " +
+          f.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json doc = sb::read_document(f);
+  ASSERT_GE(doc["runs"].size(), 1u);
+  for (const auto& run : doc["runs"]) {
+    EXPECT_EQ(run["mode"], "train");
+    ASSERT_EQ(run["stages"].size(), 9u);
+    int trained = 0;
+    for (const auto& s : run["stages"]) {
+      const std::string id = s["id"];
+      if (s["status"] == "skipped") {
+        EXPECT_FALSE(s["reason"].get<std::string>().empty()) << id;
+        continue;
+      }
+      EXPECT_TRUE(s["correctness"]["pass"].get<bool>()) << run["backend"] << " " << s.dump();
+      if (id == "preprocess" || id == "literal-strings") {
+        EXPECT_EQ(s["throughput"]["item_name"], "rows");
+        continue;
+      }
+      ++trained;
+      EXPECT_EQ(s["throughput"]["item_name"], "samples");
+      EXPECT_TRUE(s["correctness"]["loss_max_rel"].is_number()) << id;
+      EXPECT_EQ(s["summaries"]["phases_ms"].size(), 5u) << id;
+      EXPECT_TRUE(s["summaries"].contains("memory_split_bytes")) << id;
+    }
+    EXPECT_GE(trained, 4) << run["backend"];  // baseline, vectorized-fm, preallocated-loss, ...
+  }
+  // The data phase has its own baseline: preprocess starts it (nothing before it to compare
+  // with), and literal-strings is compared with preprocess, not with a training step.
+  const auto& stages = doc["runs"][0]["stages"];
+  EXPECT_EQ(stages[7]["speedup"]["vs_previous"], nullptr);
+  EXPECT_DOUBLE_EQ(stages[7]["speedup"]["vs_baseline"].get<double>(), 1.0);
+  EXPECT_EQ(stages[8]["speedup"]["vs_previous"], stages[8]["speedup"]["vs_baseline"]);
+  std::filesystem::remove(f);
+}
+
+TEST(Cli, DeepFmNamesAMalformedTableWithItsLine) {
+  const auto tsv = temp_file("bad.tsv");
+  {
+    std::ofstream out(tsv);
+    out << "drug\tgenalle\tgene\tallele\tphenotype_outcome\teffect_direction\teffect_type\n"
+        << "a\tb\tc\td\tToxicity\tincreased\tefficacy\n"
+        << "a\tb\tc\n";
+  }
+  const Result r = run("run deepfm --size tiny --data " + tsv.string() + " -q");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(tsv.filename().string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("line 3"), std::string::npos) << r.output;
+  EXPECT_EQ(run("run deepfm --size tiny --data /nonexistent/table.tsv -q").status, 2);
+  EXPECT_EQ(run("trace deepfm --size tiny --stage preprocess --out " + temp_file("trace").string())
+                .status,
+            2);
+  std::filesystem::remove(tsv);
 }
 
 }  // namespace
