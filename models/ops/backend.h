@@ -210,6 +210,42 @@ class Backend {
   // counts, four distinct tensors). step >= 1, lr, eps, weight_decay >= 0, betas in [0, 1).
   void adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s);
 
+  // --- 3-D volumes (DynUNet): convolutions, instance norm, channel concatenation, Dice -------
+  // y [N, out, od, oh, ow] = conv3d(x, w) + bias (bias [out] or null), PyTorch's Conv3d.
+  void conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+              Tensor& y);
+  // dx from dy (written), and dw [out, in, k, k, k] with dbias [out] (written; dbias may be null).
+  void conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w, Tensor& dx);
+  void conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy, Tensor& dw,
+                               Tensor* dbias);
+  // PyTorch's ConvTranspose3d (w [in, out, k, k, k]), and its two backward ops.
+  void conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                        Tensor& y);
+  void conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                      Tensor& dx);
+  void conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                         Tensor& dw, Tensor* dbias);
+  // InstanceNorm3d (affine): per (n, c), over the d h w voxels, biased variance, as PyTorch.
+  // x, y hold N x C x `voxels` elements in `layout`; gamma, beta [C]; y may be x.
+  void instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                     const Tensor& gamma, const Tensor& beta, float eps, Tensor& y);
+  // Its backward, statistics recomputed from x: dx (may be dy), dgamma, dbeta [C] written.
+  void instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                              const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
+                              Tensor& dgamma, Tensor& dbeta);
+  // Concatenation along axis 1 of [outer, C_i, inner] views (ncdhw channels: outer = N,
+  // inner = voxels; with inner = 1 it is concat_last): y [outer, sum C_i, inner].
+  void concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner, Tensor& y);
+  // y [outer, C_y, inner] = x[:, start : start + C_y, :] (x [outer, C_x, inner]).
+  void slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start, Tensor& y);
+  // Soft Dice on sigmoid(logits) against targets in [0, 1], per (n, c) over the voxels as MONAI's
+  // DiceLoss(sigmoid=True, smooth_nr=smooth_dr=smooth) computes it, averaged over (n, c):
+  //   loss = mean_{n,c} 1 - (2 sum p t + smooth) / (sum p + sum t + smooth)
+  // loss[slot] is written, dlogits = scale * d loss / d logits. Shapes as instance_norm's.
+  void soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout, int64_t batch,
+                      int64_t channels, float smooth, float scale, Tensor& loss, int64_t slot,
+                      Tensor& dlogits);
+
  protected:
   // The shape key of an autotuned gemm_batched call (op_types.h) as text, e.g.
   // "m=5 n=7 k=6 ta=0 tb=1 beta=1 items=2 lda=8 ldb=7 ldc=10 strided=1".
@@ -286,6 +322,49 @@ class Backend {
   virtual void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) = 0;
   virtual void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                         const AdamWStep& s) = 0;
+
+  // TEMPORARY (the 3-D ops under construction): defaults that throw until both backends have
+  // them; they become pure virtual then.
+  [[noreturn]] void not_implemented(Op op) const;
+  virtual void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                         Tensor& y) { not_implemented(Op::conv3d); }
+  virtual void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                       Tensor& dx) { not_implemented(Op::conv3d_backward_data); }
+  virtual void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                          Tensor& dw, Tensor* dbias) {
+    not_implemented(Op::conv3d_backward_weights);
+  }
+  virtual void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                                   const Tensor* bias, Tensor& y) {
+    not_implemented(Op::conv_transpose3d);
+  }
+  virtual void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
+                                                 const Tensor& w, Tensor& dx) {
+    not_implemented(Op::conv_transpose3d_backward_data);
+  }
+  virtual void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                                    const Tensor& dy, Tensor& dw, Tensor* dbias) {
+    not_implemented(Op::conv_transpose3d_backward_weights);
+  }
+  virtual void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                                const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+    not_implemented(Op::instance_norm);
+  }
+  virtual void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                         int64_t channels, const Tensor& gamma, float eps,
+                                         const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                         Tensor& dbeta) {
+    not_implemented(Op::instance_norm_backward);
+  }
+  virtual void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                               Tensor& y) { not_implemented(Op::concat_axis1); }
+  virtual void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                              Tensor& y) { not_implemented(Op::slice_axis1); }
+  virtual void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                                 int64_t batch, int64_t channels, float smooth, float scale,
+                                 Tensor& loss, int64_t slot, Tensor& dlogits) {
+    not_implemented(Op::soft_dice_loss);
+  }
 };
 
 }  // namespace sb

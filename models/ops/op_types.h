@@ -10,7 +10,8 @@ namespace sb {
 
 // gelu is Enformer's approximation sigmoid(1.702 x) * x; gelu_erf is the exact
 // 0.5 x (1 + erf(x / sqrt 2)) of PyTorch's nn.GELU() (DeepFM).
-enum class Act : uint8_t { none, relu, gelu, softplus, gelu_erf };
+// leaky_relu has slope 0.01 below zero (MONAI's and PyTorch's default); sigmoid is 1/(1+e^-x).
+enum class Act : uint8_t { none, relu, gelu, softplus, gelu_erf, leaky_relu, sigmoid };
 
 // Matmul precisions. tf32/f16/int8 mean tensor-core (or VNNI/AMX-class) kernels where present.
 // bf16: bf16 operands, fp32 accumulate. int8: int8 weights with per-output-channel scales.
@@ -117,6 +118,26 @@ struct AdamWStep {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.f;
   int64_t step = 1;  // t, from 1
   float grad_scale = 1.f;
+};
+
+// 3-D volumes (DynUNet). A volume tensor holds [N, C, D, H, W] (ncdhw, PyTorch's default) or
+// [N, D, H, W, C] (ndhwc, channels-last) elements; the tensor's own shape may be either.
+enum class Layout3d : uint8_t { ncdhw, ndhwc };
+
+// A 3-D convolution, or a transposed one: input [N, in_channels, d, h, w] in `layout`, cubic
+// kernel, same stride and padding on every axis. Weights keep PyTorch's layouts whatever the
+// activations' layout: Conv3d [out, in, k, k, k], ConvTranspose3d [in, out, k, k, k].
+struct Conv3dShape {
+  int64_t batch = 1, in_channels = 0, out_channels = 0;
+  int64_t d = 0, h = 0, w = 0;  // input spatial size
+  int kernel = 3, stride = 1, padding = 1;
+  Layout3d layout = Layout3d::ncdhw;
+  // Output spatial size: (n + 2 padding - kernel) / stride + 1 for a convolution;
+  // (n - 1) stride - 2 padding + kernel for a transposed one.
+  int64_t out_size(int64_t n, bool transposed) const {
+    return transposed ? (n - 1) * stride - 2 * padding + kernel
+                      : (n + 2 * padding - kernel) / stride + 1;
+  }
 };
 
 // Additive key mask value for padding: large enough that exp() of it is 0, finite so that
