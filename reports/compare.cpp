@@ -1,6 +1,8 @@
 #include "reports/compare.h"
 
+#include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "reports/runs_of.h"
@@ -17,12 +19,27 @@ using json = nlohmann::json;
 // 0.99999 leaves 1e-5).
 constexpr double kCosineResolution = 1e-6;
 
+// On too few samples to test, a change this many times a relative rule's threshold is a
+// suspected regression even when the samples overlap.
+constexpr double kSuspectFactor = 5;
+
 struct Judged {
   double base = NAN, candidate = NAN, change = NAN, p_value = NAN;
   Verdict verdict = Verdict::ambiguous;
-  bool significant = false;  // what a relative rule needs besides the size of the change
+  bool significant = false;   // what a relative rule needs besides the size of the change
+  bool insufficient = false;  // too little data to test: `why`
+  std::string why;
+  // The relative change at the worse end of the (1 - alpha) interval (time, throughput); NaN
+  // when unknown. A relative rule it reaches past is undecidable unless broken.
+  double worst = NAN;
   std::string note;
 };
+
+std::string percent_text(double fraction) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", fraction * 100);
+  return buf;
+}
 
 double relative_change(double base, double candidate) {
   return base != 0 && std::isfinite(base) && std::isfinite(candidate) ? candidate / base - 1 : NAN;
@@ -53,11 +70,13 @@ std::string run_name(const RunSummary& r) {
 class Comparer {
  public:
   Comparer(const CompareOptions& o) : o_(o) {
+    std::optional<InconclusivePolicy> file_policy;
     try {
-      rules_ = parse_thresholds(o.thresholds_text);
+      rules_ = parse_thresholds(o.thresholds_text, &file_policy);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("thresholds ") + e.what());
     }
+    result_.policy = o.inconclusive.value_or(file_policy.value_or(InconclusivePolicy::undecidable));
   }
 
   CompareResult run(const json& base, const json& candidate) {
@@ -82,6 +101,7 @@ class Comparer {
     for (size_t i = 0; i < cand.size(); ++i)
       if (!used[i]) result_.problems.push_back("run " + run_name(cand[i]) + " only in candidate");
     if (!result_.comparable()) result_.problems.push_back("nothing comparable");
+    result_.hint = hint();
     return std::move(result_);
   }
 
@@ -124,6 +144,8 @@ class Comparer {
 
   void compare_stage(const RunSummary& run, const StageRow& b, const json& bj, const StageRow& c,
                      const json& cj) {
+    both_ok_ = b.status == "ok" && c.status == "ok";
+    candidate_ok_ = c.status == "ok";
     if (b.status != c.status) {
       MetricComparison m = row_for(run, b, "status");
       const bool broke = b.status == "ok" && (c.status == "failed" || c.status == "invalid");
@@ -150,6 +172,8 @@ class Comparer {
       j.candidate = c.median_ms;
       j.change = relative_change(j.base, j.candidate);
       j.note = "no samples on " + std::string(t.test.n_x == 0 ? "base" : "candidate") + " side";
+      j.insufficient = true;
+      j.why = j.note;
       return j;
     }
     j.base = t.median_base;
@@ -159,7 +183,15 @@ class Comparer {
     j.verdict = t.verdict;
     j.significant = t.significant;
     j.note = t.note;
+    j.insufficient = t.insufficient;
+    if (t.insufficient) j.why = sample_count_text(t);
+    if (t.median_base > 0) j.worst = t.test.shift_hi / t.median_base;
     return j;
+  }
+
+  std::string sample_count_text(const SampleVerdict& t) const {
+    return "samples " + std::to_string(t.test.n_x) + " vs " + std::to_string(t.test.n_y) +
+           " < min " + std::to_string(o_.min_samples);
   }
 
   Judged judge_speedup(const StageRow& b, const StageRow& c) const {
@@ -170,10 +202,15 @@ class Comparer {
     if (!std::isfinite(j.base) || !std::isfinite(j.candidate)) return j;
     if (!(b.samples >= o_.min_samples) || !(c.samples >= o_.min_samples)) {
       j.note = "fewer than " + std::to_string(o_.min_samples) + " rounds";
+      j.insufficient = true;
+      j.why = "rounds " + number_text(b.samples) + " vs " + number_text(c.samples) + " < min " +
+              std::to_string(o_.min_samples);
       return j;
     }
     if (!std::isfinite(b.speedup_lo + b.speedup_hi + c.speedup_lo + c.speedup_hi)) {
       j.note = "no 95% interval";
+      j.insufficient = true;
+      j.why = "no 95% interval of the speedup";
       return j;
     }
     j.significant = c.speedup_lo > b.speedup_hi || c.speedup_hi < b.speedup_lo;
@@ -217,6 +254,10 @@ class Comparer {
     j.significant = t.significant;
     j.verdict = t.verdict;
     j.note = "judged on the time samples";
+    j.insufficient = t.insufficient;
+    if (t.insufficient) j.why = sample_count_text(t);
+    const double time_worst = t.median_base > 0 ? t.test.shift_hi / t.median_base : NAN;
+    if (time_worst > -1) j.worst = 1 / (1 + time_worst) - 1;
     return j;
   }
 
@@ -251,29 +292,96 @@ class Comparer {
     m.p_value = j.p_value;
     m.verdict = j.verdict;
     append(m.note, j.note);
-    apply_rules(m, j.significant);
+    apply_rules(m, j);
     result_.regression |= m.regression;
+    result_.suspected += m.suspected;
+    result_.undecidable += m.undecidable;
     result_.rows.push_back(std::move(m));
   }
 
+  static std::string number_text(double v) {
+    return std::isfinite(v) ? std::to_string(static_cast<long long>(v)) : "?";
+  }
+
+  // A relative rule that the change does not significantly break: false when it is
+  // undecidable or suspected (listed there), true when the data keep it.
+  bool judge_relative(MetricComparison& m, const Judged& j, const ThresholdRule& r,
+                      std::string& undecidable, std::string& suspected, std::string& passed) {
+    const bool up = higher_is_worse(m.metric);
+    auto beyond = [up](double change, double limit) {
+      return std::isfinite(change) && (up ? change > limit : change < limit);
+    };
+    auto list = [&r](std::string& to) { to += (to.empty() ? "" : ", ") + std::to_string(r.line); };
+    auto inconclusive = [&m](const std::string& why) {
+      if (m.inconclusive_reason.empty()) m.inconclusive_reason = why;
+    };
+    if (!std::isfinite(m.base) || !std::isfinite(m.candidate)) {
+      // Only a stage measured (ok) on both sides is owed a judgement.
+      if (!both_ok_) {
+        list(passed);
+        return false;
+      }
+      list(undecidable);
+      inconclusive(std::string("no ") + (std::isfinite(m.base) ? "candidate" : "base") + " value");
+      return false;
+    }
+    if (j.insufficient) {
+      if (m.verdict == Verdict::faster_suspected) return true;  // every sample better
+      const bool large =
+          beyond(m.change, r.value) && std::fabs(m.change) >= o_.min_effect &&
+          (m.verdict == Verdict::slower_suspected || beyond(m.change, kSuspectFactor * r.value));
+      if (large) {
+        m.verdict = Verdict::slower_suspected;
+        list(suspected);
+        inconclusive(j.why + ", " + percent_text(m.change));
+      } else {
+        list(undecidable);
+        inconclusive(j.why);
+      }
+      return false;
+    }
+    if (m.verdict == Verdict::ambiguous && beyond(j.worst, r.value)) {
+      list(undecidable);
+      inconclusive("not significant, interval reaches " + percent_text(j.worst) +
+                   " past the rule's " + percent_text(r.value));
+      return false;
+    }
+    return true;
+  }
+
   // The last matching rule of each kind applies: later, more specific lines override earlier
-  // general ones, and a relative rule and absolute bounds can hold together.
-  void apply_rules(MetricComparison& m, bool significant) {
+  // general ones, and a relative rule and absolute bounds can hold together. A rule that is
+  // not broken is either kept (the data rule out a break), undecidable (they cannot), or, on too
+  // few samples with a large change past it, suspected (docs/compare.md).
+  void apply_rules(MetricComparison& m, const Judged& j) {
     const ThresholdRule* last[3] = {nullptr, nullptr, nullptr};
     for (const ThresholdRule& r : rules_)
       if (rule_matches(r, m.model, m.size, m.backend, m.stage, m.metric))
         last[static_cast<int>(r.kind)] = &r;
-    std::string passed;
+    std::string passed, suspected, undecidable;
+    auto list = [](std::string& to, const ThresholdRule& r) {
+      to += (to.empty() ? "" : ", ") + std::to_string(r.line);
+    };
+    auto inconclusive = [&](const std::string& why) {
+      if (m.inconclusive_reason.empty()) m.inconclusive_reason = why;
+    };
+    const bool up = higher_is_worse(m.metric);
+    auto beyond = [up](double change, double limit) {
+      return std::isfinite(change) && (up ? change > limit : change < limit);
+    };
     for (const ThresholdRule* r : last) {
       if (!r) continue;
       const std::string name = "line " + std::to_string(r->line) + ": " + r->text;
       bool broken = false;
       if (r->kind == RuleKind::relative) {
-        const bool up = higher_is_worse(m.metric);
-        broken = significant && std::isfinite(m.change) &&
-                 (up ? m.change > r->value : m.change < r->value);
+        broken = j.significant && beyond(m.change, r->value);
+        if (!broken && !judge_relative(m, j, *r, undecidable, suspected, passed)) continue;
       } else if (!std::isfinite(m.candidate)) {
         append(m.note, "no candidate value for " + name);
+        if (candidate_ok_) {
+          list(undecidable, *r);
+          inconclusive("no candidate value");
+        }
         continue;
       } else if (r->kind == RuleKind::at_least) {
         broken = r->strict ? !(m.candidate > r->value) : !(m.candidate >= r->value);
@@ -284,21 +392,87 @@ class Comparer {
         m.regression = true;
         append(m.rule, name);
       } else {
-        passed += (passed.empty() ? "" : ", ") + std::to_string(r->line);
+        list(passed, *r);
       }
     }
-    if (!m.regression && !passed.empty()) m.rule = "ok (line " + passed + ")";
+    if (m.regression) {
+      m.inconclusive_reason.clear();
+      return;
+    }
+    m.suspected = !suspected.empty();
+    m.undecidable = !m.suspected && !undecidable.empty();
+    if (m.suspected) {
+      // The rule as written: the suspected break is what the row is about.
+      for (const ThresholdRule* r : last)
+        if (r && r->kind == RuleKind::relative)
+          m.rule = "suspected: line " + std::to_string(r->line) + ": " + r->text;
+    } else if (m.undecidable) {
+      m.rule = "undecidable (line " + undecidable + ")";
+    } else if (!passed.empty()) {
+      m.rule = "ok (line " + passed + ")";
+    }
+  }
+
+  // "3 comparisons undecidable: samples 4 vs 4 < min 5; rerun with ...".
+  std::string hint() const {
+    const CompareResult& r = result_;
+    if (r.suspected == 0 && r.undecidable == 0) return "";
+    std::vector<std::string> reasons;
+    std::set<std::string> seen;
+    bool few = false, noisy = false;
+    for (const MetricComparison& m : r.rows) {
+      if (!m.suspected && !m.undecidable) continue;
+      const std::string& why = m.inconclusive_reason;
+      few |= why.find("< min") != std::string::npos;
+      noisy |= why.find("not significant") != std::string::npos;
+      // The sample counts, not the change, name the cause: group suspected rows by them.
+      const std::string key = why.substr(0, why.find(", "));
+      if (seen.insert(key).second && reasons.size() < 3) reasons.push_back(key);
+    }
+    std::string out;
+    auto count = [](size_t n, const char* one, const char* many) {
+      return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    if (r.suspected) out += count(r.suspected, "suspected regression", "suspected regressions");
+    if (r.undecidable)
+      out += (out.empty() ? "" : " and ") +
+             count(r.undecidable, "comparison undecidable", "comparisons undecidable");
+    out += ": ";
+    for (size_t i = 0; i < reasons.size(); ++i) out += (i ? "; " : "") + reasons[i];
+    if (seen.size() > reasons.size()) out += "; ...";
+    std::vector<std::string> fixes;
+    if (few)
+      fixes.push_back("rerun with at least " + std::to_string(o_.min_samples) +
+                      " samples per stage (stagebench run --min-samples " +
+                      std::to_string(o_.min_samples) + ", or a longer --max-time)");
+    if (noisy) fixes.push_back("measure longer or on a quieter machine to narrow the intervals");
+    if (r.policy != InconclusivePolicy::pass)
+      fixes.push_back("or accept them with --allow-inconclusive or 'policy: inconclusive=pass'");
+    out += "; ";
+    for (size_t i = 0; i < fixes.size(); ++i) out += (i ? ", " : "") + fixes[i];
+    return out;
   }
 
   const CompareOptions& o_;
   std::vector<ThresholdRule> rules_;
   CompareResult result_;
+  bool both_ok_ = true, candidate_ok_ = true;  // the statuses of the stage being compared
 };
 
 }  // namespace
 
 bool CompareResult::comparable() const {
   return !rows.empty();
+}
+
+CompareOutcome CompareResult::outcome() const {
+  if (!comparable()) return CompareOutcome::nothing_comparable;
+  if (regression) return CompareOutcome::regression;
+  if (suspected > 0 && policy != InconclusivePolicy::pass) return CompareOutcome::regression;
+  if (undecidable > 0 && policy == InconclusivePolicy::fail) return CompareOutcome::regression;
+  if (undecidable > 0 && policy == InconclusivePolicy::undecidable)
+    return CompareOutcome::undecidable;
+  return CompareOutcome::pass;
 }
 
 CompareResult compare_documents(const json& base, const json& candidate, const CompareOptions& o) {

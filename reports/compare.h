@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/thresholds.h"
 #include "reports/verdict.h"
 
 namespace sb {
@@ -21,6 +22,12 @@ struct MetricComparison {
   std::string rule;  // the thresholds rule that fired ("line 3: enformer/cpu/*/time: +5%"), or
                      // the status rule; "" when none
   bool regression = false;
+  // A rule gates this row but the data could not judge it (too few samples, no interval, a
+  // change that noise cannot rule out beyond the rule): why, in `undecidable_reason`.
+  bool undecidable = false;
+  // A large effect on too few samples beyond a rule (verdict SLOWER?): see docs/compare.md.
+  bool suspected = false;
+  std::string inconclusive_reason;  // why undecidable or only suspected ("samples 4 vs 4 < min 5")
   std::string note;
 };
 
@@ -29,13 +36,27 @@ struct CompareOptions {
   double min_effect = 0.02;
   size_t min_samples = 5;
   std::string thresholds_text;  // empty: none
+  // Overrides the thresholds file's `policy:` line (--allow-inconclusive sets pass).
+  std::optional<InconclusivePolicy> inconclusive;
 };
+
+// What the comparison says, in exit-code order: pass 0, regression 1, nothing comparable 2,
+// undecidable 3 (docs/compare.md).
+enum class CompareOutcome { pass, regression, nothing_comparable, undecidable };
 
 struct CompareResult {
   std::vector<MetricComparison> rows;
-  bool regression = false;
+  bool regression = false;  // a rule broken or a status regression: fails whatever the policy
+  size_t suspected = 0, undecidable = 0;                        // rows so marked
+  InconclusivePolicy policy = InconclusivePolicy::undecidable;  // options', else the file's
   std::vector<std::string> problems;  // runs or stages found on one side only, and the like
   bool comparable() const;            // at least one stage was compared
+  // regression when one is found, or suspected ones under policy undecidable or fail, or
+  // undecidable ones under policy fail; undecidable when some are under policy undecidable.
+  CompareOutcome outcome() const;
+  // One line saying what would make the suspected and undecidable comparisons decidable;
+  // "" when there are none.
+  std::string hint;
 };
 
 // Throws std::invalid_argument ("thresholds line N: ...") when the thresholds text is bad.

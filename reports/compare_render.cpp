@@ -36,6 +36,20 @@ std::string p_text(double p) {
   return buf;
 }
 
+const char* marker(const MetricComparison& m) {
+  if (m.regression) return " (regression)";
+  if (m.suspected) return " (suspected regression)";
+  if (m.undecidable) return " (undecidable)";
+  return "";
+}
+
+// The note, and why the row is inconclusive unless the note says so already.
+std::string note_text(const MetricComparison& m) {
+  const std::string& why = m.inconclusive_reason;
+  if (why.empty() || m.note.find(why.substr(0, why.find(", "))) != std::string::npos) return m.note;
+  return m.note + (m.note.empty() ? "" : "; ") + why;
+}
+
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
@@ -64,8 +78,7 @@ std::string compare_markdown(const CompareResult& r, const CompareOptions& o,
     }
     table.push_back({m.stage, m.metric, value_text(m.metric, m.base),
                      value_text(m.metric, m.candidate), change_text(m.change), p_text(m.p_value),
-                     std::string(verdict_name(m.verdict)) + (m.regression ? " (regression)" : ""),
-                     m.rule, m.note});
+                     std::string(verdict_name(m.verdict)) + marker(m), m.rule, note_text(m)});
   }
   flush();
   if (!r.problems.empty()) {
@@ -74,14 +87,39 @@ std::string compare_markdown(const CompareResult& r, const CompareOptions& o,
   }
   size_t regressions = 0;
   for (const MetricComparison& m : r.rows) regressions += m.regression;
+  const std::string of = " of " + std::to_string(r.rows.size()) + " comparisons";
+  std::string also;  // "; 1 suspected, 5 undecidable"
+  if (r.suspected && r.regression) also += std::to_string(r.suspected) + " suspected";
+  if (r.undecidable)
+    also += (also.empty() ? "" : ", ") + std::to_string(r.undecidable) + " undecidable";
+  if (!r.regression && r.policy == InconclusivePolicy::pass && r.suspected)
+    also = std::to_string(r.suspected) + " suspected" + (also.empty() ? "" : ", ") + also;
+  if (!also.empty()) also = "; " + also;
   out += "\nresult: ";
-  if (!r.comparable())
-    out += "nothing comparable\n";
-  else if (r.regression)
-    out += "REGRESSION (" + std::to_string(regressions) + " of " + std::to_string(r.rows.size()) +
-           " comparisons)\n";
-  else
-    out += "no regression (" + std::to_string(r.rows.size()) + " comparisons)\n";
+  switch (r.outcome()) {
+    case CompareOutcome::nothing_comparable:
+      out += "nothing comparable\n";
+      break;
+    case CompareOutcome::regression:
+      if (r.regression)
+        out += "REGRESSION (" + std::to_string(regressions) + of + also + ")\n";
+      else if (r.suspected)
+        out += "SUSPECTED REGRESSION (" + std::to_string(r.suspected) + of +
+               ", on too few samples to test" + also + ")\n";
+      else
+        out += "REGRESSION (" + std::to_string(r.undecidable) + of +
+               " undecidable, policy inconclusive=fail)\n";
+      break;
+    case CompareOutcome::undecidable:
+      out += "UNDECIDABLE (" + std::to_string(r.undecidable) + of +
+             " could not be judged; nothing regressed)\n";
+      break;
+    case CompareOutcome::pass:
+      out += "no regression (" + std::to_string(r.rows.size()) + " comparisons" + also +
+             (also.empty() ? "" : ", passed by policy inconclusive=pass") + ")\n";
+      break;
+  }
+  if (!r.hint.empty()) out += r.hint + "\n";
   return out;
 }
 
@@ -101,13 +139,40 @@ nlohmann::json compare_json(const CompareResult& r, const CompareOptions& o,
                     {"verdict", verdict_name(m.verdict)},
                     {"rule", m.rule},
                     {"regression", m.regression},
+                    {"suspected", m.suspected},
+                    {"undecidable", m.undecidable},
+                    {"inconclusive_reason", m.inconclusive_reason},
                     {"note", m.note}});
   }
-  return {{"schema", "stagebench-compare/1"}, {"base", base_name},
-          {"candidate", candidate_name},      {"alpha", o.alpha},
-          {"min_effect", o.min_effect},       {"min_samples", o.min_samples},
-          {"regression", r.regression},       {"comparable", r.comparable()},
-          {"problems", r.problems},           {"rows", std::move(rows)}};
+  const char* outcome = "pass";
+  switch (r.outcome()) {
+    case CompareOutcome::regression:
+      outcome = "regression";
+      break;
+    case CompareOutcome::nothing_comparable:
+      outcome = "nothing comparable";
+      break;
+    case CompareOutcome::undecidable:
+      outcome = "undecidable";
+      break;
+    case CompareOutcome::pass:
+      break;
+  }
+  return {{"schema", "stagebench-compare/1"},
+          {"base", base_name},
+          {"candidate", candidate_name},
+          {"alpha", o.alpha},
+          {"min_effect", o.min_effect},
+          {"min_samples", o.min_samples},
+          {"regression", r.regression},
+          {"suspected", r.suspected},
+          {"undecidable", r.undecidable},
+          {"policy", policy_name(r.policy)},
+          {"outcome", outcome},
+          {"hint", r.hint},
+          {"comparable", r.comparable()},
+          {"problems", r.problems},
+          {"rows", std::move(rows)}};
 }
 
 }  // namespace sb

@@ -13,8 +13,10 @@ std::string compare_markdown(const CompareResult& result, const CompareOptions& 
                              const std::string& base_name, const std::string& candidate_name);
 
 // {"schema": "stagebench-compare/1", "base", "candidate", "alpha", "min_effect", "min_samples",
-//  "regression", "comparable", "problems": [...], "rows": [{model, size, backend, stage, metric,
-//  base, candidate, change, p_value, verdict, rule, regression, note}]}; NaN as null.
+//  "regression", "suspected", "undecidable" (counts), "policy", "outcome" ("pass", "regression",
+//  "undecidable", "nothing comparable"), "hint", "comparable", "problems": [...], "rows":
+//  [{model, size, backend, stage, metric, base, candidate, change, p_value, verdict, rule,
+//  regression, suspected, undecidable, inconclusive_reason, note}]}; NaN as null.
 nlohmann::json compare_json(const CompareResult& result, const CompareOptions& options,
                             const std::string& base_name, const std::string& candidate_name);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "reports/number_format.h"
 #include "reports/stage_row.h"
@@ -32,18 +33,54 @@ std::string cosine_cell(const StageRow& s) {
 
 }  // namespace
 
-std::string claim_verdict(const StageRecord& stage) {
+ClaimRange claim_range(const ClaimRecord& claim) {
+  if (!claim.speedup || !std::isfinite(*claim.speedup)) return {};
+  const double s = *claim.speedup;
+  ClaimRange point{s, s};
+  // "A-B" or "A to B" (also an en dash) and its unit: x, %, or a rate such as "samples/s".
+  static const std::regex range(
+      "(\\d+(?:\\.\\d+)?)\\s*(?:-|\xE2\x80\x93|to)\\s*(\\d+(?:\\.\\d+)?)\\s*"
+      "(x|\xC3\x97|%|[A-Za-z]+/s\\b)");
+  auto same = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, b); };
+  ClaimRange rate;
+  for (auto it = std::sregex_iterator(claim.text.begin(), claim.text.end(), range);
+       it != std::sregex_iterator(); ++it) {
+    const double a = std::stod((*it)[1]), b = std::stod((*it)[2]);
+    const std::string unit = (*it)[3];
+    if (!(b > a) || !(a > 0)) continue;
+    if (unit == "%") {
+      if (same(1 + a / 100, s)) return {s, 1 + b / 100};  // "10-15% faster": 1.10-1.15x
+    } else if (unit.find('/') != std::string::npos) {
+      // A rate range against the baseline's rate: the speedup is its low end over that rate,
+      // the upper end scales alike.
+      if (std::isnan(rate.lo)) rate = {s, s * b / a};
+    } else if (same(a, s)) {
+      return {s, b};  // "1.5-3x"
+    }
+  }
+  return std::isnan(rate.lo) ? point : rate;
+}
+
+std::string claim_verdict(const StageRecord& stage, int index) {
   const auto& ci = stage.speedup.ci95;
-  if (!stage.claim.speedup || !ci || !(*ci)[0] || !(*ci)[1]) return "";
-  const double c = *stage.claim.speedup;
-  if (*(*ci)[1] < c) return "below claim";
-  if (*(*ci)[0] > c) return "above claim";
+  if (index == 0 || stage.status != "ok") return "";
+  const ClaimRange c = claim_range(stage.claim);
+  if (std::isnan(c.lo) || !ci || !(*ci)[0] || !(*ci)[1]) return "";
+  if (*(*ci)[1] < c.lo) return "below claim";
+  if (*(*ci)[0] > c.hi) return "above claim";
   return "confirmed";
 }
 
-std::string claim_verdict(const json& stage) {
+std::string claim_verdict(const json& stage, int index) {
   std::vector<std::string> ignored;
-  return claim_verdict(read_stage(stage, "stage", ignored));
+  return claim_verdict(read_stage(stage, "stage", ignored), index);
+}
+
+static std::string claimed_cell(const StageRow& s) {
+  if (!std::isfinite(s.claim_speedup)) return "-";
+  if (std::isfinite(s.claim_speedup_hi) && s.claim_speedup_hi > s.claim_speedup)
+    return format_fixed(s.claim_speedup, 2) + "-" + format_fixed(s.claim_speedup_hi, 2) + "x";
+  return format_fixed(s.claim_speedup, 2) + "x";
 }
 
 std::string format_time_with_spread(const StageRow& s) {
@@ -75,7 +112,7 @@ std::vector<std::string> ladder_table_cells(const StageRow& s) {
           format_significant(s.gflops),
           std::isfinite(s.roofline_frac) ? format_fixed(s.roofline_frac * 100, 0) + "%" : "-",
           cosine_cell(s),
-          std::isfinite(s.claim_speedup) ? format_fixed(s.claim_speedup, 2) + "x" : "-",
+          claimed_cell(s),
           s.claim_verdict};
 }
 

@@ -65,6 +65,7 @@ const std::vector<Column>& columns() {
       {"claim_speedup", [](F, R, S s) { return num(s.claim_speedup); }},
       {"claim_verdict", [](F, R, S s) { return s.claim_verdict; }},
       {"claim_source", [](F, R, S s) { return s.claim_source; }},
+      {"claim_speedup_hi", [](F, R, S s) { return num(s.claim_speedup_hi); }},
   };
   return kColumns;
 }

@@ -1,6 +1,7 @@
 #include "reports/sample_verdict.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace sb {
@@ -33,6 +34,17 @@ SampleVerdict time_samples_verdict(const std::vector<double>& base,
   if (r.test.n_x < min_samples || r.test.n_y < min_samples) {
     r.note = "samples " + std::to_string(r.test.n_x) + " vs " + std::to_string(r.test.n_y) +
              " < min " + std::to_string(min_samples);
+    r.insufficient = true;
+    // A large effect on few samples: the two sides do not overlap at all. Not a test (4 vs 4
+    // samples separate by chance with p = 2/70), so only suspected.
+    if (!base.empty() && !candidate.empty() && std::fabs(r.change) >= min_effect) {
+      const auto [bmin, bmax] = std::minmax_element(base.begin(), base.end());
+      const auto [cmin, cmax] = std::minmax_element(candidate.begin(), candidate.end());
+      if (*cmin > *bmax) r.verdict = Verdict::slower_suspected;
+      if (*cmax < *bmin) r.verdict = Verdict::faster_suspected;
+      if (r.verdict != Verdict::ambiguous)
+        r.note += ", every candidate sample beyond every base one";
+    }
     return r;
   }
   r.significant = r.test.p_value < alpha;

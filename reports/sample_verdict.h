@@ -13,12 +13,15 @@ struct SampleVerdict {
   Verdict verdict = Verdict::ambiguous;
   MannWhitney test;
   double median_base = NAN, median_candidate = NAN;
-  double change = NAN;       // median_candidate / median_base - 1
-  bool significant = false;  // p < alpha with enough samples on both sides
-  std::string note;          // why AMBIGUOUS, or the interval for SAME
+  double change = NAN;        // median_candidate / median_base - 1
+  bool significant = false;   // p < alpha with enough samples on both sides
+  bool insufficient = false;  // fewer than min_samples on a side: no test was made
+  std::string note;           // why AMBIGUOUS, or the interval for SAME
 };
 
-// - fewer than min_samples on a side: AMBIGUOUS;
+// - fewer than min_samples on a side (`insufficient`): SLOWER? or FASTER? when every candidate
+//   sample lies beyond every base sample and the medians differ by at least min_effect, else
+//   AMBIGUOUS;
 // - the whole (1 - alpha) interval of the shift within +-min_effect of the base median: SAME;
 // - significant (p < alpha) and the medians differ by at least min_effect: SLOWER when the
 //   candidate's time is higher, FASTER when lower;

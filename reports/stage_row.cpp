@@ -114,7 +114,8 @@ StageRow summarize_stage(const StageRecord& s, int index, const std::string& bac
   r.claim_speedup = value(s.claim.speedup);
   r.claim_source = s.claim.source;
   r.claim_text = s.claim.text;
-  r.claim_verdict = claim_verdict(s);
+  r.claim_speedup_hi = claim_range(s.claim).hi;
+  r.claim_verdict = claim_verdict(s, index);
   return r;
 }
 

@@ -55,7 +55,8 @@ struct StageRow {
   double loss_max_rel = NAN, loss_tolerance = NAN;
   TrainFigures train;
 
-  double claim_speedup = NAN;
+  double claim_speedup = NAN;     // the claim's figure, or the low end of its range
+  double claim_speedup_hi = NAN;  // the range's upper end (== claim_speedup for a single figure)
   std::string claim_source, claim_text, claim_verdict;
 };
 

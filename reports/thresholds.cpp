@@ -77,7 +77,45 @@ void parse_condition(ThresholdRule& r, const std::string& condition) {
   r.value = (up ? 1 : -1) * std::fabs(pct) / 100;
 }
 
+// "inconclusive=pass" (several settings separated by blanks or commas, the last of a key wins).
+InconclusivePolicy parse_policy(const std::string& settings, int line) {
+  const std::string usage = " (expected 'policy: inconclusive=undecidable|pass|fail')";
+  std::optional<InconclusivePolicy> out;
+  std::string text = settings;
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::replace(text.begin(), text.end(), '\t', ' ');
+  for (const std::string& item : split(text, ' ')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const std::string key = trim(item.substr(0, eq));
+    const std::string value = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
+    if (key != "inconclusive") fail(line, "unknown policy '" + item + "'" + usage);
+    if (value == "undecidable")
+      out = InconclusivePolicy::undecidable;
+    else if (value == "pass")
+      out = InconclusivePolicy::pass;
+    else if (value == "fail")
+      out = InconclusivePolicy::fail;
+    else
+      fail(line, "bad policy value '" + item + "'" + usage);
+  }
+  if (!out) fail(line, "empty policy" + usage);
+  return *out;
+}
+
 }  // namespace
+
+const char* policy_name(InconclusivePolicy policy) {
+  switch (policy) {
+    case InconclusivePolicy::pass:
+      return "pass";
+    case InconclusivePolicy::fail:
+      return "fail";
+    case InconclusivePolicy::undecidable:
+      break;
+  }
+  return "undecidable";
+}
 
 const std::vector<std::string>& compared_metrics() {
   static const std::vector<std::string> m = {"time", "speedup_vs_baseline", "memory", "throughput",
@@ -110,7 +148,8 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
-std::vector<ThresholdRule> parse_thresholds(const std::string& text) {
+std::vector<ThresholdRule> parse_thresholds(const std::string& text,
+                                            std::optional<InconclusivePolicy>* policy) {
   std::vector<ThresholdRule> rules;
   int line_no = 0;
   size_t start = 0;
@@ -131,6 +170,11 @@ std::vector<ThresholdRule> parse_thresholds(const std::string& text) {
     if (colon == std::string::npos)
       fail(line_no, "expected 'model/backend/stage/metric: threshold', got '" + line + "'");
     const std::string pattern = trim(line.substr(0, colon));
+    if (pattern == "policy") {
+      const InconclusivePolicy p = parse_policy(line.substr(colon + 1), line_no);
+      if (policy) *policy = p;
+      continue;
+    }
     const std::vector<std::string> fields = split(pattern, '/');
     if (fields.size() != 4 && fields.size() != 5) {
       std::string what = "pattern '";

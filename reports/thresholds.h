@@ -3,6 +3,7 @@
 //   model/backend/stage/metric: +5%          (or model/size/backend/stage/metric: ...)
 //   */*/*/cosine: >= 0.9999
 // with '*' matching any text inside a field, '#' starting a comment.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,20 @@ struct ThresholdRule {
   bool strict = false;
 };
 
+// What compare does with comparisons a rule gates but the data could not judge (undecidable) and
+// with suspected regressions (a large effect on too few samples): the thresholds file's line
+//   policy: inconclusive=undecidable | pass | fail
+// (docs/compare.md). undecidable (the default): exit 3 for undecidable comparisons, suspected
+// regressions fail (exit 1); pass: both are reported and the gate passes; fail: both fail (exit 1).
+enum class InconclusivePolicy { undecidable, pass, fail };
+
+// "undecidable", "pass", "fail".
+const char* policy_name(InconclusivePolicy policy);
+
 // Throws std::invalid_argument "line N: ..." naming the first bad line and what is wrong.
-std::vector<ThresholdRule> parse_thresholds(const std::string& text);
+// `policy:` lines are not rules: the last one sets *policy when policy is given.
+std::vector<ThresholdRule> parse_thresholds(const std::string& text,
+                                            std::optional<InconclusivePolicy>* policy = nullptr);
 
 bool rule_matches(const ThresholdRule& rule, const std::string& model, const std::string& size,
                   const std::string& backend, const std::string& stage, const std::string& metric);

@@ -10,6 +10,10 @@ const char* verdict_name(Verdict verdict) {
       return "FASTER";
     case Verdict::slower:
       return "SLOWER";
+    case Verdict::slower_suspected:
+      return "SLOWER?";
+    case Verdict::faster_suspected:
+      return "FASTER?";
     case Verdict::ambiguous:
       break;
   }

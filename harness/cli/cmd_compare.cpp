@@ -1,5 +1,7 @@
 // `stagebench compare BASE CANDIDATE`: the CI gate (docs/compare.md). Exit 0 no regression,
-// 1 regression, 2 invalid input or nothing comparable.
+// 1 regression (or a suspected one), 2 invalid input or nothing comparable, 3 undecidable: some
+// gated comparisons could not be judged (unless --allow-inconclusive or the thresholds file's
+// `policy: inconclusive=pass|fail` says otherwise).
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,6 +13,9 @@
 
 namespace sb::cli {
 namespace {
+
+// Not a failure of the candidate and not bad input: the data could not decide (docs/compare.md).
+constexpr int kExitUndecidable = 3;
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -25,12 +30,14 @@ std::string read_text_file(const std::string& path) {
 void add_compare(CLI::App& app, int& exit_code) {
   struct Options {
     std::string base, candidate, thresholds, format = "md", output;
+    bool allow_inconclusive = false;
     CompareOptions compare;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "compare",
-      "Compare two result files stage by stage; exit 1 on a regression, 2 on invalid input");
+      "Compare two result files stage by stage; exit 1 on a regression, 2 on invalid input, 3 "
+      "when gated comparisons could not be judged");
   cmd->add_option("base", o->base, "the reference stagebench/1 JSON")
       ->required()
       ->check(CLI::ExistingFile);
@@ -48,6 +55,9 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-samples", o->compare.min_samples,
                   "fewer samples on a side make the time verdict AMBIGUOUS (default 5)")
       ->check(CLI::Range(2, 1000000));
+  cmd->add_flag("--allow-inconclusive", o->allow_inconclusive,
+                "pass comparisons that could not be judged and suspected regressions (report "
+                "them only); overrides the thresholds file's policy line");
   cmd->add_option("--format,-f", o->format, "md (default) or json")
       ->check(CLI::IsMember({"md", "markdown", "json"}));
   cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
@@ -55,6 +65,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     const nlohmann::json base = load_result_file(o->base);
     const nlohmann::json candidate = load_result_file(o->candidate);
     CompareOptions options = o->compare;
+    if (o->allow_inconclusive) options.inconclusive = InconclusivePolicy::pass;
     if (!o->thresholds.empty()) options.thresholds_text = read_text_file(o->thresholds);
     CompareResult result;
     try {
@@ -75,12 +86,24 @@ void add_compare(CLI::App& app, int& exit_code) {
       out << text;
       if (!out.flush()) throw std::runtime_error("cannot write " + o->output);
     }
-    if (!result.comparable()) {
-      std::cerr << "stagebench: nothing comparable between " << o->base << " and " << o->candidate
-                << '\n';
-      exit_code = kExitBadInput;
-    } else {
-      exit_code = result.regression ? kExitFailed : 0;
+    // The hint goes to stderr too when the table went elsewhere or is JSON: a CI log shows it.
+    if (!result.hint.empty() && (o->format == "json" || !(o->output.empty() || o->output == "-")))
+      std::cerr << "stagebench: " << result.hint << '\n';
+    switch (result.outcome()) {
+      case CompareOutcome::nothing_comparable:
+        std::cerr << "stagebench: nothing comparable between " << o->base << " and " << o->candidate
+                  << '\n';
+        exit_code = kExitBadInput;
+        break;
+      case CompareOutcome::regression:
+        exit_code = kExitFailed;
+        break;
+      case CompareOutcome::undecidable:
+        exit_code = kExitUndecidable;
+        break;
+      case CompareOutcome::pass:
+        exit_code = 0;
+        break;
     }
   });
 }

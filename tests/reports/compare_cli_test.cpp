@@ -1,5 +1,6 @@
 // The report and compare commands end to end: every exit code of compare (0 no regression,
-// 1 regression, 2 invalid input or nothing comparable) and report's formats and errors.
+// 1 regression, 2 invalid input or nothing comparable, 3 undecidable) and report's formats and
+// errors.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -73,6 +74,49 @@ TEST_F(CompareCli, ExitOneWhenAnOkStageFails) {
   const Result r = run("compare " + file("base.json") + " " + file("failed.json"));
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("ok in base, failed in candidate"), std::string::npos) << r.output;
+}
+
+// A tiny run (4 samples a stage) and the same with one stage 3x slower, under a +10% time rule:
+// the slow stage is a suspected regression (exit 1), never "no regression"; --allow-inconclusive
+// passes it; the unchanged file alone is undecidable (exit 3) unless allowed.
+TEST_F(CompareCli, FewSamplesNeverPassSilently) {
+  sb::write_json_atomic(file("base4.json"), sb::test::fixture_document({}, 4));
+  sb::write_json_atomic(file("slow4.json"),
+                        sb::test::fixture_document({{"graph-compile", 3.0}}, 4));
+  const std::string rules = write("rules.txt", "*/*/*/time: +10%\n");
+  const std::string args =
+      "compare " + file("base4.json") + " " + file("slow4.json") + " -t " + rules;
+  const Result r = run(args);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("SLOWER? (suspected regression)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("result: SUSPECTED REGRESSION"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("comparisons undecidable: samples 4 vs 4 < min 5; rerun with at least 5 "
+                          "samples per stage (stagebench run --min-samples 5"),
+            std::string::npos)
+      << r.output;
+  const Result allowed = run(args + " --allow-inconclusive");
+  EXPECT_EQ(allowed.status, 0) << allowed.output;
+  EXPECT_NE(allowed.output.find("passed by policy inconclusive=pass"), std::string::npos)
+      << allowed.output;
+
+  const std::string same = "compare " + file("base4.json") + " " + file("base4.json") + " -t ";
+  const Result undecidable = run(same + rules);
+  EXPECT_EQ(undecidable.status, 3) << undecidable.output;
+  EXPECT_NE(undecidable.output.find("result: UNDECIDABLE"), std::string::npos)
+      << undecidable.output;
+  EXPECT_EQ(run(same + rules + " --allow-inconclusive").status, 0);
+  EXPECT_EQ(run(same + write("pass.txt", "*/*/*/time: +10%\npolicy: inconclusive=pass\n")).status,
+            0);
+  EXPECT_EQ(run(same + write("fail.txt", "*/*/*/time: +10%\npolicy: inconclusive=fail\n")).status,
+            1);
+  // The slow file under a file policy of pass, and JSON output naming the outcome.
+  const Result j = run(args + " --format json");
+  EXPECT_EQ(j.status, 1);
+  const nlohmann::json doc = nlohmann::json::parse(
+      j.output.substr(j.output.find('{'), j.output.rfind('}') - j.output.find('{') + 1));
+  EXPECT_EQ(doc["outcome"], "regression");
+  EXPECT_EQ(doc["suspected"], 2);
+  EXPECT_FALSE(doc["regression"].get<bool>());
 }
 
 TEST_F(CompareCli, JsonFormat) {

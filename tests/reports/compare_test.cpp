@@ -117,13 +117,95 @@ TEST(Compare, OkStageThatFailsInTheCandidateIsARegression) {
   EXPECT_FALSE(back.regression);
 }
 
-TEST(Compare, FewSamplesAreAmbiguous) {
+TEST(Compare, FewSamplesAreNotTested) {
   const sb::CompareResult r = sb::compare_documents(
       fixture_document({}, 3), fixture_document({{"original", 1.5}}, 3), sb::CompareOptions{});
   const auto* t = find(r, "cpu", "original", "time");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->verdict, sb::Verdict::ambiguous);
+  // Every sample slower: suspected, but no rule gates it, so no regression and nothing undecidable.
+  EXPECT_EQ(t->verdict, sb::Verdict::slower_suspected);
+  EXPECT_FALSE(t->suspected);
+  EXPECT_EQ(r.outcome(), sb::CompareOutcome::pass);
+  EXPECT_EQ(find(r, "cpu", "fused-gelu", "time")->verdict, sb::Verdict::ambiguous);
   EXPECT_NE(t->note.find("< min 5"), std::string::npos) << t->note;
+}
+
+// The CI user's case: 4 samples a stage, one stage 3x slower, a +10% time rule. The slow stage
+// is a suspected regression, the others are undecidable; neither passes by default.
+TEST(Compare, FewSamplesUnderARuleAreSuspectedOrUndecidable) {
+  const auto base = fixture_document({}, 4);
+  const auto cand = fixture_document({{"graph-compile", 3.0}}, 4);
+  sb::CompareOptions o = with_rules("*/*/*/time: +10%");
+  const sb::CompareResult r = sb::compare_documents(base, cand, o);
+  EXPECT_FALSE(r.regression);
+  const auto* slow = find(r, "cpu", "graph-compile", "time");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->verdict, sb::Verdict::slower_suspected) << slow->note;
+  EXPECT_TRUE(slow->suspected);
+  EXPECT_FALSE(slow->undecidable);
+  const auto* same = find(r, "cpu", "original", "time");
+  ASSERT_NE(same, nullptr);
+  EXPECT_TRUE(same->undecidable);
+  EXPECT_EQ(same->inconclusive_reason, "samples 4 vs 4 < min 5");
+  EXPECT_EQ(r.suspected, 2u);    // cpu and opencl
+  EXPECT_EQ(r.undecidable, 7u);  // original, fused-gelu, int8 on both backends, fp16 on opencl
+  EXPECT_EQ(r.outcome(), sb::CompareOutcome::regression);
+  EXPECT_NE(r.hint.find("rerun with at least 5 samples"), std::string::npos) << r.hint;
+
+  // Without the slow stage: undecidable, not a pass.
+  const sb::CompareResult even = sb::compare_documents(base, base, o);
+  EXPECT_EQ(even.suspected, 0u);
+  EXPECT_EQ(even.outcome(), sb::CompareOutcome::undecidable);
+  EXPECT_NE(even.hint.find("comparisons undecidable: samples 4 vs 4 < min 5"), std::string::npos)
+      << even.hint;
+
+  // The policy: pass lets both through, fail fails on undecidable too.
+  o.inconclusive = sb::InconclusivePolicy::pass;
+  EXPECT_EQ(sb::compare_documents(base, cand, o).outcome(), sb::CompareOutcome::pass);
+  o.inconclusive.reset();
+  o.thresholds_text += "\npolicy: inconclusive=fail";
+  EXPECT_EQ(sb::compare_documents(base, base, o).outcome(), sb::CompareOutcome::regression);
+  // With enough samples the same +10% rule decides.
+  const sb::CompareResult full =
+      sb::compare_documents(fixture_document(), fixture_document({{"graph-compile", 3.0}}),
+                            with_rules("*/*/*/time: +10%"));
+  EXPECT_TRUE(full.regression);
+  EXPECT_EQ(full.undecidable, 0u);
+}
+
+// On too few samples a change 5x the threshold is suspected even when the samples overlap; a
+// change below the rule is undecidable; a rule nothing could break passes.
+TEST(Compare, SuspectedNeedsALargeChange) {
+  const auto base = fixture_document({}, 3);
+  const auto cand = fixture_document({{"fused-gelu", 1.05}}, 3);
+  const sb::CompareResult r = sb::compare_documents(base, cand, with_rules("*/*/*/time: +10%"));
+  const auto* t = find(r, "cpu", "fused-gelu", "time");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->undecidable);
+  EXPECT_FALSE(t->suspected);
+  const sb::CompareResult small =
+      sb::compare_documents(base, cand, with_rules("*/*/*/time: +0.5%"));
+  const auto* s = find(small, "cpu", "fused-gelu", "time");
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(s->suspected) << s->note;
+  // Rules on memory and cosine never lack data.
+  const sb::CompareResult exact =
+      sb::compare_documents(base, cand, with_rules("*/*/*/memory: +10%\n*/*/*/cosine: >= 0.9"));
+  EXPECT_EQ(exact.undecidable, 0u);
+  EXPECT_EQ(exact.outcome(), sb::CompareOutcome::pass);
+}
+
+TEST(Compare, PolicyLine) {
+  std::optional<sb::InconclusivePolicy> p;
+  EXPECT_EQ(sb::parse_thresholds("# gate\npolicy: inconclusive=pass\n*/*/*/time: +5%", &p).size(),
+            1u);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p, sb::InconclusivePolicy::pass);
+  sb::parse_thresholds("policy: inconclusive=fail", &p);
+  EXPECT_EQ(*p, sb::InconclusivePolicy::fail);
+  EXPECT_THROW(sb::parse_thresholds("policy: inconclusive=maybe"), std::invalid_argument);
+  EXPECT_THROW(sb::parse_thresholds("policy: noise=pass"), std::invalid_argument);
+  EXPECT_THROW(sb::parse_thresholds("policy:"), std::invalid_argument);
 }
 
 TEST(Compare, UnmatchedRunsAndStagesAreProblems) {

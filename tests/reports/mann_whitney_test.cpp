@@ -122,11 +122,22 @@ TEST(TimeVerdict, TenPercentShiftWithTwentySamplesIsSlower) {
   EXPECT_EQ(sb::time_samples_verdict(cand, base, 0.05, 0.02, 5).verdict, sb::Verdict::faster);
 }
 
-TEST(TimeVerdict, ThreeSamplesAreAmbiguous) {
+// Too few samples to test: never SLOWER, at most suspected when the sides do not overlap.
+TEST(TimeVerdict, ThreeSamplesAreNotTested) {
   const sb::SampleVerdict v =
       sb::time_samples_verdict({100, 101, 99}, {150, 151, 149}, 0.05, 0.02, 5);
-  EXPECT_EQ(v.verdict, sb::Verdict::ambiguous);
+  EXPECT_EQ(v.verdict, sb::Verdict::slower_suspected);
+  EXPECT_TRUE(v.insufficient);
+  EXPECT_FALSE(v.significant);
   EXPECT_NE(v.note.find("< min 5"), std::string::npos) << v.note;
+  EXPECT_EQ(sb::time_samples_verdict({150, 151, 149}, {100, 101, 99}, 0.05, 0.02, 5).verdict,
+            sb::Verdict::faster_suspected);
+  // Overlapping samples, or a change below the minimum effect: AMBIGUOUS.
+  EXPECT_EQ(sb::time_samples_verdict({100, 160, 99}, {150, 151, 149}, 0.05, 0.02, 5).verdict,
+            sb::Verdict::ambiguous);
+  EXPECT_EQ(
+      sb::time_samples_verdict({100, 100.1, 99.9}, {101, 101.1, 100.9}, 0.05, 0.02, 5).verdict,
+      sb::Verdict::ambiguous);
 }
 
 TEST(TimeVerdict, NoisyAndNotSignificantIsAmbiguous) {
@@ -150,6 +161,8 @@ TEST(TimeVerdict, VerdictNames) {
   EXPECT_STREQ(sb::verdict_name(sb::Verdict::faster), "FASTER");
   EXPECT_STREQ(sb::verdict_name(sb::Verdict::slower), "SLOWER");
   EXPECT_STREQ(sb::verdict_name(sb::Verdict::ambiguous), "AMBIGUOUS");
+  EXPECT_STREQ(sb::verdict_name(sb::Verdict::slower_suspected), "SLOWER?");
+  EXPECT_STREQ(sb::verdict_name(sb::Verdict::faster_suspected), "FASTER?");
 }
 
 }  // namespace

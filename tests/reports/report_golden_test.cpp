@@ -118,7 +118,7 @@ TEST(Report, MarkdownShowsWhatTheDocumentsShow) {
   for (const char* needle :
        {"## fixture.json", "### enformer / tiny / cpu on Test CPU (2 threads)", "speedup [95% CI]",
         "vs prev", "host RSS", "model peak", "items/s", "GFLOP/s", "of peak", "cosine", "claimed",
-        "confirmed", "below claim", "above claim", "skipped: no fp16 on the cpu backend",
+        "confirmed", "below claim", "skipped: no fp16 on the cpu backend",
         "int8: invalid: correctness: cosine 0.98000000 < 0.99 (int8)", "FAIL",
         "graph-compile claim (seed 000)"})
     EXPECT_NE(md.find(needle), std::string::npos) << needle << "\n" << md;
@@ -161,14 +161,69 @@ TEST(Report, FormatNames) {
 }
 
 TEST(Report, ClaimVerdictUsesTheInterval) {
-  nlohmann::json s = {{"claim", {{"speedup", 2.0}}}, {"speedup", {{"ci95", {1.5, 1.9}}}}};
-  EXPECT_EQ(sb::claim_verdict(s), "below claim");
+  nlohmann::json s = {
+      {"status", "ok"}, {"claim", {{"speedup", 2.0}}}, {"speedup", {{"ci95", {1.5, 1.9}}}}};
+  EXPECT_EQ(sb::claim_verdict(s, 1), "below claim");
   s["speedup"]["ci95"] = {1.9, 2.1};
-  EXPECT_EQ(sb::claim_verdict(s), "confirmed");
+  EXPECT_EQ(sb::claim_verdict(s, 1), "confirmed");
   s["speedup"]["ci95"] = {2.1, 2.5};
-  EXPECT_EQ(sb::claim_verdict(s), "above claim");
+  EXPECT_EQ(sb::claim_verdict(s, 1), "above claim");
   s["speedup"]["ci95"] = nullptr;
-  EXPECT_EQ(sb::claim_verdict(s), "");
+  EXPECT_EQ(sb::claim_verdict(s, 1), "");
+}
+
+// A claim given as a range is judged against the range: confirmed when the interval overlaps it.
+TEST(Report, ClaimVerdictOnARange) {
+  struct Case {
+    std::string text;
+    double speedup, lo, hi;
+    std::string verdict;
+  };
+  for (const Case& c : {
+           Case{"TensorRT FP16 3-6x, memory 35-50%", 3.0, 4.0, 4.4, "confirmed"},
+           Case{"TensorRT FP16 3-6x, memory 35-50%", 3.0, 5.8, 7.0, "confirmed"},
+           Case{"TensorRT FP16 3-6x, memory 35-50%", 3.0, 6.2, 7.0, "above claim"},
+           Case{"TensorRT FP16 3-6x, memory 35-50%", 3.0, 2.0, 2.9, "below claim"},
+           Case{"ONNX Runtime 1.5-3x, memory 80-90%", 1.5, 2.5, 2.7, "confirmed"},
+           Case{"~10-15% faster forward pass", 1.10, 1.13, 1.14, "confirmed"},
+           Case{"~10-15% faster forward pass", 1.10, 1.16, 1.20, "above claim"},
+           Case{"~10-15% faster forward pass", 1.10, 1.02, 1.08, "below claim"},
+           Case{"throughput 300-600 samples/s", 3.0, 5.0, 5.5, "confirmed"},
+           Case{"throughput 300-600 samples/s", 3.0, 6.5, 7.0, "above claim"},
+           Case{"2 to 4x", 2.0, 3.9, 4.5, "confirmed"},
+           // A single figure stays a point; a range that does not start at the figure is not
+           // the claim's (memory, another quantity).
+           Case{"torch.compile: ~45%; all three: 1.76x total", 1.76, 1.8, 1.9, "above claim"},
+           Case{"memory 80-90%", 1.5, 1.6, 1.7, "above claim"},
+       }) {
+    const nlohmann::json s = {{"status", "ok"},
+                              {"claim", {{"text", c.text}, {"speedup", c.speedup}}},
+                              {"speedup", {{"ci95", {c.lo, c.hi}}}}};
+    EXPECT_EQ(sb::claim_verdict(s, 2), c.verdict) << c.text << " [" << c.lo << ", " << c.hi << "]";
+  }
+  const sb::ClaimRange r = sb::claim_range({"seed 003", "TensorRT FP16 3-6x, memory 35-50%", 3.0});
+  EXPECT_DOUBLE_EQ(r.lo, 3.0);
+  EXPECT_DOUBLE_EQ(r.hi, 6.0);
+  const sb::ClaimRange pct = sb::claim_range({"seed 001", "~10-15% faster forward pass", 1.10});
+  EXPECT_DOUBLE_EQ(pct.lo, 1.10);
+  EXPECT_DOUBLE_EQ(pct.hi, 1.15);
+  EXPECT_TRUE(std::isnan(sb::claim_range({"seed 001", "~20-30%", std::nullopt}).lo));
+}
+
+// Stage 0 is the reference and claims nothing; an invalid stage's speed is not a result.
+TEST(Report, NoClaimVerdictForStageZeroOrAStageNotOk) {
+  nlohmann::json s = {{"status", "ok"},
+                      {"claim", {{"text", "baseline"}, {"speedup", 1.0}}},
+                      {"speedup", {{"ci95", {0.99, 1.01}}}}};
+  EXPECT_EQ(sb::claim_verdict(s, 0), "");
+  EXPECT_EQ(sb::claim_verdict(s, 1), "confirmed");
+  s["status"] = "invalid";
+  EXPECT_EQ(sb::claim_verdict(s, 1), "");
+  // In the rendered table: the fixture's stage 0 and its invalid int8 stage have claims.
+  const std::string md = sb::report_markdown(fixture_inputs());
+  EXPECT_EQ(md.find("| 3.50x   | above claim |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 3.50x   |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| 1.00x   | confirmed"), std::string::npos) << md;
 }
 
 }  // namespace
