@@ -4,7 +4,9 @@
 # committed baseline (results/ci-baseline.json) under loose thresholds (.ci/thresholds.txt, in
 # docs/compare.md's format: correctness floors from docs/method.md, memory, and speedup floors far
 # below what is measured, because the machine is shared and noisy). Exit status is
-# `stagebench compare`'s: 0 pass, 1 regression, 2 invalid input (or the sweep could not run).
+# `stagebench compare`'s: 0 pass, 1 regression (or a suspected one), 2 invalid input (or the sweep
+# could not run), 3 undecidable: some gated comparisons could not be judged (too few samples; the
+# sweep's min_samples 12 keeps them decidable, .ci/thresholds.txt's policy line says so).
 #
 # Usage: scripts/ci-gate.sh            (expects build/harness/stagebench: scripts/build.sh)
 #   STAGEBENCH_BIN=path/to/stagebench  another binary
