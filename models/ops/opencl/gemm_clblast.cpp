@@ -163,9 +163,14 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
 
 void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
                                     Tensor& c) {
-  if (g.precision != Precision::f32)
+  if (gemm_batched_on_mma(g)) return gemm_batched_mma(g, a, b, c);
+  // Reduced precision needs the tensor cores; a batch of several items there runs in fp32
+  // (gemm_batched_mma.cpp says why).
+  if (g.precision != Precision::f32 &&
+      !(has_mma() && (g.precision == Precision::f16 || g.precision == Precision::tf32)))
     throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
-                                " products are not implemented on OpenCL (f32 only)");
+                                " products need the NVIDIA tensor-core kernels, which " +
+                                device_name_ + " does not take (f32 only here)");
   // Untuned: one product is CLBlast's Gemm, as a framework calls it for one matrix product
   // (GemmBatched over a single item measured about 2x slower on an H100); several are one
   // GemmBatched call.

@@ -59,7 +59,8 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
-         std::string(embedded_cl_source("attention_mma_nvidia.cl"));
+         std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_pack.cl"));
 }
 
 }  // namespace

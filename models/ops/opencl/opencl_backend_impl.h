@@ -166,6 +166,10 @@ class OpenCLBackend : public Backend {
   // path), one Gemm per item, and GemmStridedBatched where the offsets step evenly (>= 0). The
   // tiled kernel (gemm_tiled.cl) is no candidate: it reads f16/int8 weights only, at ld = K.
   enum class BatchedKernel : uint8_t { clblast_batched, clblast_per_item, clblast_strided };
+  // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
+  // several items at those precisions are computed in fp32.
+  bool gemm_batched_on_mma(const GemmBatch& g) const;
+  void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   static const char* batched_kernel_name(BatchedKernel k);
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a, const Tensor& b,
                         Tensor& c);

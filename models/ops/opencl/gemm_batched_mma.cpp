@@ -1,0 +1,50 @@
+// gemm_batched at f16 or tf32 on NVIDIA tensor cores: each item's operands packed into the
+// layout the mma kernels read (x [M, K] fp32, W [N, K] half or fp32), one mma GEMM, and the
+// product written into C with alpha and beta. Written here rather than taken from a library
+// because CLBlast's half routines need cl_khr_fp16, which NVIDIA's OpenCL lacks.
+//
+// Several items of one call would each pay three launches; a batch of small items (attention
+// over a few tokens, a Gram matrix per sample) is computed in fp32 by CLBlast instead, which
+// GemmBatch::precision allows ("may be computed in").
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+constexpr size_t kPackTile = 16;
+
+cl::NDRange grid(int64_t cols, int64_t rows) {
+  return cl::NDRange(round_up(cols, kPackTile), round_up(rows, kPackTile));
+}
+
+}  // namespace
+
+bool OpenCLBackend::gemm_batched_on_mma(const GemmBatch& g) const {
+  return (g.precision == Precision::f16 || g.precision == Precision::tf32) && has_mma() &&
+         g.a_offsets.size() == 1;
+}
+
+void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                     Tensor& c) {
+  const bool f16 = g.precision == Precision::f16;
+  const int m = to_cl_int(g.m, "gemm_batched m"), n = to_cl_int(g.n, "gemm_batched n"),
+            k = to_cl_int(g.k, "gemm_batched k");
+  Tensor x = do_empty({g.m, g.k}, DType::f32);
+  Tensor w = do_empty({g.n, g.k}, f16 ? DType::f16 : DType::f32);
+  Tensor y = do_empty({g.m, g.n}, DType::f32);
+  // op(A) [M, K]: A is [K, M] when transposed. W [N, K] = op(B)^T: B is [N, K] when transposed.
+  launch_mma("pack_f32", grid(k, m), cl::NDRange(kPackTile, kPackTile), a, g.a_offsets[0],
+             to_cl_int(g.lda, "lda"), g.trans_a ? 1 : 0, m, k, x);
+  launch_mma(f16 ? "pack_f16" : "pack_f32", grid(k, n), cl::NDRange(kPackTile, kPackTile), b,
+             g.b_offsets[0], to_cl_int(g.ldb, "ldb"), g.trans_b ? 0 : 1, n, k, w);
+  // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
+  constexpr size_t kTile = 128, kThreads = 256;
+  const cl::NDRange global(round_up(g.n, kTile) / kTile * kThreads, round_up(g.m, kTile) / kTile);
+  const Tensor* none = nullptr;
+  launch_mma(f16 ? "gemm_f16_mma" : "gemm_tf32_mma", global, cl::NDRange(kThreads, 1), x, w, none,
+             0, 0, none, 0, g.m, g.n, g.k, y);
+  launch_mma("axpby_strided", grid(n, m), cl::NDRange(kPackTile, kPackTile), y, m, n, g.alpha,
+             g.beta, c, g.c_offsets[0], to_cl_int(g.ldc, "ldc"));
+}
+
+}  // namespace sb
