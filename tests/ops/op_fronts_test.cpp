@@ -376,6 +376,87 @@ std::vector<BadCall> bad_calls() {
     Tensor p = zeros(be, {4}), m = zeros(be, {4}), v = zeros(be, {4});
     be.adamw(p, zeros(be, {3}), m, v, AdamWStep{});
   });
+  // conv_transpose3d: N 2, 3 -> 2 channels, 2x3x4 input, k2 s2 p0 -> 4x6x8 output.
+  auto convt = [](Layout3d layout = Layout3d::ncdhw) {
+    Conv3dShape s;
+    s.batch = 2, s.in_channels = 3, s.out_channels = 2, s.d = 2, s.h = 3, s.w = 4;
+    s.kernel = 2, s.stride = 2, s.padding = 0, s.layout = layout;
+    return s;
+  };
+  add("conv_transpose3d_output_size", Op::conv_transpose3d,
+      "the output [2,2,4,6,7] is not [N, C, d, h, w] = [2,2,4,6,8]", [convt](Backend& be) {
+        Tensor y = zeros(be, {2, 2, 4, 6, 7});
+        be.conv_transpose3d(convt(), zeros(be, {2, 3, 2, 3, 4}), zeros(be, {3, 2, 2, 2, 2}),
+                            nullptr, y);
+      });
+  add("conv_transpose3d_layout", Op::conv_transpose3d,
+      "input [2,3,2,3,4] is not [N, d, h, w, C] = [2,2,3,4,3]", [convt](Backend& be) {
+        Tensor y = zeros(be, {2, 4, 6, 8, 2});
+        be.conv_transpose3d(convt(Layout3d::ndhwc), zeros(be, {2, 3, 2, 3, 4}),
+                            zeros(be, {3, 2, 2, 2, 2}), nullptr, y);
+      });
+  add("conv_transpose3d_weight_order", Op::conv_transpose3d,
+      "weight [2,3,2,2,2] is not [in, out, k, k, k] = [3,2,2,2,2]", [convt](Backend& be) {
+        Tensor y = zeros(be, {2, 2, 4, 6, 8});
+        be.conv_transpose3d(convt(), zeros(be, {2, 3, 2, 3, 4}), zeros(be, {2, 3, 2, 2, 2}),
+                            nullptr, y);
+      });
+  add("conv_transpose3d_bias", Op::conv_transpose3d, "bias [3] is not [out]",
+      [convt](Backend& be) {
+        Tensor y = zeros(be, {2, 2, 4, 6, 8});
+        const Tensor b = zeros(be, {3});
+        be.conv_transpose3d(convt(), zeros(be, {2, 3, 2, 3, 4}), zeros(be, {3, 2, 2, 2, 2}), &b,
+                            y);
+      });
+  add("conv_transpose3d_padding", Op::conv_transpose3d, "padding = 2 must be in [0, kernel = 2)",
+      [convt](Backend& be) {
+        Conv3dShape s = convt();
+        s.padding = 2;
+        Tensor y = zeros(be, {2, 2, 4, 6, 8});
+        be.conv_transpose3d(s, zeros(be, {2, 3, 2, 3, 4}), zeros(be, {3, 2, 2, 2, 2}), nullptr, y);
+      });
+  add("conv_transpose3d_stride", Op::conv_transpose3d, "stride = 0 must be positive",
+      [convt](Backend& be) {
+        Conv3dShape s = convt();
+        s.stride = 0;
+        Tensor y = zeros(be, {2, 2, 4, 6, 8});
+        be.conv_transpose3d(s, zeros(be, {2, 3, 2, 3, 4}), zeros(be, {3, 2, 2, 2, 2}), nullptr, y);
+      });
+  add("conv_transpose3d_output_is_weight", Op::conv_transpose3d,
+      "the output must not be the weight", [convt](Backend& be) {
+        Conv3dShape s = convt();
+        s.in_channels = 2, s.d = s.h = s.w = 1;  // y [2,2,2,2,2] = w's shape
+        Tensor w = zeros(be, {2, 2, 2, 2, 2});
+        be.conv_transpose3d(s, zeros(be, {2, 2, 1, 1, 1}), w, nullptr, w);
+      });
+  add("conv_transpose3d_backward_data_dy", Op::conv_transpose3d_backward_data,
+      "dy [2,2,4,6,8] is not [N, d, h, w, C] = [2,4,6,8,2]", [convt](Backend& be) {
+        Tensor dx = zeros(be, {2, 2, 3, 4, 3});
+        be.conv_transpose3d_backward_data(convt(Layout3d::ndhwc), zeros(be, {2, 2, 4, 6, 8}),
+                                          zeros(be, {3, 2, 2, 2, 2}), dx);
+      });
+  add("conv_transpose3d_backward_data_channels", Op::conv_transpose3d_backward_data,
+      "channels in = 0, out = 2 must be positive", [convt](Backend& be) {
+        Conv3dShape s = convt();
+        s.in_channels = 0;
+        Tensor dx = zeros(be, {2, 0, 2, 3, 4});
+        be.conv_transpose3d_backward_data(s, zeros(be, {2, 2, 4, 6, 8}), zeros(be, {0, 2, 2, 2, 2}),
+                                          dx);
+      });
+  add("conv_transpose3d_backward_weights_dbias", Op::conv_transpose3d_backward_weights,
+      "dbias [3] is not [out]", [convt](Backend& be) {
+        Tensor dw = zeros(be, {3, 2, 2, 2, 2}), db = zeros(be, {3});
+        be.conv_transpose3d_backward_weights(convt(), zeros(be, {2, 3, 2, 3, 4}),
+                                             zeros(be, {2, 2, 4, 6, 8}), dw, &db);
+      });
+  add("conv_transpose3d_backward_weights_dbias_is_dw", Op::conv_transpose3d_backward_weights,
+      "dbias must not be dw", [convt](Backend& be) {
+        Conv3dShape s = convt();
+        s.in_channels = 1, s.out_channels = 1, s.kernel = 1, s.stride = 1;  // dw [1,1,1,1,1]
+        Tensor dw = zeros(be, {1, 1, 1, 1, 1});
+        be.conv_transpose3d_backward_weights(s, zeros(be, {2, 1, 2, 3, 4}),
+                                             zeros(be, {2, 1, 2, 3, 4}), dw, &dw);
+      });
   return c;
 }
 

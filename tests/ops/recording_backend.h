@@ -179,6 +179,20 @@ class RecordingBackend final : public Backend {
                 const AdamWStep& s) override {
     at(Op::adamw, [&] { in_.adamw(param, grad, m, v, s); });
   }
+  void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                           const Tensor* bias, Tensor& y) override {
+    at(Op::conv_transpose3d, [&] { in_.conv_transpose3d(s, x, w, bias, y); });
+  }
+  void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                         Tensor& dx) override {
+    at(Op::conv_transpose3d_backward_data,
+       [&] { in_.conv_transpose3d_backward_data(s, dy, w, dx); });
+  }
+  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override {
+    at(Op::conv_transpose3d_backward_weights,
+       [&] { in_.conv_transpose3d_backward_weights(s, x, dy, dw, dbias); });
+  }
 
   Backend& in_;
   std::set<Op> reached_;

@@ -100,6 +100,14 @@ class CpuBackend final : public Backend {
   void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                 const AdamWStep& s) override;
 
+  // conv_transpose3d.cpp: oneDNN deconvolution primitives (loops without oneDNN).
+  void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                           const Tensor* bias, Tensor& y) override;
+  void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                         Tensor& dx) override;
+  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override;
+
   void linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
 
   // gemm_batched's f32 kernels (gemm_eigen.cpp): Eigen threaded across the items (one thread
