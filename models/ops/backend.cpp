@@ -39,7 +39,7 @@ int64_t expect_shape(Op op, const std::vector<int64_t>& shape) {
 
 void expect_act(Op op, Act act) {
   if (act != Act::none && act != Act::relu && act != Act::gelu && act != Act::softplus &&
-      act != Act::gelu_erf)
+      act != Act::gelu_erf && act != Act::leaky_relu && act != Act::sigmoid)
     fail(op, "unknown activation " + text(static_cast<int>(act)));
 }
 

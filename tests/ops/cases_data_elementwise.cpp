@@ -133,9 +133,11 @@ std::vector<OpCase> elementwise_cases() {
                                               return double(in.a[i]) + in.b[i];
                                             })}};
                }});
-  for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus}) {
-    static const char* const names[] = {"none_in_place", "relu", "gelu_in_place", "softplus"};
-    const bool in_place = act == Act::none || act == Act::gelu;
+  for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus, Act::leaky_relu, Act::sigmoid}) {
+    static const char* const names[] = {"none_in_place", "relu",       "gelu_in_place",
+                                        "softplus",      "gelu_erf",   "leaky_relu",
+                                        "sigmoid_in_place"};
+    const bool in_place = act == Act::none || act == Act::gelu || act == Act::sigmoid;
     c.push_back({Op::activation, names[static_cast<int>(act)], {}, [act, in_place](Backend& be) {
                    const Inputs in;
                    Tensor x = in.tensor(be, in.a);

@@ -201,8 +201,10 @@ std::vector<OpCase> embedding_backward_cases() {
 
 std::vector<OpCase> activation_backward_cases() {
   std::vector<OpCase> c;
-  static const char* const names[] = {"none", "relu", "gelu", "softplus", "gelu_erf"};
-  for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus, Act::gelu_erf}) {
+  static const char* const names[] = {"none",     "relu",       "gelu",   "softplus",
+                                      "gelu_erf", "leaky_relu", "sigmoid"};
+  for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus, Act::gelu_erf, Act::leaky_relu,
+                  Act::sigmoid}) {
     const std::string name = names[static_cast<int>(act)];
     // dx written over dy (in place) against the analytic derivative.
     c.push_back({Op::activation_backward, name + "_in_place", {}, [act](Backend& be) {

@@ -66,6 +66,7 @@ const std::vector<OpCase>& op_cases() {
     add_norm_and_reduction_cases(all);
     add_attention_cases(all);
     add_training_cases(all);
+    add_volume_cases(all);
     add_conv_transpose3d_cases(all);
     return all;
   }();

@@ -40,6 +40,7 @@ void add_data_movement_and_elementwise_cases(std::vector<OpCase>& cases);
 void add_norm_and_reduction_cases(std::vector<OpCase>& cases);
 void add_attention_cases(std::vector<OpCase>& cases);
 void add_training_cases(std::vector<OpCase>& cases);
+void add_volume_cases(std::vector<OpCase>& cases);
 void add_conv_transpose3d_cases(std::vector<OpCase>& cases);
 
 // A case that needs GEMMs at precision p.

@@ -376,6 +376,93 @@ std::vector<BadCall> bad_calls() {
     Tensor p = zeros(be, {4}), m = zeros(be, {4}), v = zeros(be, {4});
     be.adamw(p, zeros(be, {3}), m, v, AdamWStep{});
   });
+  add("instance_norm_count", Op::instance_norm,
+      "input [2,3,5] is not batch 2 x channels 4 x voxels (>= 1)", [](Backend& be) {
+        Tensor y = zeros(be, {2, 3, 5});
+        be.instance_norm(zeros(be, {2, 3, 5}), Layout3d::ncdhw, 2, 4, zeros(be, {4}),
+                         zeros(be, {4}), 1e-5f, y);
+      });
+  add("instance_norm_short_beta", Op::instance_norm, "beta [2] is not [C]", [](Backend& be) {
+    Tensor y = zeros(be, {2, 3, 5});
+    be.instance_norm(zeros(be, {2, 3, 5}), Layout3d::ndhwc, 2, 3, zeros(be, {3}), zeros(be, {2}),
+                     1e-5f, y);
+  });
+  add("instance_norm_eps", Op::instance_norm, "eps = -1.000000 must be >= 0", [](Backend& be) {
+    Tensor y = zeros(be, {2, 3, 5});
+    be.instance_norm(zeros(be, {2, 3, 5}), Layout3d::ncdhw, 2, 3, zeros(be, {3}), zeros(be, {3}),
+                     -1.f, y);
+  });
+  add("instance_norm_layout", Op::instance_norm, "unknown layout 7", [](Backend& be) {
+    Tensor y = zeros(be, {2, 3, 5});
+    be.instance_norm(zeros(be, {2, 3, 5}), static_cast<Layout3d>(7), 2, 3, zeros(be, {3}),
+                     zeros(be, {3}), 1e-5f, y);
+  });
+  add("instance_norm_backward_dgamma_is_dbeta", Op::instance_norm_backward,
+      "dbeta must not be dgamma", [](Backend& be) {
+        Tensor dx = zeros(be, {2, 3, 5}), dg = zeros(be, {3});
+        be.instance_norm_backward(zeros(be, {2, 3, 5}), Layout3d::ncdhw, 2, 3, zeros(be, {3}),
+                                  1e-5f, zeros(be, {2, 3, 5}), dx, dg, dg);
+      });
+  add("instance_norm_backward_dx_is_x", Op::instance_norm_backward, "dx must not be the input",
+      [](Backend& be) {
+        Tensor x = zeros(be, {2, 3, 5}), dg = zeros(be, {3}), db = zeros(be, {3});
+        be.instance_norm_backward(x, Layout3d::ndhwc, 2, 3, zeros(be, {3}), 1e-5f,
+                                  zeros(be, {2, 3, 5}), x, dg, db);
+      });
+  add("instance_norm_backward_batch", Op::instance_norm_backward,
+      "batch 0 and channels 3 must be >= 1", [](Backend& be) {
+        Tensor dx = zeros(be, {2, 3, 5}), dg = zeros(be, {3}), db = zeros(be, {3});
+        be.instance_norm_backward(zeros(be, {2, 3, 5}), Layout3d::ncdhw, 0, 3, zeros(be, {3}),
+                                  1e-5f, zeros(be, {2, 3, 5}), dx, dg, db);
+      });
+  add("concat_axis1_channels", Op::concat_axis1, "does not hold 5 channels", [](Backend& be) {
+    const Tensor a = zeros(be, {2, 2, 3}), b = zeros(be, {2, 3, 3});
+    const Tensor* xs[] = {&a, &b};
+    Tensor y = zeros(be, {2, 6, 3});
+    be.concat_axis1(xs, 2, 3, y);
+  });
+  add("concat_axis1_not_divisible", Op::concat_axis1, "input 1 [7] is not outer 2 x C x inner 3",
+      [](Backend& be) {
+        const Tensor a = zeros(be, {2, 2, 3}), b = zeros(be, {7});
+        const Tensor* xs[] = {&a, &b};
+        Tensor y = zeros(be, {2, 6, 3});
+        be.concat_axis1(xs, 2, 3, y);
+      });
+  add("concat_axis1_output_is_input", Op::concat_axis1, "must not be input 0", [](Backend& be) {
+    Tensor a = zeros(be, {2, 2, 3});
+    const Tensor* xs[] = {&a};
+    be.concat_axis1(xs, 2, 3, a);
+  });
+  add("slice_axis1_outside", Op::slice_axis1, "channels [3, 5) are outside the 4", [](Backend& be) {
+    Tensor y = zeros(be, {2, 2, 3});
+    be.slice_axis1(zeros(be, {2, 4, 3}), 2, 3, 3, y);
+  });
+  add("slice_axis1_inner", Op::slice_axis1, "outer 2 and inner 0 must be >= 1", [](Backend& be) {
+    Tensor y = zeros(be, {2, 2, 3});
+    be.slice_axis1(zeros(be, {2, 4, 3}), 2, 0, 0, y);
+  });
+  add("soft_dice_loss_smooth", Op::soft_dice_loss, "smooth = 0.000000 must be > 0",
+      [](Backend& be) {
+        Tensor loss = zeros(be, {1}), d = zeros(be, {2, 3, 4});
+        be.soft_dice_loss(zeros(be, {2, 3, 4}), zeros(be, {2, 3, 4}), Layout3d::ncdhw, 2, 3, 0.f,
+                          1.f, loss, 0, d);
+      });
+  add("soft_dice_loss_slot", Op::soft_dice_loss, "slot 1 is outside loss [1]", [](Backend& be) {
+    Tensor loss = zeros(be, {1}), d = zeros(be, {2, 3, 4});
+    be.soft_dice_loss(zeros(be, {2, 3, 4}), zeros(be, {2, 3, 4}), Layout3d::ndhwc, 2, 3, 1e-5f,
+                      1.f, loss, 1, d);
+  });
+  add("soft_dice_loss_targets", Op::soft_dice_loss, "targets [2,3,3] is not the logits' size",
+      [](Backend& be) {
+        Tensor loss = zeros(be, {1}), d = zeros(be, {2, 3, 4});
+        be.soft_dice_loss(zeros(be, {2, 3, 4}), zeros(be, {2, 3, 3}), Layout3d::ncdhw, 2, 3, 1e-5f,
+                          1.f, loss, 0, d);
+      });
+  add("soft_dice_loss_dlogits_is_targets", Op::soft_dice_loss, "dlogits must not be the targets",
+      [](Backend& be) {
+        Tensor loss = zeros(be, {1}), t = zeros(be, {2, 3, 4});
+        be.soft_dice_loss(zeros(be, {2, 3, 4}), t, Layout3d::ncdhw, 2, 3, 1e-5f, 1.f, loss, 0, t);
+      });
   // conv_transpose3d: N 2, 3 -> 2 channels, 2x3x4 input, k2 s2 p0 -> 4x6x8 output.
   auto convt = [](Layout3d layout = Layout3d::ncdhw) {
     Conv3dShape s;

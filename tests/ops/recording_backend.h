@@ -179,6 +179,35 @@ class RecordingBackend final : public Backend {
                 const AdamWStep& s) override {
     at(Op::adamw, [&] { in_.adamw(param, grad, m, v, s); });
   }
+  void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override {
+    at(Op::instance_norm,
+       [&] { in_.instance_norm(x, layout, batch, channels, gamma, beta, eps, y); });
+  }
+  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                 int64_t channels, const Tensor& gamma, float eps,
+                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                 Tensor& dbeta) override {
+    at(Op::instance_norm_backward, [&] {
+      in_.instance_norm_backward(x, layout, batch, channels, gamma, eps, dy, dx, dgamma, dbeta);
+    });
+  }
+  void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                       Tensor& y) override {
+    at(Op::concat_axis1, [&] { in_.concat_axis1(xs, outer, inner, y); });
+  }
+  void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                      Tensor& y) override {
+    at(Op::slice_axis1, [&] { in_.slice_axis1(x, outer, inner, start, y); });
+  }
+  void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                         int64_t batch, int64_t channels, float smooth, float scale, Tensor& loss,
+                         int64_t slot, Tensor& dlogits) override {
+    at(Op::soft_dice_loss, [&] {
+      in_.soft_dice_loss(logits, targets, layout, batch, channels, smooth, scale, loss, slot,
+                         dlogits);
+    });
+  }
   void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) override {
     at(Op::conv_transpose3d, [&] { in_.conv_transpose3d(s, x, w, bias, y); });

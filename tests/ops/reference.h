@@ -33,6 +33,10 @@ inline double act_ref(Act a, double x) {
       return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
     case Act::gelu_erf:
       return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Act::leaky_relu:
+      return x > 0 ? x : 0.01 * x;
+    case Act::sigmoid:
+      return 1 / (1 + std::exp(-x));
   }
   return x;
 }
@@ -54,6 +58,12 @@ inline double act_grad_ref(Act a, double x) {
     case Act::gelu_erf:
       return 0.5 * (1 + std::erf(x / std::sqrt(2.0))) +
              x * std::exp(-0.5 * x * x) / std::sqrt(2 * pi);
+    case Act::leaky_relu:
+      return x > 0 ? 1 : 0.01;
+    case Act::sigmoid: {
+      const double s = 1 / (1 + std::exp(-x));
+      return s * (1 - s);
+    }
   }
   return 1;
 }

@@ -32,6 +32,12 @@ void with_activation(Act act, const In& in, Emit&& emit) {
     case Act::gelu_erf:  // PyTorch's exact GELU: 0.5 x (1 + erf(x / sqrt 2))
       emit(in.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678f)); }));
       return;
+    case Act::leaky_relu:  // slope 0.01 below zero
+      emit(in.max(0.01f * in));
+      return;
+    case Act::sigmoid:  // 1 / (1 + e^-x); e^-x overflows to inf for x < -88, giving 0
+      emit((1.0f + (-in).exp()).inverse());
+      return;
   }
 }
 

@@ -32,6 +32,12 @@ float act_derivative(Act act, float x) {
       return x >= 0.0f ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x));
     case Act::gelu_erf:  // Phi(x) + x phi(x)
       return 0.5f * (1.0f + std::erf(x * 0.70710678f)) + x * 0.39894228f * std::exp(-0.5f * x * x);
+    case Act::leaky_relu:
+      return x > 0.0f ? 1.0f : 0.01f;
+    case Act::sigmoid: {  // s (1 - s)
+      const float s = 1.0f / (1.0f + std::exp(-x));
+      return s * (1.0f - s);
+    }
   }
   return 1.0f;
 }

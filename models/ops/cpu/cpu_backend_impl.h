@@ -100,6 +100,21 @@ class CpuBackend final : public Backend {
   void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                 const AdamWStep& s) override;
 
+  // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
+  void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
+  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                 int64_t channels, const Tensor& gamma, float eps,
+                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                 Tensor& dbeta) override;
+  void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                       Tensor& y) override;
+  void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                      Tensor& y) override;
+  void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                         int64_t batch, int64_t channels, float smooth, float scale, Tensor& loss,
+                         int64_t slot, Tensor& dlogits) override;
+
   // conv_transpose3d.cpp: oneDNN deconvolution primitives (loops without oneDNN).
   void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) override;

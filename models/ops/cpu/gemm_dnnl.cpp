@@ -160,6 +160,14 @@ struct DnnlGemm::Impl {
         ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
         ++slot;
         break;
+      case Act::leaky_relu:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.01f, 0.0f);
+        ++slot;
+        break;
+      case Act::sigmoid:
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+        ++slot;
+        break;
     }
     if (residual == ResidualMode::sum) {
       ops.append_sum(1.0f);

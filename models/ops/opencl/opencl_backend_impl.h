@@ -109,6 +109,21 @@ class OpenCLBackend : public Backend {
   void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                 const AdamWStep& s) override;
 
+  // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
+  void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
+  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                 int64_t channels, const Tensor& gamma, float eps,
+                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                 Tensor& dbeta) override;
+  void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                       Tensor& y) override;
+  void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                      Tensor& y) override;
+  void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                         int64_t batch, int64_t channels, float smooth, float scale, Tensor& loss,
+                         int64_t slot, Tensor& dlogits) override;
+
   // A kernel of the portable program (all of kernels/*.cl but the NVIDIA one), built on first
   // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
   // backend).

@@ -12,6 +12,11 @@ inline float act_derivative(float v, int act) {
   if (act == 3) return 1.0f / (1.0f + exp(-v));  // softplus' = sigmoid
   if (act == 4)  // Phi(v) + v phi(v)
     return 0.5f * (1.0f + erf(v * M_SQRT1_2_F)) + v * 0.3989422804014327f * exp(-0.5f * v * v);
+  if (act == 5) return v > 0.0f ? 1.0f : 0.01f;
+  if (act == 6) {  // s (1 - s)
+    const float s = 1.0f / (1.0f + exp(-v));
+    return s * (1.0f - s);
+  }
   return 1.0f;
 }
 

@@ -2,12 +2,15 @@
 // REDUCE_WG (work-group size of the row reductions) is set by the build options.
 
 // Activation codes follow sb::Act: 0 none, 1 relu, 2 gelu = sigmoid(1.702 v) * v, 3 softplus,
-// 4 gelu_erf = 0.5 v (1 + erf(v / sqrt 2)) (exact GELU).
+// 4 gelu_erf = 0.5 v (1 + erf(v / sqrt 2)) (exact GELU), 5 leaky_relu (slope 0.01),
+// 6 sigmoid = 1 / (1 + e^-v).
 inline float apply_act(float v, int act) {
   if (act == 1) return fmax(v, 0.0f);
   if (act == 2) return v / (1.0f + exp(-1.702f * v));
   if (act == 3) return fmax(v, 0.0f) + log1p(exp(-fabs(v)));  // no overflow for large v
   if (act == 4) return 0.5f * v * (1.0f + erf(v * M_SQRT1_2_F));
+  if (act == 5) return v > 0.0f ? v : 0.01f * v;
+  if (act == 6) return 1.0f / (1.0f + exp(-v));
   return v;
 }
 

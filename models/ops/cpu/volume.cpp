@@ -1,0 +1,199 @@
+// The 3-D volume ops that are not convolutions: InstanceNorm3d and its backward, the axis-1
+// concatenation and slice, and the soft Dice loss. A (n, c) instance's voxels sit at
+// base(n, c) + v * stride: ncdhw [N, C, V] (stride 1), ndhwc [N, V, C] (stride C). Statistics
+// run in double, one (n, c) per task in voxel order, and per-channel sums over the batch in batch
+// order: the same bits on every call, whatever the threads.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
+
+namespace sb::cpu {
+
+namespace {
+
+// Where instance (n, c) of a [batch, channels, voxels] volume starts and how its voxels step.
+struct Instances {
+  int64_t batch, channels, voxels;
+  Layout3d layout;
+  int64_t base(int64_t i) const {  // i = n * channels + c
+    if (layout == Layout3d::ncdhw) return i * voxels;
+    const int64_t n = i / channels, c = i % channels;
+    return n * voxels * channels + c;
+  }
+  int64_t stride() const { return layout == Layout3d::ncdhw ? 1 : channels; }
+  int64_t count() const { return batch * channels; }
+};
+
+Instances instances(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels) {
+  return {batch, channels, x.numel() / (batch * channels), layout};
+}
+
+// Mean and 1 / sqrt(biased variance + eps) of one instance, two passes in double.
+void moments(const float* x, int64_t stride, int64_t voxels, float eps, double* mean,
+             double* rstd) {
+  double s = 0;
+  for (int64_t v = 0; v < voxels; ++v) s += x[v * stride];
+  const double m = s / static_cast<double>(voxels);
+  double q = 0;
+  for (int64_t v = 0; v < voxels; ++v) {
+    const double d = x[v * stride] - m;
+    q += d * d;
+  }
+  *mean = m;
+  *rstd = 1.0 / std::sqrt(q / static_cast<double>(voxels) + static_cast<double>(eps));
+}
+
+}  // namespace
+
+void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                                  const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+  const Instances in = instances(x, layout, batch, channels);
+  const float* xp = f32_data(x, "instance_norm input");
+  const float* gp = f32_data(gamma, "instance_norm gamma");
+  const float* bp = f32_data(beta, "instance_norm beta");
+  float* yp = f32_data(y, "instance_norm output");
+  const int64_t stride = in.stride();
+  parallel_for(in.count(), 4 * in.voxels, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t at = in.base(i), c = i % channels;
+      double mean, rstd;
+      moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
+      const float scale = static_cast<float>(rstd * gp[c]);
+      const float shift = static_cast<float>(bp[c] - mean * rstd * gp[c]);
+      for (int64_t v = 0; v < in.voxels; ++v) {
+        const int64_t e = at + v * stride;
+        yp[e] = xp[e] * scale + shift;
+      }
+    }
+  });
+}
+
+// Per instance: xhat = (x - mean) rstd, g = gamma dy; dx = rstd (g - mean(g) - xhat mean(g xhat)),
+// and the instance's sum dy xhat and sum dy, added over the batch per channel in batch order.
+void CpuBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                           int64_t channels, const Tensor& gamma, float eps,
+                                           const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                           Tensor& dbeta) {
+  const Instances in = instances(x, layout, batch, channels);
+  const float* xp = f32_data(x, "instance_norm_backward input");
+  const float* gp = f32_data(gamma, "instance_norm_backward gamma");
+  const float* dyp = f32_data(dy, "instance_norm_backward dy");
+  float* dxp = f32_data(dx, "instance_norm_backward dx");
+  float* dgp = f32_data(dgamma, "instance_norm_backward dgamma");
+  float* dbp = f32_data(dbeta, "instance_norm_backward dbeta");
+  const int64_t stride = in.stride();
+  std::vector<double> sums(static_cast<size_t>(2 * in.count()));  // [i] sum dy xhat, sum dy
+  parallel_for(in.count(), 8 * in.voxels, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t at = in.base(i), c = i % channels;
+      double mean, rstd;
+      moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
+      double sdy = 0, sdy_xhat = 0;
+      for (int64_t v = 0; v < in.voxels; ++v) {
+        const int64_t e = at + v * stride;
+        sdy += dyp[e];
+        sdy_xhat += dyp[e] * ((xp[e] - mean) * rstd);
+      }
+      sums[2 * i] = sdy_xhat;
+      sums[2 * i + 1] = sdy;
+      const double inv = 1.0 / static_cast<double>(in.voxels);
+      const double mg = gp[c] * sdy * inv, mgx = gp[c] * sdy_xhat * inv;
+      for (int64_t v = 0; v < in.voxels; ++v) {  // dx may be dy: dy[e] is read before dx[e]
+        const int64_t e = at + v * stride;
+        const double xhat = (xp[e] - mean) * rstd;
+        dxp[e] = static_cast<float>(rstd * (gp[c] * dyp[e] - mg - xhat * mgx));
+      }
+    }
+  });
+  for (int64_t c = 0; c < channels; ++c) {
+    double g = 0, b = 0;
+    for (int64_t n = 0; n < batch; ++n) {
+      g += sums[2 * (n * channels + c)];
+      b += sums[2 * (n * channels + c) + 1];
+    }
+    dgp[c] = static_cast<float>(g);
+    dbp[c] = static_cast<float>(b);
+  }
+}
+
+void CpuBackend::do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                                 Tensor& y) {
+  float* yp = f32_data(y, "concat_axis1 output");
+  const int64_t width = y.numel() / outer;  // C_y * inner floats per outer index
+  parallel_for(outer, width, [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      float* dst = yp + o * width;
+      for (const Tensor* x : xs) {
+        const int64_t block = x->numel() / outer;
+        if (block == 0) continue;
+        std::memcpy(dst, f32_data(*x, "concat_axis1 input") + o * block,
+                    static_cast<size_t>(block) * sizeof(float));
+        dst += block;
+      }
+    }
+  });
+  (void)inner;
+}
+
+void CpuBackend::do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                                Tensor& y) {
+  const float* xp = f32_data(x, "slice_axis1 input");
+  float* yp = f32_data(y, "slice_axis1 output");
+  const int64_t xw = x.numel() / outer, yw = y.numel() / outer;
+  parallel_for(outer, yw, [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o)
+      std::memcpy(yp + o * yw, xp + o * xw + start * inner,
+                  static_cast<size_t>(yw) * sizeof(float));
+  });
+}
+
+// Per instance, p = sigmoid(z): I = sum p t, S = sum p + sum t + smooth, f = 1 - (2 I + smooth)/S;
+// loss = mean f over the N C instances, and
+//   dz = scale / (N C) * -(2 t S - (2 I + smooth)) / S^2 * p (1 - p).
+// The instances' f add in instance order.
+void CpuBackend::do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                                   int64_t batch, int64_t channels, float smooth, float scale,
+                                   Tensor& loss, int64_t slot, Tensor& dlogits) {
+  const Instances in = instances(logits, layout, batch, channels);
+  const float* zp = f32_data(logits, "soft_dice_loss logits");
+  const float* tp = f32_data(targets, "soft_dice_loss targets");
+  float* dzp = f32_data(dlogits, "soft_dice_loss dlogits");
+  const int64_t stride = in.stride();
+  auto sigmoid = [](float z) {
+    const double e = std::exp(-std::abs(static_cast<double>(z)));
+    return z >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  };
+  std::vector<double> f(static_cast<size_t>(in.count()));
+  const double per = static_cast<double>(scale) / static_cast<double>(in.count());
+  parallel_for(in.count(), 16 * in.voxels, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t at = in.base(i);
+      double inter = 0, sp = 0, st = 0;
+      for (int64_t v = 0; v < in.voxels; ++v) {
+        const int64_t e = at + v * stride;
+        const double p = sigmoid(zp[e]);
+        inter += p * tp[e];
+        sp += p;
+        st += tp[e];
+      }
+      const double num = 2 * inter + smooth, den = sp + st + smooth;
+      f[i] = 1 - num / den;
+      const double k = -per / (den * den);
+      for (int64_t v = 0; v < in.voxels; ++v) {
+        const int64_t e = at + v * stride;
+        const double p = sigmoid(zp[e]);
+        dzp[e] = static_cast<float>(k * (2 * tp[e] * den - num) * p * (1 - p));
+      }
+    }
+  });
+  double s = 0;
+  for (double v : f) s += v;
+  f32_data(loss, "soft_dice_loss loss")[slot] = static_cast<float>(s / in.count());
+}
+
+}  // namespace sb::cpu
