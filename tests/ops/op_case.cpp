@@ -68,6 +68,7 @@ const std::vector<OpCase>& op_cases() {
     add_training_cases(all);
     add_volume_cases(all);
     add_conv_transpose3d_cases(all);
+    add_conv3d_cases(all);
     return all;
   }();
   return cases;

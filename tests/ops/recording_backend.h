@@ -154,6 +154,18 @@ class RecordingBackend final : public Backend {
     at(Op::layernorm_backward,
        [&] { in_.layernorm_backward(x, gamma, eps, dy, dx, dgamma, dbeta); });
   }
+  void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                 Tensor& y) override {
+    at(Op::conv3d, [&] { in_.conv3d(s, x, w, bias, y); });
+  }
+  void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                               Tensor& dx) override {
+    at(Op::conv3d_backward_data, [&] { in_.conv3d_backward_data(s, dy, w, dx); });
+  }
+  void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                  Tensor& dw, Tensor* dbias) override {
+    at(Op::conv3d_backward_weights, [&] { in_.conv3d_backward_weights(s, x, dy, dw, dbias); });
+  }
   void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override {
     at(Op::softmax_rows_backward, [&] { in_.softmax_rows_backward(y, dy, dx); });
   }

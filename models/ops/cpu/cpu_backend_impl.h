@@ -100,6 +100,17 @@ class CpuBackend final : public Backend {
   void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                 const AdamWStep& s) override;
 
+  // conv3d.cpp: oneDNN convolution primitives cached per shape (loops without oneDNN).
+  void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                 Tensor& y) override;
+  void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                               Tensor& dx) override;
+  void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                  Tensor& dw, Tensor* dbias) override;
+  struct Conv3dPrimitives;
+  Conv3dPrimitives& conv3d_primitives();
+  std::shared_ptr<Conv3dPrimitives> conv3d_;  // created on first use (oneDNN builds only)
+
   // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;

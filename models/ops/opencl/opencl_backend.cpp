@@ -36,6 +36,7 @@ std::string portable_source() {
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
+        "conv3d.cl",
         "losses.cl", "volume.cl", "optimizer.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);

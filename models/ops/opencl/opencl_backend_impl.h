@@ -201,6 +201,19 @@ class OpenCLBackend : public Backend {
   void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
                      const Tensor* key_bias, Tensor& out);
 
+  // conv3d.cpp: conv3d and its backward ops as column GEMMs (kernels/conv3d.cl).
+  void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                 Tensor& y) override;
+  void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                               Tensor& dx) override;
+  void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                  Tensor& dw, Tensor* dbias) override;
+  void conv3d_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
+                   int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off, int64_t ldb,
+                   float beta, Tensor& c, int64_t c_off, int64_t ldc);
+  void conv3d_columns(const char* kernel_name, const Conv3dShape& s, const Tensor& in, int64_t r0,
+                      int64_t rows, int64_t base, int64_t items, Tensor& out);
+
   std::shared_ptr<ClRuntime> runtime_;
   std::shared_ptr<BufferPool> pool_;
   KernelLog kernel_log_;

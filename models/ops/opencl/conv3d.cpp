@@ -1,0 +1,175 @@
+// conv3d and its backward ops on OpenCL (kernels/conv3d.cl): column GEMMs through CLBlast over
+// chunks of output voxels, so the column buffer stays under kColumnBudget floats whatever the
+// volume. Rows are the flattened (n, output voxel) index; ncdhw chunks stay inside one sample
+// (its output [out, voxels] is one matrix), ndhwc chunks run across samples ([N voxels, out]).
+//   forward:          vol2col, then y_chunk = W . cols (ncdhw) or cols . W^T (ndhwc); bias
+//                     added by a kernel afterwards.
+//   backward-weights: vol2col, then dW (+)= dy_chunk . cols^T (ncdhw) or dy_chunk^T . cols
+//                     (ndhwc), accumulated over chunks in order (beta 1 after the first); dbias
+//                     by a work-group tree per channel.
+//   backward-data:    cols = W^T . dy_chunk (ncdhw) or dy_chunk . W (ndhwc), then col2vol: every
+//                     dx element gathers its own contributions (no atomics); the first chunk of
+//                     a sample writes, later ones add.
+// Every sum runs in a fixed order, so results repeat bit for bit.
+#include <clblast.h>
+
+#include <algorithm>
+#include <string>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+constexpr size_t kGroup = 256;
+// Column buffer floats per chunk (128 MiB).
+constexpr int64_t kColumnBudget = int64_t{1} << 25;
+
+struct Geometry {
+  int64_t od, oh, ow, voxels, taps, K;
+  bool channels_last;
+};
+
+Geometry geometry(const Conv3dShape& s) {
+  Geometry g{};
+  g.od = s.out_size(s.d, false);
+  g.oh = s.out_size(s.h, false);
+  g.ow = s.out_size(s.w, false);
+  g.voxels = g.od * g.oh * g.ow;
+  g.taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  g.K = s.in_channels * g.taps;
+  g.channels_last = s.layout == Layout3d::ndhwc;
+  return g;
+}
+
+// Calls body(r0, rows) over the row chunks, in increasing order.
+template <class Body>
+void for_each_chunk(const Conv3dShape& s, const Geometry& g, Body&& body) {
+  const int64_t per_chunk = std::max<int64_t>(1, kColumnBudget / g.K);
+  if (g.channels_last) {
+    const int64_t total = s.batch * g.voxels;
+    for (int64_t r0 = 0; r0 < total; r0 += per_chunk) body(r0, std::min(per_chunk, total - r0));
+    return;
+  }
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t v0 = 0; v0 < g.voxels; v0 += per_chunk)
+      body(n * g.voxels + v0, std::min(per_chunk, g.voxels - v0));
+}
+
+void check(clblast::StatusCode status) {
+  if (status != clblast::StatusCode::kSuccess)
+    throw std::runtime_error("CLBlast Gemm failed with status " +
+                             std::to_string(static_cast<int>(status)));
+}
+
+clblast::Transpose transpose(bool t) {
+  return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+}
+
+}  // namespace
+
+// Row-major C[m, n] = A . B (+ beta C) with the given transposes, offsets and leading dims.
+void OpenCLBackend::conv3d_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
+                                int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off,
+                                int64_t ldb, float beta, Tensor& c, int64_t c_off, int64_t ldc) {
+  cl_command_queue queue = runtime_->queue()();
+  events_.begin_span();
+  const auto status = clblast::Gemm<float>(
+      clblast::Layout::kRowMajor, transpose(ta), transpose(tb), static_cast<size_t>(m),
+      static_cast<size_t>(n), static_cast<size_t>(k), 1.0f, device_buffer(a)(),
+      static_cast<size_t>(a_off), static_cast<size_t>(lda), device_buffer(b)(),
+      static_cast<size_t>(b_off), static_cast<size_t>(ldb), beta, device_buffer(c)(),
+      static_cast<size_t>(c_off), static_cast<size_t>(ldc), &queue, nullptr);
+  events_.end_span("clblast_gemm");
+  check(status);
+}
+
+void OpenCLBackend::conv3d_columns(const char* kernel_name, const Conv3dShape& s, const Tensor& in,
+                                   int64_t r0, int64_t rows, int64_t base, int64_t items,
+                                   Tensor& out) {
+  const Geometry g = geometry(s);
+  const int64_t ld_r = g.channels_last ? g.K : 1, ld_k = g.channels_last ? 1 : rows;
+  const bool to_columns = std::string(kernel_name) == "conv3d_vol2col";
+  if (to_columns)
+    launch(kernel_name, cl::NDRange(round_up(items, kGroup)), cl::NDRange(kGroup), in,
+           g.channels_last ? 1 : 0, s.in_channels, s.d, s.h, s.w, s.kernel, s.stride, s.padding,
+           g.od, g.oh, g.ow, r0, rows, ld_r, ld_k, items, out);
+  else
+    launch(kernel_name, cl::NDRange(round_up(items, kGroup)), cl::NDRange(kGroup), in,
+           g.channels_last ? 1 : 0, s.in_channels, s.d, s.h, s.w, s.kernel, s.stride, s.padding,
+           g.od, g.oh, g.ow, r0, rows, ld_r, ld_k, base, items, out);
+}
+
+void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                              const Tensor* bias, Tensor& y) {
+  const Geometry g = geometry(s);
+  to_cl_int(x.numel(), "conv3d input size");
+  to_cl_int(y.numel(), "conv3d output size");
+  const int64_t co = s.out_channels;
+  Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
+  for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
+    conv3d_columns("conv3d_vol2col", s, x, r0, rows, 0, rows * g.K, cols);
+    if (g.channels_last)  // y[r0 .. r0 + rows, out] = cols[rows, K] . W^T
+      conv3d_gemm(false, true, rows, co, g.K, cols, 0, g.K, w, 0, g.K, 0.0f, y, r0 * co, co);
+    else {  // y_n[out, v0 .. v0 + rows] = W[out, K] . cols[K, rows]
+      const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
+      conv3d_gemm(false, false, co, rows, g.K, w, 0, g.K, cols, 0, rows, 0.0f, y,
+                  n * co * g.voxels + v0, g.voxels);
+    }
+  });
+  if (bias == nullptr) return;
+  const int64_t total = y.numel();
+  launch("conv3d_add_bias", cl::NDRange(round_up(total, kGroup)), cl::NDRange(kGroup), y, *bias, co,
+         g.channels_last ? int64_t{1} : g.voxels, total);
+}
+
+void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                            Tensor& dx) {
+  const Geometry g = geometry(s);
+  to_cl_int(dx.numel(), "conv3d_backward_data dx size");
+  to_cl_int(dy.numel(), "conv3d_backward_data dy size");
+  const int64_t co = s.out_channels;
+  const int64_t per_sample = dx.numel() / s.batch;
+  Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
+  for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
+    if (g.channels_last)  // cols[rows, K] = dy[r0 .. r0 + rows, out] . W[out, K]
+      conv3d_gemm(false, false, rows, g.K, co, dy, r0 * co, co, w, 0, g.K, 0.0f, cols, 0, g.K);
+    else {  // cols[K, rows] = W^T[K, out] . dy_n[out, v0 .. v0 + rows]
+      const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
+      conv3d_gemm(true, false, g.K, rows, co, w, 0, g.K, dy, n * co * g.voxels + v0, g.voxels, 0.0f,
+                  cols, 0, rows);
+    }
+    // The samples this chunk touches: their dx elements are contiguous in both layouts.
+    const int64_t n_lo = r0 / g.voxels, n_hi = (r0 + rows - 1) / g.voxels;
+    conv3d_columns("conv3d_col2vol", s, cols, r0, rows, n_lo * per_sample,
+                   (n_hi - n_lo + 1) * per_sample, dx);
+  });
+}
+
+void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                               const Tensor& dy, Tensor& dw, Tensor* dbias) {
+  const Geometry g = geometry(s);
+  to_cl_int(x.numel(), "conv3d_backward_weights input size");
+  to_cl_int(dy.numel(), "conv3d_backward_weights dy size");
+  const int64_t co = s.out_channels;
+  Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
+  bool first = true;
+  for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
+    conv3d_columns("conv3d_vol2col", s, x, r0, rows, 0, rows * g.K, cols);
+    const float beta = first ? 0.0f : 1.0f;
+    first = false;
+    if (g.channels_last)  // dW[out, K] (+)= dy[r0 .. r0 + rows, out]^T . cols[rows, K]
+      conv3d_gemm(true, false, co, g.K, rows, dy, r0 * co, co, cols, 0, g.K, beta, dw, 0, g.K);
+    else {  // dW[out, K] (+)= dy_n[out, v0 .. v0 + rows] . cols[K, rows]^T
+      const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
+      conv3d_gemm(false, true, co, g.K, rows, dy, n * co * g.voxels + v0, g.voxels, cols, 0, rows,
+                  beta, dw, 0, g.K);
+    }
+  });
+  if (dbias == nullptr) return;
+  const size_t wg = reduce_group();
+  launch("conv3d_bias_grad", cl::NDRange(static_cast<size_t>(co) * wg), cl::NDRange(wg), dy,
+         g.channels_last ? 1 : 0, co, g.voxels, s.batch, *dbias);
+}
+
+}  // namespace sb

@@ -1,0 +1,233 @@
+// Op cases: conv3d and its two backward ops (PyTorch's Conv3d) on both activation layouts, at
+// strides 1 and 2 and kernels 3 and 1, with and without bias, against double references written
+// from the definition; the backward ops also against central finite differences of conv3d run on
+// the same backend (gradient_check.h). Spatial sizes differ per axis (5, 4, 6) so that a swapped
+// axis shows, and at stride 2 with kernel 1 some input voxels feed no output (their dx is 0).
+#include <string>
+#include <vector>
+
+#include "tests/ops/gradient_check.h"
+#include "tests/ops/op_case.h"
+
+namespace sb::testing {
+namespace {
+
+struct Config {
+  Layout3d layout;
+  int kernel, stride, padding;
+};
+
+constexpr Config kConfigs[] = {{Layout3d::ncdhw, 3, 1, 1}, {Layout3d::ncdhw, 3, 2, 1},
+                               {Layout3d::ncdhw, 1, 1, 0}, {Layout3d::ncdhw, 1, 2, 0},
+                               {Layout3d::ndhwc, 3, 1, 1}, {Layout3d::ndhwc, 3, 2, 1},
+                               {Layout3d::ndhwc, 1, 1, 0}, {Layout3d::ndhwc, 1, 2, 0}};
+
+// The finite-difference checks: fewer, smaller shapes (each costs a forward per element).
+constexpr Config kGradientConfigs[] = {
+    {Layout3d::ncdhw, 3, 1, 1}, {Layout3d::ndhwc, 3, 2, 1}, {Layout3d::ndhwc, 1, 2, 0}};
+
+std::string config_name(const Config& c) {
+  return std::string(c.layout == Layout3d::ncdhw ? "ncdhw" : "ndhwc") + "_k" +
+         std::to_string(c.kernel) + "_s" + std::to_string(c.stride);
+}
+
+Conv3dShape shape_of(const Config& c, bool small) {
+  Conv3dShape s;
+  s.batch = small ? 1 : 2;
+  s.in_channels = small ? 2 : 3;
+  s.out_channels = small ? 3 : 4;
+  s.d = small ? 4 : 5;
+  s.h = small ? 3 : 4;
+  s.w = small ? 5 : 6;
+  s.kernel = c.kernel;
+  s.stride = c.stride;
+  s.padding = c.padding;
+  s.layout = c.layout;
+  return s;
+}
+
+std::vector<int64_t> volume(const Conv3dShape& s, int64_t c, int64_t d, int64_t h, int64_t w) {
+  if (s.layout == Layout3d::ncdhw) return {s.batch, c, d, h, w};
+  return {s.batch, d, h, w, c};
+}
+std::vector<int64_t> x_shape(const Conv3dShape& s) {
+  return volume(s, s.in_channels, s.d, s.h, s.w);
+}
+std::vector<int64_t> y_shape(const Conv3dShape& s) {
+  return volume(s, s.out_channels, s.out_size(s.d, false), s.out_size(s.h, false),
+                s.out_size(s.w, false));
+}
+std::vector<int64_t> w_shape(const Conv3dShape& s) {
+  return {s.out_channels, s.in_channels, s.kernel, s.kernel, s.kernel};
+}
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Offset of (n, c, z, y, x) in a [N, C, D, H, W] volume stored in the shape's layout.
+int64_t at(const Conv3dShape& s, int64_t C, int64_t D, int64_t H, int64_t W, int64_t n, int64_t c,
+           int64_t z, int64_t y, int64_t x) {
+  if (s.layout == Layout3d::ncdhw) return (((n * C + c) * D + z) * H + y) * W + x;
+  return (((n * D + z) * H + y) * W + x) * C + c;
+}
+
+// Calls f(n, o, c, oz, oy, ox, kz, ky, kx, x offset, y offset, w offset) for every product of
+// the convolution's definition: y[n, o, oz, oy, ox] += w[o, c, kz, ky, kx] x[n, c, z, y, x] with
+// z = oz stride - padding + kz (likewise y, x) inside the input.
+template <class F>
+void for_each_product(const Conv3dShape& s, F&& f) {
+  const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false), k = s.kernel;
+  const int64_t ci = s.in_channels, co = s.out_channels;
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t o = 0; o < co; ++o)
+      for (int64_t oz = 0; oz < od; ++oz)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox)
+            for (int64_t c = 0; c < ci; ++c)
+              for (int64_t kz = 0; kz < k; ++kz)
+                for (int64_t ky = 0; ky < k; ++ky)
+                  for (int64_t kx = 0; kx < k; ++kx) {
+                    const int64_t z = oz * s.stride - s.padding + kz,
+                                  y = oy * s.stride - s.padding + ky,
+                                  x = ox * s.stride - s.padding + kx;
+                    if (z < 0 || z >= s.d || y < 0 || y >= s.h || x < 0 || x >= s.w) continue;
+                    f(at(s, ci, s.d, s.h, s.w, n, c, z, y, x),
+                      at(s, co, od, oh, ow, n, o, oz, oy, ox),
+                      (((o * ci + c) * k + kz) * k + ky) * k + kx);
+                  }
+}
+
+DVec conv3d_ref(const Conv3dShape& s, const Vec& x, const Vec& w, const Vec* bias) {
+  DVec y(numel(y_shape(s)), 0.0);
+  if (bias) {
+    const int64_t voxels = static_cast<int64_t>(y.size()) / (s.batch * s.out_channels);
+    for (int64_t n = 0; n < s.batch; ++n)
+      for (int64_t o = 0; o < s.out_channels; ++o)
+        for (int64_t v = 0; v < voxels; ++v) {
+          // v walks the voxels in (z, y, x) order whatever the layout.
+          const int64_t ow = s.out_size(s.w, false), oh = s.out_size(s.h, false);
+          y[at(s, s.out_channels, s.out_size(s.d, false), oh, ow, n, o, v / (oh * ow), v / ow % oh,
+               v % ow)] = (*bias)[o];
+        }
+  }
+  for_each_product(s, [&](int64_t xi, int64_t yi, int64_t wi) { y[yi] += double(w[wi]) * x[xi]; });
+  return y;
+}
+
+DVec backward_data_ref(const Conv3dShape& s, const Vec& dy, const Vec& w) {
+  DVec dx(numel(x_shape(s)), 0.0);
+  for_each_product(s,
+                   [&](int64_t xi, int64_t yi, int64_t wi) { dx[xi] += double(w[wi]) * dy[yi]; });
+  return dx;
+}
+
+void backward_weights_ref(const Conv3dShape& s, const Vec& x, const Vec& dy, DVec& dw,
+                          DVec& dbias) {
+  dw.assign(numel(w_shape(s)), 0.0);
+  for_each_product(s,
+                   [&](int64_t xi, int64_t yi, int64_t wi) { dw[wi] += double(x[xi]) * dy[yi]; });
+  dbias.assign(s.out_channels, 0.0);
+  const int64_t per_sample = numel(y_shape(s)) / s.batch;
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t i = 0; i < per_sample; ++i) {
+      const int64_t o =
+          s.layout == Layout3d::ncdhw ? i / (per_sample / s.out_channels) : i % s.out_channels;
+      dbias[o] += dy[n * per_sample + i];
+    }
+}
+
+struct Inputs {
+  Conv3dShape s;
+  Vec x, w, bias, dy;
+  Inputs(const Config& c, bool small, unsigned seed)
+      : s(shape_of(c, small)),
+        x(random_vec(numel(x_shape(s)), seed)),
+        w(random_vec(numel(w_shape(s)), seed + 1)),
+        bias(random_vec(s.out_channels, seed + 2)),
+        dy(random_vec(numel(y_shape(s)), seed + 3)) {}
+};
+
+std::vector<Check> checks(std::initializer_list<Check> list) {
+  return std::vector<Check>(list);
+}
+
+// y = conv3d(x, w) + bias on the backend.
+Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const Vec* bias) {
+  Tensor y = be.empty(y_shape(s));
+  const Tensor b = bias ? up(be, *bias, {s.out_channels}) : Tensor();
+  be.conv3d(s, up(be, x, x_shape(s)), up(be, w, w_shape(s)), bias ? &b : nullptr, y);
+  return be.download(y);
+}
+
+}  // namespace
+
+void add_conv3d_cases(std::vector<OpCase>& cases) {
+  unsigned seed = 1300;
+  for (const Config& c : kConfigs)
+    for (bool with_bias : {true, false}) {
+      const std::string suffix = config_name(c) + (with_bias ? "_bias" : "_no_bias");
+      seed += 10;
+      cases.push_back({Op::conv3d, "reference_" + suffix, {}, [=](Backend& be) {
+                         const Inputs in(c, false, seed);
+                         const Vec* b = with_bias ? &in.bias : nullptr;
+                         return checks({{"y", forward(be, in.s, in.x, in.w, b),
+                                         conv3d_ref(in.s, in.x, in.w, b), Precision::f32, 1e-4}});
+                       }});
+      cases.push_back(
+          {Op::conv3d_backward_weights, "reference_" + suffix, {}, [=](Backend& be) {
+             const Inputs in(c, false, seed + 5);
+             Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+             be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                        up(be, in.dy, y_shape(in.s)), dw,
+                                        with_bias ? &db : nullptr);
+             DVec dw_ref, db_ref;
+             backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+             std::vector<Check> out{{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4}};
+             if (with_bias) out.push_back({"dbias", be.download(db), db_ref, Precision::f32, 1e-4});
+             return out;
+           }});
+      if (!with_bias) continue;
+      cases.push_back(
+          {Op::conv3d_backward_data, "reference_" + config_name(c), {}, [=](Backend& be) {
+             const Inputs in(c, false, seed + 7);
+             Tensor dx = be.empty(x_shape(in.s));
+             be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
+                                     up(be, in.w, w_shape(in.s)), dx);
+             return checks({{"dx", be.download(dx), backward_data_ref(in.s, in.dy, in.w),
+                             Precision::f32, 1e-4}});
+           }});
+    }
+  for (const Config& c : kGradientConfigs) {
+    seed += 10;
+    cases.push_back({Op::conv3d_backward_data, "gradient_" + config_name(c), {}, [=](Backend& be) {
+                       const Inputs in(c, true, seed);
+                       Tensor dx = be.empty(x_shape(in.s));
+                       be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
+                                               up(be, in.w, w_shape(in.s)), dx);
+                       const DVec numeric = numeric_gradient(in.x, [&](const Vec& x) {
+                         return dot(in.dy, forward(be, in.s, x, in.w, &in.bias));
+                       });
+                       return checks({gradient_matches("dx", be.download(dx), numeric)});
+                     }});
+    cases.push_back(
+        {Op::conv3d_backward_weights, "gradient_" + config_name(c), {}, [=](Backend& be) {
+           const Inputs in(c, true, seed + 5);
+           Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+           be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                      up(be, in.dy, y_shape(in.s)), dw, &db);
+           const DVec dw_numeric = numeric_gradient(in.w, [&](const Vec& w) {
+             return dot(in.dy, forward(be, in.s, in.x, w, &in.bias));
+           });
+           const DVec db_numeric = numeric_gradient(in.bias, [&](const Vec& b) {
+             return dot(in.dy, forward(be, in.s, in.x, in.w, &b));
+           });
+           return checks({gradient_matches("dw", be.download(dw), dw_numeric),
+                          gradient_matches("dbias", be.download(db), db_numeric)});
+         }});
+  }
+}
+
+}  // namespace sb::testing
