@@ -37,7 +37,7 @@ std::string portable_source() {
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
         "conv3d.cl",
-        "losses.cl", "volume.cl", "optimizer.cl"})
+        "losses.cl", "volume.cl", "optimizer.cl", "conv_transpose3d.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");

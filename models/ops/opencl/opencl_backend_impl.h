@@ -109,6 +109,14 @@ class OpenCLBackend : public Backend {
   void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                 const AdamWStep& s) override;
 
+  // conv_transpose3d.cpp: kernel == stride, padding 0 only (CLBlast GEMM + column moves).
+  void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                           const Tensor* bias, Tensor& y) override;
+  void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                         Tensor& dx) override;
+  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override;
+
   // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
