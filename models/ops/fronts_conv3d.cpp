@@ -18,10 +18,9 @@ std::string text(int64_t v) {
   return std::to_string(v);
 }
 
+// "[2,3,4]", as Tensor::shape_string writes shapes.
 std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + text(dims[i]);
-  return s + "]";
+  return Tensor(dims, DType::f32, nullptr).shape_string();
 }
 
 // [N, C, d, h, w] (ncdhw) or [N, d, h, w, C] (ndhwc).
@@ -32,14 +31,14 @@ std::vector<int64_t> volume_shape(const Conv3dShape& s, int64_t channels, int64_
 }
 
 const char* layout_name(Layout3d l) {
-  return l == Layout3d::ncdhw ? "ncdhw" : "ndhwc";
+  return l == Layout3d::ncdhw ? "[N, C, d, h, w]" : "[N, d, h, w, C]";
 }
 
 void expect_volume(Op op, const char* what, const Tensor& t, const std::vector<int64_t>& want,
                    Layout3d layout) {
   expect_f32(op, what, t);
   if (t.shape() != want)
-    fail(op, describe(what, t) + " is not " + dims_text(want) + " (" + layout_name(layout) + ")");
+    fail(op, describe(what, t) + " is not " + layout_name(layout) + " = " + dims_text(want));
 }
 
 // The shape's own bounds: counts, kernel, stride, padding, and an output of at least one voxel
@@ -52,15 +51,15 @@ std::vector<int64_t> expect_conv3d_shape(Op op, const Conv3dShape& s) {
     fail(op, "channels in = " + text(s.in_channels) + ", out = " + text(s.out_channels) +
                  " must be positive");
   if (s.d <= 0 || s.h <= 0 || s.w <= 0)
-    fail(op, "input size " + dims_text({s.d, s.h, s.w}) + " must be positive");
+    fail(op, "input size " + text(s.d) + "x" + text(s.h) + "x" + text(s.w) + " must be positive");
   if (s.kernel <= 0) fail(op, "kernel = " + text(s.kernel) + " must be positive");
   if (s.stride <= 0) fail(op, "stride = " + text(s.stride) + " must be positive");
   if (s.padding < 0 || s.padding >= s.kernel)
     fail(op, "padding = " + text(s.padding) + " must be in [0, kernel = " + text(s.kernel) + ")");
   for (int64_t n : {s.d, s.h, s.w})
     if (n + 2 * s.padding < s.kernel)
-      fail(op, "input size " + dims_text({s.d, s.h, s.w}) + " with padding " + text(s.padding) +
-                   " is smaller than kernel " + text(s.kernel));
+      fail(op, "input size " + text(s.d) + "x" + text(s.h) + "x" + text(s.w) + " with padding " +
+                   text(s.padding) + " is smaller than kernel " + text(s.kernel));
   return {s.out_size(s.d, false), s.out_size(s.h, false), s.out_size(s.w, false)};
 }
 

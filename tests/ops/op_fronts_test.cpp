@@ -463,6 +463,95 @@ std::vector<BadCall> bad_calls() {
         Tensor loss = zeros(be, {1}), t = zeros(be, {2, 3, 4});
         be.soft_dice_loss(zeros(be, {2, 3, 4}), t, Layout3d::ncdhw, 2, 3, 1e-5f, 1.f, loss, 0, t);
       });
+  // conv3d: N 2, 3 -> 4 channels, 5x4x6 input, k3 s2 p1 -> 3x2x3 output.
+  auto conv = [](Layout3d layout = Layout3d::ncdhw) {
+    Conv3dShape s;
+    s.batch = 2, s.in_channels = 3, s.out_channels = 4, s.d = 5, s.h = 4, s.w = 6;
+    s.kernel = 3, s.stride = 2, s.padding = 1, s.layout = layout;
+    return s;
+  };
+  // 1x1x1 kernel, 3 -> 3 channels: the output has the input's shape.
+  auto pointwise = [conv] {
+    Conv3dShape s = conv();
+    s.out_channels = 3, s.kernel = 1, s.stride = 1, s.padding = 0;
+    return s;
+  };
+  add("conv3d_output_size", Op::conv3d, "output [2,4,3,2,4] is not [N, C, d, h, w] = [2,4,3,2,3]",
+      [conv](Backend& be) {
+        Tensor y = zeros(be, {2, 4, 3, 2, 4});
+        be.conv3d(conv(), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 3, 3, 3}), nullptr, y);
+      });
+  add("conv3d_layout", Op::conv3d, "input [2,3,5,4,6] is not [N, d, h, w, C] = [2,5,4,6,3]",
+      [conv](Backend& be) {
+        Tensor y = zeros(be, {2, 3, 2, 3, 4});
+        be.conv3d(conv(Layout3d::ndhwc), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 3, 3, 3}),
+                  nullptr, y);
+      });
+  add("conv3d_weight_order", Op::conv3d,
+      "weight [3,4,3,3,3] is not [out, in, k, k, k] = [4,3,3,3,3]", [conv](Backend& be) {
+        Tensor y = zeros(be, {2, 4, 3, 2, 3});
+        be.conv3d(conv(), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {3, 4, 3, 3, 3}), nullptr, y);
+      });
+  add("conv3d_bias", Op::conv3d, "bias [3] is not [out]", [conv](Backend& be) {
+    Tensor y = zeros(be, {2, 4, 3, 2, 3});
+    const Tensor b = zeros(be, {3});
+    be.conv3d(conv(), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 3, 3, 3}), &b, y);
+  });
+  add("conv3d_padding_negative", Op::conv3d, "padding = -1 must be in [0, kernel = 3)",
+      [conv](Backend& be) {
+        Conv3dShape s = conv();
+        s.padding = -1;
+        Tensor y = zeros(be, {2, 4, 2, 1, 2});
+        be.conv3d(s, zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 3, 3, 3}), nullptr, y);
+      });
+  add("conv3d_stride", Op::conv3d, "stride = 0 must be positive", [conv](Backend& be) {
+    Conv3dShape s = conv();
+    s.stride = 0;
+    Tensor y = zeros(be, {2, 4, 3, 2, 3});
+    be.conv3d(s, zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 3, 3, 3}), nullptr, y);
+  });
+  add("conv3d_kernel_larger_than_input", Op::conv3d,
+      "input size 5x4x6 with padding 0 is smaller than kernel 5", [conv](Backend& be) {
+        Conv3dShape s = conv();
+        s.kernel = 5, s.padding = 0;
+        Tensor y = zeros(be, {2, 4, 1, 1, 1});
+        be.conv3d(s, zeros(be, {2, 3, 5, 4, 6}), zeros(be, {4, 3, 5, 5, 5}), nullptr, y);
+      });
+  add("conv3d_output_is_input", Op::conv3d, "the output must not be the input",
+      [pointwise](Backend& be) {
+        Tensor x = zeros(be, {2, 3, 5, 4, 6});
+        be.conv3d(pointwise(), x, zeros(be, {3, 3, 1, 1, 1}), nullptr, x);
+      });
+  add("conv3d_backward_data_dy", Op::conv3d_backward_data,
+      "dy [2,4,3,2,3] is not [N, d, h, w, C] = [2,3,2,3,4]", [conv](Backend& be) {
+        Tensor dx = zeros(be, {2, 5, 4, 6, 3});
+        be.conv3d_backward_data(conv(Layout3d::ndhwc), zeros(be, {2, 4, 3, 2, 3}),
+                                zeros(be, {4, 3, 3, 3, 3}), dx);
+      });
+  add("conv3d_backward_data_dx_is_dy", Op::conv3d_backward_data, "dx must not be dy",
+      [pointwise](Backend& be) {
+        Tensor d = zeros(be, {2, 3, 5, 4, 6});
+        be.conv3d_backward_data(pointwise(), d, zeros(be, {3, 3, 1, 1, 1}), d);
+      });
+  add("conv3d_backward_weights_dw", Op::conv3d_backward_weights,
+      "dw [4,3,3,3] is not [out, in, k, k, k] = [4,3,3,3,3]", [conv](Backend& be) {
+        Tensor dw = zeros(be, {4, 3, 3, 3});
+        be.conv3d_backward_weights(conv(), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {2, 4, 3, 2, 3}),
+                                   dw, nullptr);
+      });
+  add("conv3d_backward_weights_dbias", Op::conv3d_backward_weights, "dbias [3] is not [out]",
+      [conv](Backend& be) {
+        Tensor dw = zeros(be, {4, 3, 3, 3, 3}), db = zeros(be, {3});
+        be.conv3d_backward_weights(conv(), zeros(be, {2, 3, 5, 4, 6}), zeros(be, {2, 4, 3, 2, 3}),
+                                   dw, &db);
+      });
+  add("conv3d_backward_weights_dbias_is_dy", Op::conv3d_backward_weights, "dbias must not be dy",
+      [conv](Backend& be) {
+        Conv3dShape s = conv();
+        s.batch = 1, s.d = s.h = s.w = 1, s.kernel = 1, s.stride = 1, s.padding = 0;
+        Tensor dw = zeros(be, {4, 3, 1, 1, 1}), dy = zeros(be, {1, 4, 1, 1, 1});
+        be.conv3d_backward_weights(s, zeros(be, {1, 3, 1, 1, 1}), dy, dw, &dy);
+      });
   // conv_transpose3d: N 2, 3 -> 2 channels, 2x3x4 input, k2 s2 p0 -> 4x6x8 output.
   auto convt = [](Layout3d layout = Layout3d::ncdhw) {
     Conv3dShape s;
