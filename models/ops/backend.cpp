@@ -802,10 +802,3 @@ void Backend::adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, con
 }
 
 }  // namespace sb
-
-namespace sb {
-// TEMPORARY (the 3-D ops under construction).
-void Backend::not_implemented(Op op) const {
-  throw std::invalid_argument(std::string(op_name(op)) + ": not implemented on backend " + name());
-}
-}  // namespace sb

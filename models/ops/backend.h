@@ -323,48 +323,32 @@ class Backend {
   virtual void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                         const AdamWStep& s) = 0;
 
-  // TEMPORARY (the 3-D ops under construction): defaults that throw until both backends have
-  // them; they become pure virtual then.
-  [[noreturn]] void not_implemented(Op op) const;
   virtual void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
-                         Tensor& y) { not_implemented(Op::conv3d); }
+                         Tensor& y) = 0;
   virtual void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                                       Tensor& dx) { not_implemented(Op::conv3d_backward_data); }
+                                       Tensor& dx) = 0;
   virtual void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                          Tensor& dw, Tensor* dbias) {
-    not_implemented(Op::conv3d_backward_weights);
-  }
+                                          Tensor& dw, Tensor* dbias) = 0;
   virtual void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
-                                   const Tensor* bias, Tensor& y) {
-    not_implemented(Op::conv_transpose3d);
-  }
+                                   const Tensor* bias, Tensor& y) = 0;
   virtual void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
-                                                 const Tensor& w, Tensor& dx) {
-    not_implemented(Op::conv_transpose3d_backward_data);
-  }
+                                                 const Tensor& w, Tensor& dx) = 0;
   virtual void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
-                                                    const Tensor& dy, Tensor& dw, Tensor* dbias) {
-    not_implemented(Op::conv_transpose3d_backward_weights);
-  }
+                                                    const Tensor& dy, Tensor& dw,
+                                                    Tensor* dbias) = 0;
   virtual void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                                const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
-    not_implemented(Op::instance_norm);
-  }
+                                const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) = 0;
   virtual void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
                                          int64_t channels, const Tensor& gamma, float eps,
                                          const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                         Tensor& dbeta) {
-    not_implemented(Op::instance_norm_backward);
-  }
+                                         Tensor& dbeta) = 0;
   virtual void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
-                               Tensor& y) { not_implemented(Op::concat_axis1); }
+                               Tensor& y) = 0;
   virtual void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
-                              Tensor& y) { not_implemented(Op::slice_axis1); }
+                              Tensor& y) = 0;
   virtual void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
                                  int64_t batch, int64_t channels, float smooth, float scale,
-                                 Tensor& loss, int64_t slot, Tensor& dlogits) {
-    not_implemented(Op::soft_dice_loss);
-  }
+                                 Tensor& loss, int64_t slot, Tensor& dlogits) = 0;
 };
 
 }  // namespace sb
