@@ -4,7 +4,7 @@
 
 // dst[r, c] (rows x cols, contiguous) = src[off + r * ld + c], or src[off + c * ld + r] when
 // `trans`.
-__kernel void pack_f32(__global const float* src, long off, int ld, int trans, int rows, int cols,
+__kernel void pack_f32(__global const float* src, int off, int ld, int trans, int rows, int cols,
                        __global float* dst) {
   const int c = get_global_id(0), r = get_global_id(1);
   if (r >= rows || c >= cols) return;
@@ -13,7 +13,7 @@ __kernel void pack_f32(__global const float* src, long off, int ld, int trans, i
 }
 
 // The same into half bits (no cl_khr_fp16 needed: vstore_half rounds to nearest even).
-__kernel void pack_f16(__global const float* src, long off, int ld, int trans, int rows, int cols,
+__kernel void pack_f16(__global const float* src, int off, int ld, int trans, int rows, int cols,
                        __global half* dst) {
   const int c = get_global_id(0), r = get_global_id(1);
   if (r >= rows || c >= cols) return;
@@ -23,7 +23,7 @@ __kernel void pack_f16(__global const float* src, long off, int ld, int trans, i
 
 // c[off + r * ldc + col] = alpha * t[r, col] + beta * c[...]; beta == 0 never reads c.
 __kernel void axpby_strided(__global const float* t, int rows, int cols, float alpha, float beta,
-                            __global float* c, long off, int ldc) {
+                            __global float* c, int off, int ldc) {
   const int col = get_global_id(0), r = get_global_id(1);
   if (r >= rows || col >= cols) return;
   const long at = off + (long)r * ldc + col;
