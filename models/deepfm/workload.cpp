@@ -36,6 +36,11 @@ struct DeepFmWorkload::StageRun {
   Switches sw;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<BatchSource> source;
+  // The prefetch loader's slots in the backend's staging memory (pinned where it has any); the
+  // workers offset each batch's field codes in place, so a step writes straight from them.
+  // Declared before the loader: its workers stop before the memory goes.
+  std::vector<std::unique_ptr<HostStaging>> staging;
+  std::vector<BatchBuffers> slots;
   std::unique_ptr<PrefetchLoader> loader;
   Batch host;                // the synchronous path's batch memory
   std::vector<int32_t> ids;  // the step's field codes, offset into the concatenated table
@@ -44,6 +49,23 @@ struct DeepFmWorkload::StageRun {
   Table cleaned;             // data phase: the last pass's output
   StepResult last;
 };
+
+namespace {
+
+constexpr int kLoaderWorkers = 3, kLoaderDepth = 3;
+
+// One slot of batch_size rows: fields, outcome, direction, type, laid out in one block.
+BatchBuffers carve(HostStaging& s, int64_t b) {
+  std::byte* p = s.bytes().data();
+  const auto n = static_cast<size_t>(b);
+  auto* fields = reinterpret_cast<int32_t*>(p);
+  auto* outcome = reinterpret_cast<float*>(fields + n * kFields);
+  auto* direction = reinterpret_cast<int32_t*>(outcome + n * kOutcomes);
+  auto* type = direction + n;
+  return {{fields, n * kFields}, {outcome, n * kOutcomes}, {direction, n}, {type, n}};
+}
+
+}  // namespace
 
 DeepFmWorkload::DeepFmWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
     : options_(options),
@@ -131,7 +153,25 @@ void DeepFmWorkload::prepare(size_t stage) {
     bo.seed = options_.seed;
     r->source = std::make_unique<BatchSource>(dataset_.train, bo);
     r->host = Batch(config_.batch);
-    if (r->sw.prefetch) r->loader = std::make_unique<PrefetchLoader>(dataset_.train, bo);
+    if (r->sw.prefetch) {
+      const int64_t b = config_.batch;
+      const size_t bytes = static_cast<size_t>(b) * (kFields + kOutcomes + 2) * 4;
+      for (int slot = 0; slot <= kLoaderDepth; ++slot) {
+        r->staging.push_back(backend_->host_staging(bytes));
+        r->slots.push_back(carve(*r->staging.back(), b));
+      }
+      LoaderOptions lo;
+      lo.workers = kLoaderWorkers;
+      lo.depth = kLoaderDepth;
+      StageRun* run = r.get();
+      lo.after_fill = [run, offsets = offsets_](const BatchView& v, int slot) {
+        std::span<int32_t> f = run->slots.at(static_cast<size_t>(slot)).fields;
+        for (size_t i = 0; i < static_cast<size_t>(v.size) * kFields; ++i) f[i] += offsets[i % 4];
+      };
+      r->loader = std::make_unique<PrefetchLoader>(
+          dataset_.train, bo, lo,
+          [run](int slot, int64_t) { return run->slots.at(static_cast<size_t>(slot)); });
+    }
     if (r->sw.batched_transfer) {
       const int64_t b = config_.batch;
       r->device = {backend_->empty({b, 4}, DType::i32), backend_->empty({b, kOutcomes}),
@@ -161,9 +201,12 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
     view = r.source->fill(r.next, r.host.buffers());
   }
   ++r.next;
-  std::vector<int32_t>& ids = r.ids;
-  ids.assign(view.fields.begin(), view.fields.end());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] += offsets_[i % 4];
+  std::span<const int32_t> ids = view.fields;  // the loader's workers offset them already
+  if (!r.loader) {
+    r.ids.assign(view.fields.begin(), view.fields.end());
+    for (size_t i = 0; i < r.ids.size(); ++i) r.ids[i] += offsets_[i % 4];
+    ids = r.ids;
+  }
   const int64_t b = view.size;
   mark(times ? &times->data : nullptr, t0);
   // Host to device: per tensor, blocking, into new tensors (as .to(device) is), or
@@ -324,6 +367,10 @@ nlohmann::json DeepFmWorkload::summaries(size_t stage) {
     s["skipped_steps"] = r.trainer->skipped_steps();
   }
   s["steps"] = r.trainer->steps();
+  if (r.loader)
+    s["loader"] = {{"workers", kLoaderWorkers},
+                   {"depth", kLoaderDepth},
+                   {"staging", r.staging.front()->kind()}};
   if (r.sw.autotune) {
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, kernel] : backend_->autotune_choices()) choices[key] = kernel;

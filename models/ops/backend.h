@@ -30,6 +30,7 @@
 
 #include "instrument/allocation_tracker.h"
 #include "instrument/kernel_log.h"
+#include "models/ops/host_staging.h"
 #include "models/ops/op_names.h"
 #include "models/ops/op_types.h"
 #include "models/ops/tensor.h"
@@ -52,6 +53,10 @@ class Backend {
   virtual BackendMemory memory() = 0;
   // Kernel timings and transfers for the OpenCL collector; null where there are none.
   virtual KernelLog* kernel_log() { return nullptr; }
+  // Host memory to stage transfers in (host_staging.h): page-locked where the device has it.
+  virtual std::unique_ptr<HostStaging> host_staging(size_t bytes) {
+    return std::make_unique<PageableStaging>(bytes);
+  }
   // Empty when this backend can run GEMMs at `p` here, else the reason it cannot.
   virtual std::string unsupported_reason(Precision p) const = 0;
   // Blocks until every op queued so far has finished (no-op on synchronous backends).

@@ -33,6 +33,7 @@ class OpenCLBackend : public Backend {
   std::string name() const override { return "opencl"; }
   std::string device() const override { return device_name_; }
   BackendMemory memory() override;
+  std::unique_ptr<HostStaging> host_staging(size_t bytes) override;
   KernelLog* kernel_log() override { return &kernel_log_; }
   std::string unsupported_reason(Precision p) const override;
   void synchronize() override;
