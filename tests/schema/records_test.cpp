@@ -30,7 +30,10 @@ StageRecord measured_stage() {
   s.memory.rss_reset = true;
   s.counters["perf::TASK-CLOCK"] = {1e6, 2.5e5, "software", "calling thread", {}};
   s.opencl = {{"kernels", json::array()}, {"h2d_bytes", 0}};
-  s.correctness = {0.9999, 1e-3, 1e-4, 0.9999, "tf32", true};
+  s.correctness.cosine = 0.9999, s.correctness.max_abs = 1e-3, s.correctness.rel_l2 = 1e-4;
+  s.correctness.tolerance = 0.9999, s.correctness.basis = "tf32";
+  s.correctness.loss_max_rel = 2e-5, s.correctness.loss_tolerance = 5e-3;
+  s.correctness.pass = true;
   s.summaries = {{"graph", {{"passes", 6}}}};
   s.samples_ms = std::vector<double>{2.4, 2.5, 2.7};
   s.sections["papi"] = {{"available", false}};
