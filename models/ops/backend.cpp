@@ -16,13 +16,6 @@ using namespace checks;
 
 namespace {
 
-// An optional operand with its name, for checks that loop over several.
-using Named = std::pair<const char*, const Tensor*>;
-
-std::string text(int64_t v) {
-  return std::to_string(v);
-}
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   return Tensor(shape, DType::f32, nullptr).shape_string();
 }

@@ -14,10 +14,6 @@ using namespace checks;
 
 namespace {
 
-std::string text(int64_t v) {
-  return std::to_string(v);
-}
-
 // "[2,3,4]", as Tensor::shape_string writes shapes.
 std::string dims_text(const std::vector<int64_t>& dims) {
   return Tensor(dims, DType::f32, nullptr).shape_string();

@@ -17,10 +17,6 @@ using namespace checks;
 
 namespace {
 
-std::string text(int64_t v) {
-  return std::to_string(v);
-}
-
 const char* layout_name(Layout3d l) {
   return l == Layout3d::ndhwc ? "[N, d, h, w, C]" : "[N, C, d, h, w]";
 }

@@ -14,12 +14,6 @@ using namespace checks;
 
 namespace {
 
-using Named = std::pair<const char*, const Tensor*>;
-
-std::string text(int64_t v) {
-  return std::to_string(v);
-}
-
 void expect_layout(Op op, Layout3d layout) {
   if (layout != Layout3d::ncdhw && layout != Layout3d::ndhwc)
     fail(op, "unknown layout " + text(static_cast<int>(layout)));

@@ -4,6 +4,7 @@
 // costs a few comparisons.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "models/ops/op_names.h"
 #include "models/ops/tensor.h"
@@ -11,6 +12,14 @@
 namespace sb::checks {
 
 [[noreturn]] void fail(Op op, const std::string& what);
+
+// A number as the messages write it.
+inline std::string text(int64_t v) {
+  return std::to_string(v);
+}
+
+// An optional operand with its name, for checks that loop over several.
+using Named = std::pair<const char*, const Tensor*>;
 
 // "what [2,3]", or "what <undefined>".
 std::string describe(const char* what, const Tensor& t);
