@@ -108,14 +108,7 @@ void Backend::conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, con
   expect_volume(op, "input", x, volume_shape(s, s.in_channels, s.d, s.h, s.w), s.layout);
   expect_volume(op, "dy", dy, volume_shape(s, s.out_channels, o[0], o[1], o[2]), s.layout);
   expect_weight(op, "dw", dw, s);
-  expect_distinct(op, "dw", dw, "the input", x);
-  expect_distinct(op, "dw", dw, "dy", dy);
-  if (dbias != nullptr) {
-    expect_f32_numel(op, "dbias", *dbias, s.out_channels, "[out]");
-    expect_distinct(op, "dbias", *dbias, "the input", x);
-    expect_distinct(op, "dbias", *dbias, "dy", dy);
-    expect_distinct(op, "dbias", *dbias, "dw", dw);
-  }
+  expect_weight_gradients(op, x, dy, dw, dbias, s.out_channels);
   if (s.batch == 0) {  // no samples: the gradients are empty sums
     fill(dw, 0.0f);
     if (dbias != nullptr) fill(*dbias, 0.0f);

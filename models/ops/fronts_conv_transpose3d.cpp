@@ -113,14 +113,7 @@ void Backend::conv_transpose3d_backward_weights(const Conv3dShape& s, const Tens
   expect_input(op, "input", x, s);
   expect_output(op, "dy", dy, s);
   expect_weight(op, "dw", dw, s);
-  expect_distinct(op, "dw", dw, "the input", x);
-  expect_distinct(op, "dw", dw, "dy", dy);
-  if (dbias != nullptr) {
-    expect_f32_numel(op, "dbias", *dbias, s.out_channels, "[out]");
-    expect_distinct(op, "dbias", *dbias, "the input", x);
-    expect_distinct(op, "dbias", *dbias, "dy", dy);
-    expect_distinct(op, "dbias", *dbias, "dw", dw);
-  }
+  expect_weight_gradients(op, x, dy, dw, dbias, s.out_channels);
   if (s.batch == 0) {  // no samples: the gradients are empty sums
     fill(dw, 0.0f);
     if (dbias != nullptr) fill(*dbias, 0.0f);

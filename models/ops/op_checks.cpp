@@ -49,4 +49,15 @@ int64_t leading_rows(const Tensor& t) {
   return rows;
 }
 
+void expect_weight_gradients(Op op, const Tensor& x, const Tensor& dy, const Tensor& dw,
+                             const Tensor* dbias, int64_t out_channels) {
+  expect_distinct(op, "dw", dw, "the input", x);
+  expect_distinct(op, "dw", dw, "dy", dy);
+  if (dbias == nullptr) return;
+  expect_f32_numel(op, "dbias", *dbias, out_channels, "[out]");
+  expect_distinct(op, "dbias", *dbias, "the input", x);
+  expect_distinct(op, "dbias", *dbias, "dy", dy);
+  expect_distinct(op, "dbias", *dbias, "dw", dw);
+}
+
 }  // namespace sb::checks

@@ -42,4 +42,9 @@ void expect_distinct(Op op, const char* out_what, const Tensor& out, const char*
 // The product of every dimension but the last (the rows of a [rows, C] view).
 int64_t leading_rows(const Tensor& t);
 
+// The weight gradients of a convolution's backward: dw and dbias ([out], or null) written
+// from x and dy, so neither may share storage with them or with each other.
+void expect_weight_gradients(Op op, const Tensor& x, const Tensor& dy, const Tensor& dw,
+                             const Tensor* dbias, int64_t out_channels);
+
 }  // namespace sb::checks
