@@ -3,10 +3,12 @@
 // "<op>: <what>" naming the shapes; none builds a message unless it fails, so a valid call
 // costs a few comparisons.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 
 #include "models/ops/op_names.h"
+#include "models/ops/op_types.h"
 #include "models/ops/tensor.h"
 
 namespace sb::checks {
@@ -46,5 +48,17 @@ int64_t leading_rows(const Tensor& t);
 // from x and dy, so neither may share storage with them or with each other.
 void expect_weight_gradients(Op op, const Tensor& x, const Tensor& dy, const Tensor& dw,
                              const Tensor* dbias, int64_t out_channels);
+
+// A known activation; eps >= 0.
+void expect_act(Op op, Act act);
+void expect_eps(Op op, float eps);
+// Where an id outside the table sits: "id 11 at position 6 (item 1, token 2)".
+std::string id_at(int32_t id, int64_t at, int64_t seq);
+// The range upload_ids/write_ids recorded for i32 ids of any shape (of at least one id).
+const IdRange& recorded_ids(Op op, const char* what, const Tensor& ids);
+// The min/max of a host range of ids (at least one), with their positions.
+IdRange id_range(std::span<const int32_t> host);
+// Token ids [B, S] inside a table of `vocab` rows.
+void expect_ids_inside(Op op, const Tensor& ids, int64_t vocab, int64_t seq);
 
 }  // namespace sb::checks
