@@ -4,9 +4,10 @@
 // model picks which ops to call (separate passes or fused ones) from its stage's switches, and the
 // precision of a GEMM is a property of its prepared Weight.
 //
-// Every op is a non-virtual front (backend.cpp) that validates its arguments once, for every
-// backend, then calls the backend's protected do_<op>: both backends accept and reject the same
-// calls with the same messages, and a do_<op> may take its arguments as valid.
+// Every op is a non-virtual front (backend.cpp, and fronts_<group>.cpp for the training and 3-D
+// ops) that validates its arguments once, for every backend, then calls the backend's protected
+// do_<op>: both backends accept and reject the same calls with the same messages, and a do_<op>
+// may take its arguments as valid.
 //
 // Conventions: row-major, contiguous f32 activations; "rows" are the leading dimensions folded
 // together, "channels" the last dimension. Outputs are written, never accumulated, unless said.
