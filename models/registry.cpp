@@ -5,6 +5,9 @@
 #include "models/deepfm/config.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/workload.h"
+#include "models/dynunet/config.h"
+#include "models/dynunet/ladder.h"
+#include "models/dynunet/workload.h"
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/workload.h"
@@ -62,6 +65,22 @@ const std::vector<ModelEntry>& model_registry() {
          o.batch = r.batch;
          o.data = r.input;
          return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
+       },
+       "train"},
+      {"dynunet",
+       "CytoDL DynUNet 3-D segmentation, volumes -> masks, trained with AdamW; inference timed "
+       "per stage (seed 004, training)",
+       dynunet::sizes(), []() -> const std::vector<StageSpec>& { return dynunet::ladder(); },
+       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         dynunet::WorkloadOptions o;
+         o.size = r.size;
+         o.seed = r.seed;
+         o.weights = r.weights;
+         o.batch = r.batch;
+         if (!r.input.empty())
+           throw std::invalid_argument(
+               "dynunet: run takes no --input (it trains on seeded synthetic volumes)");
+         return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
        },
        "train"},
   };

@@ -216,6 +216,16 @@ class Backend {
   // counts, four distinct tensors). step >= 1, lr, eps, weight_decay >= 0, betas in [0, 1).
   void adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s);
 
+  // --- training: one flat buffer for many tensors (a fused optimizer's) --------------------
+  // A zero-filled f32 tensor holding one range per shape of `shapes`, each starting at a multiple
+  // of part_alignment() elements, and in `parts` one tensor per shape over its range (a view:
+  // writing a part writes the flat tensor). One op over the flat tensor then covers every part
+  // (AdamW over all parameters in one pass); the padding between parts stays zero under AdamW
+  // when it is zero in the parameters, gradients and moments. Parts are distinct from each other
+  // and from every other tensor; the flat tensor must not meet one of its own parts in one op
+  // (the fronts cannot see that overlap).
+  Tensor flat_parts(std::span<const std::vector<int64_t>> shapes, std::vector<Tensor>& parts);
+
   // --- 3-D volumes (DynUNet): convolutions, instance norm, channel concatenation, Dice -------
   // y [N, out, od, oh, ow] = conv3d(x, w) + bias (bias [out] or null), PyTorch's Conv3d.
   void conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
@@ -232,9 +242,11 @@ class Backend {
   void conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                          Tensor& dw, Tensor* dbias);
   // InstanceNorm3d (affine): per (n, c), over the d h w voxels, biased variance, as PyTorch.
-  // x, y hold N x C x `voxels` elements in `layout`; gamma, beta [C]; y may be x.
+  // x, y hold N x C x `voxels` elements in `layout`; gamma, beta [C]; y may be x. The epilogue
+  // (op_types.h) adds a residual and applies an activation in the same pass.
   void instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                     const Tensor& gamma, const Tensor& beta, float eps, Tensor& y);
+                     const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                     const NormEpilogue& ep = {});
   // Its backward, statistics recomputed from x: dx (may be dy), dgamma, dbeta [C] written.
   void instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                               const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
@@ -258,10 +270,19 @@ class Backend {
   static std::string gemm_autotune_key(const GemmBatch& g);
   // True when `offsets` is an arithmetic progression with a step >= 0 (0 or 1 items: step 0).
   static bool evenly_strided(const std::vector<int64_t>& offsets, int64_t* step);
+  // Another backend's flat_parts hooks, for backends that wrap one (tests' recording backend).
+  static int64_t part_alignment_of(const Backend& b) { return b.part_alignment(); }
+  static Tensor part_of(Backend& b, const Tensor& flat, int64_t offset,
+                        std::vector<int64_t> shape) {
+    return b.do_part(flat, offset, std::move(shape));
+  }
 
   // What each backend implements, called by the fronts above with validated arguments (and,
   // for ops that write, at least one element to write).
   virtual Tensor do_empty(std::vector<int64_t> shape, DType dtype) = 0;
+  // flat_parts: where parts may start (elements), and a view of `shape` at `offset` of `flat`.
+  virtual int64_t part_alignment() const { return 16; }
+  virtual Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) = 0;
   virtual Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) = 0;
   virtual Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) = 0;
   virtual std::vector<float> do_download(const Tensor& t) = 0;
@@ -343,7 +364,8 @@ class Backend {
                                                     const Tensor& dy, Tensor& dw,
                                                     Tensor* dbias) = 0;
   virtual void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                                const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) = 0;
+                                const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                                const NormEpilogue& ep) = 0;
   virtual void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
                                          int64_t channels, const Tensor& gamma, float eps,
                                          const Tensor& dy, Tensor& dx, Tensor& dgamma,

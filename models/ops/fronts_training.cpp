@@ -1,6 +1,7 @@
 // The fronts of the training ops (backend.h, "training"): transfers into existing tensors, the
 // column ops, the backward ops, dropout, the losses, sum_squares and AdamW; each validated here,
 // once for every backend, then the backend's do_<op>.
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <string>
@@ -286,6 +287,27 @@ void Backend::adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, con
     fail(op, "weight_decay = " + std::to_string(s.weight_decay) + " must be >= 0");
   if (param.numel() == 0) return;
   do_adamw(param, grad, m, v, s);
+}
+
+Tensor Backend::flat_parts(std::span<const std::vector<int64_t>> shapes,
+                           std::vector<Tensor>& parts) {
+  const int64_t align = std::max<int64_t>(1, part_alignment());
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (const auto& shape : shapes) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+      if (d < 0) throw std::invalid_argument("flat_parts: negative dimension in a part's shape");
+      n *= d;
+    }
+    offsets.push_back(total);
+    total += (n + align - 1) / align * align;
+  }
+  Tensor flat = empty({total});
+  fill(flat, 0.f);
+  parts.clear();
+  for (size_t i = 0; i < shapes.size(); ++i) parts.push_back(do_part(flat, offsets[i], shapes[i]));
+  return flat;
 }
 
 }  // namespace sb

@@ -47,7 +47,8 @@ void expect_outer_inner(Op op, int64_t outer, int64_t inner) {
 }  // namespace
 
 void Backend::instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                            const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+                            const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                            const NormEpilogue& ep) {
   const Op op = Op::instance_norm;
   expect_layout(op, layout);
   expect_volume(op, "input", x, batch, channels);
@@ -57,7 +58,12 @@ void Backend::instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int
   if (!(eps >= 0.0f)) fail(op, "eps = " + std::to_string(eps) + " must be >= 0");
   expect_distinct(op, "the output", y, "gamma", gamma);
   expect_distinct(op, "the output", y, "beta", beta);
-  do_instance_norm(x, layout, batch, channels, gamma, beta, eps, y);
+  if (ep.residual) {
+    expect_f32_numel(op, "residual", *ep.residual, x.numel(), "the input's size");
+    expect_distinct(op, "the residual", *ep.residual, "the input", x);
+  }
+  expect_act(op, ep.act);
+  do_instance_norm(x, layout, batch, channels, gamma, beta, eps, y, ep);
 }
 
 void Backend::instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,

@@ -140,6 +140,14 @@ struct Conv3dShape {
   }
 };
 
+// Applied by instance_norm as it stores: y = act(IN(x) + residual). The residual-add and the
+// activation after a norm are then one pass over the volume instead of three (the "compile"
+// stage's fusion); without them instance_norm is the plain norm.
+struct NormEpilogue {
+  const Tensor* residual = nullptr;  // x's element count; may be y itself, not x
+  Act act = Act::none;
+};
+
 // Additive key mask value for padding: large enough that exp() of it is 0, finite so that
 // arithmetic on it never makes NaN.
 inline constexpr float kMaskedLogit = -1e30f;

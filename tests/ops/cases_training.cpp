@@ -565,6 +565,40 @@ std::vector<OpCase> adamw_cases() {
          return checks(
              {{"param", be.download(p), pw}, {"m", be.download(m), mw}, {"v", be.download(v), vw}});
        }});
+  // AdamW over one flat buffer updates every part as AdamW over each part would, and the
+  // padding between the parts stays zero.
+  c.push_back({Op::flat_parts, "adamw_over_parts", {}, [](Backend& be) {
+                 const std::vector<std::vector<int64_t>> shapes{{3, 5}, {7}, {2, 1, 3}};
+                 std::vector<Tensor> p, g, m, v;
+                 Tensor fp = be.flat_parts(shapes, p), fg = be.flat_parts(shapes, g);
+                 Tensor fm = be.flat_parts(shapes, m), fv = be.flat_parts(shapes, v);
+                 AdamWStep s;
+                 s.weight_decay = 0.1f, s.lr = 0.05f;
+                 std::vector<Check> out;
+                 std::vector<Vec> p0, g0;
+                 for (size_t i = 0; i < shapes.size(); ++i) {
+                   p0.push_back(random_vec(p[i].numel(), 320 + int(i)));
+                   g0.push_back(random_vec(p[i].numel(), 330 + int(i)));
+                   be.write(p0[i], p[i]);
+                   be.write(g0[i], g[i]);
+                 }
+                 be.adamw(fp, fg, fm, fv, s);
+                 double total = 0;
+                 for (size_t i = 0; i < shapes.size(); ++i) {
+                   Tensor q = up(be, p0[i], shapes[i]), mq = be.empty(shapes[i]),
+                          vq = be.empty(shapes[i]);
+                   be.fill(mq, 0.f), be.fill(vq, 0.f);
+                   be.adamw(q, up(be, g0[i], shapes[i]), mq, vq, s);
+                   const Vec want = be.download(q);
+                   out.push_back({"part " + std::to_string(i), be.download(p[i]), widen(want)});
+                   for (float x : want) total += double(x) * x;
+                 }
+                 Tensor sq = be.empty({1});
+                 be.sum_squares(fp, sq, 0);
+                 out.push_back({"sum of squares (padding zero)", be.download(sq), DVec{total},
+                                Precision::f32, 1e-5});
+                 return out;
+               }});
   return c;
 }
 

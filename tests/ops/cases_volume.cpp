@@ -138,6 +138,21 @@ std::vector<OpCase> instance_norm_cases() {
            return checks(
                {{"y", be.download(xt), instance_norm_ref(s, x, g, b, 0.1), Precision::f32, 1e-4}});
          }});
+    // The fused epilogue: act(IN(x) + residual), in place on the residual.
+    c.push_back({Op::instance_norm, name + "_residual_leaky_relu", {}, [layout](Backend& be) {
+                   const Volume s{2, 3, 300, layout};
+                   const Vec x = random_vec(s.size(), 406, -2, 5), g = random_vec(3, 407, 0.5, 2),
+                             b = random_vec(3, 408), r = random_vec(s.size(), 409);
+                   Tensor y = up(be, r, s.shape());
+                   be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {3}),
+                                    up(be, b, {3}), kEps, y, {&y, Act::leaky_relu});
+                   DVec want = instance_norm_ref(s, x, g, b, kEps);
+                   for (size_t i = 0; i < want.size(); ++i) {
+                     const double t = want[i] + r[i];
+                     want[i] = t > 0 ? t : 0.01 * t;
+                   }
+                   return checks({{"y", be.download(y), want, Precision::f32, 1e-4}});
+                 }});
   }
   return c;
 }

@@ -32,6 +32,10 @@ class RecordingBackend final : public Backend {
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override {
     return at(Op::empty, [&] { return in_.empty(std::move(shape), dtype); });
   }
+  int64_t part_alignment() const override { return part_alignment_of(in_); }
+  Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override {
+    return at(Op::flat_parts, [&] { return part_of(in_, flat, offset, std::move(shape)); });
+  }
   Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override {
     return at(Op::upload, [&] { return in_.upload(host, std::move(shape)); });
   }
@@ -192,14 +196,14 @@ class RecordingBackend final : public Backend {
     at(Op::adamw, [&] { in_.adamw(param, grad, m, v, s); });
   }
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override {
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                        const NormEpilogue& ep) override {
     at(Op::instance_norm,
-       [&] { in_.instance_norm(x, layout, batch, channels, gamma, beta, eps, y); });
+       [&] { in_.instance_norm(x, layout, batch, channels, gamma, beta, eps, y, ep); });
   }
-  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
-                                 int64_t channels, const Tensor& gamma, float eps,
-                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                 Tensor& dbeta) override {
+  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                                 const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
+                                 Tensor& dgamma, Tensor& dbeta) override {
     at(Op::instance_norm_backward, [&] {
       in_.instance_norm_backward(x, layout, batch, channels, gamma, eps, dy, dx, dgamma, dbeta);
     });
@@ -229,8 +233,8 @@ class RecordingBackend final : public Backend {
     at(Op::conv_transpose3d_backward_data,
        [&] { in_.conv_transpose3d_backward_data(s, dy, w, dx); });
   }
-  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
-                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override {
+  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                            Tensor& dw, Tensor* dbias) override {
     at(Op::conv_transpose3d_backward_weights,
        [&] { in_.conv_transpose3d_backward_weights(s, x, dy, dw, dbias); });
   }

@@ -61,6 +61,14 @@ Tensor CpuBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
   return make_host_tensor(std::move(shape), dtype, host_);
 }
 
+Tensor CpuBackend::do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) {
+  float* base = f32_data(flat, "flat_parts buffer") + offset;
+  Tensor probe(shape, DType::f32, nullptr);
+  auto view = std::make_shared<HostStorage>(
+      std::shared_ptr<Storage>(flat.storage(), [keep = flat](Storage*) {}), base, probe.bytes());
+  return Tensor(std::move(shape), DType::f32, std::move(view));
+}
+
 Tensor CpuBackend::do_upload(std::span<const float> host, std::vector<int64_t> shape) {
   Tensor t = do_empty(std::move(shape), DType::f32);
   if (!host.empty()) std::memcpy(f32_data(t, "upload target"), host.data(), host.size_bytes());

@@ -29,6 +29,7 @@ class CpuBackend final : public Backend {
   BackendMemory memory() override { return {host_.get(), nullptr}; }
   std::string unsupported_reason(Precision p) const override;
   void synchronize() override {}
+  Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
 
  private:
@@ -113,7 +114,8 @@ class CpuBackend final : public Backend {
 
   // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                        const NormEpilogue& ep) override;
   void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
                                  int64_t channels, const Tensor& gamma, float eps,
                                  const Tensor& dy, Tensor& dx, Tensor& dgamma,

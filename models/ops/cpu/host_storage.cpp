@@ -21,7 +21,11 @@ HostStorage::HostStorage(size_t bytes, std::shared_ptr<AllocationTracker> tracke
   if (tracker_) tracker_->allocated(bytes_);
 }
 
+HostStorage::HostStorage(std::shared_ptr<Storage> owner, void* data, size_t bytes)
+    : data_(data), bytes_(bytes), owner_(std::move(owner)) {}
+
 HostStorage::~HostStorage() {
+  if (owner_) return;
   std::free(data_);
   if (tracker_) tracker_->released(bytes_);
 }

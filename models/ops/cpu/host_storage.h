@@ -13,6 +13,9 @@ namespace sb::cpu {
 class HostStorage : public Storage {
  public:
   HostStorage(size_t bytes, std::shared_ptr<AllocationTracker> tracker);
+  // A view of `bytes` at `data` inside `owner` (Backend::flat_parts): allocates and tracks
+  // nothing, and keeps the owner alive.
+  HostStorage(std::shared_ptr<Storage> owner, void* data, size_t bytes);
   ~HostStorage() override;
   HostStorage(const HostStorage&) = delete;
   HostStorage& operator=(const HostStorage&) = delete;
@@ -24,6 +27,7 @@ class HostStorage : public Storage {
   void* data_ = nullptr;
   size_t bytes_ = 0;
   std::shared_ptr<AllocationTracker> tracker_;
+  std::shared_ptr<Storage> owner_;  // set for views
 };
 
 Tensor make_host_tensor(std::vector<int64_t> shape, DType dtype,

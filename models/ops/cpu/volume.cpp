@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/parallel.h"
@@ -48,16 +49,83 @@ void moments(const float* x, int64_t stride, int64_t voxels, float eps, double* 
   *rstd = 1.0 / std::sqrt(q / static_cast<double>(voxels) + static_cast<double>(eps));
 }
 
+// act(v) for one element: the epilogue of a fused norm (activation.h has the vector forms).
+float act_scalar(Act act, float v) {
+  float out = 0;
+  const Eigen::Array<float, 1, 1> in(v);
+  with_activation(act, in, [&](const auto& e) { out = Eigen::Array<float, 1, 1>(e)(0); });
+  return out;
+}
+
+inline float apply_act(Act act, float t) {
+  if (act == Act::none) return t;
+  if (act == Act::leaky_relu) return t > 0.f ? t : 0.01f * t;  // DynUNet's, kept inline
+  return act_scalar(act, t);
+}
+
+// Per (n, c): y = act(x scale + shift + residual), scale = rstd gamma, shift = beta - mean scale.
+void store_normalized(const float* xp, const float* rp, Act act, float scale, float shift,
+                      int64_t at, int64_t stride, int64_t voxels, float* yp) {
+  for (int64_t v = 0; v < voxels; ++v) {
+    const int64_t e = at + v * stride;
+    float t = xp[e] * scale + shift;
+    if (rp) t += rp[e];
+    yp[e] = apply_act(act, t);
+  }
+}
+
+// ndhwc: the statistics of every channel of sample n in one walk over its voxels (contiguous
+// rows of C), double sums per channel in voxel order: the same values as the strided walk, but
+// each cache line is read once per pass instead of once per channel.
+void channels_last_moments(const float* x, int64_t channels, int64_t voxels, float eps,
+                           std::vector<double>& mean, std::vector<double>& rstd) {
+  std::vector<double> s(static_cast<size_t>(channels), 0.0), q(s);
+  for (int64_t v = 0; v < voxels; ++v)
+    for (int64_t c = 0; c < channels; ++c) s[c] += x[v * channels + c];
+  for (int64_t c = 0; c < channels; ++c) mean[c] = s[c] / static_cast<double>(voxels);
+  for (int64_t v = 0; v < voxels; ++v)
+    for (int64_t c = 0; c < channels; ++c) {
+      const double d = x[v * channels + c] - mean[c];
+      q[c] += d * d;
+    }
+  for (int64_t c = 0; c < channels; ++c)
+    rstd[c] = 1.0 / std::sqrt(q[c] / static_cast<double>(voxels) + static_cast<double>(eps));
+}
+
 }  // namespace
 
 void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                                  const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+                                  const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                                  const NormEpilogue& ep) {
   const Instances in = instances(x, layout, batch, channels);
   const float* xp = f32_data(x, "instance_norm input");
   const float* gp = f32_data(gamma, "instance_norm gamma");
   const float* bp = f32_data(beta, "instance_norm beta");
+  const float* rp = ep.residual ? f32_data(*ep.residual, "instance_norm residual") : nullptr;
   float* yp = f32_data(y, "instance_norm output");
   const int64_t stride = in.stride();
+  if (layout == Layout3d::ndhwc) {
+    parallel_for(batch, 4 * in.voxels * channels, [&](int64_t n0, int64_t n1) {
+      std::vector<double> mean(static_cast<size_t>(channels)), rstd(mean);
+      for (int64_t n = n0; n < n1; ++n) {
+        const int64_t at = n * in.voxels * channels;
+        channels_last_moments(xp + at, channels, in.voxels, eps, mean, rstd);
+        std::vector<float> scale(mean.size()), shift(mean.size());
+        for (int64_t c = 0; c < channels; ++c) {
+          scale[c] = static_cast<float>(rstd[c] * gp[c]);
+          shift[c] = static_cast<float>(bp[c] - mean[c] * rstd[c] * gp[c]);
+        }
+        for (int64_t v = 0; v < in.voxels; ++v)
+          for (int64_t c = 0; c < channels; ++c) {
+            const int64_t e = at + v * channels + c;
+            float t = xp[e] * scale[c] + shift[c];
+            if (rp) t += rp[e];
+            yp[e] = apply_act(ep.act, t);
+          }
+      }
+    });
+    return;
+  }
   parallel_for(in.count(), 4 * in.voxels, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t at = in.base(i), c = i % channels;
@@ -65,10 +133,7 @@ void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batc
       moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
       const float scale = static_cast<float>(rstd * gp[c]);
       const float shift = static_cast<float>(bp[c] - mean * rstd * gp[c]);
-      for (int64_t v = 0; v < in.voxels; ++v) {
-        const int64_t e = at + v * stride;
-        yp[e] = xp[e] * scale + shift;
-      }
+      store_normalized(xp, rp, ep.act, scale, shift, at, stride, in.voxels, yp);
     }
   });
 }
@@ -88,28 +153,59 @@ void CpuBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int
   float* dbp = f32_data(dbeta, "instance_norm_backward dbeta");
   const int64_t stride = in.stride();
   std::vector<double> sums(static_cast<size_t>(2 * in.count()));  // [i] sum dy xhat, sum dy
-  parallel_for(in.count(), 8 * in.voxels, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const int64_t at = in.base(i), c = i % channels;
-      double mean, rstd;
-      moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
-      double sdy = 0, sdy_xhat = 0;
-      for (int64_t v = 0; v < in.voxels; ++v) {
-        const int64_t e = at + v * stride;
-        sdy += dyp[e];
-        sdy_xhat += dyp[e] * ((xp[e] - mean) * rstd);
+  if (layout == Layout3d::ndhwc) {
+    const double inv = 1.0 / static_cast<double>(in.voxels);
+    parallel_for(batch, 8 * in.voxels * channels, [&](int64_t n0, int64_t n1) {
+      const auto C = static_cast<size_t>(channels);
+      std::vector<double> mean(C), rstd(C), sdy(C), sdyx(C);
+      for (int64_t n = n0; n < n1; ++n) {
+        const int64_t at = n * in.voxels * channels;
+        channels_last_moments(xp + at, channels, in.voxels, eps, mean, rstd);
+        std::fill(sdy.begin(), sdy.end(), 0.0);
+        std::fill(sdyx.begin(), sdyx.end(), 0.0);
+        for (int64_t v = 0; v < in.voxels; ++v)
+          for (int64_t c = 0; c < channels; ++c) {
+            const int64_t e = at + v * channels + c;
+            sdy[c] += dyp[e];
+            sdyx[c] += dyp[e] * ((xp[e] - mean[c]) * rstd[c]);
+          }
+        for (int64_t c = 0; c < channels; ++c) {
+          sums[2 * (n * channels + c)] = sdyx[c];
+          sums[2 * (n * channels + c) + 1] = sdy[c];
+        }
+        for (int64_t v = 0; v < in.voxels; ++v)
+          for (int64_t c = 0; c < channels; ++c) {
+            const int64_t e = at + v * channels + c;
+            const double xhat = (xp[e] - mean[c]) * rstd[c];
+            const double mg = gp[c] * sdy[c] * inv, mgx = gp[c] * sdyx[c] * inv;
+            dxp[e] = static_cast<float>(rstd[c] * (gp[c] * dyp[e] - mg - xhat * mgx));
+          }
       }
-      sums[2 * i] = sdy_xhat;
-      sums[2 * i + 1] = sdy;
-      const double inv = 1.0 / static_cast<double>(in.voxels);
-      const double mg = gp[c] * sdy * inv, mgx = gp[c] * sdy_xhat * inv;
-      for (int64_t v = 0; v < in.voxels; ++v) {  // dx may be dy: dy[e] is read before dx[e]
-        const int64_t e = at + v * stride;
-        const double xhat = (xp[e] - mean) * rstd;
-        dxp[e] = static_cast<float>(rstd * (gp[c] * dyp[e] - mg - xhat * mgx));
+    });
+  } else {
+    parallel_for(in.count(), 8 * in.voxels, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t at = in.base(i), c = i % channels;
+        double mean, rstd;
+        moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
+        double sdy = 0, sdy_xhat = 0;
+        for (int64_t v = 0; v < in.voxels; ++v) {
+          const int64_t e = at + v * stride;
+          sdy += dyp[e];
+          sdy_xhat += dyp[e] * ((xp[e] - mean) * rstd);
+        }
+        sums[2 * i] = sdy_xhat;
+        sums[2 * i + 1] = sdy;
+        const double inv = 1.0 / static_cast<double>(in.voxels);
+        const double mg = gp[c] * sdy * inv, mgx = gp[c] * sdy_xhat * inv;
+        for (int64_t v = 0; v < in.voxels; ++v) {  // dx may be dy: dy[e] is read before dx[e]
+          const int64_t e = at + v * stride;
+          const double xhat = (xp[e] - mean) * rstd;
+          dxp[e] = static_cast<float>(rstd * (gp[c] * dyp[e] - mg - xhat * mgx));
+        }
       }
-    }
-  });
+    });
+  }
   for (int64_t c = 0; c < channels; ++c) {
     double g = 0, b = 0;
     for (int64_t n = 0; n < batch; ++n) {

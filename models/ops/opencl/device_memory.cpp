@@ -10,7 +10,11 @@ ClStorage::ClStorage(std::shared_ptr<BufferPool> p, cl::Buffer b, size_t n)
   pool->tracker_.allocated(bytes);
 }
 
+ClStorage::ClStorage(std::shared_ptr<Storage> o, cl::Buffer sub, size_t n)
+    : buffer(std::move(sub)), bytes(n), owner(std::move(o)) {}
+
 ClStorage::~ClStorage() {
+  if (owner) return;
   pool->tracker_.released(bytes);
   pool->recycle(std::move(buffer), bytes);
 }

@@ -45,6 +45,8 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
 
 struct ClStorage : Storage {
   ClStorage(std::shared_ptr<BufferPool> pool, cl::Buffer buffer, size_t bytes);
+  // A sub-buffer of `owner`'s buffer (Backend::flat_parts): not tracked, never pooled.
+  ClStorage(std::shared_ptr<Storage> owner, cl::Buffer sub_buffer, size_t bytes);
   ~ClStorage() override;
   ClStorage(const ClStorage&) = delete;
   ClStorage& operator=(const ClStorage&) = delete;
@@ -52,6 +54,7 @@ struct ClStorage : Storage {
   std::shared_ptr<BufferPool> pool;  // keeps the pool alive while tensors still refer to it
   cl::Buffer buffer;
   size_t bytes;
+  std::shared_ptr<Storage> owner;  // set for sub-buffers
 };
 
 // The cl::Buffer behind a tensor of this backend; throws for an undefined tensor.

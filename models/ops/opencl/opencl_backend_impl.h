@@ -46,6 +46,8 @@ class OpenCLBackend : public Backend {
 
  private:
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
+  int64_t part_alignment() const override;
+  Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
   Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override;
   Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
   std::vector<float> do_download(const Tensor& t) override;
@@ -120,7 +122,8 @@ class OpenCLBackend : public Backend {
 
   // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
+                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                        const NormEpilogue& ep) override;
   void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
                                  int64_t channels, const Tensor& gamma, float eps,
                                  const Tensor& dy, Tensor& dx, Tensor& dgamma,

@@ -30,4 +30,21 @@ void OpenCLBackend::do_fill(Tensor& y, float value) {
   launch("fill", cl::NDRange(round_up(n, 256)), cl::NDRange(256), value, n, y);
 }
 
+// Sub-buffers must start at CL_DEVICE_MEM_BASE_ADDR_ALIGN (bits).
+int64_t OpenCLBackend::part_alignment() const {
+  const auto bits = runtime_->device().getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>();
+  return std::max<int64_t>(16, static_cast<int64_t>(bits / 8 / sizeof(float)));
+}
+
+Tensor OpenCLBackend::do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) {
+  Tensor probe(shape, DType::f32, nullptr);
+  cl_buffer_region region{static_cast<size_t>(offset) * sizeof(float),
+                          std::max<size_t>(probe.bytes(), sizeof(float))};
+  cl::Buffer whole = device_buffer(flat);
+  cl::Buffer sub = whole.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+  auto owner = std::shared_ptr<Storage>(flat.storage(), [keep = flat](Storage*) {});
+  return Tensor(std::move(shape), DType::f32,
+                std::make_shared<ClStorage>(std::move(owner), std::move(sub), probe.bytes()));
+}
+
 }  // namespace sb

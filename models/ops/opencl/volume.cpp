@@ -14,11 +14,12 @@ constexpr size_t kCopyGroup = 256;
 
 void OpenCLBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch,
                                      int64_t channels, const Tensor& gamma, const Tensor& beta,
-                                     float eps, Tensor& y) {
+                                     float eps, Tensor& y, const NormEpilogue& ep) {
   const int64_t count = batch * channels, voxels = x.numel() / count;
   const size_t wg = reduce_group();
   launch("instance_norm", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg), x,
-         channels, voxels, layout == Layout3d::ndhwc ? 1 : 0, gamma, beta, eps, y);
+         channels, voxels, layout == Layout3d::ndhwc ? 1 : 0, gamma, beta, eps, y, ep.residual,
+         ep.residual ? 1 : 0, static_cast<int>(ep.act));
 }
 
 void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,

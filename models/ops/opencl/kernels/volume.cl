@@ -26,11 +26,12 @@ inline void volume_moments(__global const float* x, size_t base, int stride, int
   *rstd = 1 / sqrt(group_sum_acc(q, scratch) / voxels + eps);
 }
 
-// y = (x - mean) rstd gamma[c] + beta[c]; y may be x. A work-group per instance.
+// y = act((x - mean) rstd gamma[c] + beta[c] + residual) (residual when has_residual); y may
+// be x. A work-group per instance.
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
 void instance_norm(__global const float* x, int channels, int voxels, int ndhwc,
                    __global const float* gamma, __global const float* beta, float eps,
-                   __global float* y) {
+                   __global float* y, __global const float* residual, int has_residual, int act) {
   __local acc_t scratch[REDUCE_WG];
   const int i = get_group_id(0), c = i % channels;
   const size_t base = volume_base(i, channels, voxels, ndhwc);
@@ -41,7 +42,9 @@ void instance_norm(__global const float* x, int channels, int voxels, int ndhwc,
   const float shift = (float)(beta[c] - mean * rstd * gamma[c]);
   for (int v = get_local_id(0); v < voxels; v += REDUCE_WG) {
     const size_t e = base + (size_t)v * stride;
-    y[e] = x[e] * scale + shift;
+    float t = x[e] * scale + shift;
+    if (has_residual) t += residual[e];
+    y[e] = apply_act(t, act);
   }
 }
 

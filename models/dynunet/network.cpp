@@ -1,0 +1,390 @@
+#include "models/dynunet/network.h"
+
+#include <stdexcept>
+
+namespace sb::dynunet {
+
+// Parameter indices (param_specs() order) and sizes of one block. A norm's beta is gamma + 1.
+struct Network::Res {
+  size_t conv1, conv2, conv3, n1, n2, n3;
+  int64_t in, out;
+  int stride;
+  int64_t in_edge, out_edge;
+};
+
+struct Network::Up {
+  size_t tconv, conv1, conv2, n1, n2;
+  int64_t in, out;
+  int64_t in_edge, out_edge;
+};
+
+// What a block's backward pass reads. The separate-pass blocks also keep each norm's output
+// and the pre-activation sums (z1, z2, y2, y3, s); the fused blocks recover LeakyReLU's slope
+// from the activation's output (its sign is its input's) and keep neither.
+struct Network::Acts {
+  Tensor a1, z1, h1, a2, y2, a3, y3, s;  // ResBlock
+  Tensor u, c, z2;                       // UpBlock (with a1, z1, h1, a2)
+};
+
+Network::Network(Backend& be, const Config& c, const Params& init, const Switches& sw)
+    : be_(be), c_(c), sw_(sw), init_(init) {
+  const auto [f1, f2, f3] = c.filters;
+  const int64_t p = c.patch;
+  if (p % 4 != 0 || p < 4)
+    throw std::invalid_argument("dynunet: patch " + std::to_string(p) +
+                                " is not a positive multiple of 4 (two stride-2 levels)");
+  auto res = [&](const std::string& n, int64_t in, int64_t out, int stride, int64_t edge) {
+    return Res{init.index(n + ".conv1.conv.weight"),
+               init.index(n + ".conv2.conv.weight"),
+               init.index(n + ".conv3.conv.weight"),
+               init.index(n + ".norm1.weight"),
+               init.index(n + ".norm2.weight"),
+               init.index(n + ".norm3.weight"),
+               in,
+               out,
+               stride,
+               edge,
+               edge / stride};
+  };
+  res_ = {res("input_block", 1, f1, 1, p), res("downsamples.0", f1, f2, 2, p),
+          res("bottleneck", f2, f3, 2, p / 2)};
+  auto up = [&](const std::string& n, int64_t in, int64_t out, int64_t edge) {
+    return Up{init.index(n + ".transp_conv.conv.weight"),
+              init.index(n + ".conv_block.conv1.conv.weight"),
+              init.index(n + ".conv_block.conv2.conv.weight"),
+              init.index(n + ".conv_block.norm1.weight"),
+              init.index(n + ".conv_block.norm2.weight"),
+              in,
+              out,
+              edge,
+              2 * edge};
+  };
+  up_ = {up("upsamples.0", f3, f2, p / 4), up("upsamples.1", f2, f1, p / 2)};
+  out_w_ = init.index("output_block.conv.conv.weight");
+  out_b_ = init.index("output_block.conv.conv.bias");
+
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto& s : init.specs()) shapes.push_back(s.shape);
+  if (sw.flat_optimizer) {
+    flat_p_ = be.flat_parts(shapes, params_);
+    flat_g_ = be.flat_parts(shapes, grads_);
+    flat_m_ = be.flat_parts(shapes, m_);
+    flat_v_ = be.flat_parts(shapes, v_);
+  } else {
+    for (const auto& s : shapes) {
+      params_.push_back(be.empty(s));
+      grads_.push_back(be.empty(s));
+      m_.push_back(be.empty(s));
+      v_.push_back(be.empty(s));
+    }
+  }
+  e_ = {be.empty(vol(f1, p)), be.empty(vol(f2, p / 2)), be.empty(vol(f3, p / 4))};
+  d_ = {be.empty(vol(f1, p)), be.empty(vol(f2, p / 2))};
+  logits_ = be.empty(vol(1, p));
+  dl_dice_ = be.empty(vol(1, p));
+  dl_bce_ = be.empty(vol(1, p));
+  dlogits_ = be.empty(vol(1, p));
+  loss_ = be.empty({2});
+  if (!sw.checkpoint) {
+    for (const Res& r : res_) acts_.push_back(res_acts(r));
+    for (const Up& u : up_) acts_.push_back(up_acts(u));
+  }
+  reset();
+}
+
+Network::~Network() = default;
+
+std::vector<int64_t> Network::vol(int64_t channels, int64_t edge) const {
+  if (sw_.layout == Layout3d::ncdhw) return {c_.batch, channels, edge, edge, edge};
+  return {c_.batch, edge, edge, edge, channels};
+}
+
+// MONAI's padding for these kernels: 1 for 3^3 (stride 1 or 2), 0 for 1^3 and the 2^3
+// transposed convolution.
+Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int kernel,
+                                int stride) const {
+  Conv3dShape s;
+  s.batch = c_.batch, s.in_channels = in, s.out_channels = out;
+  s.d = s.h = s.w = edge;
+  s.kernel = kernel, s.stride = stride, s.padding = kernel == 3 ? 1 : 0;
+  s.layout = sw_.layout;
+  return s;
+}
+
+std::unique_ptr<Network::Acts> Network::res_acts(const Res& r) const {
+  auto a = std::make_unique<Acts>();
+  const auto shape = vol(r.out, r.out_edge);
+  for (Tensor* t : {&a->a1, &a->h1, &a->a2, &a->a3}) *t = be_.empty(shape);
+  if (!sw_.fused_norm)
+    for (Tensor* t : {&a->z1, &a->y2, &a->y3, &a->s}) *t = be_.empty(shape);
+  return a;
+}
+
+std::unique_ptr<Network::Acts> Network::up_acts(const Up& u) const {
+  auto a = std::make_unique<Acts>();
+  const auto shape = vol(u.out, u.out_edge);
+  for (Tensor* t : {&a->u, &a->a1, &a->h1, &a->a2}) *t = be_.empty(shape);
+  a->c = be_.empty(vol(2 * u.out, u.out_edge));
+  if (!sw_.fused_norm)
+    for (Tensor* t : {&a->z1, &a->z2}) *t = be_.empty(shape);
+  return a;
+}
+
+void Network::reset() {
+  const auto& init = init_.tensors();
+  for (size_t i = 0; i < init.size(); ++i) {
+    be_.write(init[i].values, params_[i]);
+    be_.fill(m_[i], 0.f);
+    be_.fill(v_[i], 0.f);
+  }
+  step_ = 0;
+}
+
+void Network::norm(const Tensor& x, size_t gamma, int64_t channels, Tensor& y,
+                   const Tensor* residual, bool act) {
+  be_.instance_norm(x, sw_.layout, c_.batch, channels, p(gamma), p(gamma + 1), c_.eps, y,
+                    {residual, act ? Act::leaky_relu : Act::none});
+}
+
+void Network::norm_backward(const Tensor& x, size_t gamma, int64_t channels, const Tensor& dy,
+                            Tensor& dx) {
+  be_.instance_norm_backward(x, sw_.layout, c_.batch, channels, p(gamma), c_.eps, dy, dx, g(gamma),
+                             g(gamma + 1));
+}
+
+void Network::lrelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
+  be_.activation_backward(x, dy, Act::leaky_relu, dx);
+}
+
+void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
+  be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 3, r.stride), x, p(r.conv1), nullptr, a.a1);
+  if (sw_.fused_norm) {
+    norm(a.a1, r.n1, r.out, a.h1, nullptr, true);
+  } else {
+    norm(a.a1, r.n1, r.out, a.z1, nullptr, false);
+    be_.activation(a.z1, Act::leaky_relu, a.h1);
+  }
+  be_.conv3d(conv_shape(r.out, r.out, r.out_edge, 3, 1), a.h1, p(r.conv2), nullptr, a.a2);
+  be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
+  if (sw_.fused_norm) {
+    norm(a.a3, r.n3, r.out, out, nullptr, false);  // the residual branch, then in place:
+    norm(a.a2, r.n2, r.out, out, &out, true);      // out = LReLU(IN(a2) + out)
+  } else {
+    norm(a.a3, r.n3, r.out, a.y3, nullptr, false);
+    norm(a.a2, r.n2, r.out, a.y2, nullptr, false);
+    be_.add(a.y2, a.y3, a.s);
+    be_.activation(a.s, Act::leaky_relu, out);
+  }
+}
+
+void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor& out,
+                           const Tensor& dout, Tensor* dx) {
+  const auto shape = vol(r.out, r.out_edge);
+  Tensor ds = be_.empty(shape), da = be_.empty(shape), dh = be_.empty(shape);
+  lrelu_backward(sw_.fused_norm ? out : a.s, dout, ds);
+  norm_backward(a.a2, r.n2, r.out, ds, da);
+  const Conv3dShape c2 = conv_shape(r.out, r.out, r.out_edge, 3, 1);
+  be_.conv3d_backward_weights(c2, a.h1, da, g(r.conv2), nullptr);
+  be_.conv3d_backward_data(c2, da, p(r.conv2), dh);
+  lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dh, dh);
+  norm_backward(a.a1, r.n1, r.out, dh, da);
+  const Conv3dShape c1 = conv_shape(r.in, r.out, r.in_edge, 3, r.stride);
+  be_.conv3d_backward_weights(c1, x, da, g(r.conv1), nullptr);
+  if (dx) be_.conv3d_backward_data(c1, da, p(r.conv1), *dx);
+  // The residual projection: IN3 and conv3 on the same ds (in place: ds is no longer needed).
+  norm_backward(a.a3, r.n3, r.out, ds, ds);
+  const Conv3dShape c3 = conv_shape(r.in, r.out, r.in_edge, 1, r.stride);
+  be_.conv3d_backward_weights(c3, x, ds, g(r.conv3), nullptr);
+  if (dx) {
+    Tensor d3 = be_.empty(vol(r.in, r.in_edge));
+    be_.conv3d_backward_data(c3, ds, p(r.conv3), d3);
+    be_.add(*dx, d3, *dx);
+  }
+}
+
+namespace {
+
+// The [outer, C, inner] view of a volume's channel axis: ncdhw (N, C, voxels), ndhwc
+// (N voxels, C, 1).
+std::pair<int64_t, int64_t> channel_view(Layout3d layout, int64_t batch, int64_t voxels) {
+  return layout == Layout3d::ncdhw ? std::pair{batch, voxels}
+                                   : std::pair{batch * voxels, int64_t{1}};
+}
+
+}  // namespace
+
+void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts& a, Tensor& out) {
+  be_.conv_transpose3d(conv_shape(u.in, u.out, u.in_edge, 2, 2), x, p(u.tconv), nullptr, a.u);
+  const auto [outer, inner] =
+      channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
+  const Tensor* parts[] = {&a.u, &skip};
+  be_.concat_axis1(parts, outer, inner, a.c);
+  be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, 3, 1), a.c, p(u.conv1), nullptr, a.a1);
+  if (sw_.fused_norm) {
+    norm(a.a1, u.n1, u.out, a.h1, nullptr, true);
+  } else {
+    norm(a.a1, u.n1, u.out, a.z1, nullptr, false);
+    be_.activation(a.z1, Act::leaky_relu, a.h1);
+  }
+  be_.conv3d(conv_shape(u.out, u.out, u.out_edge, 3, 1), a.h1, p(u.conv2), nullptr, a.a2);
+  if (sw_.fused_norm) {
+    norm(a.a2, u.n2, u.out, out, nullptr, true);
+  } else {
+    norm(a.a2, u.n2, u.out, a.z2, nullptr, false);
+    be_.activation(a.z2, Act::leaky_relu, out);
+  }
+}
+
+void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts& a,
+                          const Tensor& out, const Tensor& dout, Tensor& dx, Tensor& dskip) {
+  (void)skip;
+  const auto shape = vol(u.out, u.out_edge);
+  Tensor dz = be_.empty(shape), da = be_.empty(shape);
+  lrelu_backward(sw_.fused_norm ? out : a.z2, dout, dz);
+  norm_backward(a.a2, u.n2, u.out, dz, da);
+  const Conv3dShape c2 = conv_shape(u.out, u.out, u.out_edge, 3, 1);
+  be_.conv3d_backward_weights(c2, a.h1, da, g(u.conv2), nullptr);
+  be_.conv3d_backward_data(c2, da, p(u.conv2), dz);  // dz now holds dh1
+  lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dz, dz);
+  norm_backward(a.a1, u.n1, u.out, dz, da);
+  const Conv3dShape c1 = conv_shape(2 * u.out, u.out, u.out_edge, 3, 1);
+  be_.conv3d_backward_weights(c1, a.c, da, g(u.conv1), nullptr);
+  Tensor dc = be_.empty(vol(2 * u.out, u.out_edge));
+  be_.conv3d_backward_data(c1, da, p(u.conv1), dc);
+  const auto [outer, inner] =
+      channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
+  be_.slice_axis1(dc, outer, inner, 0, dz);  // dz now holds du
+  be_.slice_axis1(dc, outer, inner, u.out, dskip);
+  const Conv3dShape ct = conv_shape(u.in, u.out, u.in_edge, 2, 2);
+  be_.conv_transpose3d_backward_weights(ct, x, dz, g(u.tconv), nullptr);
+  be_.conv_transpose3d_backward_data(ct, dz, p(u.tconv), dx);
+}
+
+void Network::run_forward(const Tensor& image) {
+  // Checkpointing: each block's intermediates live only while it runs (and again while its
+  // backward pass recomputes them).
+  auto block_acts = [&](size_t i, std::unique_ptr<Acts>& temp) -> Acts& {
+    if (!sw_.checkpoint) return *acts_[i];
+    temp = i < res_.size() ? res_acts(res_[i]) : up_acts(up_[i - res_.size()]);
+    return *temp;
+  };
+  const Tensor* x = &image;
+  for (size_t i = 0; i < res_.size(); ++i) {
+    std::unique_ptr<Acts> temp;
+    res_forward(res_[i], *x, block_acts(i, temp), e_[i]);
+    x = &e_[i];
+  }
+  {
+    std::unique_ptr<Acts> temp;
+    up_forward(up_[0], e_[2], e_[1], block_acts(3, temp), d_[1]);
+  }
+  {
+    std::unique_ptr<Acts> temp;
+    up_forward(up_[1], d_[1], e_[0], block_acts(4, temp), d_[0]);
+  }
+  be_.conv3d(conv_shape(c_.filters[0], 1, c_.patch, 1, 1), d_[0], p(out_w_), &p(out_b_), logits_);
+}
+
+void Network::forward(const Tensor& image, const Tensor& mask) {
+  image_ = image;
+  mask_ = mask;
+  run_forward(image);
+  // Soft Dice + BCE with logits, equal weights: dlogits is the sum of their gradients.
+  be_.soft_dice_loss(logits_, mask, sw_.layout, c_.batch, 1, c_.smooth, 1.f, loss_, 0, dl_dice_);
+  const int64_t rows = logits_.numel();
+  Tensor z = logits_.reshaped({rows, 1}), t = mask.reshaped({rows, 1});
+  Tensor dz = dl_bce_.reshaped({rows, 1});
+  be_.bce_with_logits(z, t, 1.f, loss_, 1, dz);
+  be_.add(dl_dice_, dl_bce_, dlogits_);
+}
+
+const Tensor& Network::infer(const Tensor& image) {
+  run_forward(image);
+  return logits_;
+}
+
+void Network::backward() {
+  const auto [f1, f2, f3] = c_.filters;
+  const int64_t edge = c_.patch;
+  const Conv3dShape co = conv_shape(f1, 1, edge, 1, 1);
+  be_.conv3d_backward_weights(co, d_[0], dlogits_, g(out_w_), &g(out_b_));
+  Tensor dd0 = be_.empty(vol(f1, edge));
+  be_.conv3d_backward_data(co, dlogits_, p(out_w_), dd0);
+  auto acts = [&](size_t i, std::unique_ptr<Acts>& temp) -> Acts& {
+    if (!sw_.checkpoint) return *acts_[i];
+    temp = i < res_.size() ? res_acts(res_[i]) : up_acts(up_[i - res_.size()]);
+    return *temp;
+  };
+  Tensor dd1 = be_.empty(vol(f2, edge / 2)), de0 = be_.empty(vol(f1, edge)),
+         de0_skip = be_.empty(vol(f1, edge));
+  {
+    std::unique_ptr<Acts> temp;
+    Acts& a = acts(4, temp);
+    if (sw_.checkpoint) up_forward(up_[1], d_[1], e_[0], a, d_[0]);  // recompute
+    up_backward(up_[1], d_[1], e_[0], a, d_[0], dd0, dd1, de0_skip);
+  }
+  Tensor de2 = be_.empty(vol(f3, edge / 4)), de1 = be_.empty(vol(f2, edge / 2)),
+         de1_skip = be_.empty(vol(f2, edge / 2));
+  {
+    std::unique_ptr<Acts> temp;
+    Acts& a = acts(3, temp);
+    if (sw_.checkpoint) up_forward(up_[0], e_[2], e_[1], a, d_[1]);
+    up_backward(up_[0], e_[2], e_[1], a, d_[1], dd1, de2, de1_skip);
+  }
+  const Tensor* inputs[] = {&image_, &e_[0], &e_[1]};
+  Tensor* dins[] = {nullptr, &de0, &de1};
+  const Tensor* douts[] = {&de0, &de1, &de2};
+  for (size_t i = res_.size(); i-- > 0;) {
+    std::unique_ptr<Acts> temp;
+    Acts& a = acts(i, temp);
+    if (sw_.checkpoint) res_forward(res_[i], *inputs[i], a, e_[i]);
+    res_backward(res_[i], *inputs[i], a, e_[i], *douts[i], dins[i]);
+    if (i == 2) be_.add(de1, de1_skip, de1);
+    if (i == 1) be_.add(de0, de0_skip, de0);
+  }
+}
+
+StepLoss Network::update() {
+  const std::vector<float> l = be_.download(loss_);
+  ++step_;
+  AdamWStep s;
+  s.lr = c_.lr, s.weight_decay = c_.weight_decay, s.step = step_;
+  if (sw_.flat_optimizer) {
+    be_.adamw(flat_p_, flat_g_, flat_m_, flat_v_, s);
+  } else {
+    for (size_t i = 0; i < params_.size(); ++i) be_.adamw(params_[i], grads_[i], m_[i], v_[i], s);
+  }
+  return {l.at(0), l.at(1)};
+}
+
+std::vector<float> Network::parameters() {
+  std::vector<float> out;
+  for (const Tensor& t : params_) {
+    const std::vector<float> v = be_.download(t);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+MemorySplit Network::memory() const {
+  MemorySplit m;
+  auto bytes = [](const std::vector<Tensor>& ts) {
+    uint64_t n = 0;
+    for (const Tensor& t : ts) n += t.bytes();
+    return n;
+  };
+  m.parameters = sw_.flat_optimizer ? flat_p_.bytes() : bytes(params_);
+  m.gradients = sw_.flat_optimizer ? flat_g_.bytes() : bytes(grads_);
+  m.optimizer_state =
+      sw_.flat_optimizer ? flat_m_.bytes() + flat_v_.bytes() : bytes(m_) + bytes(v_);
+  for (const Tensor* t :
+       {&e_[0], &e_[1], &e_[2], &d_[0], &d_[1], &logits_, &dl_dice_, &dl_bce_, &dlogits_})
+    m.activations += t->bytes();
+  for (const auto& a : acts_)
+    for (const Tensor* t :
+         {&a->a1, &a->z1, &a->h1, &a->a2, &a->y2, &a->a3, &a->y3, &a->s, &a->u, &a->c, &a->z2})
+      if (t->defined()) m.activations += t->bytes();
+  return m;
+}
+
+}  // namespace sb::dynunet

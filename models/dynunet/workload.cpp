@@ -1,0 +1,278 @@
+#include "models/dynunet/workload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/backend_sources.h"
+#include "models/dynunet/counts.h"
+#include "models/dynunet/volume_loader.h"
+#include "models/dynunet/volumes.h"
+#include "models/io/weight_source.h"
+
+namespace sb::dynunet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+constexpr int kPhaseSteps = 3;  // steps timed phase by phase for the summaries
+constexpr int kLoaderWorkers = 2, kLoaderSlots = 3;
+// The inference measurement: a warm-up pass, then passes until both bounds are met or the
+// cap is reached. The median is what the table shows.
+constexpr int kInferMinReps = 5, kInferMaxReps = 50;
+constexpr double kInferMinMs = 1000;
+
+}  // namespace
+
+// What one stage holds: its network (parameters, gradients, moments, activations), the batch's
+// device tensors, and the loader with its staging slots when the stage prefetches.
+struct DynUnetWorkload::StageRun {
+  Switches sw;
+  std::unique_ptr<Network> net;
+  std::vector<std::unique_ptr<HostStaging>> staging;  // before the loader: outlives its workers
+  std::unique_ptr<VolumeLoader> loader;
+  std::vector<float> image, mask;  // the synchronous path's host batch
+  Tensor d_image, d_mask;
+  int64_t next = 0;
+  StepLoss last;
+};
+
+DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
+    : options_(options),
+      config_(config_for(options.size, options.batch)),
+      backend_(std::move(backend)) {
+  if (options.weights.empty()) {
+    params_ = std::make_unique<Params>(Params::random(config_, options.seed));
+  } else {
+    SafetensorsWeights source(options.weights, {"backbone."});
+    params_ = std::make_unique<Params>(Params::load(config_, source));
+  }
+  runs_.resize(kStageCount);
+}
+
+DynUnetWorkload::~DynUnetWorkload() = default;
+
+// The convolutions compute in fp32 on every backend today: the mixed-precision stage is
+// skipped with that reason, and the stages above it run in fp32.
+Switches DynUnetWorkload::switches(size_t stage) const {
+  Switches sw = switches_for(stage, Precision::f32);
+  return sw;
+}
+
+std::string DynUnetWorkload::skip_reason(size_t stage) const {
+  if (stage == kMixedPrecision)
+    return "no reduced-precision convolution in the op layer yet: conv3d and its backward ops "
+           "compute in fp32 on every backend (the stages above run in fp32)";
+  if (stage == kGraphReplay) {
+    if (backend_->name() == "cpu")
+      return "the cpu backend launches no kernels: there is no launch sequence to record";
+    return "graph replay needs the OpenCL backend to record its launches into a "
+           "cl_khr_command_buffer, which it does not do yet";
+  }
+  return {};
+}
+
+void DynUnetWorkload::prepare(size_t stage) {
+  auto r = std::make_unique<StageRun>();
+  r->sw = switches(stage);
+  r->net = std::make_unique<Network>(*backend_, config_, *params_, r->sw);
+  const int64_t n = config_.batch * config_.voxels();
+  const std::vector<int64_t> shape = r->net->input_shape();
+  r->d_image = backend_->empty(shape);
+  r->d_mask = backend_->empty(shape);
+  if (r->sw.prefetch) {
+    std::vector<VolumeLoader::Slot> slots;
+    for (int s = 0; s < kLoaderSlots; ++s) {
+      r->staging.push_back(backend_->host_staging(static_cast<size_t>(2 * n) * sizeof(float)));
+      auto* f = reinterpret_cast<float*>(r->staging.back()->bytes().data());
+      slots.push_back({{f, static_cast<size_t>(n)}, {f + n, static_cast<size_t>(n)}});
+    }
+    r->loader = std::make_unique<VolumeLoader>(options_.seed, config_.batch, config_.patch,
+                                               std::move(slots), kLoaderWorkers);
+  } else {
+    r->image.resize(static_cast<size_t>(n));
+    r->mask.resize(static_cast<size_t>(n));
+  }
+  runs_[stage] = std::move(r);
+}
+
+StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times) {
+  Backend& be = *backend_;
+  auto mark = [&](double* slot, Clock::time_point& t0) {
+    if (!times) return;
+    be.synchronize();
+    *slot += ms_since(t0);
+    t0 = Clock::now();
+  };
+  Clock::time_point t0 = Clock::now();
+  int slot = -1;
+  std::span<const float> image = r.image, mask = r.mask;
+  if (r.loader) {
+    slot = r.loader->next();
+    image = r.loader->slot(slot).image;
+    mask = r.loader->slot(slot).mask;
+  } else {
+    make_volumes(options_.seed, r.next * config_.batch, config_.batch, config_.patch, r.image,
+                 r.mask);
+  }
+  ++r.next;
+  mark(times ? &times->data : nullptr, t0);
+  // From the loader's (page-locked) slots the copies are queued; the update's loss read-back
+  // synchronizes before the slot goes back to the workers.
+  be.write(image, r.d_image, !r.loader);
+  be.write(mask, r.d_mask, !r.loader);
+  mark(times ? &times->h2d : nullptr, t0);
+  r.net->forward(r.d_image, r.d_mask);
+  mark(times ? &times->forward : nullptr, t0);
+  r.net->backward();
+  mark(times ? &times->backward : nullptr, t0);
+  StepLoss loss = r.net->update();
+  be.synchronize();
+  if (r.loader) r.loader->release(slot);
+  mark(times ? &times->optimizer : nullptr, t0);
+  return loss;
+}
+
+void DynUnetWorkload::run(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  r.last = step(r, nullptr);
+}
+
+std::vector<float> DynUnetWorkload::output(size_t) {
+  return {};  // training stages are checked by their trace
+}
+
+TrainTrace DynUnetWorkload::train(size_t stage, int64_t steps) {
+  StageRun& r = *runs_.at(stage);
+  r.net->reset();
+  // The check's batches: 0, 1, ... made synchronously, for every stage alike.
+  StageRun check;
+  check.sw = r.sw;
+  check.net = std::move(r.net);
+  check.d_image = r.d_image;
+  check.d_mask = r.d_mask;
+  check.image.resize(static_cast<size_t>(config_.batch * config_.voxels()));
+  check.mask.resize(check.image.size());
+  TrainTrace t;
+  loss_parts_.clear();
+  try {
+    for (int64_t s = 0; s < steps; ++s) {
+      const StepLoss l = step(check, nullptr);
+      t.loss.push_back(l.total());
+      loss_parts_.push_back(l);
+    }
+    t.params = check.net->parameters();
+  } catch (...) {
+    r.net = std::move(check.net);
+    throw;
+  }
+  r.net = std::move(check.net);
+  return t;
+}
+
+std::optional<TrainTrace> DynUnetWorkload::train_trace(size_t stage) {
+  return train(stage, config_.check_steps);
+}
+
+std::vector<float> DynUnetWorkload::infer(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  std::vector<float> image(static_cast<size_t>(config_.batch * config_.voxels())), mask(image);
+  make_volumes(options_.seed, 0, config_.batch, config_.patch, image, mask);
+  backend_->write(image, r.d_image);
+  return backend_->download(r.net->infer(r.d_image));
+}
+
+WorkCounts DynUnetWorkload::counts(size_t stage) const {
+  const PassCounts c = step_counts(config_);
+  WorkCounts w;
+  w.flops = c.flops;
+  w.bytes = c.bytes;
+  w.items = static_cast<double>(config_.batch);
+  w.item_name = "volumes";
+  const Precision p = switches(stage).precision;
+  w.precision = p == Precision::f32 ? "fp32" : precision_name(p);
+  return w;
+}
+
+CollectorSources DynUnetWorkload::sources() {
+  return collector_sources(*backend_);
+}
+
+nlohmann::json DynUnetWorkload::params() const {
+  const Config& c = config_;
+  const PassCounts f = forward_counts(c);
+  return {{"batch", c.batch},
+          {"patch", c.patch},
+          {"filters", {c.filters[0], c.filters[1], c.filters[2]}},
+          {"lr", c.lr},
+          {"weight_decay", c.weight_decay},
+          {"check_steps", c.check_steps},
+          {"parameters", params_->count()},
+          {"forward_gflops", f.flops / 1e9},
+          {"weights", options_.weights.empty() ? "seeded" : options_.weights.string()}};
+}
+
+nlohmann::json DynUnetWorkload::summaries(size_t stage) {
+  StageRun& r = *runs_.at(stage);
+  Backend& be = *backend_;
+  nlohmann::json s = nlohmann::json::object();
+  std::vector<double> data, h2d, fwd, bwd, opt;
+  for (int i = 0; i < kPhaseSteps; ++i) {
+    PhaseTimes t;
+    step(r, &t);
+    data.push_back(t.data), h2d.push_back(t.h2d), fwd.push_back(t.forward);
+    bwd.push_back(t.backward), opt.push_back(t.optimizer);
+  }
+  s["phases_ms"] = {{"data", median(data)},
+                    {"h2d", median(h2d)},
+                    {"forward", median(fwd)},
+                    {"backward", median(bwd)},
+                    {"optimizer", median(opt)}};
+  const MemorySplit m = r.net->memory();
+  s["memory_split_bytes"] = {{"parameters", m.parameters},
+                             {"gradients", m.gradients},
+                             {"optimizer_state", m.optimizer_state},
+                             {"activations", m.activations}};
+  s["last_loss"] = r.last.total();
+  s["last_dice"] = r.last.dice;
+  s["steps"] = r.net->steps();
+  if (r.loader) s["loader"] = {{"workers", kLoaderWorkers}, {"slots", kLoaderSlots}};
+  // Inference on the stage's switches: the forward alone on a resident batch, synchronized.
+  infer(stage);  // warm-up (and the input in place)
+  std::vector<double> ms;
+  const Clock::time_point start = Clock::now();
+  while (static_cast<int>(ms.size()) < kInferMaxReps &&
+         (static_cast<int>(ms.size()) < kInferMinReps || ms_since(start) < kInferMinMs)) {
+    const Clock::time_point t0 = Clock::now();
+    r.net->infer(r.d_image);
+    be.synchronize();
+    ms.push_back(ms_since(t0));
+  }
+  const double med = median(ms);
+  nlohmann::json inf = {{"median_ms", med},
+                        {"min_ms", *std::min_element(ms.begin(), ms.end())},
+                        {"samples", static_cast<int64_t>(ms.size())},
+                        {"fps", med > 0 ? 1e3 * static_cast<double>(config_.batch) / med : 0.0},
+                        {"gflops", forward_counts(config_).flops / 1e9}};
+  if (const auto claim = inference_claim(stage)) inf["claimed_speedup"] = *claim;
+  s["inference"] = inf;
+  return s;
+}
+
+void DynUnetWorkload::release(size_t stage) {
+  runs_.at(stage).reset();
+}
+
+}  // namespace sb::dynunet

@@ -1,0 +1,69 @@
+#pragma once
+// DynUNet's ladder as something the runner measures (mode "train"): one sample is one
+// optimizer step on the next batch of volumes (data, transfer, forward, backward, update).
+// After the measurement each stage also times its inference pass (summaries "inference"), so
+// one run gives seed 004's table: training and inference frames per second, and memory.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "harness/workload.h"
+#include "models/dynunet/config.h"
+#include "models/dynunet/ladder.h"
+#include "models/dynunet/network.h"
+
+namespace sb::dynunet {
+
+struct WorkloadOptions {
+  std::string size = "small";
+  uint64_t seed = 1;
+  int64_t batch = 0;              // 0: the size's batch
+  std::filesystem::path weights;  // empty: seeded initial parameters
+};
+
+class DynUnetWorkload : public Workload {
+ public:
+  DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend);
+  ~DynUnetWorkload() override;
+
+  const std::vector<StageSpec>& stages() const override { return ladder(); }
+  std::string mode() const override { return "train"; }
+  std::string skip_reason(size_t stage) const override;
+  void prepare(size_t stage) override;
+  void run(size_t stage) override;
+  std::vector<float> output(size_t stage) override;
+  std::optional<TrainTrace> train_trace(size_t stage) override;
+  WorkCounts counts(size_t stage) const override;
+  CollectorSources sources() override;
+  nlohmann::json params() const override;
+  nlohmann::json summaries(size_t stage) override;
+  void release(size_t stage) override;
+
+  Backend& backend() { return *backend_; }
+  const Config& config() const { return config_; }
+  const Params& parameters() const { return *params_; }
+  Switches switches(size_t stage) const;
+  // Trains `steps` from the initial parameters on batches 0, 1, ... (untimed); the dice and
+  // BCE parts of each step's loss are kept for last_loss_parts().
+  TrainTrace train(size_t stage, int64_t steps);
+  const std::vector<StepLoss>& last_loss_parts() const { return loss_parts_; }
+  // The inference logits of batch 0 on a prepared stage (flattened, [N, 1, P, P, P]).
+  std::vector<float> infer(size_t stage);
+
+ private:
+  struct StageRun;
+  struct PhaseTimes {
+    double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
+  };
+  StepLoss step(StageRun& r, PhaseTimes* times);
+
+  WorkloadOptions options_;
+  Config config_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Params> params_;
+  std::vector<std::unique_ptr<StageRun>> runs_;
+  std::vector<StepLoss> loss_parts_;
+};
+
+}  // namespace sb::dynunet
