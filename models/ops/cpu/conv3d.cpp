@@ -192,7 +192,11 @@ Descs descs_of(const Conv3dShape& s, bool bias) {
   d.src = volume_desc(s, s.in_channels, s.d, s.h, s.w);
   d.dst = volume_desc(s, s.out_channels, s.out_size(s.d, false), s.out_size(s.h, false),
                       s.out_size(s.w, false));
-  d.weights = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::oidhw);
+  // ndhwc: oneDNN's jit kernels for channels-last want weights in a layout of their own (with
+  // plain oidhw weights it falls back to its reference kernels, ~30x slower here); `any` lets
+  // the primitive choose, and the weights are reordered per call (they change every step).
+  d.weights = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32,
+                           s.layout == Layout3d::ndhwc ? Tag::any : Tag::oidhw);
   if (bias) d.bias = memory::desc({s.out_channels}, DT::f32, Tag::a);
   d.strides = {s.stride, s.stride, s.stride};
   d.padding = {s.padding, s.padding, s.padding};
@@ -211,39 +215,63 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool bias,
 
 }  // namespace
 
+// A primitive and the weights layout it chose (the plain oidhw unless `any` was asked).
+struct ConvPrimitive {
+  dnnl::primitive p;
+  memory::desc weights;
+};
+
+memory::desc plain_weights(const Conv3dShape& s) {
+  const int64_t k = s.kernel;
+  return memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::oidhw);
+}
+
 struct CpuBackend::Conv3dPrimitives {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
-  std::map<Key, dnnl::primitive> cache;
+  std::map<Key, ConvPrimitive> cache;
 
-  dnnl::primitive& get(Pass pass, const Conv3dShape& s, bool bias) {
+  ConvPrimitive& get(Pass pass, const Conv3dShape& s, bool bias) {
     const Key key = key_of(pass, s, bias);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     const Descs d = descs_of(s, bias);
     const auto algo = dnnl::algorithm::convolution_direct;
     const auto hint = forward_pd(d, bias, engine);
-    dnnl::primitive p;
+    ConvPrimitive p;
     switch (pass) {
       case Pass::forward:
-        p = dnnl::convolution_forward(hint);
+        p = {dnnl::convolution_forward(hint), hint.weights_desc()};
         break;
-      case Pass::backward_data:
-        p = dnnl::convolution_backward_data(dnnl::convolution_backward_data::primitive_desc(
-            {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine, hint));
+      case Pass::backward_data: {
+        const dnnl::convolution_backward_data::primitive_desc pd(
+            {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine, hint);
+        p = {dnnl::convolution_backward_data(pd), pd.weights_desc()};
         break;
-      case Pass::backward_weights:
-        p = bias ? dnnl::convolution_backward_weights(
-                       dnnl::convolution_backward_weights::primitive_desc(
-                           {algo, d.src, d.weights, d.bias, d.dst, d.strides, d.padding, d.padding},
-                           engine, hint))
-                 : dnnl::convolution_backward_weights(
-                       dnnl::convolution_backward_weights::primitive_desc(
-                           {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine,
-                           hint));
+      }
+      case Pass::backward_weights: {
+        const auto pd =
+            bias ? dnnl::convolution_backward_weights::primitive_desc(
+                       {algo, d.src, d.weights, d.bias, d.dst, d.strides, d.padding, d.padding},
+                       engine, hint)
+                 : dnnl::convolution_backward_weights::primitive_desc(
+                       {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine,
+                       hint);
+        p = {dnnl::convolution_backward_weights(pd), pd.diff_weights_desc()};
         break;
+      }
     }
     return cache.emplace(key, std::move(p)).first->second;
+  }
+
+  // The weights in the primitive's layout: the tensor itself when that is oidhw, else a reorder.
+  dnnl::memory weights_in(const ConvPrimitive& p, const Conv3dShape& s, const Tensor& w,
+                          const char* what) {
+    dnnl::memory plain = wrap(plain_weights(s), w, what);
+    if (p.weights == plain_weights(s)) return plain;
+    dnnl::memory out(p.weights, engine);
+    dnnl::reorder(plain, out).execute(stream, plain, out);
+    return out;
   }
 
   dnnl::memory wrap(const dnnl::memory::desc& desc, const Tensor& t, const char* what) const {
@@ -259,40 +287,44 @@ CpuBackend::Conv3dPrimitives& CpuBackend::conv3d_primitives() {
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
   Conv3dPrimitives& c = conv3d_primitives();
-  dnnl::primitive& p = c.get(Pass::forward, s, bias != nullptr);
+  ConvPrimitive& p = c.get(Pass::forward, s, bias != nullptr);
   const Descs d = descs_of(s, bias != nullptr);
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, c.wrap(d.src, x, "conv3d input")},
-      {DNNL_ARG_WEIGHTS, c.wrap(d.weights, w, "conv3d weight")},
+      {DNNL_ARG_WEIGHTS, c.weights_in(p, s, w, "conv3d weight")},
       {DNNL_ARG_DST, c.wrap(d.dst, y, "conv3d output")}};
   if (bias) args.emplace(DNNL_ARG_BIAS, c.wrap(d.bias, *bias, "conv3d bias"));
-  p.execute(c.stream, args);
+  p.p.execute(c.stream, args);
   c.stream.wait();
 }
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) {
   Conv3dPrimitives& c = conv3d_primitives();
-  dnnl::primitive& p = c.get(Pass::backward_data, s, false);
+  ConvPrimitive& p = c.get(Pass::backward_data, s, false);
   const Descs d = descs_of(s, false);
-  p.execute(c.stream, {{DNNL_ARG_DIFF_DST, c.wrap(d.dst, dy, "conv3d_backward_data dy")},
-                       {DNNL_ARG_WEIGHTS, c.wrap(d.weights, w, "conv3d_backward_data weight")},
-                       {DNNL_ARG_DIFF_SRC, c.wrap(d.src, dx, "conv3d_backward_data dx")}});
+  p.p.execute(c.stream, {{DNNL_ARG_DIFF_DST, c.wrap(d.dst, dy, "conv3d_backward_data dy")},
+                         {DNNL_ARG_WEIGHTS, c.weights_in(p, s, w, "conv3d_backward_data weight")},
+                         {DNNL_ARG_DIFF_SRC, c.wrap(d.src, dx, "conv3d_backward_data dx")}});
   c.stream.wait();
 }
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) {
   Conv3dPrimitives& c = conv3d_primitives();
-  dnnl::primitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
+  ConvPrimitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
   const Descs d = descs_of(s, dbias != nullptr);
+  dnnl::memory plain = c.wrap(plain_weights(s), dw, "conv3d_backward_weights dw");
+  const bool reorder = !(p.weights == plain_weights(s));
+  dnnl::memory diff = reorder ? dnnl::memory(p.weights, c.engine) : plain;
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, c.wrap(d.src, x, "conv3d_backward_weights input")},
       {DNNL_ARG_DIFF_DST, c.wrap(d.dst, dy, "conv3d_backward_weights dy")},
-      {DNNL_ARG_DIFF_WEIGHTS, c.wrap(d.weights, dw, "conv3d_backward_weights dw")}};
+      {DNNL_ARG_DIFF_WEIGHTS, diff}};
   if (dbias)
     args.emplace(DNNL_ARG_DIFF_BIAS, c.wrap(d.bias, *dbias, "conv3d_backward_weights dbias"));
-  p.execute(c.stream, args);
+  p.p.execute(c.stream, args);
+  if (reorder) dnnl::reorder(diff, plain).execute(c.stream, diff, plain);
   c.stream.wait();
 }
 
