@@ -4,6 +4,7 @@
 #include "harness/cli/commands.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/trace_export.h"
+#include "models/dynunet/trace_export.h"
 #include "models/registry.h"
 
 namespace sb::cli {
@@ -12,7 +13,7 @@ void add_trace(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "trace",
       "Train a few steps from the initial parameters and write parameters, batches and the "
-      "loss curve (for scripts/reference/deepfm_torch.py check)");
+      "loss curve (for scripts/reference/deepfm_torch.py and dynunet_torch.py check)");
   struct Args {
     std::string model, size = "tiny", backend = "cpu", device, stage = "baseline";
     std::filesystem::path weights, data, out;
@@ -21,7 +22,7 @@ void add_trace(CLI::App& app, int& exit_code) {
     bool no_dropout = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("model", a->model, "Model (deepfm)")->required();
+  cmd->add_option("model", a->model, "Model (deepfm, dynunet)")->required();
   cmd->add_option("--size", a->size, "tiny, small or full")->capture_default_str();
   cmd->add_option("--stage", a->stage, "training stage (id or index)")->capture_default_str();
   cmd->add_option("--steps", a->steps, "optimizer steps")->capture_default_str();
@@ -36,9 +37,24 @@ void add_trace(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", a->out, "output folder")->required();
   cmd->callback([a, &exit_code] {
     const ModelEntry& m = find_model(a->model);
-    if (m.name != "deepfm") throw std::invalid_argument("trace: " + m.name + " is not trained");
+    if (m.mode != "train") throw std::invalid_argument("trace: " + m.name + " is not trained");
     check_size(m, a->size);
     const size_t stage = resolve_stages(m, {a->stage}).front();
+    if (m.name == "dynunet") {
+      if (!a->data.empty() || a->no_dropout)
+        throw std::invalid_argument("trace: dynunet takes no --data or --no-dropout");
+      dynunet::WorkloadOptions o;
+      o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
+      dynunet::DynUnetWorkload w(o, make_backend(a->backend, a->device));
+      if (const std::string why = w.skip_reason(stage); !why.empty())
+        throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
+      const auto s = dynunet::export_trace(w, stage, a->steps, a->out);
+      std::cout << "dynunet/" << a->size << " " << dynunet::ladder()[stage].id << " on "
+                << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
+                << " -> " << s.last_loss << "; wrote " << a->out.string() << '\n';
+      exit_code = 0;
+      return;
+    }
     deepfm::WorkloadOptions o;
     o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
     o.data = a->data;

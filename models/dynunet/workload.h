@@ -50,6 +50,7 @@ class DynUnetWorkload : public Workload {
   const std::vector<StepLoss>& last_loss_parts() const { return loss_parts_; }
   // The inference logits of batch 0 on a prepared stage (flattened, [N, 1, P, P, P]).
   std::vector<float> infer(size_t stage);
+  uint64_t seed() const { return options_.seed; }
 
  private:
   struct StageRun;
