@@ -108,6 +108,9 @@ Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int kerne
   s.d = s.h = s.w = edge;
   s.kernel = kernel, s.stride = stride, s.padding = kernel == 3 ? 1 : 0;
   s.layout = sw_.layout;
+  // The stage's precision for every convolution but the transposed ones (kernel 2: f32 only,
+  // a few percent of the products).
+  if (kernel != 2) s.precision = sw_.precision;
   return s;
 }
 

@@ -54,6 +54,8 @@ class DynUnetWorkload : public Workload {
 
  private:
   struct StageRun;
+  Precision reduced_precision() const;
+  std::string precision_gap(Precision p) const;
   struct PhaseTimes {
     double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
   };
@@ -65,6 +67,7 @@ class DynUnetWorkload : public Workload {
   std::unique_ptr<Params> params_;
   std::vector<std::unique_ptr<StageRun>> runs_;
   std::vector<StepLoss> loss_parts_;
+  mutable std::optional<std::string> precision_gap_;  // why the reduced precision cannot run
 };
 
 }  // namespace sb::dynunet

@@ -59,6 +59,13 @@ std::vector<int64_t> expect_conv3d_shape(Op op, const Conv3dShape& s) {
   return {s.out_size(s.d, false), s.out_size(s.h, false), s.out_size(s.w, false)};
 }
 
+// A reduced precision must be one this backend has (its unsupported_reason is empty).
+void expect_precision(Op op, const Conv3dShape& s, const Backend& be) {
+  if (s.precision == Precision::f32) return;
+  if (const std::string why = be.unsupported_reason(s.precision); !why.empty())
+    fail(op, std::string("precision ") + precision_name(s.precision) + ": " + why);
+}
+
 std::vector<int64_t> weight_shape(const Conv3dShape& s) {
   return {s.out_channels, s.in_channels, s.kernel, s.kernel, s.kernel};
 }
@@ -75,6 +82,7 @@ void Backend::conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, con
                      Tensor& y) {
   const Op op = Op::conv3d;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
+  expect_precision(op, s, *this);
   expect_volume(op, "input", x, volume_shape(s, s.in_channels, s.d, s.h, s.w), s.layout);
   expect_weight(op, "weight", w, s);
   expect_volume(op, "output", y, volume_shape(s, s.out_channels, o[0], o[1], o[2]), s.layout);
@@ -92,6 +100,7 @@ void Backend::conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const
                                    Tensor& dx) {
   const Op op = Op::conv3d_backward_data;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
+  expect_precision(op, s, *this);
   expect_volume(op, "dy", dy, volume_shape(s, s.out_channels, o[0], o[1], o[2]), s.layout);
   expect_weight(op, "weight", w, s);
   expect_volume(op, "dx", dx, volume_shape(s, s.in_channels, s.d, s.h, s.w), s.layout);
@@ -105,6 +114,7 @@ void Backend::conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, con
                                       Tensor& dw, Tensor* dbias) {
   const Op op = Op::conv3d_backward_weights;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
+  expect_precision(op, s, *this);
   expect_volume(op, "input", x, volume_shape(s, s.in_channels, s.d, s.h, s.w), s.layout);
   expect_volume(op, "dy", dy, volume_shape(s, s.out_channels, o[0], o[1], o[2]), s.layout);
   expect_weight(op, "dw", dw, s);

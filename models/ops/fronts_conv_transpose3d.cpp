@@ -26,6 +26,9 @@ const char* layout_name(Layout3d l) {
 void expect_transposed_shape(Op op, const Conv3dShape& s) {
   if (s.layout != Layout3d::ncdhw && s.layout != Layout3d::ndhwc)
     fail(op, "unknown layout " + text(static_cast<int>(s.layout)));
+  if (s.precision != Precision::f32)
+    fail(op, std::string("precision ") + precision_name(s.precision) +
+                 ": transposed convolutions compute in f32 only");
   if (s.kernel <= 0) fail(op, "kernel = " + text(s.kernel) + " must be positive");
   if (s.stride <= 0) fail(op, "stride = " + text(s.stride) + " must be positive");
   if (s.padding < 0 || s.padding >= s.kernel)

@@ -132,6 +132,10 @@ struct Conv3dShape {
   int64_t d = 0, h = 0, w = 0;  // input spatial size
   int kernel = 3, stride = 1, padding = 1;
   Layout3d layout = Layout3d::ncdhw;
+  // What a convolution's products may be computed in: f32 (exact), or tf32/bf16/f16 operands
+  // with fp32 accumulation where the backend has such a unit for convolutions (the front asks
+  // unsupported_reason(); a backend without a kernel refuses). Transposed convolutions: f32.
+  Precision precision = Precision::f32;
   // Output spatial size: (n + 2 padding - kernel) / stride + 1 for a convolution;
   // (n - 1) stride - 2 padding + kernel for a transposed one.
   int64_t out_size(int64_t n, bool transposed) const {

@@ -200,6 +200,28 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                              Precision::f32, 1e-4}});
            }});
     }
+  // Reduced-precision products (tf32 tensor cores where a backend has them): all three passes,
+  // both layouts, against the fp64 reference at tf32's tolerance.
+  for (const Config& c : {kConfigs[1], kConfigs[4]}) {
+    seed += 10;
+    cases.push_back(
+        {Op::conv3d, "tf32_" + config_name(c), needs_precision(Precision::tf32), [=](Backend& be) {
+           Inputs in(c, false, seed);
+           in.s.precision = Precision::tf32;
+           Tensor dx = be.empty(x_shape(in.s)), dw = be.empty(w_shape(in.s));
+           be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)), up(be, in.w, w_shape(in.s)),
+                                   dx);
+           be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                      up(be, in.dy, y_shape(in.s)), dw, nullptr);
+           DVec dw_ref, db_ref;
+           backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+           return checks(
+               {{"y", forward(be, in.s, in.x, in.w, &in.bias),
+                 conv3d_ref(in.s, in.x, in.w, &in.bias), Precision::tf32},
+                {"dx", be.download(dx), backward_data_ref(in.s, in.dy, in.w), Precision::tf32},
+                {"dw", be.download(dw), dw_ref, Precision::tf32}});
+         }});
+  }
   for (const Config& c : kGradientConfigs) {
     seed += 10;
     cases.push_back({Op::conv3d_backward_data, "gradient_" + config_name(c), {}, [=](Backend& be) {

@@ -29,6 +29,14 @@ namespace sb::cpu {
 
 namespace {
 
+// The cpu backend has no reduced-precision convolution: a call asking for one is refused
+// rather than computed in fp32 under another name.
+void expect_f32_products(const Conv3dShape& s, const char* op) {
+  if (s.precision != Precision::f32)
+    throw std::invalid_argument(std::string(op) + ": the cpu backend computes convolutions in " +
+                                "f32 only (precision " + precision_name(s.precision) + ")");
+}
+
 // Strides of a [N, C, D, H, W] volume stored in `layout`: {n, c, z, y, x}.
 std::array<int64_t, 5> volume_strides(Layout3d layout, int64_t c, int64_t d, int64_t h, int64_t w) {
   if (layout == Layout3d::ncdhw) return {c * d * h * w, d * h * w, h * w, w, 1};
@@ -286,6 +294,7 @@ CpuBackend::Conv3dPrimitives& CpuBackend::conv3d_primitives() {
 
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
+  expect_f32_products(s, "conv3d");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::forward, s, bias != nullptr);
   const Descs d = descs_of(s, bias != nullptr);
@@ -300,6 +309,7 @@ void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& 
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) {
+  expect_f32_products(s, "conv3d_backward_data");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_data, s, false);
   const Descs d = descs_of(s, false);
@@ -311,6 +321,7 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) {
+  expect_f32_products(s, "conv3d_backward_weights");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
   const Descs d = descs_of(s, dbias != nullptr);
@@ -332,12 +343,14 @@ void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& 
 
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
+  expect_f32_products(s, "conv3d");
   conv3d_loops(s, f32_data(x, "conv3d input"), f32_data(w, "conv3d weight"),
                bias ? f32_data(*bias, "conv3d bias") : nullptr, f32_data(y, "conv3d output"));
 }
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) {
+  expect_f32_products(s, "conv3d_backward_data");
   conv3d_backward_data_loops(s, f32_data(dy, "conv3d_backward_data dy"),
                              f32_data(w, "conv3d_backward_data weight"),
                              f32_data(dx, "conv3d_backward_data dx"));
@@ -345,6 +358,7 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) {
+  expect_f32_products(s, "conv3d_backward_weights");
   conv3d_backward_weights_loops(
       s, f32_data(x, "conv3d_backward_weights input"), f32_data(dy, "conv3d_backward_weights dy"),
       f32_data(dw, "conv3d_backward_weights dw"),

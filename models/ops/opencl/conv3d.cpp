@@ -69,9 +69,21 @@ clblast::Transpose transpose(bool t) {
 }  // namespace
 
 // Row-major C[m, n] = A . B (+ beta C) with the given transposes, offsets and leading dims.
-void OpenCLBackend::conv3d_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
-                                int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off,
-                                int64_t ldb, float beta, Tensor& c, int64_t c_off, int64_t ldc) {
+void OpenCLBackend::conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                                const Tensor& a, int64_t a_off, int64_t lda, const Tensor& b,
+                                int64_t b_off, int64_t ldb, float beta, Tensor& c, int64_t c_off,
+                                int64_t ldc) {
+  if (p != Precision::f32) {
+    GemmBatch g;
+    g.m = m, g.n = n, g.k = k, g.trans_a = ta, g.trans_b = tb, g.beta = beta, g.precision = p;
+    g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+    g.a_offsets = {a_off}, g.b_offsets = {b_off}, g.c_offsets = {c_off};
+    if (!gemm_batched_on_mma(g))
+      throw std::invalid_argument(std::string("conv3d: ") + precision_name(p) +
+                                  " products need the NVIDIA mma kernels, absent here");
+    gemm_batched_mma(g, a, b, c);
+    return;
+  }
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   const auto status = clblast::Gemm<float>(
@@ -110,10 +122,11 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
     conv3d_columns("conv3d_vol2col", s, x, r0, rows, 0, rows * g.K, cols);
     if (g.channels_last)  // y[r0 .. r0 + rows, out] = cols[rows, K] . W^T
-      conv3d_gemm(false, true, rows, co, g.K, cols, 0, g.K, w, 0, g.K, 0.0f, y, r0 * co, co);
+      conv3d_gemm(s.precision, false, true, rows, co, g.K, cols, 0, g.K, w, 0, g.K, 0.0f, y,
+                  r0 * co, co);
     else {  // y_n[out, v0 .. v0 + rows] = W[out, K] . cols[K, rows]
       const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
-      conv3d_gemm(false, false, co, rows, g.K, w, 0, g.K, cols, 0, rows, 0.0f, y,
+      conv3d_gemm(s.precision, false, false, co, rows, g.K, w, 0, g.K, cols, 0, rows, 0.0f, y,
                   n * co * g.voxels + v0, g.voxels);
     }
   });
@@ -133,11 +146,12 @@ void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& 
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
     if (g.channels_last)  // cols[rows, K] = dy[r0 .. r0 + rows, out] . W[out, K]
-      conv3d_gemm(false, false, rows, g.K, co, dy, r0 * co, co, w, 0, g.K, 0.0f, cols, 0, g.K);
+      conv3d_gemm(s.precision, false, false, rows, g.K, co, dy, r0 * co, co, w, 0, g.K, 0.0f, cols,
+                  0, g.K);
     else {  // cols[K, rows] = W^T[K, out] . dy_n[out, v0 .. v0 + rows]
       const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
-      conv3d_gemm(true, false, g.K, rows, co, w, 0, g.K, dy, n * co * g.voxels + v0, g.voxels, 0.0f,
-                  cols, 0, rows);
+      conv3d_gemm(s.precision, true, false, g.K, rows, co, w, 0, g.K, dy, n * co * g.voxels + v0,
+                  g.voxels, 0.0f, cols, 0, rows);
     }
     // The samples this chunk touches: their dx elements are contiguous in both layouts.
     const int64_t n_lo = r0 / g.voxels, n_hi = (r0 + rows - 1) / g.voxels;
@@ -159,11 +173,12 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
     const float beta = first ? 0.0f : 1.0f;
     first = false;
     if (g.channels_last)  // dW[out, K] (+)= dy[r0 .. r0 + rows, out]^T . cols[rows, K]
-      conv3d_gemm(true, false, co, g.K, rows, dy, r0 * co, co, cols, 0, g.K, beta, dw, 0, g.K);
+      conv3d_gemm(s.precision, true, false, co, g.K, rows, dy, r0 * co, co, cols, 0, g.K, beta, dw,
+                  0, g.K);
     else {  // dW[out, K] (+)= dy_n[out, v0 .. v0 + rows] . cols[K, rows]^T
       const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
-      conv3d_gemm(false, true, co, g.K, rows, dy, n * co * g.voxels + v0, g.voxels, cols, 0, rows,
-                  beta, dw, 0, g.K);
+      conv3d_gemm(s.precision, false, true, co, g.K, rows, dy, n * co * g.voxels + v0, g.voxels,
+                  cols, 0, rows, beta, dw, 0, g.K);
     }
   });
   if (dbias == nullptr) return;

@@ -220,9 +220,10 @@ class OpenCLBackend : public Backend {
                                Tensor& dx) override;
   void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                   Tensor& dw, Tensor* dbias) override;
-  void conv3d_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
-                   int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off, int64_t ldb,
-                   float beta, Tensor& c, int64_t c_off, int64_t ldc);
+  // CLBlast in f32; tf32/f16 on the NVIDIA mma kernels (gemm_batched_mma) where present.
+  void conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                   const Tensor& a, int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off,
+                   int64_t ldb, float beta, Tensor& c, int64_t c_off, int64_t ldc);
   void conv3d_columns(const char* kernel_name, const Conv3dShape& s, const Tensor& in, int64_t r0,
                       int64_t rows, int64_t base, int64_t items, Tensor& out);
 
