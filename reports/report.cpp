@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "reports/frames_table.h"
 #include "reports/ladder_table.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
@@ -39,8 +40,11 @@ std::string report_markdown(const std::vector<ReportInput>& inputs) {
     }
     for (const auto& run : runs) {
       out += "### " + ladder_table_text(run) + "\n";
-      const std::string phases = train_phases_text(summarize_run(run));  // training runs only
+      const RunSummary summary = summarize_run(run);
+      const std::string phases = train_phases_text(summary);  // training runs only
       if (!phases.empty()) out += phases + "\n";
+      const std::string frames = frames_table_text(summary);  // with timed inference only
+      if (!frames.empty()) out += frames + "\n";
     }
   }
   return out;

@@ -5,6 +5,7 @@
 // offline.
 #include <cctype>
 
+#include "reports/frames_table.h"
 #include "reports/ladder_table.h"
 #include "reports/number_format.h"
 #include "reports/report.h"
@@ -155,6 +156,33 @@ std::string train_phases_html(const RunSummary& run) {
          "</div>\n";
 }
 
+// Seed 004's table (frames_table.h), with its two throughputs side by side in a chart.
+std::string frames_table_html(const RunSummary& run) {
+  const std::vector<const StageRow*> stages = frames_table_stages(run);
+  if (stages.empty()) return "";
+  std::string out = "<h4>Training and inference</h4>\n<table class=\"ladder frames\">\n<thead><tr>";
+  for (const std::string& h : frames_table_header(run)) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& cells : frames_table_rows(run)) {
+    out += "<tr>";
+    for (size_t i = 0; i < cells.size(); ++i)
+      out += "<td class=\"" + std::string(i >= 2 ? "num" : "") + "\">" + html_escape(cells[i]) +
+             "</td>";
+    out += "</tr>\n";
+  }
+  BarChart fps{
+      "Training and inference throughput", "items per second", {}, {}, {}, "", NAN, false, false};
+  fps.series.push_back({"training", kPhaseColours[2], {}, {}, {}});
+  fps.series.push_back({"inference", kPhaseColours[4], {}, {}, {}});
+  for (const StageRow* s : stages) {
+    fps.labels.push_back(s->id);
+    fps.series[0].value.push_back(s->items_per_s);
+    fps.series[1].value.push_back(s->train.infer_fps);
+  }
+  return out + "</tbody>\n</table>\n<p class=\"legend\">" + html_escape(frames_table_legend()) +
+         "</p>\n<div class=\"charts\">\n" + svg_bar_chart(fps) + "</div>\n";
+}
+
 std::string loss_legend(const RunSummary& run) {
   for (const StageRow& s : run.stages)
     if (std::isfinite(s.loss_max_rel))
@@ -222,7 +250,7 @@ std::string report_html(const std::vector<ReportInput>& inputs) {
              "stage 0, median of paired ratios, 95% interval; vs prev: incremental speedup; "
              "verdict: the documented claim against the interval." +
              loss_legend(run) + "</p>\n" + notes_html(run) + train_phases_html(run) +
-             charts_html(run) + "</section>\n";
+             frames_table_html(run) + charts_html(run) + "</section>\n";
     }
     out += "</section>\n";
   }

@@ -58,6 +58,10 @@ TrainFigures train_figures(const json& summaries) {
   t.skipped_steps = number_at(summaries, "skipped_steps");
   t.steps = number_at(summaries, "steps");
   t.last_loss = number_at(summaries, "last_loss");
+  const json& inference = member(summaries, "inference");
+  t.infer_ms = number_at(inference, "median_ms");
+  t.infer_fps = number_at(inference, "fps");
+  t.infer_claim = number_at(inference, "claimed_speedup");
   return t;
 }
 

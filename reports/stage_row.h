@@ -29,6 +29,9 @@ struct TrainFigures {
   std::array<double, kTrainPhaseCount> phase_ms{NAN, NAN, NAN, NAN, NAN};  // medians, ms
   std::array<double, kMemorySplitCount> memory_split_bytes{NAN, NAN, NAN, NAN};
   double loss_scale = NAN, skipped_steps = NAN, steps = NAN, last_loss = NAN;
+  // The stage's inference pass, timed after its training (summaries.inference): median ms,
+  // items per second, and the document's claimed cumulative inference speedup.
+  double infer_ms = NAN, infer_fps = NAN, infer_claim = NAN;
 };
 
 struct StageRow {
