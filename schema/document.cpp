@@ -1,17 +1,10 @@
 #include "schema/document.h"
 
-#include "schema/json_text.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "schema/atomic_file.h"
+#include "schema/user_file.h"
 
 namespace sb {
 
@@ -22,57 +15,10 @@ nlohmann::json make_document(const nlohmann::json& context, const nlohmann::json
           {"runs", runs}};
 }
 
-namespace {
-
-[[noreturn]] void throw_io(const std::filesystem::path& path, const std::string& what) {
-  throw std::runtime_error("cannot write " + path.string() + ": " + what + ": " +
-                           std::strerror(errno));
-}
-
-void write_all(int fd, const std::string& text, const std::filesystem::path& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_io(path, "write failed");
-    }
-    done += static_cast<size_t>(n);
-  }
-}
-
-}  // namespace
-
 void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& document) {
-  const std::filesystem::path dir =
-      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / (path.filename().string() + ".tmp.XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw_io(path, "cannot create a temporary file in " + dir.string());
-  ::fchmod(fd, 0644);  // mkstemp's 0600 would make results unreadable to others
-  const std::string tmp = tmpl;
-  try {
-    // Strict UTF-8 would throw on a stray byte in a kernel or device name; replace instead.
-    write_all(fd, document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-              path);
-    if (::fsync(fd) != 0) throw_io(path, "fsync failed");
-    if (::close(fd) != 0) {
-      fd = -1;
-      throw_io(path, "close failed");
-    }
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_io(path, "rename failed");
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  // Make the rename itself durable; failing here loses nothing already written.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  // Strict UTF-8 would throw on a stray byte in a kernel or device name; replace instead.
+  write_text_atomic(path,
+                    document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 std::vector<std::string> validate_document(const nlohmann::json& document) {
@@ -111,14 +57,7 @@ std::vector<std::string> validate_document(const nlohmann::json& document) {
 }
 
 nlohmann::json read_document(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (in.bad()) throw std::runtime_error("cannot read " + path.string());
-
-  const nlohmann::json document = parse_json_text(text, path.string());
+  const nlohmann::json document = read_json_file(path);
   const auto problems = validate_document(document);
   if (!problems.empty()) {
     std::string msg = path.string() + ": not a " + kSchema + " document:";
