@@ -9,4 +9,9 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_merge.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_script.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_commands.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_submit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workload.cpp)

@@ -15,7 +15,8 @@ const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "dev
                                           "events", "ceilings", "runner"};
 const std::set<std::string> kRunnerKeys = {"noise",       "max_time", "min_samples",
                                            "max_samples", "warmup",   "quality"};
-const std::set<std::string> kTopKeys = {"name", "description", "defaults", "entries"};
+// "slurm": what the jobs ask a cluster for, read by harness/slurm_config.h (not part of a key).
+const std::set<std::string> kTopKeys = {"name", "description", "defaults", "entries", "slurm"};
 
 // Raises errors as "SOURCE: FIELD: problem".
 class Reader {
