@@ -13,14 +13,16 @@
 namespace sb {
 namespace {
 
-std::runtime_error file_error(const std::filesystem::path& path, const std::string& what) {
-  return std::runtime_error("cannot read '" + path.string() + "': " + what);
+std::invalid_argument file_error(const std::filesystem::path& path, const std::string& what) {
+  return std::invalid_argument("cannot read '" + path.string() + "': " + what);
 }
 
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without it waits for a writer (forever, in a CI job) before fstat
+  // can say it is not a regular file. It changes nothing for a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw file_error(path, std::strerror(errno));
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
@@ -30,7 +32,9 @@ MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
   }
   if (!S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw file_error(path, "not a regular file");
+    throw file_error(path,
+                     "not a regular file (a FIFO, device or directory); only regular files "
+                     "are read");
   }
   size_ = static_cast<size_t>(info.st_size);
   if (size_ > 0) {  // mmap rejects a zero length; an empty file simply has no bytes

@@ -10,8 +10,9 @@ namespace sb {
 // straight from the page cache instead of holding a second private copy of the bytes.
 class MappedFile {
  public:
-  // Throws std::runtime_error naming the file when it cannot be opened, is not a regular file, or
-  // cannot be mapped.
+  // Throws std::invalid_argument naming the file when it cannot be opened, is not a regular file
+  // (a FIFO is refused without waiting for a writer), or cannot be mapped: the user named a file
+  // the command cannot use, which the CLI reports as bad input (exit 2).
   explicit MappedFile(const std::filesystem::path& path);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

@@ -48,8 +48,8 @@ std::optional<StoredType> npy_type(std::string_view descr) {
   return std::nullopt;
 }
 
-std::runtime_error npy_error(const std::filesystem::path& path, const std::string& what) {
-  return std::runtime_error("npy file '" + path.string() + "': " + what);
+std::invalid_argument npy_error(const std::filesystem::path& path, const std::string& what) {
+  return std::invalid_argument("npy file '" + path.string() + "': " + what);
 }
 
 struct NpyHeader {
@@ -105,7 +105,7 @@ class HeaderParser {
   }
 
  private:
-  std::runtime_error fail(const std::string& what) const {
+  std::invalid_argument fail(const std::string& what) const {
     constexpr size_t kShown = 200;  // enough to recognise the header, bounded for hostile input
     const std::string shown(text_.substr(0, kShown));
     return npy_error(path_,
@@ -160,6 +160,9 @@ class HeaderParser {
       }
       if (peek() == 'L') ++pos_;  // Python 2 long suffix
       dims.push_back(dim);
+      if (dims.size() > kMaxDimensions) {
+        throw fail("'shape' has more than " + std::to_string(kMaxDimensions) + " dimensions");
+      }
       skip_space();
       if (peek() == ',') {
         ++pos_;

@@ -10,8 +10,9 @@
 namespace sb {
 
 // Reads the array as fp32 values; TensorData::dtype gets the safetensors spelling of the stored
-// type ("F32", "I64", "BOOL", ...). Throws std::runtime_error naming the file and the problem:
-// bad magic, unsupported version or dtype, fortran_order True, malformed header, truncated data.
+// type ("F32", "I64", "BOOL", ...). Throws std::invalid_argument (bad input) naming the file and
+// the problem: bad magic, unsupported version or dtype, fortran_order True, malformed header,
+// truncated data.
 TensorData read_npy(const std::filesystem::path& path);
 
 // Writes `tensor` with the NumPy element type `descr` (any of the above; '<f4' by default),

@@ -8,6 +8,7 @@
 
 #include "models/io/atomic_write.h"
 #include "models/io/mapped_file.h"
+#include "schema/json_text.h"
 
 namespace sb {
 namespace {
@@ -17,16 +18,16 @@ using nlohmann::json;
 constexpr const char* kMetadataKey = "__metadata__";
 // A real header nests three levels (root, entry, shape); the limit only stops hostile input
 // from building pathological documents.
-constexpr int kMaxJsonDepth = 32;
+constexpr int kMaxHeaderDepth = 32;
 // Tensors are converted and written in pieces so writing never holds a second full copy.
 constexpr size_t kWriteChunkElements = size_t{1} << 20;
 
-std::runtime_error file_error(const std::filesystem::path& path, const std::string& what) {
-  return std::runtime_error("safetensors file '" + path.string() + "': " + what);
+std::invalid_argument file_error(const std::filesystem::path& path, const std::string& what) {
+  return std::invalid_argument("safetensors file '" + path.string() + "': " + what);
 }
 
-std::runtime_error tensor_error(const std::filesystem::path& path, const std::string& name,
-                                const std::string& what) {
+std::invalid_argument tensor_error(const std::filesystem::path& path, const std::string& name,
+                                   const std::string& what) {
   return file_error(path, "tensor '" + name + "': " + what);
 }
 
@@ -40,19 +41,19 @@ std::string offsets_text(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
 
+// The header is parsed once into a tree that open() then walks. A parser callback would be
+// linear too in principle, but nlohmann's callback parser scans the parent object for discarded
+// children after every entry, which made 200k entries take minutes; the depth limit is a linear
+// pre-scan instead (schema/json_text).
 json parse_header(const std::filesystem::path& path, std::string_view text) {
-  struct TooDeep {};
-  const json::parser_callback_t limit_depth = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
-    return true;
-  };
+  const std::string source = "safetensors file '" + path.string() + "': header";
+  check_json_depth(text, source, kMaxHeaderDepth);
   try {
-    return json::parse(text.begin(), text.end(), limit_depth);
+    return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw file_error(path, std::string("header is not valid JSON: ") + e.what());
-  } catch (const TooDeep&) {
-    throw file_error(path,
-                     "header JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const json::exception& e) {  // e.g. out_of_range.406, a number beyond double's range
+    throw file_error(path, std::string("header is not usable JSON: ") + e.what());
   }
 }
 
@@ -88,6 +89,11 @@ SafetensorsEntry parse_entry(const std::filesystem::path& path, const std::strin
 
   const json& shape = required_field(path, name, entry, "shape");
   if (!shape.is_array()) throw tensor_error(path, name, "\"shape\" is not an array");
+  if (shape.size() > kMaxDimensions) {
+    throw tensor_error(path, name,
+                       "\"shape\" has " + std::to_string(shape.size()) + " dimensions, more than " +
+                           std::to_string(kMaxDimensions));
+  }
   for (const json& dim : shape) {
     if (!dim.is_number_integer()) {
       throw tensor_error(path, name, "\"shape\" holds a non-integer: " + dim.dump());

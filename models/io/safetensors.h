@@ -29,7 +29,8 @@ struct SafetensorsEntry {
 
 // A validated, memory-mapped safetensors file. Opening checks the whole header (every entry's
 // dtype, shape, offsets in range, sizes matching shape x dtype, no overlaps) and throws
-// std::runtime_error naming the file and the tensor; reading converts one tensor on demand.
+// std::invalid_argument (bad input) naming the file and the tensor; reading converts one tensor on
+// demand.
 class SafetensorsFile {
  public:
   static constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;

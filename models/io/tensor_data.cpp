@@ -19,12 +19,23 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 }
 
 std::string shape_to_string(const std::vector<int64_t>& shape) {
+  // A hostile header can declare millions of dimensions; every message quoting the shape stays
+  // short: the first and last few, and how many there are.
+  constexpr size_t kShownEach = 4;
+  const bool elided = shape.size() > 2 * kShownEach + 1;
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
+    if (elided && i == kShownEach) {
+      text += ",...";
+      i = shape.size() - kShownEach - 1;
+      continue;
+    }
     if (i > 0) text += ",";
     text += std::to_string(shape[i]);
   }
-  return text + "]";
+  text += "]";
+  if (elided) text += " (" + std::to_string(shape.size()) + " dimensions)";
+  return text;
 }
 
 }  // namespace sb

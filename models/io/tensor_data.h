@@ -18,7 +18,12 @@ struct TensorData {
 // the product overflows int64.
 int64_t element_count(const std::vector<int64_t>& shape);
 
-// "[2,3,4]", the form every shape error message uses.
+// More dimensions than any real array has (numpy allows 64); file readers refuse a shape longer
+// than this instead of carrying a hostile header's millions of dimensions around.
+inline constexpr size_t kMaxDimensions = 64;
+
+// "[2,3,4]", the form every shape error message uses. Long shapes are elided, with their count:
+// "[1,1,1,1,...,1,1,1,1] (4000000 dimensions)".
 std::string shape_to_string(const std::vector<int64_t>& shape);
 
 }  // namespace sb

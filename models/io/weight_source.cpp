@@ -29,13 +29,13 @@ std::vector<float> SafetensorsWeights::get(const std::string& name,
                                            const std::vector<int64_t>& expected_shape) {
   const std::string where = "weights file '" + file_.path().string() + "': ";
   const std::string stored = resolve(name);
-  if (stored.empty()) throw std::runtime_error(where + "missing tensor '" + name + "'");
+  if (stored.empty()) throw std::invalid_argument(where + "missing tensor '" + name + "'");
   const std::string stored_note = stored == name ? "" : " (stored as '" + stored + "')";
   const SafetensorsEntry& entry = file_.info(stored);
   if (entry.shape != expected_shape) {
-    throw std::runtime_error(where + "tensor '" + name + "'" + stored_note + " has shape " +
-                             shape_to_string(entry.shape) + ", expected " +
-                             shape_to_string(expected_shape));
+    throw std::invalid_argument(where + "tensor '" + name + "'" + stored_note + " has shape " +
+                                shape_to_string(entry.shape) + ", expected " +
+                                shape_to_string(expected_shape));
   }
   TensorData tensor = file_.read(stored);
   consumed_.insert(stored);

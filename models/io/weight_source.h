@@ -16,7 +16,7 @@ class WeightSource {
  public:
   virtual ~WeightSource() = default;
   virtual bool has(const std::string& name) const = 0;
-  // The values, fp32 row-major. Throws std::runtime_error
+  // The values, fp32 row-major. Throws std::invalid_argument (bad input)
   //   "weights file X: missing tensor 'name'" or
   //   "weights file X: tensor 'name' has shape [a,b], expected [c,d]".
   virtual std::vector<float> get(const std::string& name,

@@ -35,7 +35,7 @@ std::string read_error(const TempDir& dir, const std::string& bytes) {
   write_bytes(path, bytes);
   try {
     read_npy(path);
-  } catch (const std::runtime_error& e) {
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "";

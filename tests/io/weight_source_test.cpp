@@ -16,7 +16,7 @@ std::string get_error(WeightSource& weights, const std::string& name,
                       const std::vector<int64_t>& shape) {
   try {
     weights.get(name, shape);
-  } catch (const std::runtime_error& e) {
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "";
