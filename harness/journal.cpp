@@ -5,7 +5,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "schema/json_text.h"
+#include "schema/records.h"
+#include "schema/user_file.h"
 
 namespace sb {
 namespace {
@@ -53,12 +58,18 @@ JournalContents read_journal(const std::filesystem::path& path) {
   JournalContents out;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return out;
-  std::ifstream in(path);
-  if (!in) throw io_error(path, "cannot read the journal");
+  // read_user_file: a FIFO given as --journal is refused instead of blocking the sweep.
+  std::istringstream in(read_user_file(path));
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const std::string where = path.string() + ":" + std::to_string(number);
+    try {
+      check_json_depth(line, where);  // a hostile line must not overflow the parser's stack
+    } catch (const std::invalid_argument& e) {
+      out.warnings.push_back(std::string(e.what()) + ", skipped");
+      continue;
+    }
     nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
     if (rec.is_discarded() || !rec.is_object() || !rec.contains("type") ||
         !rec["type"].is_string()) {
@@ -76,6 +87,16 @@ JournalContents read_journal(const std::filesystem::path& path) {
       continue;
     }
     const std::string key = rec["key"].get<std::string>();
+    // A run that is not a valid stagebench/1 run (an empty object, a wrong type) would be
+    // written to the output as if measured, and `report` would reject the whole file: skip it,
+    // so that --resume runs the job again.
+    std::vector<std::string> problems;
+    read_run(rec["run"], "run", problems);
+    if (!problems.empty()) {
+      out.warnings.push_back(where + ": " + type + " record of " + key + " holds an invalid run (" +
+                             problems.front() + "), skipped");
+      continue;
+    }
     if (type == "complete") {
       out.complete[key] = std::move(rec["run"]);
       ++out.complete_count[key];

@@ -43,8 +43,10 @@ struct JournalContents {
 };
 
 // Reads a journal; a missing file is an empty journal. Lines that do not parse as a JSON object
-// with a known "type" (a torn last line after a kill) are skipped with a warning. Throws
-// std::runtime_error when the file exists but cannot be read.
+// with a known "type" (a torn last line after a kill), lines nested deeper than kMaxJsonDepth,
+// and partial or complete records whose run is not a valid stagebench/1 run are skipped with a
+// warning naming file:line (the job then runs again). Throws std::invalid_argument when the path
+// is not a regular file (a FIFO) and std::runtime_error when it cannot be read.
 JournalContents read_journal(const std::filesystem::path& path);
 
 }  // namespace sb
