@@ -87,7 +87,8 @@ void check_nothing_queued(const SlurmState& state) {
   ids.push_back(sub.merge_job);
   std::string busy;
   for (const auto& id : ids)
-    if (queue.count(id)) busy += (busy.empty() ? "" : ", ") + id + " " + queue.at(id).state;
+    if (queue.count(id) && scheduler_active(queue.at(id).state))
+      busy += (busy.empty() ? "" : ", ") + id + " " + queue.at(id).state;
   if (!busy.empty())
     throw std::invalid_argument("jobs of the last submission are still in the queue (" + busy +
                                 "): wait for them, or scancel them, then submit again");

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -33,6 +34,20 @@ bool one_of(const std::string& s, std::initializer_list<const char*> words) {
   for (const char* w : words)
     if (s == w) return true;
   return false;
+}
+
+bool running(const std::string& state) {
+  return one_of(state, {"RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT"});
+}
+
+bool queued(const std::string& state) {
+  return one_of(state,
+                {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING", "SUSPENDED"});
+}
+
+// The first line of a command's complaint, for a one-line note.
+std::string first_line(const std::string& text) {
+  return text.substr(0, std::min(text.find('\n'), size_t{200}));
 }
 
 std::string describe(const std::optional<SchedulerState>& s) {
@@ -86,6 +101,10 @@ std::vector<std::vector<std::string>> shard_keys(const std::vector<std::string>&
   return out;
 }
 
+bool scheduler_active(const std::string& state) {
+  return running(state) || queued(state);
+}
+
 bool SweepStatus::complete() const {
   for (const auto& s : shards)
     if (s.state != "done") return false;
@@ -127,10 +146,9 @@ SweepStatus sweep_status(const SlurmLayout& layout, const SlurmState& state,
     const std::string sched = s.scheduler ? s.scheduler->state : "";
     if (s.complete == s.jobs)
       s.state = "done";
-    else if (one_of(sched, {"RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT"}))
+    else if (running(sched))
       s.state = "running";
-    else if (one_of(sched, {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",
-                            "SUSPENDED"}))
+    else if (queued(sched))
       s.state = "queued";
     else if (!s.task.empty() || !journal.starts.empty())
       s.state = "failed";  // it ran (or was submitted) and is not running: it will not finish
@@ -152,15 +170,17 @@ void ask_scheduler(const SlurmState& state, SchedulerStates& queue, SchedulerSta
     for (const auto& id : {sub.array_job, sub.merge_job})
       if (!id.empty()) ids += (ids.empty() ? "" : ",") + id;
   if (ids.empty()) return;
-  // squeue -j fails on a job the controller has forgotten; ask for this user's jobs instead.
+  // squeue -j fails on a job the controller has forgotten; ask for this user's jobs instead, in
+  // every state, so that jobs ended in the last minutes (MinJobAge) say how they ended.
   if (find_on_path("squeue")) {
-    const CommandOutput q =
-        run_command({"squeue", "-h", "-r", "-u", std::to_string(getuid()), "-o", "%i|%T|%r"},
-                    std::chrono::seconds(30));
+    const CommandOutput q = run_command(
+        {"squeue", "-h", "-r", "-t", "all", "-u", std::to_string(getuid()), "-o", "%i|%T|%r"},
+        std::chrono::seconds(30));
     if (q.status == 0)
       queue = parse_squeue(q.out);
     else
-      notes.push_back("squeue failed: " + (q.timed_out ? std::string("no answer in 30 s") : q.err));
+      notes.push_back("squeue failed: " +
+                      (q.timed_out ? std::string("no answer in 30 s") : first_line(q.err)));
   } else {
     notes.push_back("squeue is not on PATH: queued and running tasks are not told apart");
   }
@@ -172,13 +192,11 @@ void ask_scheduler(const SlurmState& state, SchedulerStates& queue, SchedulerSta
       accounting = parse_sacct(a.out);
     else
       notes.push_back("sacct did not answer (" +
-                      (a.timed_out ? std::string("no answer in 30 s") : a.err.substr(0, 200)) +
+                      (a.timed_out ? std::string("no answer in 30 s") : first_line(a.err)) +
                       "): how finished tasks ended is unknown");
   } else {
     notes.push_back("sacct is not on PATH: how finished tasks ended is unknown");
   }
-  for (auto& n : notes)
-    while (!n.empty() && (n.back() == '\n' || n.back() == ' ')) n.pop_back();
 }
 
 void print_status(std::ostream& o, const std::string& folder, const SweepStatus& s) {

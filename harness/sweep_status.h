@@ -57,6 +57,9 @@ struct SweepStatus {
 SweepStatus sweep_status(const SlurmLayout& layout, const SlurmState& state,
                          const SchedulerStates& queue, const SchedulerStates& accounting);
 
+// Whether a scheduler state is one of a job still queued or running.
+bool scheduler_active(const std::string& state);
+
 // Asks squeue and sacct (when on PATH) about the state's jobs; notes say what was not answered.
 void ask_scheduler(const SlurmState& state, SchedulerStates& queue, SchedulerStates& accounting,
                    std::vector<std::string>& notes);

@@ -7,6 +7,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libpcre2-dev libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
   qtbase5-dev libqt5charts5-dev libqt5svg5-dev chromium
+  slurm-wlm munge  # tests/slurm: a one-node Slurm for the cluster sweep test
 )
 missing=()
 for p in "${packages[@]}"; do

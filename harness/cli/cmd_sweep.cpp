@@ -1,5 +1,5 @@
-// `stagebench sweep CONFIG`: runs a sweep file's jobs with a journal, resumable, shardable
-// (docs/sweeps.md).
+// `stagebench sweep CONFIG`: runs a sweep file's jobs with a journal, resumable, shardable;
+// with --slurm, writes (and submits) the shards as a Slurm array job (docs/sweeps.md).
 #include <unistd.h>
 #include <atomic>
 #include <csignal>
@@ -13,6 +13,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
 #include "harness/cli/run_context.h"
+#include "harness/slurm_submit.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_runner.h"
 #include "models/registry.h"
@@ -46,6 +47,11 @@ struct SweepArgs {
   bool resume = false;
   bool restart = false;
   bool quiet = false;
+  // --slurm: -o names the folder of the shards, scripts and journals (harness/slurm_submit.h).
+  bool slurm = false;
+  bool submit = false;
+  std::string status;  // --status FOLDER
+  SlurmResources resources;
 };
 
 // The registry's checks, with the sweep file's place in front of the message.
@@ -178,17 +184,42 @@ int execute(const SweepArgs& a) {
   return out.failed > 0 || skipped > 0 ? kExitFailed : 0;
 }
 
+// --slurm and --status: the cluster's side of the sweep, its jobs checked here first.
+int execute_slurm(const SweepArgs& a, bool output_given) {
+  if (!a.status.empty()) {
+    if (!a.config.empty() || a.slurm)
+      throw std::invalid_argument("--status FOLDER takes no sweep file and no --slurm");
+    return slurm_status(a.status, std::cout);
+  }
+  if (a.config.empty()) throw std::invalid_argument("--slurm needs the sweep file");
+  if (!output_given) throw std::invalid_argument("--slurm needs -o FOLDER: the sweep's folder");
+  if (a.resume || a.restart || a.shard != "0/1" || !a.journal.empty())
+    throw std::invalid_argument(
+        "--slurm chooses the shards, journals and --resume itself: drop --shard, --journal, "
+        "--resume and --restart");
+  check_jobs(read_sweep_file(a.config));
+  SlurmSweepRequest r;
+  r.config = a.config;
+  r.folder = a.output;
+  r.stagebench = std::filesystem::read_symlink("/proc/self/exe");
+  r.overrides = a.resources;
+  r.submit = a.submit;
+  return slurm_sweep(r, std::cout);
+}
+
 }  // namespace
 
 void add_sweep(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "sweep", "Run a sweep file's jobs (models x sizes x backends x batches), resumable");
   auto a = std::make_shared<SweepArgs>();
+  // Not required: --status FOLDER needs none (execute checks that a sweep has one).
   cmd->add_option("config", a->config, "Sweep file (JSON, see docs/sweeps.md)")
-      ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", a->output, "Result file, rewritten after every job")
-      ->capture_default_str();
+  auto* output =
+      cmd->add_option("-o,--output", a->output,
+                      "Result file, rewritten after every job; with --slurm, the sweep's folder")
+          ->capture_default_str();
   cmd->add_option("--journal", a->journal, "JSON-lines journal (default: OUTPUT.journal.jsonl)");
   cmd->add_flag("--resume", a->resume, "Continue the journal's sweep: skip its complete jobs");
   cmd->add_flag("--restart", a->restart, "Discard an existing journal and start over");
@@ -198,7 +229,33 @@ void add_sweep(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"json", "gbench"}))
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "No progress or tables");
-  cmd->callback([a, &exit_code] { exit_code = execute(*a); });
+  cmd->add_flag("--slurm", a->slurm,
+                "Write a Slurm array job (one shard per task) and a merge job into -o FOLDER");
+  cmd->add_flag("--submit", a->submit, "With --slurm: submit them through sbatch")
+      ->needs("--slurm");
+  cmd->add_option("--status", a->status, "Print a --slurm folder's shards: done, running, failed");
+  cmd->add_option("--partition", a->resources.partition, "With --slurm: the partition")
+      ->needs("--slurm");
+  cmd->add_option("--gpus-per-job", a->resources.gpus_per_job, "With --slurm: GPUs per task")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->needs("--slurm");
+  cmd->add_option("--cpus-per-job", a->resources.cpus_per_job, "With --slurm: CPUs per task")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}))
+      ->needs("--slurm");
+  cmd->add_option("--time", a->resources.time, "With --slurm: time limit per task (H:MM:SS)")
+      ->needs("--slurm");
+  cmd->add_option("--shards", a->resources.shards,
+                  "With --slurm: array tasks (default: the config's, else one per job)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
+      ->needs("--slurm");
+  cmd->callback([a, output, &exit_code] {
+    if (a->slurm || !a->status.empty()) {
+      exit_code = execute_slurm(*a, output->count() > 0);
+      return;
+    }
+    if (a->config.empty()) throw std::invalid_argument("sweep: the sweep file is missing");
+    exit_code = execute(*a);
+  });
 }
 
 }  // namespace sb::cli
