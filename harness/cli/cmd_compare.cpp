@@ -2,28 +2,21 @@
 // 1 regression (or a suspected one), 2 invalid input or nothing comparable, 3 undecidable: some
 // gated comparisons could not be judged (unless --allow-inconclusive or the thresholds file's
 // `policy: inconclusive=pass|fail` says otherwise).
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
+#include "harness/cli/option_checks.h"
 #include "reports/compare.h"
 #include "reports/compare_render.h"
+#include "schema/atomic_file.h"
+#include "schema/user_file.h"
 
 namespace sb::cli {
 namespace {
 
 // Not a failure of the candidate and not bad input: the data could not decide (docs/compare.md).
 constexpr int kExitUndecidable = 3;
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot open thresholds file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -48,9 +41,11 @@ void add_compare(CLI::App& app, int& exit_code) {
                   "rules file, e.g. 'enformer/cpu/*/time: +5%' (docs/compare.md)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--alpha", o->compare.alpha, "significance level of the tests (default 0.05)")
+      ->check(kFiniteNumber)
       ->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--min-effect", o->compare.min_effect,
                   "smallest relative change that counts, as a fraction (default 0.02)")
+      ->check(kFiniteNumber)
       ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--min-samples", o->compare.min_samples,
                   "fewer samples on a side make the time verdict AMBIGUOUS (default 5)")
@@ -66,7 +61,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     const nlohmann::json candidate = load_result_file(o->candidate);
     CompareOptions options = o->compare;
     if (o->allow_inconclusive) options.inconclusive = InconclusivePolicy::pass;
-    if (!o->thresholds.empty()) options.thresholds_text = read_text_file(o->thresholds);
+    if (!o->thresholds.empty()) options.thresholds_text = read_user_file(o->thresholds);
     CompareResult result;
     try {
       result = compare_documents(base, candidate, options);
@@ -82,9 +77,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     if (o->output.empty() || o->output == "-") {
       std::cout << text;
     } else {
-      std::ofstream out(o->output, std::ios::binary);
-      out << text;
-      if (!out.flush()) throw std::runtime_error("cannot write " + o->output);
+      write_text_atomic(o->output, text);  // a full disk keeps the previous report whole
     }
     // The hint goes to stderr too when the table went elsewhere or is JSON: a CI log shows it.
     if (!result.hint.empty() && (o->format == "json" || !(o->output.empty() || o->output == "-")))

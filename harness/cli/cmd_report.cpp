@@ -1,9 +1,9 @@
-#include <fstream>
 #include <iostream>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
 #include "reports/report.h"
+#include "schema/atomic_file.h"
 
 namespace sb::cli {
 namespace {
@@ -13,10 +13,7 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_text_atomic(path, text);  // a full disk keeps the previous report whole
   std::cerr << "wrote " << path << '\n';
 }
 

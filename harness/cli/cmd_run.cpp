@@ -4,6 +4,8 @@
 #include "collectors/collectors.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/option_checks.h"
+#include "harness/cli/output_lock.h"
 #include "harness/cli/progress_line.h"
 #include "harness/cli/run_context.h"
 #include "models/registry.h"
@@ -23,6 +25,14 @@ struct RunArgs {
   bool quiet = false;
 };
 
+// What to say when building the workload asked for more memory than there is: the sizes it was
+// built from, rather than the bare "std::bad_alloc".
+std::string too_large(const Job& job) {
+  return job.model + "/" + job.request.size + " on " + job.request.backend +
+         (job.request.batch > 0 ? " with --batch " + std::to_string(job.request.batch) : "") +
+         " needs more memory than this machine can allocate; choose a smaller --batch or --size";
+}
+
 int execute(RunArgs& a) {
   Job job = a.job;
   const ModelEntry& model = find_model(job.model);
@@ -35,6 +45,7 @@ int execute(RunArgs& a) {
 
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  const OutputLock lock(a.output);  // before measuring: a second run on the same file stops now
   std::vector<RunRecord> runs;
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
   nlohmann::json context = run_context(papi, true);
@@ -54,7 +65,14 @@ int execute(RunArgs& a) {
     ProgressLine progress(job.model + "/" + job.request.size + "/" + name, !a.quiet);
     one.runner.progress = [&](const Progress& p) { progress.update(p); };
     one.runner.on_partial = [&](const RunRecord& partial) { save(&partial); };
-    RunRecord run = runner.run(one);
+    RunRecord run;
+    try {
+      run = runner.run(one);
+    } catch (const std::bad_alloc&) {
+      throw std::invalid_argument(too_large(one));
+    } catch (const std::length_error&) {
+      throw std::invalid_argument(too_large(one));
+    }
     progress.finish();
     if (run.measured_nothing()) {
       if (explicit_backend) throw std::invalid_argument(run.reason.value_or("no backend"));
@@ -97,21 +115,24 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-samples", job.runner.max_samples)->capture_default_str();
   cmd->add_option("--warmup", job.runner.warmup_s, "Seconds of warm-up per stage")
       ->capture_default_str();
-  cmd->add_option("--seed", job.request.seed, "Seed of weights and input")->capture_default_str();
+  cmd->add_option("--seed", job.request.seed, "Seed of weights and input")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
   cmd->add_option("--weights", job.request.weights, ".safetensors weights (default: seeded random)")
       ->check(CLI::ExistingFile);
   auto* input = cmd->add_option("--input", job.request.input,
                                 "geneformer: token ids [B,S] (.npy/.safetensors, with "
                                 "'attention_mask' when the file holds one) instead of seeded "
                                 "synthetic cells")
-                   ->check(CLI::ExistingFile);
-  // --data is not CLI::ExistingFile: the model's reader names a missing or unreadable file itself, and
-  // that is bad input (exit 2) like any other.
+                    ->check(CLI::ExistingFile);
+  // --data is not CLI::ExistingFile: the model's reader names a missing or unreadable file itself,
+  // and that is bad input (exit 2) like any other.
   cmd->add_option("--data", job.request.input,
                   "deepfm: the training table (.tsv, seven columns) instead of a seeded "
                   "synthetic one")
       ->excludes(input);
   cmd->add_option("--batch", job.request.batch, "Batch (0: the model's default for the size)")
+      ->check(kNonNegativeInteger)
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
   cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")

@@ -119,6 +119,28 @@ nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& al
   return context;
 }
 
+// Each failed stage and skipped job on stderr, one line each: with -q the ladder tables that
+// would show them are not printed, and exit 1 alone does not say what failed.
+void report_failures(const nlohmann::json& document) {
+  for (const auto& run : document["runs"]) {
+    const std::string job =
+        run.value("model", "?") + "/" + run.value("size", "?") + "/" + run.value("backend", "?");
+    const nlohmann::json& reason = run.contains("reason") ? run["reason"] : nlohmann::json();
+    if (run.value("status", "") == "skipped") {
+      std::cerr << "stagebench sweep: " << job << " skipped: "
+                << (reason.is_string() ? reason.get<std::string>() : "no reason given") << '\n';
+    }
+    if (!run.contains("stages") || !run["stages"].is_array()) continue;
+    for (const auto& stage : run["stages"]) {
+      if (stage.value("status", "") != "failed") continue;
+      const nlohmann::json& why = stage.contains("reason") ? stage["reason"] : nlohmann::json();
+      std::cerr << "stagebench sweep: " << job << " stage " << stage.value("id", "?")
+                << " failed: " << (why.is_string() ? why.get<std::string>() : "no reason given")
+                << '\n';
+    }
+  }
+}
+
 int execute(const SweepArgs& a) {
   if (a.resume && a.restart)
     throw std::invalid_argument("--resume and --restart exclude each other");
@@ -181,6 +203,7 @@ int execute(const SweepArgs& a) {
     std::cerr << "stagebench sweep: interrupted; continue with --resume\n";
     return kExitInterrupted;
   }
+  report_failures(out.document);
   return out.failed > 0 || skipped > 0 ? kExitFailed : 0;
 }
 

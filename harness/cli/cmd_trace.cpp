@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/option_checks.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/trace_export.h"
 #include "models/dynunet/trace_export.h"
@@ -25,11 +26,15 @@ void add_trace(CLI::App& app, int& exit_code) {
   cmd->add_option("model", a->model, "Model (deepfm, dynunet)")->required();
   cmd->add_option("--size", a->size, "tiny, small or full")->capture_default_str();
   cmd->add_option("--stage", a->stage, "training stage (id or index)")->capture_default_str();
-  cmd->add_option("--steps", a->steps, "optimizer steps")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "batch (0: the size's)");
+  cmd->add_option("--steps", a->steps, "optimizer steps")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
+  cmd->add_option("--batch", a->batch, "batch (0: the size's)")->check(kNonNegativeInteger);
   cmd->add_option("--backend", a->backend, "cpu or opencl")->capture_default_str();
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
-  cmd->add_option("--seed", a->seed, "seed of weights, table and batches")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "seed of weights, table and batches")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
   cmd->add_option("--weights", a->weights, "initial parameters (.safetensors, reference names)");
   cmd->add_option("--data", a->data, "the training table (.tsv) instead of a synthetic one");
   cmd->add_flag("--no-dropout", a->no_dropout,

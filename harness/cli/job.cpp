@@ -6,6 +6,7 @@
 #include "collectors/collectors.h"
 #include "harness/stage_report.h"
 #include "models/ceilings.h"
+#include "models/ops/op_types.h"
 #include "probes/probe.h"
 
 namespace sb::cli {
@@ -32,7 +33,17 @@ std::pair<std::string, double> parse_ceiling(const std::string& text) {
   if (!(v > 0) || !std::isfinite(v))
     throw std::invalid_argument("--ceiling '" + text +
                                 "': expected PRECISION=GFLOPS, e.g. tf32=400000");
-  return {text.substr(0, eq), v};
+  // A misspelt precision would be recorded and never used: the stages look their ceiling up by
+  // the op layer's precision names.
+  const std::string precision = text.substr(0, eq);
+  std::string known;
+  for (const Precision p :
+       {Precision::f32, Precision::tf32, Precision::bf16, Precision::f16, Precision::int8}) {
+    if (precision == precision_name(p)) return {precision, v};
+    known += (known.empty() ? "" : ", ") + std::string(precision_name(p));
+  }
+  throw std::invalid_argument("--ceiling '" + text + "': unknown precision '" + precision + "' (" +
+                              known + ")");
 }
 
 DeviceCeilings JobRunner::ceilings_for(Backend& backend, const Job& job) {
@@ -74,9 +85,8 @@ RunRecord JobRunner::run(const Job& job) {
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
   opt.make_collectors = [papi] { return make_collectors(papi); };
   auto workload = model.make(job.request, std::move(backend));
-  RunRecord run =
-      run_ladder(*workload, {model.name, job.request.size, name, device, workload->mode()}, stages,
-                 opt);
+  RunRecord run = run_ladder(
+      *workload, {model.name, job.request.size, name, device, workload->mode()}, stages, opt);
   if (opt.ceilings) {
     CeilingsRecord& c = run.ceilings.emplace();
     c.gemm_fp32_gflops = opt.ceilings->peak_gflops;

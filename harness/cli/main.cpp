@@ -1,6 +1,7 @@
 // stagebench: runs documented optimization ladders stage by stage and measures what each buys.
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/run_context.h"
@@ -26,6 +27,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : sb::cli::kExitBadInput;
   } catch (const std::invalid_argument& e) {
     std::cerr << "stagebench: " << e.what() << '\n';
+    return sb::cli::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // Sizes come from the user (a batch, a shape in a file); nothing else asks for this much.
+    std::cerr << "stagebench: out of memory: a size, batch or shape given is too large for this "
+                 "machine\n";
     return sb::cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "stagebench: " << e.what() << '\n';

@@ -1,6 +1,8 @@
 #include "models/geneformer/cell_file.h"
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -39,9 +41,19 @@ Cells read_cells(const std::filesystem::path& input, const std::filesystem::path
   std::vector<int32_t> v(ids.values.size());
   for (size_t i = 0; i < v.size(); ++i) {
     const float x = ids.values[i];
-    if (x != std::floor(x))
-      throw std::invalid_argument("input " + input.string() + ": value " + std::to_string(x) +
-                                  " at " + std::to_string(i) + " is not a token id");
+    // Range first: converting inf, NaN or anything beyond int32 to int32 is undefined behaviour
+    // (it printed 2^31, int64 max and 1e30 all as -2147483648). Ids beyond the vocabulary but
+    // within int32 are cells_from_ids' to name.
+    if (!(x >= -2147483648.0f && x < 2147483648.0f) || x != std::floor(x)) {
+      std::ostringstream value;
+      if (std::fabs(x) < 1e15f && x == std::floor(x))
+        value << static_cast<int64_t>(x);  // in range: whole numbers read as written
+      else
+        value << std::setprecision(9) << x;
+      throw std::invalid_argument("input " + input.string() + ": value " + value.str() + " at " +
+                                  std::to_string(i) + " is not a token id (the vocabulary is [0, " +
+                                  std::to_string(vocab) + "))");
+    }
     v[i] = static_cast<int32_t>(x);
   }
   TensorData mask;

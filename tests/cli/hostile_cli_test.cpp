@@ -1,0 +1,228 @@
+// Hostile input through the stagebench binary (issue 16, "Hostile inputs"): every case exits 2
+// with a message naming the file or option and the problem, never by a signal and never hangs.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "schema/document.h"
+#include "tests/common/temp_dir.h"
+#include "tests/reports/fixture.h"
+
+namespace {
+
+using sb::testing::TempDir;
+
+struct Result {
+  int status = -1;  // exit status; -1 when killed by a signal
+  std::string output;
+};
+
+// Runs the binary under `timeout`, so that a regression to blocking fails (exit 124) instead of
+// hanging the suite.
+// `shell_prefix` runs first in the same shell (a ulimit).
+Result run(const std::string& args, const std::string& shell_prefix = "") {
+  setenv("OMP_NUM_THREADS", "1", 1);
+  Result r;
+  const std::string cmd =
+      shell_prefix + "timeout 120 " + std::string(STAGEBENCH_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+void expect_bad_input(const std::string& args, const std::string& needle) {
+  const Result r = run(args);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output.substr(0, 2000);
+  EXPECT_LT(r.output.size(), 10000u) << args << ": the message is bounded";
+}
+
+std::string deep(size_t levels) {
+  return std::string(levels, '[') + std::string(levels, ']');
+}
+
+// A valid result file whose context holds `value` (raw JSON text).
+std::filesystem::path result_with_context(const TempDir& dir, const std::string& name,
+                                          const std::string& value) {
+  std::string text = sb::test::fixture_document().dump();
+  const size_t at = text.find("\"context\":{");
+  text.insert(at + 11, "\"hostile\":" + value + ",");
+  return dir.write(name, text);
+}
+
+TEST(HostileCli, DeepNestingIsRefusedByEveryReader) {
+  const TempDir dir;
+  const auto res = result_with_context(dir, "deep.json", deep(100000));
+  const std::string out = dir.file("out.json").string();
+  for (const std::string& args : {"merge " + res.string() + " -o " + out,
+                                  "merge --format gbench " + res.string() + " -o " + out,
+                                  "report --format html " + res.string(), "report " + res.string(),
+                                  "compare " + res.string() + " " + res.string()}) {
+    expect_bad_input(args, "deep.json: nested deeper than 128 levels");
+  }
+  const auto sweep = dir.write(
+      "deep-sweep.json",
+      R"({"entries": [{"models": ["enformer"], "sizes": "tiny", "backends": "cpu", "device": )" +
+          deep(100000) + "}]}");
+  expect_bad_input("sweep " + sweep.string() + " -o " + out, "deep-sweep.json: nested deeper than");
+}
+
+TEST(HostileCli, NumbersBeyondDoubleAndWrongTypesNameTheFileAndField) {
+  const TempDir dir;
+  const auto sweep = dir.write(
+      "big.json", R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu",
+                      "seed": 1e999}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + dir.file("o.json").string(),
+                   "big.json: a number is outside the range of a double");
+  nlohmann::json doc = sb::test::fixture_document();
+  doc["runs"][0]["complete"] = "yes";
+  const auto typed = dir.write("typed.json", doc.dump());
+  expect_bad_input("merge --format gbench " + typed.string() + " -o " + dir.file("g.json").string(),
+                   "runs[0].complete: expected a boolean");
+}
+
+TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
+  const TempDir dir;
+  const auto fifo = dir.file("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_bad_input("report " + fifo.string(), "pipe.json: is a named pipe (FIFO)");
+  expect_bad_input("sweep " + fifo.string() + " -o " + dir.file("o.json").string(),
+                   "pipe.json: is a named pipe (FIFO)");
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  expect_bad_input("compare " + res.string() + " " + res.string() + " -t " + fifo.string(),
+                   "pipe.json: is a named pipe (FIFO)");
+  const auto npy = dir.file("ids.npy");
+  ASSERT_EQ(::mkfifo(npy.c_str(), 0600), 0);
+  expect_bad_input("infer geneformer --size tiny --input " + npy.string() + " --output " +
+                       dir.file("o.safetensors").string(),
+                   "not a regular file");
+}
+
+TEST(HostileCli, SilentlyAcceptedOptionsAreRefusedByName) {
+  expect_bad_input("run enformer --size tiny --batch -1", "--batch");
+  expect_bad_input("run enformer --size tiny --seed -1", "--seed");
+  expect_bad_input("run enformer --size tiny --ceiling fp99=100", "fp99");
+  expect_bad_input("run enformer --size tiny --ceiling =5", "--ceiling '=5'");
+  const TempDir dir;
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  expect_bad_input("compare " + res.string() + " " + res.string() + " --alpha nan", "--alpha");
+  expect_bad_input("compare " + res.string() + " " + res.string() + " --min-effect inf",
+                   "--min-effect");
+}
+
+// "std::bad_alloc" alone said nothing; the message names what was too large. The address space
+// is capped so that the test never pressures the machine whatever the allocator does.
+TEST(HostileCli, BatchTooLargeForMemoryIsNamed) {
+  const TempDir dir;
+  const Result r = run("run enformer --size tiny --batch 1000000000 --max-time 1 -q -o " +
+                           dir.file("o.json").string(),
+                       "ulimit -v 4000000; ");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--batch 1000000000 needs more memory than this machine can allocate"),
+            std::string::npos)
+      << r.output;
+}
+
+// A float .npy of the given values, shape [1, n].
+std::filesystem::path npy_f8(const TempDir& dir, const std::string& name,
+                             const std::vector<double>& values) {
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, " +
+                       std::to_string(values.size()) + "), }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+  sb::testing::write_bytes(dir.file(name), bytes);
+  return dir.file(name);
+}
+
+TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
+  const TempDir dir;
+  const std::string out = " --output " + dir.file("o.safetensors").string();
+  const auto garbage = dir.write("garbage.npy", "not an npy file at all");
+  expect_bad_input("infer geneformer --size tiny --input " + garbage.string() + out,
+                   "garbage.npy': bad magic");
+  const auto st = dir.write("garbage.safetensors", std::string(8, '\xff'));
+  expect_bad_input("infer geneformer --size tiny --input " + st.string() + out,
+                   "garbage.safetensors");
+  const auto ok = npy_f8(dir, "ok.npy", {2, 3, 4, 5});
+  expect_bad_input(
+      "infer geneformer --size tiny --backend opencl --device zzz --input " + ok.string() + out,
+      "zzz");
+  // Out of int32 range: each named by its value, not wrapped to -2147483648.
+  for (const auto& [value, shown] :
+       std::vector<std::pair<double, std::string>>{{2147483648.0, "2147483648"},
+                                                   {9.2233720368547758e18, "9.22337204e+18"},
+                                                   {1e30, "1.00000002e+30"},
+                                                   {HUGE_VAL, "inf"}}) {
+    const auto ids = npy_f8(dir, "ids.npy", {2, value, 4, 5});
+    expect_bad_input("infer geneformer --size tiny --input " + ids.string() + out,
+                     "value " + shown + " at 1 is not a token id");
+  }
+}
+
+// Two runs writing the same file: the second is refused at once while the first holds the lock.
+TEST(HostileCli, SecondWriterOfAnOutputIsRefused) {
+  const TempDir dir;
+  const auto out = dir.file("same.json");
+  const int fd = ::open((out.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // what a running `stagebench run` holds
+  expect_bad_input("run enformer --size tiny --stages original --max-time 1 -o " + out.string(),
+                   "is being written by another stagebench");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  ::close(fd);
+}
+
+TEST(HostileCli, ReportAndCompareOutputsAreReplacedWhole) {
+  const TempDir dir;
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  const auto out = dir.write("report.md", "previous");
+  const Result r = run("report " + res.string() + " -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Result c =
+      run("compare " + res.string() + " " + res.string() + " -o " + dir.file("cmp.md").string());
+  EXPECT_NE(c.status, -1) << c.output;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    ++files;
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+  EXPECT_EQ(files, 3u);
+  std::ifstream in(out);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_NE(first, "previous");
+}
+
+// With -q the ladder tables are not printed; a job that fails or is skipped still says why.
+TEST(HostileCli, QuietSweepStillNamesWhatFailed) {
+  const TempDir dir;
+  const auto sweep = dir.write(
+      "s.json", R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "opencl",
+                     "device": "no-such-device-anywhere", "ceilings": false}]})");
+  const Result r = run("sweep -q " + sweep.string() + " -o " + dir.file("o.json").string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("enformer/tiny/opencl skipped: "), std::string::npos) << r.output;
+}
+
+}  // namespace
