@@ -70,13 +70,13 @@ void CompareModel::compute_verdicts(const json& base_document, const json& base_
     const CompareResult result = compare_documents(base, candidate, CompareOptions{});
     for (const MetricComparison& m : result.rows) {
       if (!is_time_metric(m.metric)) continue;
-      const QString id = QString::fromStdString(m.stage);
+      const QString id = display_text(m.stage);
       for (Row& row : rows_) {
         if (row.id != id || !row.verdict.isEmpty()) continue;
         row.verdict = QString::fromLatin1(verdict_name(m.verdict)).toLower();
         row.regression = m.regression;
-        row.note = QString::fromStdString(m.rule);
-        if (!m.note.empty()) row.note += QStringLiteral("; ") + QString::fromStdString(m.note);
+        row.note = display_text(m.rule);
+        if (!m.note.empty()) row.note += QStringLiteral("; ") + display_text(m.note);
       }
     }
     QStringList problems;

@@ -31,7 +31,7 @@ void papi_warnings(const json& papi, ContextSummary& s) {
   for (auto it = events.begin(); it != events.end(); ++it) {
     const bool opened = it->is_string() && it->get<std::string>() == "opened";
     const QString tier = text(tiers, it.key().c_str(), QStringLiteral("hardware"));
-    const QString line = QString::fromStdString(it.key()) + QStringLiteral(": ") + scalar_text(*it);
+    const QString line = display_text(it.key()) + QStringLiteral(": ") + scalar_text(*it);
     if (tier == QLatin1String("hardware")) {
       ++hw_total;
       if (!opened) hw_failed << line;
@@ -86,7 +86,7 @@ ContextSummary summarize_context(const json& document, const json& run) {
   if (params.is_object()) {
     QStringList p;
     for (auto it = params.begin(); it != params.end(); ++it)
-      p << QString::fromStdString(it.key()) + QLatin1Char('=') + scalar_text(*it);
+      p << display_text(it.key()) + QLatin1Char('=') + scalar_text(*it);
     add_fact(s, "params", p.join(QStringLiteral(", ")));
   }
 

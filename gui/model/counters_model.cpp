@@ -21,7 +21,7 @@ void CountersModel::set_stage(const nlohmann::json& stage) {
   const auto& counters = member(stage, "counters");
   if (counters.is_object())
     for (auto it = counters.begin(); it != counters.end(); ++it)
-      rows_.push_back({QString::fromStdString(it.key()), *it});
+      rows_.push_back({display_text(it.key()), *it});
   endResetModel();
 }
 

@@ -22,8 +22,21 @@ struct LoadResult {
 // ("runs[0].stages[2].status: ..."); empty when it can be shown.
 std::vector<std::string> document_problems(const nlohmann::json& document);
 
-// Reads, parses and checks the file. Never throws: failures come back in LoadResult::error.
-// Safe to call from a worker thread.
+// Bounds on what the viewer opens. A hostile 40,000-stage file took over a minute to lay out;
+// real results (a sweep's runs included) stay far below these, and `stagebench report` reads
+// any size.
+inline constexpr qint64 kMaxFileBytes = qint64{256} << 20;
+inline constexpr size_t kMaxRuns = 2000;
+inline constexpr size_t kMaxStages = 10000;
+
+// Why a well-formed document is too large to show (runs or stages beyond the bounds above), or
+// empty. Expects a document that document_problems accepted.
+std::string document_too_large(const nlohmann::json& document);
+
+// Reads, parses and checks the file. Never throws: failures come back in LoadResult::error,
+// naming the file: unreadable or not a regular file (a FIFO would block), invalid JSON, nesting
+// deeper than schema/json_text's limit, a number beyond double's range, not a stagebench/1
+// document, or too large. Safe to call from a worker thread.
 LoadResult load_document(const QString& path);
 
 }  // namespace sb::viewer

@@ -13,7 +13,7 @@ std::optional<double> number(const nlohmann::json& j, const char* key) {
 
 QString text(const nlohmann::json& j, const char* key, const QString& fallback) {
   const auto& v = member(j, key);
-  return v.is_string() ? QString::fromStdString(v.get<std::string>()) : fallback;
+  return v.is_string() ? display_text(v.get_ref<const std::string&>()) : fallback;
 }
 
 QVariant sort_value(std::optional<double> v) {
@@ -46,8 +46,16 @@ QString format_percent(std::optional<double> fraction, int decimals) {
 
 QString scalar_text(const nlohmann::json& j) {
   if (j.is_null()) return QStringLiteral("-");
-  if (j.is_string()) return QString::fromStdString(j.get<std::string>());
-  return QString::fromStdString(j.dump());
+  if (j.is_string()) return display_text(j.get_ref<const std::string&>());
+  return display_text(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+QString display_text(std::string_view s) {
+  if (s.size() <= kMaxDisplayBytes) return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
+  size_t cut = kMaxDisplayBytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 start
+  return QString::fromUtf8(s.data(), static_cast<int>(cut)) +
+         QStringLiteral("... (%1 bytes)").arg(s.size());
 }
 
 }  // namespace sb::viewer

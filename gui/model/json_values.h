@@ -2,6 +2,7 @@
 // Reading optional values out of stagebench/1 JSON and formatting them for tables: a missing
 // key or null is "unknown" and shows as "-", never as 0.
 #include <optional>
+#include <string_view>
 
 #include <QString>
 #include <QVariant>
@@ -22,7 +23,14 @@ QString format_number(std::optional<double> v, int decimals);
 QString format_ms(std::optional<double> ms);
 QString format_bytes(std::optional<double> bytes);
 QString format_percent(std::optional<double> fraction, int decimals = 0);
-// A JSON scalar as display text (strings unquoted); objects and arrays as compact JSON.
+// A JSON scalar as display text (strings unquoted); objects and arrays as compact JSON. Elided
+// like display_text.
 QString scalar_text(const nlohmann::json& j);
+
+// Text from a file as the tables show it: at most kMaxDisplayBytes of it, then "... (N bytes)".
+// A hostile 1 MB stage id laid out in every cell, tooltip and chart label grew the viewer to
+// 17 GB; no real id, name or note comes near this length.
+inline constexpr size_t kMaxDisplayBytes = 256;
+QString display_text(std::string_view s);
 
 }  // namespace sb::viewer

@@ -26,7 +26,7 @@ std::optional<double> known(double v) {
 }
 
 QString qs(const std::string& s) {
-  return QString::fromStdString(s);
+  return display_text(s);
 }
 
 QString time_text(const StageRow& s) {

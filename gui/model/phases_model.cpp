@@ -59,14 +59,13 @@ QVariant PhasesModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   switch (role) {
     case Qt::DisplayRole:
-      return QString::fromStdString(
-          cells_[static_cast<size_t>(index.row())][static_cast<size_t>(column)]);
+      return display_text(cells_[static_cast<size_t>(index.row())][static_cast<size_t>(column)]);
     case SortRole:
       if (column == Index) return s.index;
-      if (column == Stage) return QString::fromStdString(s.id);
+      if (column == Stage) return display_text(s.id);
       return value(s, column);
     case Qt::ToolTipRole:
-      if (column == Stage) return QString::fromStdString(s.title);
+      if (column == Stage) return display_text(s.title);
       if (is_phase(column))
         return QStringLiteral("%1: %2 of the step (median of the instrumented steps)")
             .arg(QString::fromStdString(train_phase_names()[column - kFirstPhase]),

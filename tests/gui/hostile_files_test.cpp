@@ -1,0 +1,99 @@
+// Hostile files in the viewer (issue 16): each becomes a message naming the file, loaded on the
+// worker thread like any other, and the good file beside it still opens. Long text is elided in
+// the tables; absurd sizes are refused.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "fixture.h"
+#include "gui/model/document.h"
+#include "gui/model/document_store.h"
+#include "gui/model/json_values.h"
+#include "gui/model/ladder_model.h"
+
+namespace sb::viewer {
+namespace {
+
+QCoreApplication& app() {
+  static int argc = 1;
+  static char name[] = "gui_hostile_test";
+  static char* argv[] = {name, nullptr};
+  static QCoreApplication instance(argc, argv);
+  return instance;
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(bytes);
+}
+
+TEST(HostileViewer, EveryBadFileIsAMessageAndTheGoodOneStillLoads) {
+  app();
+  QTemporaryDir dir;
+  const QString big = dir.filePath("big.json");
+  const QString deep = dir.filePath("deep.json");
+  const QString fifo = dir.filePath("pipe.json");
+  write(big, "{\"x\":1e999}");  // out_of_range used to escape the loader: terminate()
+  write(deep, QByteArray(100000, '[') + QByteArray(100000, ']'));  // used to overflow the stack
+  ASSERT_EQ(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);    // used to block the loader
+  DocumentStore store;
+  QSignalSpy failed(&store, &DocumentStore::load_failed);
+  store.open({big, deep, fifo, QString::fromStdString(test::fixture_path("two_backends.json"))});
+  ASSERT_TRUE(store.wait_idle(20000));
+  ASSERT_EQ(store.documents().size(), 1u);
+  ASSERT_EQ(failed.count(), 3);
+  QStringList messages;
+  for (const auto& args : failed) messages << args.at(1).toString();
+  messages.sort();
+  EXPECT_TRUE(messages[0].startsWith(big + ": a number is outside the range"))
+      << messages[0].toStdString();
+  EXPECT_TRUE(messages[1].startsWith(deep + ": nested deeper than 128 levels"))
+      << messages[1].toStdString();
+  EXPECT_TRUE(messages[2].startsWith(fifo + ": not a regular file")) << messages[2].toStdString();
+}
+
+TEST(HostileViewer, LongTextIsElided) {
+  const std::string id(1 << 20, 'x');
+  const QString shown = display_text(id);
+  EXPECT_LT(shown.size(), 400);
+  EXPECT_TRUE(shown.endsWith(QStringLiteral("... (1048576 bytes)"))) << shown.toStdString();
+  EXPECT_EQ(display_text("fused-attention"), QStringLiteral("fused-attention"));
+  // A cut never splits a UTF-8 sequence: 'é' is two bytes, and 129 of them straddle the limit.
+  std::string accents;
+  for (int i = 0; i < 129; ++i) accents += "\xc3\xa9";
+  EXPECT_FALSE(display_text(accents).contains(QChar(0xFFFD)));
+
+  nlohmann::json run = test::fixture_json("two_backends.json")["runs"][0];
+  run["stages"][0]["id"] = id;
+  LadderModel model;
+  model.set_run(run);
+  for (int column = 0; column < model.columnCount(); ++column) {
+    for (int role : {int(Qt::DisplayRole), int(Qt::ToolTipRole)}) {
+      const QVariant v = model.data(model.index(0, column), role);
+      EXPECT_LT(v.toString().size(), 2000) << "column " << column << " role " << role;
+    }
+  }
+}
+
+TEST(HostileViewer, AbsurdSizesAreRefusedWithAMessage) {
+  app();
+  nlohmann::json doc = test::fixture_json("two_backends.json");
+  const nlohmann::json stage = doc["runs"][0]["stages"][0];
+  doc["runs"][0]["stages"] = nlohmann::json::array();
+  for (int i = 0; i < 40000; ++i) doc["runs"][0]["stages"].push_back(stage);
+  QTemporaryDir dir;
+  const QString path = dir.filePath("many.json");
+  write(path, QByteArray::fromStdString(doc.dump()));
+  const LoadResult r = load_document(path);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.error.startsWith(path + ": 40002 stages, more than the viewer shows"))
+      << r.error.toStdString();
+}
+
+}  // namespace
+}  // namespace sb::viewer
