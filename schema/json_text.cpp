@@ -47,6 +47,25 @@ void check_json_depth(std::string_view text, const std::string& source, int max_
   }
 }
 
+namespace {
+
+// ": 1e999 at line L, column C (byte B)" from nlohmann's "number overflow parsing '1e999'", which
+// names the literal but not where it is; empty when the message has no quoted literal.
+std::string overflowing_literal(std::string_view text, const std::string& what) {
+  const size_t open = what.find('\'');
+  const size_t close = what.rfind('\'');
+  if (open == std::string::npos || close <= open + 1) return {};
+  const std::string literal = what.substr(open + 1, close - open - 1);
+  const size_t at = text.find(literal);
+  // A hostile literal can be a megabyte of digits: the message shows its start.
+  constexpr size_t kShown = 40;
+  const std::string shown = literal.size() > kShown ? literal.substr(0, kShown) + "..." : literal;
+  if (at == std::string_view::npos) return ": " + shown;
+  return ": " + shown + " at " + json_position(text, at + 1);
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(std::string_view text, const std::string& source) {
   check_json_depth(text, source);
   try {
@@ -54,8 +73,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(source + ": not valid JSON at " + json_position(text, e.byte) +
                                 ": " + e.what());
-  } catch (const nlohmann::json::out_of_range&) {
-    throw std::invalid_argument(source + ": a number is outside the range of a double");
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw std::invalid_argument(source + ": a number is outside the range of a double" +
+                                overflowing_literal(text, e.what()));
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(source + ": unreadable JSON: " + e.what());
   }
