@@ -1,29 +1,13 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
 #include "models/enformer/infer.h"
 #include "models/geneformer/infer.h"
 #include "models/registry.h"
 
 namespace sb::cli {
-namespace {
-
-// A backend or device that cannot be had is the user's choice gone wrong, as in `run` (exit 2),
-// not a stage that failed (exit 1).
-std::unique_ptr<Backend> backend_for(const std::string& name, const std::string& device) {
-  try {
-    return make_backend(name, device);
-  } catch (const std::invalid_argument&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw std::invalid_argument("--backend " + name +
-                                (device.empty() ? "" : " --device " + device) + ": " + e.what());
-  }
-}
-
-}  // namespace
-
 void add_infer(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("infer", "One forward on your own input and weights; writes every output");
@@ -63,7 +47,7 @@ void add_infer(CLI::App& app, int& exit_code) {
       r.export_weights = a->export_weights, r.seed = a->seed, r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
-      const auto s = enformer::run_inference(r, backend_for(a->backend, a->device));
+      const auto s = enformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
       std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
                 << s.length << " bp -> " << r.output.string() << '\n';
     } else if (a->model == "geneformer") {
@@ -72,7 +56,7 @@ void add_infer(CLI::App& app, int& exit_code) {
       r.export_weights = a->export_weights, r.seed = a->seed;
       if (!a->size.empty()) r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
-      const auto s = geneformer::run_inference(r, backend_for(a->backend, a->device));
+      const auto s = geneformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
       std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
                 << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string()
                 << '\n';

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/trace_export.h"
@@ -50,7 +51,7 @@ void add_trace(CLI::App& app, int& exit_code) {
         throw std::invalid_argument("trace: dynunet takes no --data or --no-dropout");
       dynunet::WorkloadOptions o;
       o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
-      dynunet::DynUnetWorkload w(o, make_backend(a->backend, a->device));
+      dynunet::DynUnetWorkload w(o, backend_or_bad_input(a->backend, a->device));
       if (const std::string why = w.skip_reason(stage); !why.empty())
         throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
       const auto s = dynunet::export_trace(w, stage, a->steps, a->out);
@@ -64,7 +65,7 @@ void add_trace(CLI::App& app, int& exit_code) {
     o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
     o.data = a->data;
     if (a->no_dropout) o.dropout = 0.f;
-    deepfm::DeepFmWorkload w(o, make_backend(a->backend, a->device));
+    deepfm::DeepFmWorkload w(o, backend_or_bad_input(a->backend, a->device));
     if (const std::string why = w.skip_reason(stage); !why.empty())
       throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
     const auto s = deepfm::export_trace(w, stage, a->steps, a->out);

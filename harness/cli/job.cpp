@@ -21,6 +21,17 @@ std::vector<std::string> resolve_backends(const std::string& name) {
   throw std::invalid_argument("unknown backend '" + name + "' (" + list + "all)");
 }
 
+std::unique_ptr<Backend> backend_or_bad_input(const std::string& name, const std::string& device) {
+  try {
+    return make_backend(name, device);
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("--backend " + name +
+                                (device.empty() ? "" : " --device " + device) + ": " + e.what());
+  }
+}
+
 std::pair<std::string, double> parse_ceiling(const std::string& text) {
   const auto eq = text.find('=');
   double v = 0;

@@ -25,6 +25,11 @@ struct Job {
 // std::invalid_argument "unknown backend 'x' (cpu, opencl, all)".
 std::vector<std::string> resolve_backends(const std::string& name);
 
+// make_backend for commands that use one backend the user named (infer, trace): a backend or
+// device that cannot be had is bad input (std::invalid_argument, exit 2), as in `run`, not a
+// failure of the work (exit 1).
+std::unique_ptr<Backend> backend_or_bad_input(const std::string& name, const std::string& device);
+
 // "tf32=400000" -> {"tf32", 400000}; throws std::invalid_argument naming the bad text.
 std::pair<std::string, double> parse_ceiling(const std::string& text);
 

@@ -168,6 +168,9 @@ TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
   expect_bad_input(
       "infer geneformer --size tiny --backend opencl --device zzz --input " + ok.string() + out,
       "zzz");
+  expect_bad_input(
+      "trace deepfm --size tiny --backend opencl --device zzz --out " + dir.file("trace").string(),
+      "zzz");
   // Out of int32 range: each named by its value, not wrapped to -2147483648.
   for (const auto& [value, shown] :
        std::vector<std::pair<double, std::string>>{{2147483648.0, "2147483648"},
