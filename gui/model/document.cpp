@@ -87,8 +87,15 @@ std::vector<std::string> document_problems(const nlohmann::json& document) {
 std::string document_too_large(const nlohmann::json& document) {
   const nlohmann::json& runs = document.at("runs");
   size_t stages = 0;
-  for (const auto& run : runs)
-    if (run.contains("stages")) stages += run.at("stages").size();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const size_t here = runs[i].contains("stages") ? runs[i].at("stages").size() : 0;
+    if (here > kMaxStagesPerRun) {
+      return "runs[" + std::to_string(i) + "] has " + std::to_string(here) +
+             " stages, more than the viewer shows in one run (" + std::to_string(kMaxStagesPerRun) +
+             "); use `stagebench report`";
+    }
+    stages += here;
+  }
   if (runs.size() > kMaxRuns) {
     return std::to_string(runs.size()) + " runs, more than the viewer shows (" +
            std::to_string(kMaxRuns) + "); split the file or use `stagebench report`";

@@ -28,9 +28,11 @@ std::vector<std::string> document_problems(const nlohmann::json& document);
 inline constexpr qint64 kMaxFileBytes = qint64{256} << 20;
 inline constexpr size_t kMaxRuns = 2000;
 inline constexpr size_t kMaxStages = 10000;
+// One run's stages become one chart's categories and one table: real ladders have about ten.
+inline constexpr size_t kMaxStagesPerRun = 500;
 
-// Why a well-formed document is too large to show (runs or stages beyond the bounds above), or
-// empty. Expects a document that document_problems accepted.
+// Why a well-formed document is too large to show (runs, stages or one run's stages beyond the
+// bounds above), or empty. Expects a document that document_problems accepted.
 std::string document_too_large(const nlohmann::json& document);
 
 // Reads, parses and checks the file. Never throws: failures come back in LoadResult::error,

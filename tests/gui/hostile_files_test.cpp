@@ -91,8 +91,19 @@ TEST(HostileViewer, AbsurdSizesAreRefusedWithAMessage) {
   write(path, QByteArray::fromStdString(doc.dump()));
   const LoadResult r = load_document(path);
   EXPECT_FALSE(r.ok());
-  EXPECT_TRUE(r.error.startsWith(path + ": 40002 stages, more than the viewer shows"))
+  EXPECT_TRUE(r.error.startsWith(path + ": runs[0] has 40000 stages, more than the viewer shows"))
       << r.error.toStdString();
+
+  // Many runs of a real ladder's size are fine up to the total bound.
+  doc["runs"][0]["stages"] = nlohmann::json::array({stage});
+  const nlohmann::json run = doc["runs"][0];
+  doc["runs"] = nlohmann::json::array();
+  for (int i = 0; i < 1500; ++i) doc["runs"].push_back(run);
+  EXPECT_EQ(document_too_large(doc), "");
+  for (auto& r : doc["runs"])
+    r["stages"] = nlohmann::json::array({stage, stage, stage, stage, stage, stage, stage});
+  EXPECT_EQ(document_too_large(doc).rfind("10500 stages, more than the viewer shows", 0), 0u)
+      << document_too_large(doc);
 }
 
 }  // namespace
