@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -17,48 +18,55 @@ namespace {
                            std::strerror(errno));
 }
 
-void write_all(int fd, std::string_view text, const std::filesystem::path& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_io(path, "write failed");
-    }
-    done += static_cast<size_t>(n);
-  }
+// fsync by path: the stream has closed its own descriptor. Linux syncs a file's data through any
+// descriptor of it, a read-only one included.
+void sync_file(const std::string& file, const std::filesystem::path& path) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_io(path, "cannot reopen the temporary file");
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  if (rc != 0) throw_io(path, "fsync failed");
 }
 
 }  // namespace
 
-void write_text_atomic(const std::filesystem::path& path, std::string_view text) {
+void write_stream_atomic(const std::filesystem::path& path,
+                         const std::function<void(std::ostream&)>& write) {
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / (path.filename().string() + ".tmp.XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
+  std::string tmp = (dir / (path.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());  // a unique name, even for two writers of one path
   if (fd < 0) throw_io(path, "cannot create a temporary file in " + dir.string());
   ::fchmod(fd, 0644);  // mkstemp's 0600 would make results unreadable to others
-  const std::string tmp = tmpl;
+  ::close(fd);
   try {
-    write_all(fd, text, path);
-    if (::fsync(fd) != 0) throw_io(path, "fsync failed");
-    if (::close(fd) != 0) {
-      fd = -1;
-      throw_io(path, "close failed");
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) throw_io(path, "cannot open the temporary file");
+      write(out);
+      out.close();
+      if (!out) throw_io(path, "write failed (disk full?)");
     }
-    fd = -1;
+    sync_file(tmp, path);
     if (::rename(tmp.c_str(), path.c_str()) != 0) throw_io(path, "rename failed");
   } catch (...) {
-    if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
     throw;
   }
   // Make the rename itself durable; failing here loses nothing already written.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+void write_text_atomic(const std::filesystem::path& path, std::string_view text) {
+  write_stream_atomic(path, [&](std::ostream& out) {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
 }
 
 }  // namespace sb

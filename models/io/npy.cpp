@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "models/io/atomic_write.h"
 #include "models/io/mapped_file.h"
 #include "models/io/stored_type.h"
+#include "schema/atomic_file.h"
 
 namespace sb {
 namespace {
@@ -276,7 +276,7 @@ void write_npy(const std::filesystem::path& path, const TensorData& tensor,
       ' ');
   header += '\n';
 
-  write_file_atomically(path, [&](std::ostream& out) {
+  write_stream_atomic(path, [&](std::ostream& out) {
     out.write(kMagic.data(), static_cast<std::streamsize>(kMagic.size()));
     out.put(static_cast<char>(version1 ? 1 : 2));
     out.put(0);

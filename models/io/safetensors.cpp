@@ -6,8 +6,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "models/io/atomic_write.h"
 #include "models/io/mapped_file.h"
+#include "schema/atomic_file.h"
 #include "schema/json_text.h"
 
 namespace sb {
@@ -302,7 +302,7 @@ void write_safetensors(const std::filesystem::path& path,
   // Pad with spaces (valid JSON whitespace) so the data buffer starts 8-byte aligned.
   header_text.append((8 - header_text.size() % 8) % 8, ' ');
 
-  write_file_atomically(path, [&](std::ostream& out) {
+  write_stream_atomic(path, [&](std::ostream& out) {
     write_le_u64(out, header_text.size());
     out.write(header_text.data(), static_cast<std::streamsize>(header_text.size()));
     for (const auto& item : tensors) write_values(out, *type, item.second.values);
