@@ -5,9 +5,9 @@
 
 #include <QApplication>
 #include <QBuffer>
-#include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QSaveFile>
 #include <QWidget>
 
 #include "gui/widgets/compare_view.h"
@@ -40,8 +40,10 @@ void save_widget_png(QWidget& widget, const QString& path) {
   QByteArray bytes = png_bytes(image);
   if (bytes.size() > kSmallPngBytes)
     bytes = png_bytes(image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither));
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+  // QSaveFile: a temporary file renamed over the path on commit, like every stagebench output,
+  // so a full disk keeps the previous image.
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
     throw std::runtime_error("cannot write " + path.toStdString() + ": " +
                              file.errorString().toStdString());
 }
