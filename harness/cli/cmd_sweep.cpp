@@ -12,6 +12,7 @@
 #include "collectors/collectors.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/output_lock.h"
 #include "harness/cli/run_context.h"
 #include "harness/slurm_submit.h"
 #include "harness/sweep_config.h"
@@ -161,6 +162,9 @@ int execute(const SweepArgs& a) {
   if (a.format == "gbench") s.render = gbench_document;
   for (const auto& p : {s.output.parent_path(), s.journal.parent_path()})
     if (!p.empty()) std::filesystem::create_directories(p);
+  // Two sweeps on one output or one journal (a --resume started twice) would interleave their
+  // records and replace each other's output: the second is refused before it runs anything.
+  const OutputLock output_lock(s.output), journal_lock(s.journal);
   s.context = sweep_context(a, all, mine);
   s.start_record = {{"date", s.context.value("date", "")},
                     {"argv", s.context.value("argv", nlohmann::json::array())},

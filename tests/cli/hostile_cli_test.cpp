@@ -193,6 +193,20 @@ TEST(HostileCli, SecondWriterOfAnOutputIsRefused) {
   expect_bad_input("run enformer --size tiny --stages original --max-time 1 -o " + out.string(),
                    "is being written by another stagebench");
   EXPECT_FALSE(std::filesystem::exists(out));
+  // A sweep on the same output, or on a journal another sweep holds, is refused the same way.
+  const auto sweep = dir.write(
+      "s.json", R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu"}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + out.string(),
+                   "is being written by another stagebench");
+  const auto journal = dir.file("j.jsonl");
+  const int jfd = ::open((journal.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(jfd, 0);
+  ASSERT_EQ(::flock(jfd, LOCK_EX | LOCK_NB), 0);
+  expect_bad_input("sweep " + sweep.string() + " --journal " + journal.string() + " -o " +
+                       dir.file("other.json").string(),
+                   "j.jsonl is being written by another stagebench");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("other.json")));
+  ::close(jfd);
   ::close(fd);
 }
 
