@@ -111,8 +111,12 @@ void add_run(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--max-time", job.runner.max_time_s, "Seconds of measuring per ladder")
       ->capture_default_str();
-  cmd->add_option("--min-samples", job.runner.min_samples)->capture_default_str();
-  cmd->add_option("--max-samples", job.runner.max_samples)->capture_default_str();
+  cmd->add_option("--min-samples", job.runner.min_samples)
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
+  cmd->add_option("--max-samples", job.runner.max_samples)
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
   cmd->add_option("--warmup", job.runner.warmup_s, "Seconds of warm-up per stage")
       ->capture_default_str();
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")

@@ -115,6 +115,8 @@ TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
 TEST(HostileCli, SilentlyAcceptedOptionsAreRefusedByName) {
   expect_bad_input("run enformer --size tiny --batch -1", "--batch");
   expect_bad_input("run enformer --size tiny --seed -1", "--seed");
+  expect_bad_input("run enformer --size tiny --min-samples -1", "--min-samples");
+  expect_bad_input("run enformer --size tiny --max-samples -5", "--max-samples");  // ran forever
   expect_bad_input("run enformer --size tiny --ceiling fp99=100", "fp99");
   expect_bad_input("run enformer --size tiny --ceiling =5", "--ceiling '=5'");
   const TempDir dir;
