@@ -133,7 +133,9 @@ nlohmann::json gbench_document(const nlohmann::json& doc) {
   if (runs.is_array()) {
     for (size_t i = 0; i < runs.size(); ++i) {
       const auto& run = runs[i];
-      if (!run.is_object() || run.value("complete", true) == false) continue;
+      // "complete" may be absent or null (unknown: kept); only an explicit false is left out.
+      // value() would throw the library's bare "type must be boolean" on a null.
+      if (!run.is_object() || at_path(run, {"complete"}) == false) continue;
       if (!at_path(run, {"stages"}).is_array()) continue;
       complete.emplace_back(i, &run);
     }

@@ -93,6 +93,11 @@ TEST(HostileCli, NumbersBeyondDoubleAndWrongTypesNameTheFileAndField) {
   const auto typed = dir.write("typed.json", doc.dump());
   expect_bad_input("merge --format gbench " + typed.string() + " -o " + dir.file("g.json").string(),
                    "runs[0].complete: expected a boolean");
+  doc["runs"][0]["complete"] = nullptr;  // valid (unknown); gbench's reader threw on it
+  const auto null_complete = dir.write("null.json", doc.dump());
+  const Result r = run("merge --format gbench " + null_complete.string() + " -o " +
+                       dir.file("g.json").string());
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
