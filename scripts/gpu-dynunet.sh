@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One device-machine session for DynUNet (run there from the repository root, .gpu/ carried): the
+# port's training (baseline stage, 4 steps, tiny and small on NVIDIA OpenCL) checked against the
+# PyTorch reference on the same initial parameters and batches, PyTorch's own ladder at full size
+# (training and inference), and the stagebench ladder at full size on NVIDIA OpenCL, in the same
+# session. Everything lands in $1 (default: $OUT); about 8 minutes with the defaults below.
+# Without .gpu/ (no bundle) only the PyTorch parts run.
+set -uo pipefail
+out="${1:-${OUT:?}}"
+sb=".gpu/gpu-run.sh"
+ref="scripts/reference/dynunet_torch.py"
+log="$out/dynunet-reference.txt"
+export PYTHONUNBUFFERED=1
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())'
+  python3 "$ref" selftest --json /tmp/dyn_selftest.json > /dev/null 2>&1
+  python3 -c "
+import json; s = json.load(open('/tmp/dyn_selftest.json'))
+print('== selftest (CPU, tiny fixture): pass %s, names match params.cpp %s, loss vs float64 rel %.2g'
+      % (s['pass'], s['names_match_params_cpp'], s['fixture']['loss_vs_float64_rel']))"
+} 2>&1 | tee "$log"
+if [ -x .gpu/stagebench ]; then
+  for size in tiny small; do
+    bash "$sb" trace dynunet --size "$size" --backend opencl --stage baseline --steps "${STEPS:-4}" \
+      --out "/tmp/dyn_$size" 2>&1 | tee -a "$log"
+    python3 "$ref" check --dir "/tmp/dyn_$size" --device cuda --json "$out/dynunet-check-$size.json" \
+      > /dev/null 2>>"$log"
+    python3 -c "
+import json; c = json.load(open('$out/dynunet-check-$size.json'))
+print('== $size: stagebench (opencl, baseline) vs PyTorch fp32 (TF32 off), %d steps: max rel loss '
+      'diff %.3g, parameter cosine %.9f (lowest tensor %.9f, %s), max abs %.3g, pass %s'
+      % (c['steps'], c['max_rel_loss_diff'], c['overall_cosine'], c['min_tensor_cosine'],
+         c['min_cosine_tensor'], c['overall_max_abs'], c['pass']))
+for r in c['loss']:
+    print('   step %d  loss %.7f / %.7f  dice %.7f / %.7f  bce %.7f / %.7f' % (r['step'],
+          r['stagebench'], r['torch'], r.get('dice_stagebench', float('nan')), r.get('dice_torch', float('nan')),
+          r.get('bce_stagebench', float('nan')), r.get('bce_torch', float('nan'))))" 2>&1 | tee -a "$log"
+  done
+else
+  echo "no .gpu/stagebench: the traces, checks and the stagebench ladder are skipped" | tee -a "$log"
+fi
+echo "PyTorch ladder from $(( SECONDS ))s into the session" >> "$log"
+python3 "$ref" ladder --size full --budget-s "${TORCH_BUDGET:-60}" \
+  --json "$out/dynunet-full-pytorch.json" > /dev/null 2> "$out/dynunet-full-pytorch.txt"
+if [ -x .gpu/stagebench ]; then
+  # what is left of the command's limit (DEADLINE seconds from the start), less a margin
+  left=$(( ${DEADLINE:-570} - SECONDS )); [ "$left" -lt 60 ] && left=60
+  timeout -s INT "$left" bash "$sb" run dynunet --size full --backend opencl --max-time "${MAX_TIME:-150}" \
+    --noise "${NOISE:-0.03}" --max-samples 500 -q -o "$out/dynunet-full-opencl.json" 2>&1 |
+    tee "$out/dynunet-full-opencl.txt"
+  echo "stagebench run: $(( SECONDS ))s into the session" >> "$log"
+fi

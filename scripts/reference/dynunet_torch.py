@@ -1,0 +1,696 @@
+#!/usr/bin/env python3
+"""CytoDL's DynUNet (docs/models.md; MONAI DynUNet, three levels, residual blocks) in plain
+PyTorch, the reference stagebench's DynUNet training is checked and timed against. Parameter names
+are MONAI DynUNet's state-dict names, the ones stagebench's models/dynunet/params.cpp uses; no
+MONAI import is needed. The network, as models/dynunet/network.cpp computes it:
+
+  ResBlock(in, out, s):  y = LReLU(IN1(conv1 3^3/s(x)));  y = IN2(conv2 3^3(y));
+                         r = IN3(conv3 1^3/s(x));         out = LReLU(y + r)
+  input_block (1 -> F1, s 1), downsamples.0 (F1 -> F2, s 2), bottleneck (F2 -> F3, s 2)
+  UpBlock(in, out):      u = ConvTranspose3d k2 s2 (no bias)(x);  c = cat[u, skip]
+                         out = LReLU(IN2(conv2 3^3(LReLU(IN1(conv1 3^3(c))))))
+  upsamples.0 (F3 -> F2, skip downsamples.0), upsamples.1 (F2 -> F1, skip input_block)
+  output_block: conv 1^3 F1 -> 1 with bias
+  IN: InstanceNorm3d(affine=True, eps 1e-5), LReLU: LeakyReLU(0.01), convolutions without bias,
+  padding 1 for 3^3 (stride 1 or 2), 0 for 1^3 and the transposed 2^3.
+  loss = soft Dice on sigmoid (per (n, c) over the voxels, 1 - (2 sum p t + smooth) /
+  (sum p + sum t + smooth), mean over (n, c)) + BCEWithLogits (mean); AdamW(lr, weight_decay).
+
+  check --dir DIR [--device cuda|cpu] [--json OUT.json] [--write-trace T.safetensors]
+        DIR holds `stagebench trace dynunet --size S --backend B --steps N --out DIR`:
+        init.safetensors, batches.safetensors, trace.safetensors. Trains N steps from init on the
+        same batches in fp32 (TF32 off), prints JSON with both loss curves (Dice and BCE too) and
+        the final parameters' agreement (overall and per tensor). Exit 0 when the largest relative
+        loss difference is <= 1e-3 and the overall parameter cosine >= 0.99999, else 1.
+  ladder [--size full] [--budget-s 60] [--stages a,b] [--json OUT.json]
+        PyTorch's own ladder on CUDA, synthetic volumes resident on the GPU, one object per
+        stage: training step (forward, loss, backward, AdamW, loss.item()) and inference (no_grad
+        forward) median ms by CUDA events, FPS (volumes/s), peak allocated memory. Cumulative:
+          fp32-eager       fp32, TF32 off
+          tf32             + TF32 convolutions and matmuls
+          bf16-autocast    + torch.autocast(bfloat16) (no scaler: bf16 has fp32's range)
+          channels-last    + torch.channels_last_3d model and volumes
+          compile          + torch.compile(model) (a failure is recorded, not fatal)
+          fused-adamw      + AdamW(fused=True)
+  selftest
+        tiny on the CPU, no files needed: the parameter names and shapes against params.cpp's
+        list, the loss against a float64 formula, a fixture trained a few steps, written in
+        stagebench's trace format and checked against itself, and channels-last against NCDHW.
+
+Without the `safetensors` package the files are read and written by the small reader below.
+"""
+import argparse
+import datetime
+import gc
+import json
+import os
+import struct
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+SIZES = {  # models/dynunet/config.cpp
+    "tiny": dict(filters=(8, 16, 32), patch=16, batch=1, lr=1e-2),
+    "small": dict(filters=(16, 32, 64), patch=32, batch=2, lr=1e-3),
+    "full": dict(filters=(16, 32, 64), patch=64, batch=8, lr=1e-3),
+}
+DEFAULTS = dict(eps=1e-5, smooth=1e-5, weight_decay=0.01, slope=0.01)
+STAGES = ("fp32-eager", "tf32", "bf16-autocast", "channels-last", "compile", "fused-adamw")
+
+
+# --- safetensors (the package when installed, else by hand) -------------------------------------
+
+_NP = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+       "I8": "i1", "U8": "u1", "BOOL": "?"}
+_ST = {np.dtype(v).str: k for k, v in _NP.items()}
+
+
+def st_read_raw(path):
+    """(tensors as numpy arrays, metadata dict) by hand; BF16 is widened to float32."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    meta = header.pop("__metadata__", None) or {}
+    data, out = memoryview(raw)[8 + n:], {}
+    for name, d in header.items():
+        a, b = d["data_offsets"]
+        if d["dtype"] == "BF16":
+            u = np.frombuffer(data[a:b], dtype="<u2").astype(np.uint32) << 16
+            arr = u.view(np.float32)
+        elif d["dtype"] in _NP:
+            arr = np.frombuffer(data[a:b], dtype=_NP[d["dtype"]])
+        else:
+            raise ValueError(f"{path}: tensor '{name}' has unsupported dtype {d['dtype']}")
+        out[name] = arr.reshape(d["shape"]).copy()
+    return out, meta
+
+
+def st_write_raw(path, tensors, metadata=None):
+    header, blobs, off = {}, [], 0
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    for name, arr in tensors.items():
+        arr = np.ascontiguousarray(arr)
+        dt = _ST.get(arr.dtype.str)
+        if dt is None:
+            raise ValueError(f"tensor '{name}': dtype {arr.dtype} cannot be written")
+        b = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {"dtype": dt, "shape": list(arr.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h)
+        for b in blobs:
+            f.write(b)
+
+
+def st_read(path):
+    try:
+        from safetensors import safe_open
+        with safe_open(path, framework="numpy") as f:
+            return {k: f.get_tensor(k) for k in f.keys()}, dict(f.metadata() or {})
+    except ImportError:
+        pass
+    except Exception:  # e.g. BF16, which numpy cannot hold: the reader below widens it
+        pass
+    return st_read_raw(path)
+
+
+def st_write(path, tensors, metadata=None):
+    tensors = {k: np.ascontiguousarray(v) for k, v in tensors.items()}
+    try:
+        from safetensors.numpy import save_file
+    except ImportError:
+        return st_write_raw(path, tensors, metadata)
+    save_file(tensors, path, metadata={str(k): str(v) for k, v in (metadata or {}).items()})
+
+
+# --- configuration from stagebench's files -------------------------------------------------------
+
+def param_specs(filters):
+    """(name, shape) in models/dynunet/params.cpp's order."""
+    f1, f2, f3 = filters
+    s = []
+
+    def conv(n, o, i, k):
+        s.append((n + ".conv.weight", (o, i, k, k, k)))
+
+    def norm(n, ch):
+        s.extend([(n + ".weight", (ch,)), (n + ".bias", (ch,))])
+
+    def res(p, i, o):
+        conv(p + ".conv1", o, i, 3)
+        conv(p + ".conv2", o, o, 3)
+        conv(p + ".conv3", o, i, 1)
+        for k in (1, 2, 3):
+            norm(f"{p}.norm{k}", o)
+
+    def up(p, i, o):
+        s.append((p + ".transp_conv.conv.weight", (i, o, 2, 2, 2)))
+        conv(p + ".conv_block.conv1", o, 2 * o, 3)
+        conv(p + ".conv_block.conv2", o, o, 3)
+        norm(p + ".conv_block.norm1", o)
+        norm(p + ".conv_block.norm2", o)
+
+    res("input_block", 1, f1)
+    res("downsamples.0", f1, f2)
+    res("bottleneck", f2, f3)
+    up("upsamples.0", f3, f2)
+    up("upsamples.1", f2, f1)
+    conv("output_block.conv", 1, f1, 1)
+    s.append(("output_block.conv.conv.bias", (1,)))
+    return s
+
+
+def config_from(init, meta):
+    """The model's configuration: metadata first, shapes where metadata is missing."""
+    w = init["input_block.conv1.conv.weight"].shape[0]
+    shape_filters = (int(w), int(init["downsamples.0.conv1.conv.weight"].shape[0]),
+                     int(init["bottleneck.conv1.conv.weight"].shape[0]))
+    g = lambda k, d, t: t(meta[k]) if k in meta and meta[k] != "" else d
+    c = dict(size=g("size", "", str),
+             filters=tuple(int(x) for x in meta["filters"].split(",")) if meta.get("filters")
+             else shape_filters,
+             patch=g("patch", 0, int), batch=g("batch", 0, int), eps=g("eps", DEFAULTS["eps"], float),
+             smooth=g("smooth", DEFAULTS["smooth"], float), lr=g("lr", 1e-3, float),
+             weight_decay=g("weight_decay", DEFAULTS["weight_decay"], float),
+             steps=g("steps", 0, int), stage=g("stage", "", str))
+    if c["filters"] != shape_filters:
+        sys.exit(f"init.safetensors: metadata says filters {c['filters']}, the tensors' shapes "
+                 f"say {shape_filters}")
+    # std::to_string keeps six decimals: take the size's exact value where it rounds to the same
+    s = SIZES.get(c["size"])
+    if s and abs(float(f"{s['lr']:.6f}") - c["lr"]) < 5e-7:
+        c["lr"] = s["lr"]
+    for k in ("eps", "smooth", "weight_decay"):
+        if abs(float(f"{DEFAULTS[k]:.6f}") - c[k]) < 5e-7:
+            c[k] = DEFAULTS[k]
+    return c
+
+
+def batch_count(batches):
+    n = 0
+    while f"image.{n}" in batches and f"mask.{n}" in batches:
+        n += 1
+    return n
+
+
+# --- the model (PyTorch) --------------------------------------------------------------------------
+
+def build(torch_mod, filters, eps=1e-5, slope=0.01):
+    torch = torch_mod
+    nn = torch.nn
+
+    class Conv(nn.Module):  # MONAI's Convolution(conv_only=True): the layer under .conv
+        def __init__(self, i, o, k, s, bias=False, transposed=False):
+            super().__init__()
+            if transposed:
+                self.conv = nn.ConvTranspose3d(i, o, k, stride=s, padding=0, bias=bias)
+            else:
+                self.conv = nn.Conv3d(i, o, k, stride=s, padding=1 if k == 3 else 0, bias=bias)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    def inorm(ch):
+        return nn.InstanceNorm3d(ch, eps=eps, affine=True, track_running_stats=False)
+
+    class ResBlock(nn.Module):  # MONAI UnetResBlock (in != out: conv3 and norm3)
+        def __init__(self, i, o, s):
+            super().__init__()
+            self.conv1, self.conv2, self.conv3 = Conv(i, o, 3, s), Conv(o, o, 3, 1), Conv(i, o, 1, s)
+            self.norm1, self.norm2, self.norm3 = inorm(o), inorm(o), inorm(o)
+            self.lrelu = nn.LeakyReLU(slope)
+
+        def forward(self, x):
+            y = self.lrelu(self.norm1(self.conv1(x)))
+            y = self.norm2(self.conv2(y))
+            return self.lrelu(y + self.norm3(self.conv3(x)))
+
+    class BasicBlock(nn.Module):  # MONAI UnetBasicBlock
+        def __init__(self, i, o):
+            super().__init__()
+            self.conv1, self.conv2 = Conv(i, o, 3, 1), Conv(o, o, 3, 1)
+            self.norm1, self.norm2 = inorm(o), inorm(o)
+            self.lrelu = nn.LeakyReLU(slope)
+
+        def forward(self, x):
+            return self.lrelu(self.norm2(self.conv2(self.lrelu(self.norm1(self.conv1(x))))))
+
+    class UpBlock(nn.Module):  # MONAI UnetUpBlock
+        def __init__(self, i, o):
+            super().__init__()
+            self.transp_conv = Conv(i, o, 2, 2, transposed=True)
+            self.conv_block = BasicBlock(2 * o, o)
+
+        def forward(self, x, skip):
+            return self.conv_block(torch.cat([self.transp_conv(x), skip], 1))
+
+    class OutBlock(nn.Module):  # MONAI UnetOutBlock
+        def __init__(self, i, o):
+            super().__init__()
+            self.conv = Conv(i, o, 1, 1, bias=True)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    class DynUNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            f1, f2, f3 = filters
+            self.input_block = ResBlock(1, f1, 1)
+            self.downsamples = nn.ModuleList([ResBlock(f1, f2, 2)])
+            self.bottleneck = ResBlock(f2, f3, 2)
+            self.upsamples = nn.ModuleList([UpBlock(f3, f2), UpBlock(f2, f1)])
+            self.output_block = OutBlock(f1, 1)
+
+        def forward(self, x):
+            e0 = self.input_block(x)
+            e1 = self.downsamples[0](e0)
+            e2 = self.bottleneck(e1)
+            d1 = self.upsamples[0](e2, e1)
+            d0 = self.upsamples[1](d1, e0)
+            return self.output_block(d0)
+
+    return DynUNet()
+
+
+def init_monai(torch, model):
+    """MONAI DynUNet's initialize_weights: kaiming_normal_(a=0.01) convolutions, zero biases."""
+    for m in model.modules():
+        if isinstance(m, (torch.nn.Conv3d, torch.nn.ConvTranspose3d)):
+            torch.nn.init.kaiming_normal_(m.weight, a=0.01)
+            if m.bias is not None:
+                torch.nn.init.zeros_(m.bias)
+
+
+def losses(torch, logits, mask, smooth):
+    """(total, dice, bce) as models/dynunet/network.cpp's forward: soft Dice on sigmoid per (n, c)
+    over the voxels, mean over (n, c), plus BCE with logits, mean; in fp32."""
+    z = logits.float().flatten(2)
+    t = mask.float().flatten(2)
+    p = torch.sigmoid(z)
+    inter = (p * t).sum(-1)
+    den = p.sum(-1) + t.sum(-1)
+    dice = (1 - (2 * inter + smooth) / (den + smooth)).mean()
+    bce = torch.nn.functional.binary_cross_entropy_with_logits(z, t)
+    return dice + bce, dice, bce
+
+
+def set_tf32(torch, on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.backends.cudnn.allow_tf32 = on
+
+
+def load_model(torch, c, init, device):
+    model = build(torch, c["filters"], c["eps"]).to(device)
+    state = {k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in init.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if missing or unexpected:
+        sys.exit(f"init.safetensors does not match the model: missing {sorted(missing)}, "
+                 f"unexpected {sorted(unexpected)}")
+    return model
+
+
+def train_reference(torch, c, init, batches, steps, device):
+    """Steps of AdamW from init on the given batches in fp32: (loss, dice and bce per step, the
+    step-0 logits' sum and sum of squares, final parameters as numpy)."""
+    model = load_model(torch, c, init, device).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=c["lr"], betas=(0.9, 0.999), eps=1e-8,
+                            weight_decay=c["weight_decay"])
+    curve = {"loss": [], "dice": [], "bce": []}
+    for k in range(steps):
+        x = torch.from_numpy(np.asarray(batches[f"image.{k}"], np.float32)).to(device)
+        t = torch.from_numpy(np.asarray(batches[f"mask.{k}"], np.float32)).to(device)
+        opt.zero_grad(set_to_none=True)
+        total, dice, bce = losses(torch, model(x), t, c["smooth"])
+        total.backward()
+        opt.step()
+        for n, v in (("loss", total), ("dice", dice), ("bce", bce)):
+            curve[n].append(v.item())
+    final = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
+    return curve, final
+
+
+# --- check ---------------------------------------------------------------------------------------
+
+def agreement(ours, ref):
+    a, b = np.asarray(ours, np.float64).ravel(), np.asarray(ref, np.float64).ravel()
+    den = np.linalg.norm(a) * np.linalg.norm(b)
+    cos = float(a @ b / den) if den > 0 else (1.0 if not a.any() and not b.any() else 0.0)
+    return cos, float(np.abs(a - b).max()) if a.size else 0.0
+
+
+def compare(curve, final, trace, steps):
+    ours = {n: np.asarray(trace[n], np.float64).ravel() for n in ("loss", "dice", "bce") if n in trace}
+    if "loss" not in ours or ours["loss"].size < steps:
+        sys.exit(f"trace.safetensors: loss has {ours.get('loss', np.zeros(0)).size} steps, the run {steps}")
+    rows, worst = [], 0.0
+    for k in range(steps):
+        a, b = float(ours["loss"][k]), curve["loss"][k]
+        rel = abs(a - b) / max(abs(b), 1e-12)
+        worst = max(worst, rel)
+        row = {"step": k, "stagebench": a, "torch": b, "rel_diff": rel}
+        for n in ("dice", "bce"):
+            if n in ours and ours[n].size > k:
+                row[f"{n}_stagebench"], row[f"{n}_torch"] = float(ours[n][k]), curve[n][k]
+        rows.append(row)
+    params, missing, cat_a, cat_b = {}, [], [], []
+    for name, ref in final.items():
+        if name not in trace:
+            missing.append(name)
+            continue
+        o = np.asarray(trace[name], np.float64)
+        if o.size != ref.size:
+            sys.exit(f"trace.safetensors: {name} has {o.size} values, the model {ref.size}")
+        cos, mx = agreement(o, ref)
+        params[name] = {"cosine": cos, "max_abs": mx}
+        cat_a.append(o.ravel())
+        cat_b.append(np.asarray(ref, np.float64).ravel())
+    overall_cos, overall_max = agreement(np.concatenate(cat_a), np.concatenate(cat_b)) if cat_a else (0.0, 0.0)
+    worst_param = min(params.items(), key=lambda kv: kv[1]["cosine"])[0] if params else None
+    return {"loss": rows, "max_rel_loss_diff": worst, "params": params, "missing_in_trace": missing,
+            "overall_cosine": overall_cos, "overall_max_abs": overall_max,
+            "min_tensor_cosine": params[worst_param]["cosine"] if worst_param else None,
+            "min_cosine_tensor": worst_param}
+
+
+def run_check(args):
+    import torch
+    dev = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    set_tf32(torch, False)
+    torch.backends.cudnn.benchmark = False
+    init, meta = st_read(os.path.join(args.dir, "init.safetensors"))
+    batches, _ = st_read(os.path.join(args.dir, "batches.safetensors"))
+    c = config_from(init, meta)
+    steps = args.steps or c["steps"] or batch_count(batches)
+    if batch_count(batches) < steps:
+        sys.exit(f"batches.safetensors has {batch_count(batches)} batches, {steps} steps asked")
+    curve, final = train_reference(torch, c, init, batches, steps, dev)
+    if args.write_trace:
+        st_write(args.write_trace, dict(**{n: np.asarray(v, np.float32) for n, v in curve.items()}, **final),
+                 metadata={"source": "scripts/reference/dynunet_torch.py", "torch": torch.__version__})
+    result = {"mode": "check", "dir": args.dir, "device": dev, "torch": torch.__version__,
+              "steps": steps, "config": c}
+    trace_path = os.path.join(args.dir, "trace.safetensors")
+    ok = True
+    if os.path.exists(trace_path):
+        trace, _ = st_read(trace_path)
+        result.update(compare(curve, final, trace, steps))
+        ok = (result["max_rel_loss_diff"] <= args.loss_tol and result["overall_cosine"] >= args.cos_tol
+              and not result["missing_in_trace"])
+        result["pass"] = ok
+        result["tolerances"] = {"max_rel_loss_diff": args.loss_tol, "overall_cosine": args.cos_tol}
+    else:
+        result["loss"] = [{"step": k, "torch": v} for k, v in enumerate(curve["loss"])]
+        result["pass"] = None
+        result["note"] = "no trace.safetensors: PyTorch's curve only"
+    emit(result, args.json)
+    return 0 if ok else 1
+
+
+# --- ladder --------------------------------------------------------------------------------------
+
+def synthetic_volumes(torch, batch, patch, count, seed, device):
+    """Balls brighter than their background under uniform noise, and their masks, as
+    models/dynunet/volumes.h describes (not its bits): [batch, 1, P, P, P] each."""
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    ax = torch.arange(patch, dtype=torch.float32)
+    zz, yy, xx = torch.meshgrid(ax, ax, ax, indexing="ij")
+    out = []
+    for _ in range(count):
+        img = torch.empty(batch, 1, patch, patch, patch)
+        msk = torch.empty_like(img)
+        for n in range(batch):
+            r = patch * (0.15 + 0.2 * torch.rand((), generator=g))
+            c = r + (patch - 2 * r) * torch.rand(3, generator=g)
+            m = ((zz - c[0]) ** 2 + (yy - c[1]) ** 2 + (xx - c[2]) ** 2 <= r * r).float()
+            msk[n, 0] = m
+            img[n, 0] = 0.2 + 0.6 * m + 0.4 * (torch.rand(patch, patch, patch, generator=g) - 0.5)
+        out.append((img.to(device), msk.to(device)))
+    return out
+
+
+def timed(torch, fn, batches, budget_s, fixed_steps, warmup):
+    """Median/min/max ms of fn(batch) by CUDA events, after warm-up; the count from the pace."""
+    t0 = time.perf_counter()
+    last = None
+    for i in range(warmup):
+        last = fn(*batches[i % len(batches)])
+    torch.cuda.synchronize()
+    warm_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for i in range(3):
+        last = fn(*batches[i % len(batches)])
+    torch.cuda.synchronize()
+    pace = (time.perf_counter() - t1) / 3
+    steps = fixed_steps or int(max(10, min(1000, budget_s / max(pace, 1e-6))))
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(steps)]
+    for i, (s, e) in enumerate(ev):
+        s.record()
+        last = fn(*batches[i % len(batches)])
+        e.record()
+    torch.cuda.synchronize()
+    ms = sorted(s.elapsed_time(e) for s, e in ev)
+    return {"median_ms": float(np.median(ms)), "min_ms": ms[0], "max_ms": ms[-1], "steps": steps,
+            "warmup_steps": warmup + 3, "warmup_s": warm_s}, last
+
+
+def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
+    dev = "cuda"
+    k = STAGES.index(sid)
+    set_tf32(torch, k >= STAGES.index("tf32"))
+    torch.backends.cudnn.benchmark = True
+    amp = torch.bfloat16 if k >= STAGES.index("bf16-autocast") else None
+    cl = k >= STAGES.index("channels-last")
+    compiled = k >= STAGES.index("compile")
+    fused = k >= STAGES.index("fused-adamw")
+    torch.manual_seed(0)
+    model = build(torch, c["filters"], c["eps"])
+    init_monai(torch, model)
+    model = model.to(dev).train()
+    if cl:
+        model = model.to(memory_format=torch.channels_last_3d)
+    opt = torch.optim.AdamW(model.parameters(), lr=c["lr"], betas=(0.9, 0.999), eps=1e-8,
+                            weight_decay=c["weight_decay"], **({"fused": True} if fused else {}))
+    fwd = torch.compile(model) if compiled else model
+    vols = synthetic_volumes(torch, c["batch"], c["patch"], 4, 1, dev)
+    if cl:
+        vols = [(x.contiguous(memory_format=torch.channels_last_3d),
+                 t.contiguous(memory_format=torch.channels_last_3d)) for x, t in vols]
+
+    def train_step(x, t):
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=amp or torch.bfloat16, enabled=amp is not None):
+            logits = fwd(x)
+        total, _, _ = losses(torch, logits, t, c["smooth"])
+        total.backward()
+        opt.step()
+        return total.item()
+
+    def infer(x, t):
+        with torch.no_grad(), torch.autocast("cuda", dtype=amp or torch.bfloat16, enabled=amp is not None):
+            return fwd(x)
+
+    res = {"id": sid, "tf32": torch.backends.cudnn.allow_tf32,
+           "autocast": "bfloat16" if amp else None, "channels_last_3d": cl, "compiled": compiled,
+           "fused_adamw": fused}
+    torch.cuda.reset_peak_memory_stats()
+    tr, last = timed(torch, train_step, vols, budget_s / 2, fixed_steps, warmup)
+    res["train"] = dict(tr, fps=c["batch"] / tr["median_ms"] * 1e3,
+                        peak_memory_bytes=int(torch.cuda.max_memory_allocated()), last_loss=last)
+    gc.collect()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    model.eval()
+    try:
+        inf, _ = timed(torch, infer, vols, budget_s / 2, fixed_steps, warmup)
+        res["inference"] = dict(inf, fps=c["batch"] / inf["median_ms"] * 1e3,
+                                peak_memory_bytes=int(torch.cuda.max_memory_allocated()))
+    except Exception as e:  # e.g. a compile failure of the no_grad graph only
+        res["inference"] = {"error": f"{type(e).__name__}: {str(e)[:2000]}"}
+    return res
+
+
+def run_ladder(args):
+    import torch
+    if not torch.cuda.is_available():
+        sys.exit("ladder: needs CUDA")
+    s = SIZES[args.size]
+    c = dict(filters=s["filters"], patch=s["patch"], batch=args.batch or s["batch"], lr=s["lr"],
+             weight_decay=DEFAULTS["weight_decay"], eps=DEFAULTS["eps"], smooth=DEFAULTS["smooth"])
+    stages = args.stages.split(",") if args.stages else list(STAGES)
+    for sid in stages:
+        if sid not in STAGES:
+            sys.exit(f"ladder: unknown stage '{sid}' (stages: {', '.join(STAGES)})")
+    share = args.budget_s / len(stages)
+    out = {"mode": "ladder", "model": "dynunet", "size": args.size, "batch": c["batch"],
+           "config": c, "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "budget_s": args.budget_s, "timing": "CUDA events, median; training step = forward, "
+           "loss, backward, AdamW, loss.item(); inference = no_grad forward; volumes resident on "
+           "the GPU; FPS = volumes per second", "stages": []}
+    t0 = time.perf_counter()
+    for sid in stages:
+        gc.collect()
+        torch.cuda.empty_cache()
+        try:
+            r = ladder_stage(torch, c, sid, share, args.steps, args.warmup)
+        except Exception as e:  # a compile failure (or any other) is reported, not fatal
+            r = {"id": sid, "error": f"{type(e).__name__}: {str(e)[:2000]}"}
+        out["stages"].append(r)
+        if "error" in r:
+            print(f"{sid:15s} failed: {r['error'][:300]}", file=sys.stderr)
+        else:
+            tr, inf = r["train"], r["inference"]
+            print(f"{sid:15s} train {tr['median_ms']:8.2f} ms {tr['fps']:7.1f} FPS "
+                  f"{tr['peak_memory_bytes'] / 2**30:6.2f} GiB | inference " +
+                  (f"{inf['median_ms']:8.2f} ms {inf['fps']:7.1f} FPS "
+                   f"{inf['peak_memory_bytes'] / 2**30:6.2f} GiB" if "median_ms" in inf
+                   else "failed: " + inf["error"][:200]), file=sys.stderr)
+    base = out["stages"][0] if out["stages"] and "train" in out["stages"][0] else None
+    for r in out["stages"]:
+        if base and "train" in r:
+            r["train"]["speedup_vs_first"] = base["train"]["median_ms"] / r["train"]["median_ms"]
+            if "median_ms" in r["inference"] and "median_ms" in base["inference"]:
+                r["inference"]["speedup_vs_first"] = (base["inference"]["median_ms"] /
+                                                      r["inference"]["median_ms"])
+    out["total_s"] = time.perf_counter() - t0
+    set_tf32(torch, False)
+    emit(out, args.json)
+    return 0
+
+
+# --- self-test ------------------------------------------------------------------------------------
+
+def write_fixture(torch, d, size, steps, seed):
+    """init.safetensors and batches.safetensors in stagebench's trace format, MONAI's init."""
+    s = SIZES[size]
+    torch.manual_seed(seed)
+    model = build(torch, s["filters"])
+    init_monai(torch, model)
+    with torch.no_grad():  # affine parameters off their defaults, so they are exercised
+        for n, p in model.named_parameters():
+            if ".norm" in n or n.endswith("bias"):
+                p.add_(0.1 * torch.randn_like(p))
+    init = {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}
+    meta = dict(model="dynunet", size=size, filters=",".join(map(str, s["filters"])),
+                patch=s["patch"], batch=s["batch"], eps=f"{DEFAULTS['eps']:.6f}",
+                smooth=f"{DEFAULTS['smooth']:.6f}", lr=f"{s['lr']:.6f}",
+                weight_decay=f"{DEFAULTS['weight_decay']:.6f}", steps=steps, stage="baseline")
+    st_write(os.path.join(d, "init.safetensors"), init, meta)
+    bat = {}
+    for k, (x, t) in enumerate(synthetic_volumes(torch, s["batch"], s["patch"], steps, seed + 1, "cpu")):
+        bat[f"image.{k}"], bat[f"mask.{k}"] = x.numpy(), t.numpy()
+    st_write(os.path.join(d, "batches.safetensors"), bat, meta)
+
+
+def np_loss(logits, mask, smooth):
+    z = np.asarray(logits, np.float64).reshape(logits.shape[0], logits.shape[1], -1)
+    t = np.asarray(mask, np.float64).reshape(z.shape)
+    p = 1 / (1 + np.exp(-z))
+    dice = (1 - (2 * (p * t).sum(-1) + smooth) / (p.sum(-1) + t.sum(-1) + smooth)).mean()
+    bce = (np.maximum(z, 0) - z * t + np.log1p(np.exp(-np.abs(z)))).mean()
+    return dice + bce, dice, bce
+
+
+def run_selftest(args):
+    import torch
+    res, ok = {"mode": "selftest", "torch": torch.__version__}, True
+    with tempfile.TemporaryDirectory() as d:  # the reader and writer, both ways
+        t = {"a": np.arange(12, dtype=np.float32).reshape(3, 4), "b": np.array([1, -2], np.int64)}
+        for wr in (st_write_raw, st_write):
+            for rd in (st_read_raw, st_read):
+                p = os.path.join(d, "t.safetensors")
+                wr(p, t, {"x": 1})
+                back, meta = rd(p)
+                assert meta.get("x") == "1", meta
+                for k in t:
+                    assert back[k].dtype == t[k].dtype and np.array_equal(back[k], t[k]), k
+        res["safetensors_roundtrip"] = "ok"
+    for size in ("tiny", "full"):  # names and shapes against params.cpp's list
+        f = SIZES[size]["filters"]
+        ours = [(k, tuple(v.shape)) for k, v in build(torch, f).state_dict().items()]
+        if ours != param_specs(f):
+            ok = False
+            res[f"names_{size}"] = {"torch": ours, "params_cpp": param_specs(f)}
+    res["names_match_params_cpp"] = ok
+    res["parameters"] = {s: int(sum(np.prod(sh) for _, sh in param_specs(SIZES[s]["filters"])))
+                         for s in SIZES}
+    set_tf32(torch, False)
+    with tempfile.TemporaryDirectory() as d:
+        steps = 3
+        write_fixture(torch, d, "tiny", steps, 7)
+        init, meta = st_read(os.path.join(d, "init.safetensors"))
+        batches, _ = st_read(os.path.join(d, "batches.safetensors"))
+        c = config_from(init, meta)
+        res["config"] = c
+        model = load_model(torch, c, init, "cpu")
+        x, tmask = (torch.from_numpy(batches[f"{n}.0"]) for n in ("image", "mask"))
+        with torch.no_grad():
+            logits = model(x)
+            tot = losses(torch, logits, tmask, c["smooth"])[0].item()
+            # channels-last must give the same logits
+            cl = load_model(torch, c, init, "cpu").to(memory_format=torch.channels_last_3d)
+            lcl = cl(x.contiguous(memory_format=torch.channels_last_3d))
+        ref = np_loss(logits.numpy(), tmask.numpy(), c["smooth"])[0]
+        rel = abs(tot - ref) / abs(ref)
+        cl_diff = float((lcl - logits).abs().max())
+        curve, final = train_reference(torch, c, init, batches, steps, "cpu")
+        st_write(os.path.join(d, "trace.safetensors"),
+                 dict(**{n: np.asarray(v, np.float32) for n, v in curve.items()}, **final), meta)
+        cmp = compare(curve, final, st_read(os.path.join(d, "trace.safetensors"))[0], steps)
+        res["fixture"] = {"losses": curve["loss"], "dice": curve["dice"], "bce": curve["bce"],
+                          "loss_vs_float64_rel": rel, "channels_last_max_abs": cl_diff,
+                          "logits_shape": list(logits.shape),
+                          "trace_roundtrip_cosine": cmp["overall_cosine"],
+                          "changed_from_init": float(max(np.abs(final[k] - init[k]).max() for k in init))}
+        ok &= (rel <= 1e-5 and cl_diff < 1e-4 and cmp["overall_cosine"] > 0.9999999
+               and cmp["max_rel_loss_diff"] < 1e-6 and all(np.isfinite(curve["loss"]))
+               and tuple(logits.shape) == (1, 1, 16, 16, 16))
+    res["pass"] = bool(ok)
+    emit(res, args.json)
+    return 0 if ok else 1
+
+
+def emit(obj, path):
+    text = json.dumps(obj, indent=2, default=lambda o: list(o) if isinstance(o, tuple) else str(o))
+    print(text)
+    if path:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    ck = sub.add_parser("check", help="train on stagebench's trace files and compare")
+    ck.add_argument("--dir", required=True, help="stagebench trace dynunet --out DIR")
+    ck.add_argument("--device", help="cuda or cpu (default: cuda when available)")
+    ck.add_argument("--steps", type=int, default=0, help="default: the files' steps")
+    ck.add_argument("--write-trace", help="write PyTorch's trace in stagebench's format here")
+    ck.add_argument("--loss-tol", type=float, default=1e-3)
+    ck.add_argument("--cos-tol", type=float, default=0.99999)
+    ck.add_argument("--json", help="also write the JSON here")
+    ld = sub.add_parser("ladder", help="time PyTorch's training and inference stages on CUDA")
+    ld.add_argument("--size", default="full", choices=SIZES)
+    ld.add_argument("--batch", type=int, default=0, help="default: the size's batch")
+    ld.add_argument("--stages", help="comma-separated subset of " + ",".join(STAGES))
+    ld.add_argument("--budget-s", type=float, default=60.0, help="timed seconds over all stages, "
+                    "training and inference (warm-up and compilation come on top)")
+    ld.add_argument("--steps", type=int, default=0, help="fixed timed steps per measurement")
+    ld.add_argument("--warmup", type=int, default=5)
+    ld.add_argument("--json", help="also write the JSON here")
+    st = sub.add_parser("selftest", help="tiny on the CPU, no files needed")
+    st.add_argument("--json")
+    a = ap.parse_args()
+    sys.exit({"check": run_check, "ladder": run_ladder, "selftest": run_selftest}[a.mode](a))
+
+
+if __name__ == "__main__":
+    main()
