@@ -95,8 +95,8 @@ TEST(HostileCli, NumbersBeyondDoubleAndWrongTypesNameTheFileAndField) {
                    "runs[0].complete: expected a boolean");
   doc["runs"][0]["complete"] = nullptr;  // valid (unknown); gbench's reader threw on it
   const auto null_complete = dir.write("null.json", doc.dump());
-  const Result r = run("merge --format gbench " + null_complete.string() + " -o " +
-                       dir.file("g.json").string());
+  const Result r =
+      run("merge --format gbench " + null_complete.string() + " -o " + dir.file("g.json").string());
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
