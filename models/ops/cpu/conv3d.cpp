@@ -1,7 +1,8 @@
 // conv3d and its two backward ops on the CPU: oneDNN's convolution_forward,
-// convolution_backward_data and convolution_backward_weights in fp32, on the activations' own
-// layout (format tag ncdhw or ndhwc) and PyTorch's weight layout (oidhw), so no reorders run.
-// One primitive per (pass, shape, bias), built on first use and cached for the backend's life.
+// convolution_backward_data and convolution_backward_weights in fp32, each created with the
+// layouts its jit kernels choose, the tensors reordered in and out per call (descs_of says
+// which). One primitive per (pass, shape, bias), built on first use and cached for the
+// backend's life.
 //
 // Without oneDNN in the build (STAGEBENCH_DNNL=OFF) the same ops run as direct loops (OpenMP
 // over independent outputs, fp32 accumulation in a fixed order): the forward sums each output
@@ -184,27 +185,38 @@ Key key_of(Pass pass, const Conv3dShape& s, bool bias) {
           s.w,  s.kernel, s.stride,      s.padding,      s.layout, bias};
 }
 
-memory::desc volume_desc(const Conv3dShape& s, int64_t c, int64_t d, int64_t h, int64_t w) {
-  return memory::desc({s.batch, c, d, h, w}, DT::f32,
-                      s.layout == Layout3d::ncdhw ? Tag::ncdhw : Tag::ndhwc);
+memory::desc volume_desc(const Conv3dShape& s, int64_t c, int64_t d, int64_t h, int64_t w,
+                         Tag tag) {
+  return memory::desc({s.batch, c, d, h, w}, DT::f32, tag);
 }
 
+// The tensors' own layouts (what the op layer holds) and the layouts a primitive is created
+// with. oneDNN's jit convolution kernels want their own layouts: with plain ncdhw it falls back
+// to im2col + GEMM (~1.4 GFLOP/s on a 16-channel 32^3 volume here), and with plain oidhw
+// weights next to ndhwc volumes to its reference kernels (~30x slower still). So the primitive
+// is created with `any` where that helps (every operand for ncdhw; the weights for ndhwc, which
+// the kernels take natively), and the operands are reordered in and out per call, as
+// PyTorch's CPU path does through oneDNN for a contiguous (ncdhw) tensor. Channels-last saves
+// the volumes' reorders, which is what that stage measures.
 struct Descs {
-  memory::desc src, weights, bias, dst;
+  memory::desc src, weights, bias, dst;  // plain: the tensors' layouts
+  memory::desc src_any, weights_any, dst_any;
   memory::dims strides, padding;
 };
 
 Descs descs_of(const Conv3dShape& s, bool bias) {
   const int64_t k = s.kernel;
+  const Tag plain = s.layout == Layout3d::ncdhw ? Tag::ncdhw : Tag::ndhwc;
+  const Tag volumes = s.layout == Layout3d::ncdhw ? Tag::any : Tag::ndhwc;
+  const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false);
   Descs d;
-  d.src = volume_desc(s, s.in_channels, s.d, s.h, s.w);
-  d.dst = volume_desc(s, s.out_channels, s.out_size(s.d, false), s.out_size(s.h, false),
-                      s.out_size(s.w, false));
-  // ndhwc: oneDNN's jit kernels for channels-last want weights in a layout of their own (with
-  // plain oidhw weights it falls back to its reference kernels, ~30x slower here); `any` lets
-  // the primitive choose, and the weights are reordered per call (they change every step).
-  d.weights = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32,
-                           s.layout == Layout3d::ndhwc ? Tag::any : Tag::oidhw);
+  d.src = volume_desc(s, s.in_channels, s.d, s.h, s.w, plain);
+  d.dst = volume_desc(s, s.out_channels, od, oh, ow, plain);
+  d.src_any = volume_desc(s, s.in_channels, s.d, s.h, s.w, volumes);
+  d.dst_any = volume_desc(s, s.out_channels, od, oh, ow, volumes);
+  d.weights = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::oidhw);
+  d.weights_any = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::any);
   if (bias) d.bias = memory::desc({s.out_channels}, DT::f32, Tag::a);
   d.strides = {s.stride, s.stride, s.stride};
   d.padding = {s.padding, s.padding, s.padding};
@@ -217,22 +229,21 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool bias,
   const auto prop = dnnl::prop_kind::forward_training;
   const auto algo = dnnl::algorithm::convolution_direct;
   if (bias)
-    return {{prop, algo, d.src, d.weights, d.bias, d.dst, d.strides, d.padding, d.padding}, engine};
-  return {{prop, algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine};
+    return {
+        {prop, algo, d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.padding, d.padding},
+        engine};
+  return {{prop, algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding},
+          engine};
 }
 
-}  // namespace
-
-// A primitive and the weights layout it chose (the plain oidhw unless `any` was asked).
+// A primitive and the layouts it chose for its source (or diff-source), weights (or
+// diff-weights) and destination (or diff-destination).
 struct ConvPrimitive {
   dnnl::primitive p;
-  memory::desc weights;
+  memory::desc src, weights, dst;
 };
 
-memory::desc plain_weights(const Conv3dShape& s) {
-  const int64_t k = s.kernel;
-  return memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::oidhw);
-}
+}  // namespace
 
 struct CpuBackend::Conv3dPrimitives {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -249,41 +260,62 @@ struct CpuBackend::Conv3dPrimitives {
     ConvPrimitive p;
     switch (pass) {
       case Pass::forward:
-        p = {dnnl::convolution_forward(hint), hint.weights_desc()};
+        p = {dnnl::convolution_forward(hint), hint.src_desc(), hint.weights_desc(),
+             hint.dst_desc()};
         break;
       case Pass::backward_data: {
         const dnnl::convolution_backward_data::primitive_desc pd(
-            {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine, hint);
-        p = {dnnl::convolution_backward_data(pd), pd.weights_desc()};
+            {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding}, engine,
+            hint);
+        p = {dnnl::convolution_backward_data(pd), pd.diff_src_desc(), pd.weights_desc(),
+             pd.diff_dst_desc()};
         break;
       }
       case Pass::backward_weights: {
         const auto pd =
             bias ? dnnl::convolution_backward_weights::primitive_desc(
-                       {algo, d.src, d.weights, d.bias, d.dst, d.strides, d.padding, d.padding},
+                       {algo, d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.padding,
+                        d.padding},
                        engine, hint)
                  : dnnl::convolution_backward_weights::primitive_desc(
-                       {algo, d.src, d.weights, d.dst, d.strides, d.padding, d.padding}, engine,
-                       hint);
-        p = {dnnl::convolution_backward_weights(pd), pd.diff_weights_desc()};
+                       {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding},
+                       engine, hint);
+        p = {dnnl::convolution_backward_weights(pd), pd.src_desc(), pd.diff_weights_desc(),
+             pd.diff_dst_desc()};
         break;
       }
     }
     return cache.emplace(key, std::move(p)).first->second;
   }
 
-  // The weights in the primitive's layout: the tensor itself when that is oidhw, else a reorder.
-  dnnl::memory weights_in(const ConvPrimitive& p, const Conv3dShape& s, const Tensor& w,
-                          const char* what) {
-    dnnl::memory plain = wrap(plain_weights(s), w, what);
-    if (p.weights == plain_weights(s)) return plain;
-    dnnl::memory out(p.weights, engine);
-    dnnl::reorder(plain, out).execute(stream, plain, out);
-    return out;
-  }
-
   dnnl::memory wrap(const dnnl::memory::desc& desc, const Tensor& t, const char* what) const {
     return dnnl::memory(desc, engine, f32_data(t, what));
+  }
+
+  // An input in the primitive's layout: the tensor itself, or a reordered copy.
+  dnnl::memory in(const memory::desc& chosen, const memory::desc& plain, const Tensor& t,
+                  const char* what) {
+    dnnl::memory user = wrap(plain, t, what);
+    if (chosen == plain) return user;
+    dnnl::memory work(chosen, engine);
+    dnnl::reorder(user, work).execute(stream, user, work);
+    return work;
+  }
+
+  // An output: the primitive writes `work`, which finish() reorders into the tensor when the
+  // layouts differ.
+  struct Output {
+    dnnl::memory user, work;
+  };
+  Output out(const memory::desc& chosen, const memory::desc& plain, const Tensor& t,
+             const char* what) {
+    Output o{wrap(plain, t, what), {}};
+    o.work = chosen == plain ? o.user : dnnl::memory(chosen, engine);
+    return o;
+  }
+  void finish(Output& o) {
+    if (o.work.get() != o.user.get()) dnnl::reorder(o.work, o.user).execute(stream, o.work, o.user);
+    stream.wait();
   }
 };
 
@@ -298,13 +330,14 @@ void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& 
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::forward, s, bias != nullptr);
   const Descs d = descs_of(s, bias != nullptr);
+  auto out = c.out(p.dst, d.dst, y, "conv3d output");
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, c.wrap(d.src, x, "conv3d input")},
-      {DNNL_ARG_WEIGHTS, c.weights_in(p, s, w, "conv3d weight")},
-      {DNNL_ARG_DST, c.wrap(d.dst, y, "conv3d output")}};
+      {DNNL_ARG_SRC, c.in(p.src, d.src, x, "conv3d input")},
+      {DNNL_ARG_WEIGHTS, c.in(p.weights, d.weights, w, "conv3d weight")},
+      {DNNL_ARG_DST, out.work}};
   if (bias) args.emplace(DNNL_ARG_BIAS, c.wrap(d.bias, *bias, "conv3d bias"));
   p.p.execute(c.stream, args);
-  c.stream.wait();
+  c.finish(out);
 }
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
@@ -313,10 +346,12 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_data, s, false);
   const Descs d = descs_of(s, false);
-  p.p.execute(c.stream, {{DNNL_ARG_DIFF_DST, c.wrap(d.dst, dy, "conv3d_backward_data dy")},
-                         {DNNL_ARG_WEIGHTS, c.weights_in(p, s, w, "conv3d_backward_data weight")},
-                         {DNNL_ARG_DIFF_SRC, c.wrap(d.src, dx, "conv3d_backward_data dx")}});
-  c.stream.wait();
+  auto out = c.out(p.src, d.src, dx, "conv3d_backward_data dx");
+  p.p.execute(c.stream,
+              {{DNNL_ARG_DIFF_DST, c.in(p.dst, d.dst, dy, "conv3d_backward_data dy")},
+               {DNNL_ARG_WEIGHTS, c.in(p.weights, d.weights, w, "conv3d_backward_data weight")},
+               {DNNL_ARG_DIFF_SRC, out.work}});
+  c.finish(out);
 }
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
@@ -325,18 +360,15 @@ void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& 
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
   const Descs d = descs_of(s, dbias != nullptr);
-  dnnl::memory plain = c.wrap(plain_weights(s), dw, "conv3d_backward_weights dw");
-  const bool reorder = !(p.weights == plain_weights(s));
-  dnnl::memory diff = reorder ? dnnl::memory(p.weights, c.engine) : plain;
+  auto out = c.out(p.weights, d.weights, dw, "conv3d_backward_weights dw");
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, c.wrap(d.src, x, "conv3d_backward_weights input")},
-      {DNNL_ARG_DIFF_DST, c.wrap(d.dst, dy, "conv3d_backward_weights dy")},
-      {DNNL_ARG_DIFF_WEIGHTS, diff}};
+      {DNNL_ARG_SRC, c.in(p.src, d.src, x, "conv3d_backward_weights input")},
+      {DNNL_ARG_DIFF_DST, c.in(p.dst, d.dst, dy, "conv3d_backward_weights dy")},
+      {DNNL_ARG_DIFF_WEIGHTS, out.work}};
   if (dbias)
     args.emplace(DNNL_ARG_DIFF_BIAS, c.wrap(d.bias, *dbias, "conv3d_backward_weights dbias"));
   p.p.execute(c.stream, args);
-  if (reorder) dnnl::reorder(diff, plain).execute(c.stream, diff, plain);
-  c.stream.wait();
+  c.finish(out);
 }
 
 #else  // the loops
