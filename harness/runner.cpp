@@ -6,6 +6,7 @@
 
 #include "harness/stage_report.h"
 #include "harness/stage_state.h"
+#include "models/ops/device_lost.h"
 
 namespace sb {
 namespace {
@@ -43,11 +44,16 @@ void fail(StageState& st, const std::string& where, const std::string& what) {
 }
 
 // Runs `body`, recording any exception as the stage's failure; returns whether it succeeded.
+// A lost device is recorded like any failure and also in *lost, which ends the ladder's use of
+// the device.
 template <typename Body>
-bool guarded(StageState& st, const std::string& where, Body body) {
+bool guarded(StageState& st, const std::string& where, Body body, std::string* lost = nullptr) {
   try {
     body();
     return true;
+  } catch (const DeviceLost& e) {
+    fail(st, where, e.what());
+    if (lost && lost->empty()) *lost = e.what();
   } catch (const std::exception& e) {
     fail(st, where, e.what());
   } catch (...) {
@@ -64,13 +70,20 @@ class LadderRunner {
   RunRecord run(const std::vector<size_t>& indices) {
     params_ = w_.params();
     train_ = w_.mode() == "train";
-    set_up(indices);
-    for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
-    begin_collectors();
-    emit_partial();
-    measure_rounds();
-    check_training();
-    collect_summaries();
+    try {
+      set_up(indices);
+      for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
+      begin_collectors();
+      emit_partial();
+      measure_rounds();
+      if (lost_.empty()) {  // both would only meet the lost device again
+        check_training();
+        collect_summaries();
+      }
+    } catch (...) {
+      release_all();  // a cancel (RunStopped, a throwing on_partial) frees what stages hold
+      throw;
+    }
     RunRecord run = build_run(info_, params_, states_, opt_, true);
     release_all();
     return run;
@@ -85,6 +98,8 @@ class LadderRunner {
       st.index = indices[i];
       st.spec = specs[st.index];
       st.rule = std::make_unique<StoppingRule>(opt_);
+      if (fail_if_lost(st)) continue;
+      check_stop();
       std::string skip;
       if (!guarded(st, "skip check", [&] { skip = w_.skip_reason(st.index); })) continue;
       if (!skip.empty()) {
@@ -97,7 +112,9 @@ class LadderRunner {
       const CollectorSources before = w_.sources();
       const uint64_t host0 = before.host_tensors ? before.host_tensors->live() : 0;
       const uint64_t dev0 = before.device_buffers ? before.device_buffers->live() : 0;
-      if (!guarded(st, "prepare", [&] { w_.prepare(st.index); })) continue;
+      if (!guarded(
+              st, "prepare", [&] { w_.prepare(st.index); }, &lost_))
+        continue;
       st.prepared = true;
       const CollectorSources after = w_.sources();
       if (after.host_tensors) st.resident_host = after.host_tensors->live() - host0;
@@ -115,12 +132,29 @@ class LadderRunner {
 
   void warm_up(size_t i) {
     StageState& st = states_[i];
-    if (!st.live()) return;
+    if (!st.live() || fail_if_lost(st)) return;
     const Clock::time_point t0 = Clock::now();
     for (size_t runs = 0; runs < opt_.warmup_runs || seconds_since(t0) < opt_.warmup_s; ++runs) {
+      check_stop();  // a long warm-up must not outlast a signal
       report_progress("warmup", i, 0, 0);
-      if (!guarded(st, "warm-up run", [&] { w_.run(st.index); })) return;
+      if (!guarded(
+              st, "warm-up run", [&] { w_.run(st.index); }, &lost_))
+        return;
     }
+  }
+
+  // A stage that meets a lost device fails with its reason (it keeps no samples: it has none).
+  bool fail_if_lost(StageState& st) {
+    if (lost_.empty() || !st.live()) return false;
+    fail(st, "device lost", lost_);
+    return true;
+  }
+
+  // Called between runs: a stop request ends the ladder here, after a last snapshot.
+  void check_stop() {
+    if (!opt_.stop || !opt_.stop->load()) return;
+    emit_partial();  // a sweep's hook throws its own cancel from here; a run's saves the output
+    throw RunStopped();
   }
 
   void begin_collectors() {
@@ -154,6 +188,9 @@ class LadderRunner {
         st.output = w_.output(st.index);
         st.has_output = true;
       }
+    } catch (const DeviceLost& e) {
+      fail(st, where, e.what());
+      if (lost_.empty()) lost_ = e.what();
     } catch (const std::exception& e) {
       fail(st, where, e.what());
     } catch (...) {
@@ -176,10 +213,17 @@ class LadderRunner {
     const Clock::time_point t0 = Clock::now();
     Clock::time_point last_partial = t0;
     for (size_t round = 0;; ++round) {
-      for (size_t i = 0; i < states_.size(); ++i) {
+      for (size_t i = 0; i < states_.size() && lost_.empty(); ++i) {
         if (!states_[i].live()) continue;
+        check_stop();
         report_progress("measure", i, round, seconds_since(t0));
         sample(states_[i]);
+      }
+      if (!lost_.empty()) {
+        // Stages with samples keep them (their statistics say how few); the others fail.
+        for (auto& st : states_)
+          if (st.samples_s.empty()) fail_if_lost(st);
+        return;
       }
       const double elapsed = seconds_since(t0);
       round_s_ = elapsed / static_cast<double>(round + 1);
@@ -267,6 +311,7 @@ class LadderRunner {
   std::vector<StageState> states_;
   nlohmann::json params_ = nlohmann::json::object();
   double round_s_ = 0;
+  std::string lost_;    // why the device was lost; empty while it works
   bool train_ = false;  // stages of a training workload may be checked by trace or output
 };
 

@@ -30,11 +30,19 @@
 // on_partial is for: it receives the run object built from what was measured so far, after the
 // warm-up and then at most every partial_interval_s, with "complete": false. A callback that
 // throws aborts the ladder (that is how a caller cancels).
+//
+// Stopping: when RunnerOptions::stop becomes true (a signal handler sets it), the runner stops
+// within one run of a stage, in the warm-up as in the rounds: it emits a last partial (so a
+// journal or output holds what was measured), releases every prepared stage and throws
+// RunStopped. A lost device (models/ops/device_lost.h) fails the stage it hit and every stage
+// not measured yet, with its reason; stages with samples keep them and the rounds end.
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -86,6 +94,13 @@ struct RunnerOptions : SamplingOptions {
   std::optional<DeviceCeilings> ceilings;  // for throughput.roofline_frac
   std::function<void(const RunRecord& run)> on_partial;
   double partial_interval_s = 5;
+  const std::atomic<bool>* stop = nullptr;  // set from a signal handler: stop as soon as possible
+};
+
+// Thrown by run_ladder when RunnerOptions::stop was set (after the last on_partial).
+class RunStopped : public std::runtime_error {
+ public:
+  RunStopped() : std::runtime_error("run stopped by a signal") {}
 };
 
 // Throws std::invalid_argument for a stage index outside w.stages() or bad options, and lets

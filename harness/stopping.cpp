@@ -19,12 +19,43 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
+std::string format_duration(double seconds) {
+  char buf[64];
+  if (!std::isfinite(seconds)) return "forever";
+  if (seconds < 120) {
+    std::snprintf(buf, sizeof buf, "%g s", seconds);
+  } else if (seconds < 2 * 3600) {
+    std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+  } else if (seconds < 2 * 86400) {
+    std::snprintf(buf, sizeof buf, "%.1f hours", seconds / 3600);
+  } else if (seconds < 2 * 365.25 * 86400) {
+    std::snprintf(buf, sizeof buf, "%.1f days", seconds / 86400);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g years", seconds / (365.25 * 86400));
+  }
+  return buf;
+}
+
+namespace {
+
+// A budget beyond its limit is a typo or a test of the limits, never a measurement: refused
+// with the time it would take rather than run until someone kills it.
+void check_budget(const char* what, double seconds, double limit) {
+  if (seconds <= limit) return;
+  throw std::invalid_argument(std::string(what) + " of " + format_duration(seconds) +
+                              " is absurd (at most " + format_duration(limit) + ")");
+}
+
+}  // namespace
+
 void SamplingOptions::validate() const {
   if (!(noise_target > 0)) throw std::invalid_argument("noise target must be > 0");
   if (min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
   if (max_samples < min_samples) throw std::invalid_argument("max samples must be >= min samples");
   if (!(max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
   if (!(warmup_s >= 0)) throw std::invalid_argument("warm-up time must be >= 0");
+  check_budget("max time (measuring per ladder)", max_time_s, kMaxTimeLimitS);
+  check_budget("warm-up per stage", warmup_s, kWarmupLimitS);
   if (quality.empty()) throw std::invalid_argument("at least one quality criterion is needed");
   for (const auto& name : quality) make_criterion(name, *this);  // throws for an unknown name
 }

@@ -16,6 +16,14 @@
 
 namespace sb {
 
+// The largest budgets validate() accepts: a day of measuring per ladder, an hour of warm-up per
+// stage. Real ladders use seconds to minutes; beyond these a value is a mistake (1e9 s).
+inline constexpr double kMaxTimeLimitS = 86400;
+inline constexpr double kWarmupLimitS = 3600;
+
+// "45 s", "12 minutes", "3.5 hours", "31.7 years": how long a budget would take.
+std::string format_duration(double seconds);
+
 // The one set of sampling options: the runner, the CLI and sweep files all fill this struct.
 struct SamplingOptions {
   double noise_target = 0.01;  // relative noise of the median (statistics.h)
@@ -28,7 +36,8 @@ struct SamplingOptions {
   // sample count.
   std::vector<std::string> quality = {"noise"};
 
-  // Throws std::invalid_argument naming the first bad option.
+  // Throws std::invalid_argument naming the first bad option; budgets beyond the limits above
+  // are refused with the time they would take.
   void validate() const;
 };
 

@@ -8,6 +8,7 @@
 #include "harness/cli/output_lock.h"
 #include "harness/cli/progress_line.h"
 #include "harness/cli/run_context.h"
+#include "harness/cli/stop_signal.h"
 #include "models/registry.h"
 #include "probes/probe.h"
 #include "reports/gbench.h"
@@ -58,6 +59,7 @@ int execute(RunArgs& a) {
     write_json_atomic(a.output, a.format == "gbench" ? gbench_document(doc) : doc);
   };
   JobRunner runner(a.quiet);
+  const StopSignals signals("run");
   int rc = 0;
   for (const auto& name : backends) {
     Job one = job;
@@ -65,9 +67,15 @@ int execute(RunArgs& a) {
     ProgressLine progress(job.model + "/" + job.request.size + "/" + name, !a.quiet);
     one.runner.progress = [&](const Progress& p) { progress.update(p); };
     one.runner.on_partial = [&](const RunRecord& partial) { save(&partial); };
+    one.runner.stop = signals.flag();
     RunRecord run;
     try {
       run = runner.run(one);
+    } catch (const RunStopped&) {
+      progress.finish();
+      std::cerr << "stagebench run: interrupted; " << a.output
+                << " holds what was measured (\"complete\": false)\n";
+      return kExitStopped;
     } catch (const std::bad_alloc&) {
       throw std::invalid_argument(too_large(one));
     } catch (const std::length_error&) {

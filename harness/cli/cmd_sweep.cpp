@@ -34,7 +34,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs 
 extern "C" void on_stop_signal(int sig) {
   g_cancel.store(true);
   static const char msg[] =
-      "\nstagebench sweep: stopping at the end of the current round (again to quit at once)\n";
+      "\nstagebench sweep: stopping after the current run (again to quit at once)\n";
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
   std::signal(sig, SIG_DFL);  // a second signal ends the process; the journal keeps the rest
 }
@@ -77,6 +77,7 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
       return resolve_backends(j.backend);
     });
     in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
+    in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
   }
 }
 
@@ -97,6 +98,7 @@ Job job_of(const SweepJob& j, const JobHooks& hooks) {
   job.runner.on_partial = hooks.partial;
   // How often (at a round's end) a stop request is seen; the journal throttles its writes.
   job.runner.partial_interval_s = 0.25;
+  job.runner.stop = &g_cancel;  // seen between runs, in the warm-up too
   job.measure_ceilings = j.ceilings;
   return job;
 }

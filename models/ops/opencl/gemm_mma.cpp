@@ -73,6 +73,7 @@ bool OpenCLBackend::has_mma() const {
 
 cl::Kernel& OpenCLBackend::mma_kernel(const std::string& name) {
   if (auto it = mma_kernels_.find(name); it != mma_kernels_.end()) return it->second;
+  faults_.before_build(name);
   static const std::string source = mma_source();
   // -cl-nv-maxrregcount of 64 to 128 measured no different on an H100 (Geneformer full, b32).
   const cl::Program& program =

@@ -81,6 +81,7 @@ size_t OpenCLBackend::reduce_group() const {
 
 cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+  faults_.before_build(name);
   const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_group()) +
                               " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
   static const std::string source = portable_source();
@@ -89,6 +90,7 @@ cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
 }
 
 Tensor OpenCLBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
+  if (!faults_.empty()) faults_.before_alloc(Tensor(shape, dtype, nullptr).bytes());
   return pool_->allocate(std::move(shape), dtype);
 }
 

@@ -22,6 +22,7 @@
 #include "models/ops/opencl/cl_runtime.h"
 #include "models/ops/opencl/device_memory.h"
 #include "models/ops/opencl/event_log.h"
+#include "models/ops/opencl/fault_injection.h"
 
 namespace sb {
 
@@ -117,17 +118,16 @@ class OpenCLBackend : public Backend {
                            const Tensor* bias, Tensor& y) override;
   void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) override;
-  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
-                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override;
+  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                            Tensor& dw, Tensor* dbias) override;
 
   // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                         const NormEpilogue& ep) override;
-  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
-                                 int64_t channels, const Tensor& gamma, float eps,
-                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                 Tensor& dbeta) override;
+  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                                 const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
+                                 Tensor& dgamma, Tensor& dbeta) override;
   void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
                        Tensor& y) override;
   void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
@@ -157,12 +157,14 @@ class OpenCLBackend : public Backend {
   void launch(const std::string& name, cl::NDRange global, cl::NDRange local, Args&&... args) {
     cl::Kernel& k = kernel(name);
     set_args(k, 0, std::forward<Args>(args)...);
+    faults_.before_launch(name);
     events_.launch(name, k, global, local);
   }
   template <class... Args>
   void launch_mma(const std::string& name, cl::NDRange global, cl::NDRange local, Args&&... args) {
     cl::Kernel& k = mma_kernel(name);
     set_args(k, 0, std::forward<Args>(args)...);
+    faults_.before_launch(name);
     events_.launch(name, k, global, local);
   }
   static void set_args(cl::Kernel&, cl_uint) {}
@@ -221,9 +223,9 @@ class OpenCLBackend : public Backend {
   void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                   Tensor& dw, Tensor* dbias) override;
   // CLBlast in f32; tf32/f16 on the NVIDIA mma kernels (gemm_batched_mma) where present.
-  void conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                   const Tensor& a, int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off,
-                   int64_t ldb, float beta, Tensor& c, int64_t c_off, int64_t ldc);
+  void conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
+                   int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off, int64_t ldb,
+                   float beta, Tensor& c, int64_t c_off, int64_t ldc);
   void conv3d_columns(const char* kernel_name, const Conv3dShape& s, const Tensor& in, int64_t r0,
                       int64_t rows, int64_t base, int64_t items, Tensor& out);
 
@@ -238,6 +240,7 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
+  FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
 };
 
 // The portable fused attention kernels: the head widths they are compiled for (a narrower head

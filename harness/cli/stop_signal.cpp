@@ -1,0 +1,45 @@
+#include "harness/cli/stop_signal.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+
+namespace sb::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+char g_message[128];  // composed before the handlers are installed: write() is all they may do
+size_t g_message_size = 0;
+
+extern "C" void on_stop(int sig) {
+  g_stop.store(true);
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, g_message, g_message_size);
+  std::signal(sig, SIG_DFL);  // a second signal ends the process
+}
+
+}  // namespace
+
+StopSignals::StopSignals(const char* command) {
+  const int n = std::snprintf(g_message, sizeof g_message,
+                              "\nstagebench %s: stopping after the current run (again to quit "
+                              "at once)\n",
+                              command);
+  g_message_size = n > 0 ? std::min(static_cast<size_t>(n), sizeof g_message - 1) : 0;
+  g_stop.store(false);
+  std::signal(SIGINT, on_stop);
+  std::signal(SIGTERM, on_stop);
+}
+
+StopSignals::~StopSignals() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+const std::atomic<bool>* StopSignals::flag() const {
+  return &g_stop;
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,95 @@
+// Device faults through the binary on PoCL (issue 16), made by the fault-injection switch
+// (models/ops/opencl/fault_injection.h): a kernel whose launch or program build fails fails the
+// stages that use it with the driver's message while the others are measured; a lost device
+// fails what was not measured; the JSON stays valid; a bad switch is bad input (exit 2).
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "schema/document.h"
+#include "tests/common/run_stagebench.h"
+#include "tests/common/temp_dir.h"
+
+namespace {
+
+using sb::testing::run_stagebench;
+using sb::testing::TempDir;
+
+struct Faulted {
+  int status = -1;
+  std::string output;
+  nlohmann::json stages;  // the stages of the written document's one run
+};
+
+// Enformer tiny on PoCL with STAGEBENCH_FAULT set for the child (popen inherits it).
+Faulted run_faulted(const std::string& fault) {
+  TempDir dir;
+  const auto out = dir.file("faulted.json");
+  setenv("STAGEBENCH_FAULT", fault.c_str(), 1);
+  const auto r = run_stagebench(
+      "run enformer --size tiny --backend opencl --max-time 1 "
+      "--warmup 0 -q -o " +
+      out.string());
+  unsetenv("STAGEBENCH_FAULT");
+  Faulted f{r.status, r.output, nlohmann::json::array()};
+  if (std::filesystem::exists(out)) f.stages = sb::read_document(out)["runs"].at(0)["stages"];
+  return f;
+}
+
+const nlohmann::json& stage(const Faulted& f, const std::string& id) {
+  for (const auto& s : f.stages)
+    if (s["id"] == id) return s;
+  throw std::runtime_error("no stage " + id);
+}
+
+std::string first_reason(const nlohmann::json& s) {
+  return s["reasons"].empty() ? "" : s["reasons"][0].get<std::string>();
+}
+
+TEST(DeviceFaults, AFailingLaunchFailsTheStagesThatUseItAndTheRestAreMeasured) {
+  // gemm_epilogue is the portable GEMM's bias/activation pass: fp32 stages use it, the
+  // reduced-precision ones fuse their epilogue.
+  const Faulted f = run_faulted("launch:gemm_epilogue");
+  ASSERT_EQ(f.status, 1) << f.output;  // a stage failed
+  ASSERT_EQ(f.stages.size(), 8u) << f.output;
+  const auto& original = stage(f, "original");
+  EXPECT_EQ(original["status"], "failed");
+  EXPECT_NE(first_reason(original).find("clEnqueueNDRangeKernel(gemm_epilogue)"),
+            std::string::npos);
+  EXPECT_NE(first_reason(original).find("injected by STAGEBENCH_FAULT"), std::string::npos);
+  EXPECT_TRUE(original["samples_ms"].empty());
+  const auto& bf16 = stage(f, "bf16");
+  EXPECT_NE(bf16["status"], "failed") << first_reason(bf16);
+  EXPECT_FALSE(bf16["samples_ms"].empty());
+}
+
+TEST(DeviceFaults, AProgramThatFailsToBuildIsTheStagesFailure) {
+  const Faulted f = run_faulted("build:activation");
+  ASSERT_EQ(f.status, 1) << f.output;
+  const auto& original = stage(f, "original");
+  EXPECT_EQ(original["status"], "failed");
+  EXPECT_NE(first_reason(original).find("CL_BUILD_PROGRAM_FAILURE"), std::string::npos);
+  EXPECT_NE(stage(f, "graph-compile")["status"], "failed");  // its fused kernels need no other
+}
+
+TEST(DeviceFaults, ALostDeviceFailsEveryStageNotMeasuredWithTheReason) {
+  // Loading the weights takes some launches (layout conversions); 40 ends in stage 0's warm-up.
+  // Samples measured before a loss are kept: RunnerDeviceLost in tests/harness.
+  const Faulted f = run_faulted("lost:40");
+  ASSERT_EQ(f.status, 1) << f.output;
+  ASSERT_EQ(f.stages.size(), 8u);
+  for (const auto& s : f.stages) {
+    if (s["status"] == "skipped") continue;  // tf32 on PoCL: skipped before any launch
+    EXPECT_EQ(s["status"], "failed") << s["id"];
+    EXPECT_NE(first_reason(s).find("device lost"), std::string::npos) << first_reason(s);
+  }
+}
+
+TEST(DeviceFaults, ABadSwitchIsBadInput) {
+  const Faulted f = run_faulted("launch");
+  EXPECT_EQ(f.status, 2) << f.output;
+  EXPECT_NE(f.output.find("STAGEBENCH_FAULT: 'launch'"), std::string::npos) << f.output;
+}
+
+}  // namespace
