@@ -49,28 +49,54 @@ void moments(const float* x, int64_t stride, int64_t voxels, float eps, double* 
   *rstd = 1.0 / std::sqrt(q / static_cast<double>(voxels) + static_cast<double>(eps));
 }
 
-// act(v) for one element: the epilogue of a fused norm (activation.h has the vector forms).
-float act_scalar(Act act, float v) {
-  float out = 0;
-  const Eigen::Array<float, 1, 1> in(v);
-  with_activation(act, in, [&](const auto& e) { out = Eigen::Array<float, 1, 1>(e)(0); });
-  return out;
+// Calls fn(act_fn) with act as a scalar functor the compiler can vectorize: the epilogue of a
+// fused norm. The choice is made once per call, not per element (a per-element branch on the
+// sign of LeakyReLU's input mispredicts half the time and made the fused norm slower than the
+// norm and a separate vectorized activation).
+template <class Fn>
+void with_scalar_act(Act act, Fn&& fn) {
+  switch (act) {
+    case Act::none:
+      fn([](float t) { return t; });
+      return;
+    case Act::leaky_relu:  // DynUNet's: slope 0.01 below zero, as activation.h
+      fn([](float t) { return std::max(t, 0.01f * t); });
+      return;
+    default:
+      fn([act](float t) {
+        float out = 0;
+        const Eigen::Array<float, 1, 1> in(t);
+        with_activation(act, in, [&](const auto& e) { out = Eigen::Array<float, 1, 1>(e)(0); });
+        return out;
+      });
+  }
 }
 
-inline float apply_act(Act act, float t) {
-  if (act == Act::none) return t;
-  if (act == Act::leaky_relu) return t > 0.f ? t : 0.01f * t;  // DynUNet's, kept inline
-  return act_scalar(act, t);
-}
-
-// Per (n, c): y = act(x scale + shift + residual), scale = rstd gamma, shift = beta - mean scale.
-void store_normalized(const float* xp, const float* rp, Act act, float scale, float shift,
+// y[e] = act(x[e] scale + shift (+ r[e])) over e = at + v * stride, v < voxels: one instance.
+template <class ActFn>
+void store_normalized(const float* xp, const float* rp, ActFn act, float scale, float shift,
                       int64_t at, int64_t stride, int64_t voxels, float* yp) {
-  for (int64_t v = 0; v < voxels; ++v) {
-    const int64_t e = at + v * stride;
-    float t = xp[e] * scale + shift;
-    if (rp) t += rp[e];
-    yp[e] = apply_act(act, t);
+  if (rp) {
+    for (int64_t v = 0; v < voxels; ++v) {
+      const int64_t e = at + v * stride;
+      yp[e] = act(xp[e] * scale + shift + rp[e]);
+    }
+  } else {
+    for (int64_t v = 0; v < voxels; ++v) {
+      const int64_t e = at + v * stride;
+      yp[e] = act(xp[e] * scale + shift);
+    }
+  }
+}
+
+// One ndhwc voxel row of C channels: y = act(x scale[c] + shift[c] (+ r)), contiguous.
+template <class ActFn>
+void store_row(const float* x, const float* r, ActFn act, const float* scale, const float* shift,
+               int64_t channels, float* y) {
+  if (r) {
+    for (int64_t c = 0; c < channels; ++c) y[c] = act(x[c] * scale[c] + shift[c] + r[c]);
+  } else {
+    for (int64_t c = 0; c < channels; ++c) y[c] = act(x[c] * scale[c] + shift[c]);
   }
 }
 
@@ -115,13 +141,13 @@ void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batc
           scale[c] = static_cast<float>(rstd[c] * gp[c]);
           shift[c] = static_cast<float>(bp[c] - mean[c] * rstd[c] * gp[c]);
         }
-        for (int64_t v = 0; v < in.voxels; ++v)
-          for (int64_t c = 0; c < channels; ++c) {
-            const int64_t e = at + v * channels + c;
-            float t = xp[e] * scale[c] + shift[c];
-            if (rp) t += rp[e];
-            yp[e] = apply_act(ep.act, t);
+        with_scalar_act(ep.act, [&](auto act) {
+          for (int64_t v = 0; v < in.voxels; ++v) {
+            const int64_t e = at + v * channels;
+            store_row(xp + e, rp ? rp + e : nullptr, act, scale.data(), shift.data(), channels,
+                      yp + e);
           }
+        });
       }
     });
     return;
@@ -133,7 +159,9 @@ void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batc
       moments(xp + at, stride, in.voxels, eps, &mean, &rstd);
       const float scale = static_cast<float>(rstd * gp[c]);
       const float shift = static_cast<float>(bp[c] - mean * rstd * gp[c]);
-      store_normalized(xp, rp, ep.act, scale, shift, at, stride, in.voxels, yp);
+      with_scalar_act(ep.act, [&](auto act) {
+        store_normalized(xp, rp, act, scale, shift, at, stride, in.voxels, yp);
+      });
     }
   });
 }
