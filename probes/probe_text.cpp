@@ -62,6 +62,8 @@ void system_lines(const json& context, std::ostream& out) {
   out << "Build    " << str(build, "compiler") << ", " << str(build, "type") << ", git "
       << str(build, "git") << ", version " << str(build, "version") << "\n";
   out << "         flags: " << str(build, "flags") << "\n";
+  if (const json threading = context.value("threading", json::object()); !threading.empty())
+    out << "Load     " << str(threading, "note") << "\n";
 }
 
 void papi_lines(const json& papi, std::ostream& out) {

@@ -8,7 +8,8 @@ target_sources(sb_probes PRIVATE
   papi_probe.cpp
   probe_json.cpp
   probe_text.cpp
-  text_file.cpp)
+  text_file.cpp
+  cpu_load.cpp)
 if(STAGEBENCH_OPENCL)
   target_sources(sb_probes PRIVATE opencl_ptx_probe.cpp opencl_select.cpp)
 endif()

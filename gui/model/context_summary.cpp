@@ -110,6 +110,9 @@ ContextSummary summarize_context(const json& document, const json& run) {
     if (member(c, "available") == false && text(c, "name") != QLatin1String("papi"))
       s.warnings
           << QStringLiteral("collector %1 unavailable: %2").arg(text(c, "name"), text(c, "reason"));
+  const json& threading = member(ctx, "threading");
+  if (member(threading, "oversubscribed") == true)
+    s.warnings << QStringLiteral("busy cores: ") + text(threading, "note");
   stage_warnings(run, s);
   return s;
 }

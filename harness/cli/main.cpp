@@ -5,8 +5,10 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/run_context.h"
+#include "harness/cli/threading.h"
 
 int main(int argc, char** argv) {
+  sb::cli::adapt_threading(argc, argv);  // first: it may execute this binary again
   sb::cli::remember_argv(argc, argv);
   CLI::App app{"stagebench: measure what each documented optimization stage really buys"};
   app.require_subcommand(1);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "harness/cli/threading.h"
 #include "probes/probe.h"
 
 namespace sb::cli {
@@ -40,6 +41,7 @@ nlohmann::json run_context(const std::vector<std::string>& papi_events, bool ope
   ctx["date"] = utc_now();
   ctx["host"] = host;
   ctx["argv"] = argv_store();
+  ctx["threading"] = threading_context();
   return ctx;
 }
 

@@ -29,6 +29,17 @@ TEST(ContextSummary, WarnsAboutMissingPmuAndInvalidStages) {
   EXPECT_EQ(s.tiers, QStringList{"os"});  // "error" is not a tier that counted
   EXPECT_EQ(s.devices, QStringList{"Test GPU (Test Platform)"});
   EXPECT_TRUE(context_html(s).contains("no hardware PMU"));
+  EXPECT_FALSE(any_starts_with(s.warnings, "busy cores"));
+}
+
+TEST(ContextSummary, WarnsWhenTheCoresWereBusy) {
+  auto doc = test::fixture_json("two_backends.json");
+  doc["context"]["threading"] = {{"oversubscribed", true},
+                                 {"note", "1.0 of 2 cores busy before the run (oversubscribed)"}};
+  const ContextSummary s = summarize_context(doc, doc["runs"][0]);
+  EXPECT_TRUE(
+      s.warnings.contains("busy cores: 1.0 of 2 cores busy before the run (oversubscribed)"))
+      << s.warnings.join("\n").toStdString();
 }
 
 TEST(Document, NamesTheProblemAndTheFile) {
