@@ -6,18 +6,24 @@
 namespace sb {
 namespace {
 
-// "+52%", "-8%": the change of `now` over `before`; "" when either is unknown.
-std::string change(double now, double before) {
-  if (!std::isfinite(now) || !std::isfinite(before) || !(before > 0)) return "";
-  const double pct = (now / before - 1) * 100;
+// now / before - 1; NaN when either is unknown.
+double change(double now, double before) {
+  if (!std::isfinite(now) || !std::isfinite(before) || !(before > 0)) return NAN;
+  return now / before - 1;
+}
+
+// "+52%", "-8%"; "" when unknown.
+std::string change_text(double fraction) {
+  if (!std::isfinite(fraction)) return "";
+  const double pct = fraction * 100;
   std::string out = pct >= 0 ? "+" : "";  // appended, not prefixed: GCC 12's -Wrestrict misfires
   out += format_fixed(pct, 0);
   return out + "%";
 }
 
-std::string with_change(double value, double before) {
+std::string with_change(double value, double fraction) {
   if (!std::isfinite(value)) return "-";
-  const std::string c = change(value, before);
+  const std::string c = change_text(fraction);
   return format_significant(value) + (c.empty() ? "" : " (" + c + ")");
 }
 
@@ -44,25 +50,43 @@ std::vector<std::string> frames_table_header(const RunSummary& run) {
           "claimed", "memory MB"};
 }
 
-std::vector<std::vector<std::string>> frames_table_rows(const RunSummary& run) {
+std::vector<FramesRow> frames_table_values(const RunSummary& run) {
   // Changes are taken over the last row above with a claim of its own: a stage off the main
   // line (checkpointing trades speed for memory and has no speedup claim) is compared with the
   // row before it, and the stage after it is compared with that row too. Claimed changes are
   // the ratio of the cumulative claims of the same two rows, so a stage skipped here (no row)
   // folds its claim into the next measured one.
-  std::vector<std::vector<std::string>> rows;
+  std::vector<FramesRow> rows;
   const StageRow *train_base = nullptr, *infer_base = nullptr;
   for (const StageRow* s : frames_table_stages(run)) {
     const double train_claim = s->claim_speedup, infer_claim = s->train.infer_claim;
-    rows.push_back(
-        {std::to_string(s->index), s->id,
-         with_change(s->items_per_s, train_base ? train_base->items_per_s : NAN),
-         change(train_claim, train_base ? train_base->claim_speedup : NAN),
-         with_change(s->train.infer_fps, infer_base ? infer_base->train.infer_fps : NAN),
-         change(infer_claim, infer_base ? infer_base->train.infer_claim : NAN),
-         std::isfinite(held_bytes(*s)) ? format_significant(held_bytes(*s) / 1e6) : "-"});
+    FramesRow r;
+    r.stage = s;
+    if (train_base) {
+      r.train_change = change(s->items_per_s, train_base->items_per_s);
+      r.train_claimed_change = change(train_claim, train_base->claim_speedup);
+    }
+    if (infer_base) {
+      r.infer_change = change(s->train.infer_fps, infer_base->train.infer_fps);
+      r.infer_claimed_change = change(infer_claim, infer_base->train.infer_claim);
+    }
+    r.held_bytes = held_bytes(*s);
+    rows.push_back(r);
     if (std::isfinite(train_claim)) train_base = s;
     if (std::isfinite(infer_claim)) infer_base = s;
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> frames_table_rows(const RunSummary& run) {
+  std::vector<std::vector<std::string>> rows;
+  for (const FramesRow& r : frames_table_values(run)) {
+    const StageRow& s = *r.stage;
+    rows.push_back({std::to_string(s.index), s.id, with_change(s.items_per_s, r.train_change),
+                    change_text(r.train_claimed_change),
+                    with_change(s.train.infer_fps, r.infer_change),
+                    change_text(r.infer_claimed_change),
+                    std::isfinite(r.held_bytes) ? format_significant(r.held_bytes / 1e6) : "-"});
   }
   return rows;
 }

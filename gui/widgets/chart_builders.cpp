@@ -1,5 +1,7 @@
 #include "gui/widgets/chart_builders.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include <QGraphicsLayout>
@@ -199,6 +201,57 @@ QChart* phases_chart(const PhasesModel& phases) {
   x->append(categories);
   auto* y = value_axis(QStringLiteral("ms"));
   y->setMax(max_ms * 1.1 + 1e-9);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  bars->attachAxis(x);
+  bars->attachAxis(y);
+  return chart;
+}
+
+QChart* frames_chart(const FramesModel& frames) {
+  const QString item = frames.item_name().isEmpty() ? QStringLiteral("items") : frames.item_name();
+  QChart* chart =
+      new_chart(QStringLiteral("Training and inference (%1/s): measured, and claimed from the "
+                               "baseline by the document's ratios")
+                    .arg(item));
+  if (frames.rowCount() == 0) {
+    chart->setTitle(QStringLiteral("Training and inference: none in this run"));
+    return chart;
+  }
+  struct Set {
+    const char* label;
+    int column;
+    bool claimed;
+    QColor colour;
+  };
+  const Set sets[] = {
+      {"training", FramesModel::Training, false, QColor(0x44, 0x77, 0xaa)},
+      {"training claimed", FramesModel::Training, true, QColor(0xaa, 0xc4, 0xe0)},
+      {"inference", FramesModel::Inference, false, QColor(0x22, 0x88, 0x33)},
+      {"inference claimed", FramesModel::Inference, true, QColor(0xa8, 0xdb, 0xa8)}};
+  auto* bars = new QBarSeries;
+  double max_fps = 0;
+  for (const Set& set_spec : sets) {
+    auto* set = new QBarSet(QString::fromLatin1(set_spec.label));
+    set->setColor(set_spec.colour);
+    for (int row = 0; row < frames.rowCount(); ++row) {
+      const double v = set_spec.claimed
+                           ? frames.claimed_fps(row, set_spec.column)
+                           : frames.index(row, set_spec.column).data(SortRole).toDouble();
+      const double shown = std::isfinite(v) ? v : 0;  // unknown or no claim: no bar
+      *set << shown;
+      max_fps = std::max(max_fps, shown);
+    }
+    bars->append(set);
+  }
+  QStringList categories;
+  for (int row = 0; row < frames.rowCount(); ++row)
+    categories << frames.index(row, FramesModel::Stage).data().toString();
+  chart->addSeries(bars);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = value_axis(item + QStringLiteral("/s"));
+  y->setMax(max_fps * 1.1 + 1e-9);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   bars->attachAxis(x);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/model/batch_series.h"
+#include "gui/model/frames_model.h"
 #include "gui/model/phases_model.h"
 
 namespace sb::viewer {
@@ -22,6 +23,9 @@ QtCharts::QChart* batch_chart(const std::vector<BatchSeries>& series, const QStr
 // h2d, forward, backward, optimizer; median ms), from the model's rows; a titled empty chart
 // when the model has none.
 QtCharts::QChart* phases_chart(const PhasesModel& phases);
+// Seed 004's figures as bars: per stage, training and inference throughput measured, each
+// beside its claim (the baseline's measured figure times the document's cumulative ratio).
+QtCharts::QChart* frames_chart(const FramesModel& frames);
 // The distribution of a stage's raw samples_ms.
 QtCharts::QChart* samples_histogram_chart(const nlohmann::json& stage);
 

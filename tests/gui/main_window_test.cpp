@@ -3,8 +3,9 @@
 #include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
-#include <QtCharts/QChart>
+#include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
 #include <QtCharts/QStackedBarSeries>
 
 #include "fixture.h"
@@ -86,6 +87,28 @@ TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
   charts.set_run(test::fixture_json("two_backends.json")["runs"][0], {});
   EXPECT_EQ(charts.chart_views().size(), 3u);
   EXPECT_TRUE(charts.phases_view()->isHidden());
+  EXPECT_TRUE(charts.frames_view()->isHidden());  // DeepFM and Enformer time no inference
+}
+
+TEST(ChartsView, ShowsSeed004sTableAndChartForARunThatTimedItsInference) {
+  app();
+  ChartsView charts;
+  charts.set_run(test::fixture_json("dynunet_train.json")["runs"][0], {});
+  const auto views = charts.chart_views();
+  ASSERT_EQ(views.size(), 5u);  // time, memory, batch, phases, frames
+  EXPECT_EQ(views[4], charts.frames_view());
+  EXPECT_FALSE(charts.frames_view()->isHidden());
+  EXPECT_FALSE(charts.frames_table()->isHidden());
+  EXPECT_EQ(charts.frames_table()->model()->rowCount(), 6);
+  const auto* bars = qobject_cast<QtCharts::QBarSeries*>(views[4]->chart()->series().at(0));
+  ASSERT_NE(bars, nullptr);
+  ASSERT_EQ(bars->count(), 4);  // training, its claim, inference, its claim
+  EXPECT_EQ(bars->barSets()[3]->label(), "inference claimed");
+  EXPECT_EQ(bars->barSets()[0]->count(), 6);
+  EXPECT_TRUE(charts.frames_table()->selection_markdown().startsWith("| # | stage | training"));
+  charts.set_run(test::fixture_json("train.json")["runs"][0], {});
+  EXPECT_TRUE(charts.frames_view()->isHidden());
+  EXPECT_TRUE(charts.frames_table()->isHidden());
 }
 
 TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
