@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/output_lock.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_merge.h"
 #include "reports/gbench.h"
@@ -37,6 +38,7 @@ int execute(const MergeArgs& a) {
     std::cerr << "stagebench merge: job " << key << " of " << a.config << " is in no input\n";
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  const OutputLock lock(a.output);  // a second merge into the same file at once is refused
   write_json_atomic(a.output, a.format == "gbench" ? gbench_document(merged) : merged);
   std::cout << "merged " << merged["runs"].size() << " runs from " << inputs.size()
             << " files into " << a.output << '\n';
