@@ -8,6 +8,7 @@ packages=(
   libpcre2-dev libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev
   qtbase5-dev libqt5charts5-dev libqt5svg5-dev chromium
   slurm-wlm munge  # tests/slurm: a one-node Slurm for the cluster sweep test
+  clang libclang-rt-dev libomp-dev  # fuzz/: libFuzzer, ASan and UBSan runtimes, OpenMP for clang
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -18,4 +19,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# libFuzzer for the installed clang (fuzz/): Debian versions the package (libfuzzer-14-dev with
+# clang 14), so its name comes from clang's major version rather than being fixed here.
+clang_major=$(clang --version | sed -nE 's/.*clang version ([0-9]+).*/\1/p' | head -1)
+fuzzer="libfuzzer-${clang_major}-dev"
+if ! dpkg-query -W -f='${Status}' "$fuzzer" 2>/dev/null | grep -q 'install ok installed'; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "$fuzzer" ||
+    { $sudo_cmd apt-get update &&
+      DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "$fuzzer"; }
 fi
