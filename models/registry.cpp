@@ -47,8 +47,9 @@ const std::vector<ModelEntry>& model_registry() {
          o.seed = r.seed;
          o.weights = r.weights;
          o.batch = r.batch;
+         o.overrides = {r.heads, r.eps};
          if (!r.input.empty()) {
-           const int64_t vocab = geneformer::config_for(r.size).vocab;
+           const int64_t vocab = geneformer::workload_config(o).vocab;
            o.cells = geneformer::read_cells(r.input, {}, vocab);
          }
          return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
@@ -143,6 +144,15 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const std::string
         "ocl-icd-opencl-dev and libclblast-dev installed)");
 #endif
   throw std::invalid_argument("unknown backend '" + name + "' (cpu, opencl, all)");
+}
+
+LibraryTuneReport tune_library(const LibraryTuneOptions& options) {
+#ifdef STAGEBENCH_HAVE_OPENCL
+  return tune_opencl_library(options);
+#else
+  (void)options;
+  throw std::invalid_argument("tune: this build has no OpenCL, whose CLBlast it tunes");
+#endif
 }
 
 }  // namespace sb

@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/workload.h"
 #include "models/ops/backend.h"
+#include "models/ops/opencl/opencl_backend.h"  // tune_library's types (no OpenCL in it)
 
 namespace sb {
 
@@ -19,6 +21,10 @@ struct WorkloadRequest {
   std::filesystem::path weights;
   std::filesystem::path input;  // the model's own input file (geneformer: token ids); empty: seeded
   int64_t batch = 0;            // 0: the model's default for the size
+  // A user's own checkpoint's attention heads and LayerNorm eps where the weights' shapes
+  // cannot say (geneformer; 0 / nullopt: from config.json or the convention).
+  int64_t heads = 0;
+  std::optional<float> eps;
 };
 
 struct ModelEntry {
@@ -39,5 +45,7 @@ void check_size(const ModelEntry& m, const std::string& size);
 std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids);
 std::vector<std::string> backend_names();  // "cpu", and "opencl" when built
 std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device);
+// `stagebench tune`: the OpenCL backend's CLBlast tuned on one device (opencl_backend.h).
+LibraryTuneReport tune_library(const LibraryTuneOptions& options);
 
 }  // namespace sb

@@ -87,6 +87,7 @@ RunRecord JobRunner::run(const Job& job) {
     return unmeasured_run(info, {{"batch", job.request.batch}}, "skipped", e.what());
   }
   const std::string device = backend->device();
+  const std::string library_tuning = backend->library_tuning();
   RunnerOptions opt = job.runner;
   if (job.measure_ceilings) {
     opt.ceilings = ceilings_for(*backend, job);
@@ -98,6 +99,7 @@ RunRecord JobRunner::run(const Job& job) {
   auto workload = model.make(job.request, std::move(backend));
   RunRecord run = run_ladder(
       *workload, {model.name, job.request.size, name, device, workload->mode()}, stages, opt);
+  if (!library_tuning.empty()) run.params["library_tuning"] = library_tuning;
   if (opt.ceilings) {
     CeilingsRecord& c = run.ceilings.emplace();
     c.gemm_fp32_gflops = opt.ceilings->peak_gflops;

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   sb::cli::add_merge(app, exit_code);
   sb::cli::add_compare(app, exit_code);
   sb::cli::add_trace(app, exit_code);
+  sb::cli::add_tune(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -60,11 +60,17 @@ class Backend {
   }
   // Empty when this backend can run GEMMs at `p` here, else the reason it cannot.
   virtual std::string unsupported_reason(Precision p) const = 0;
+  // Empty when attention_fused has a kernel for heads of width `dh` here, else the reason it
+  // has none (a model then computes attention unfused and records why).
+  virtual std::string attention_fused_unsupported(int64_t /*dh*/) const { return {}; }
   // Blocks until every op queued so far has finished (no-op on synchronous backends).
   virtual void synchronize() = 0;
   // What gemm_batched's autotuning (GemmBatch::autotune) chose on this backend: one (shape key,
   // candidate kernel) pair per key tuned so far, in key order; empty where nothing was tuned.
   virtual std::vector<std::pair<std::string, std::string>> autotune_choices() const { return {}; }
+  // How the backend's library kernels are tuned for this device ("CLBlast tuned on this
+  // device: FILE", "CLBlast defaults ..."); "" where there is nothing to say. Runs record it.
+  virtual std::string library_tuning() const { return ""; }
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "models/ops/opencl/clblast_tuning.h"
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
@@ -36,8 +37,7 @@ std::string portable_source() {
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl",
-        "losses.cl", "volume.cl", "optimizer.cl", "conv_transpose3d.cl"})
+        "conv3d.cl", "losses.cl", "volume.cl", "optimizer.cl", "conv_transpose3d.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
@@ -63,7 +63,9 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
       pool_(std::make_shared<BufferPool>(runtime_->context())),
       events_(runtime_->queue(), kernel_log_),
       device_name_(runtime_->device_name()),
-      dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {}
+      dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {
+  library_tuning_ = apply_cached_clblast_tuning(runtime_->device());
+}
 
 OpenCLBackend::~OpenCLBackend() {
   try {

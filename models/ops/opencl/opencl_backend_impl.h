@@ -37,8 +37,10 @@ class OpenCLBackend : public Backend {
   std::unique_ptr<HostStaging> host_staging(size_t bytes) override;
   KernelLog* kernel_log() override { return &kernel_log_; }
   std::string unsupported_reason(Precision p) const override;
+  std::string attention_fused_unsupported(int64_t dh) const override;
   void synchronize() override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
+  std::string library_tuning() const override { return library_tuning_; }
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -241,6 +243,7 @@ class OpenCLBackend : public Backend {
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
+  std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
 };
 
 // The portable fused attention kernels: the head widths they are compiled for (a narrower head
