@@ -148,6 +148,12 @@ struct Inputs {
         w(random_vec(numel(w_shape(s)), seed + 1)),
         bias(random_vec(s.out_channels, seed + 2)),
         dy(random_vec(numel(y_shape(s)), seed + 3)) {}
+  Inputs(const Conv3dShape& shape, unsigned seed)
+      : s(shape),
+        x(random_vec(numel(x_shape(s)), seed)),
+        w(random_vec(numel(w_shape(s)), seed + 1)),
+        bias(random_vec(s.out_channels, seed + 2)),
+        dy(random_vec(numel(y_shape(s)), seed + 3)) {}
 };
 
 std::vector<Check> checks(std::initializer_list<Check> list) {
@@ -165,6 +171,24 @@ Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const
 }  // namespace
 
 void add_conv3d_cases(std::vector<OpCase>& cases) {
+  // A reduction long enough that OpenCL splits the weight gradient's k dimension (conv3d.cpp:
+  // slices of at least 512 rows, here with a remainder): 13^3 voxels per sample.
+  for (Layout3d layout : {Layout3d::ncdhw, Layout3d::ndhwc}) {
+    Conv3dShape s = shape_of({layout, 3, 1, 1}, true);
+    s.batch = 2, s.d = s.h = s.w = 13;
+    const std::string name =
+        std::string("reference_split_k_") + (layout == Layout3d::ncdhw ? "ncdhw" : "ndhwc");
+    cases.push_back({Op::conv3d_backward_weights, name, {}, [=](Backend& be) {
+                       const Inputs in(s, 1290);
+                       Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+                       be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                                  up(be, in.dy, y_shape(in.s)), dw, &db);
+                       DVec dw_ref, db_ref;
+                       backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+                       return checks({{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4},
+                                      {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+                     }});
+  }
   unsigned seed = 1300;
   for (const Config& c : kConfigs)
     for (bool with_bias : {true, false}) {
