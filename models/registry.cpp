@@ -47,8 +47,9 @@ const std::vector<ModelEntry>& model_registry() {
          o.seed = r.seed;
          o.weights = r.weights;
          o.batch = r.batch;
+         o.overrides = {r.heads, r.eps};
          if (!r.input.empty()) {
-           const int64_t vocab = geneformer::config_for(r.size).vocab;
+           const int64_t vocab = geneformer::workload_config(o).vocab;
            o.cells = geneformer::read_cells(r.input, {}, vocab);
          }
          return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct WorkloadRequest {
   std::filesystem::path weights;
   std::filesystem::path input;  // the model's own input file (geneformer: token ids); empty: seeded
   int64_t batch = 0;            // 0: the model's default for the size
+  // A user's own checkpoint's attention heads and LayerNorm eps where the weights' shapes
+  // cannot say (geneformer; 0 / nullopt: from config.json or the convention).
+  int64_t heads = 0;
+  std::optional<float> eps;
 };
 
 struct ModelEntry {

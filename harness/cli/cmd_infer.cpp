@@ -1,4 +1,5 @@
 #include <iostream>
+#include <optional>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
@@ -15,12 +16,23 @@ void add_infer(CLI::App& app, int& exit_code) {
     std::string model, backend = "cpu", device, stage, size;
     std::filesystem::path weights, input, mask, output, export_weights;
     uint64_t seed = 1;
+    int64_t heads = 0;
+    std::optional<float> eps;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("model", a->model, "Model (enformer, geneformer)")->required();
   cmd->add_option("--weights", a->weights,
-                  ".safetensors with the reference parameter names (default: seeded random)")
-      ->check(CLI::ExistingFile);
+                  ".safetensors with the reference parameter names, or a folder with "
+                  "model.safetensors (default: seeded random); geneformer: any BERT, its "
+                  "configuration read from the shapes")
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--heads", a->heads,
+                  "geneformer: attention heads of --weights (default: config.json beside it, "
+                  "else hidden/64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--eps", a->eps,
+                  "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--input", a->input,
                   "enformer: one-hot [B,L,4] or base indices [B,L]; geneformer: token ids "
                   "[B,S] (.npy/.safetensors)")
@@ -47,6 +59,8 @@ void add_infer(CLI::App& app, int& exit_code) {
       r.export_weights = a->export_weights, r.seed = a->seed, r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
+      if (a->heads != 0 || a->eps)
+        throw std::invalid_argument("infer enformer: --heads and --eps do not apply");
       const auto s = enformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
       std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
                 << s.length << " bp -> " << r.output.string() << '\n';
@@ -54,12 +68,13 @@ void add_infer(CLI::App& app, int& exit_code) {
       geneformer::InferRequest r;
       r.weights = a->weights, r.input = a->input, r.mask = a->mask, r.output = a->output;
       r.export_weights = a->export_weights, r.seed = a->seed;
+      r.overrides = {a->heads, a->eps};
       if (!a->size.empty()) r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       const auto s = geneformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
       std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
-                << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string()
-                << '\n';
+                << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string() << '\n'
+                << "configuration: " << s.configuration << '\n';
     } else {
       throw std::invalid_argument("infer: model '" + a->model + "' has no infer command yet");
     }

@@ -38,6 +38,8 @@ int execute(RunArgs& a) {
   Job job = a.job;
   const ModelEntry& model = find_model(job.model);
   check_size(model, job.request.size);
+  if (job.model != "geneformer" && (job.request.heads != 0 || job.request.eps))
+    throw std::invalid_argument("--heads and --eps apply to geneformer only");
   resolve_stages(model, job.stages);
   const std::vector<std::string> backends = resolve_backends(job.request.backend);
   const bool explicit_backend = job.request.backend != "all";
@@ -130,8 +132,17 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
-  cmd->add_option("--weights", job.request.weights, ".safetensors weights (default: seeded random)")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("--weights", job.request.weights,
+                  ".safetensors weights, or a folder with model.safetensors (default: seeded "
+                  "random); geneformer: any BERT, its configuration read from the shapes")
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--heads", job.request.heads,
+                  "geneformer: attention heads of --weights (default: config.json beside it, "
+                  "else hidden/64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--eps", job.request.eps,
+                  "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
+      ->check(CLI::PositiveNumber);
   auto* input = cmd->add_option("--input", job.request.input,
                                 "geneformer: token ids [B,S] (.npy/.safetensors, with "
                                 "'attention_mask' when the file holds one) instead of seeded "

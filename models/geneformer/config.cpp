@@ -24,6 +24,7 @@ Config config_for(const std::string& size, int64_t batch) {
     throw std::invalid_argument("geneformer: unknown size '" + size + "' (tiny, small, full)");
   }
   if (batch > 0) c.batch = batch;
+  c.source = c.heads_from = c.eps_from = "size " + size;
   return c;
 }
 

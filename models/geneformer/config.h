@@ -2,6 +2,7 @@
 // Geneformer gf-6L-10M-i2048's sizes (docs/models.md): tiny for tests, small for the CPU,
 // full as published (2,048 tokens; the seed's batch sweep runs 1, 8, 32 and 64 cells).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,18 @@ struct Config {
   int64_t tokens = 0;  // sequence length of a batch (padded)
   int64_t batch = 1;
   float eps = 1e-12f;
+  // Where the dimensions came from: "size <name>", or the weights file for a user's checkpoint;
+  // and where heads and eps came from ("size tiny", "config.json", "--heads", "assumed ...").
+  std::string source, heads_from, eps_from;
   // The in-silico-perturbation cell embedding is read after this layer (1-based): layer 5 of 6.
   int64_t embedding_layer() const { return layers > 1 ? layers - 1 : layers; }
   int64_t head_dim() const { return hidden / heads; }
+};
+
+// Command-line overrides of what a checkpoint's shapes cannot say (0 / nullopt: not given).
+struct ConfigOverrides {
+  int64_t heads = 0;
+  std::optional<float> eps;
 };
 
 // Throws naming the unknown size. batch <= 0 takes the size's default batch.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/geneformer/cell_file.h"
+#include "models/geneformer/checkpoint.h"
 #include "models/geneformer/workload.h"
 #include "models/io/safetensors.h"
 #include "models/io/weights_export.h"
@@ -21,16 +22,18 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   if (r.output.extension() != ".safetensors")
     throw std::invalid_argument("output " + r.output.string() +
                                 ": must be a .safetensors file (it holds every layer)");
-  const Config probe = config_for(r.size);
   WorkloadOptions o;
   o.size = r.size;
   o.seed = r.seed;
   o.weights = r.weights;
+  o.overrides = r.overrides;
+  const Config probe = workload_config(o);  // the vocabulary the ids are checked against
   o.cells = read_cells(r.input, r.mask, probe.vocab);
-  InferSummary sum{r.size, ladder()[stage_index(r.stage)].id, o.cells->batch, o.cells->tokens,
-                   probe.layers};
+  InferSummary sum{
+      r.size, ladder()[stage_index(r.stage)].id, o.cells->batch, o.cells->tokens, probe.layers, {}};
   const size_t stage = stage_index(r.stage);
   GeneformerWorkload w(o, std::move(backend));
+  sum.configuration = describe(w.config());
   const std::string skip = w.skip_reason(stage);
   if (!skip.empty())
     throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +
@@ -50,6 +53,7 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
                      {"size", r.size},
                      {"stage", sum.stage},
                      {"embedding_layer", std::to_string(w.config().embedding_layer())},
+                     {"configuration", sum.configuration},
                      {"backend", be.name()},
                      {"device", be.device()}});
   return sum;

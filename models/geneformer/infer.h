@@ -6,18 +6,22 @@
 #include <memory>
 #include <string>
 
+#include "models/geneformer/config.h"
 #include "models/ops/backend.h"
 
 namespace sb::geneformer {
 
 struct InferRequest {
-  std::filesystem::path weights;  // empty: seeded random weights (seed)
+  std::filesystem::path weights;  // file or folder (model.safetensors); empty: seeded random
+                                  // weights (seed) of `size`
+  ConfigOverrides overrides;      // --heads, --eps
   std::filesystem::path input;    // token ids [B, S] or [S] (.npy / .safetensors "input_ids")
   std::filesystem::path mask;     // optional attention mask [B, S]; else in the input's file
                                   // ("attention_mask") or ids != 0
   std::filesystem::path output;   // .safetensors: hidden_states.{0..L}, cell_embedding
   std::string stage = "eager";
-  std::string size = "full";  // the real dimensions (small and full differ only in length)
+  std::string size = "full";  // the real dimensions (small and full differ only in length);
+                              // with weights, the configuration is the checkpoint's
   std::filesystem::path export_weights;
   uint64_t seed = 1;
 };
@@ -25,6 +29,7 @@ struct InferRequest {
 struct InferSummary {
   std::string size, stage;
   int64_t batch = 0, tokens = 0, layers = 0;
+  std::string configuration;  // describe(config): dimensions, heads and eps and where from
 };
 
 InferSummary run_inference(const InferRequest& request, std::unique_ptr<Backend> backend);

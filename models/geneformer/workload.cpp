@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/backend_sources.h"
+#include "models/geneformer/checkpoint.h"
 #include "models/geneformer/counts.h"
 #include "models/io/weight_source.h"
 
@@ -12,13 +13,17 @@ namespace {
 
 Params load_params(const Config& c, const WorkloadOptions& o) {
   if (o.weights.empty()) return Params::random(c, o.seed);
-  SafetensorsWeights source(o.weights, {"bert."});
+  SafetensorsWeights source(weights_file(o.weights), {"bert."});
   return Params::load(c, source);
 }
 
-Config make_config(const WorkloadOptions& o) {
+}  // namespace
+
+Config workload_config(const WorkloadOptions& o) {
   if (o.batch < 0) throw std::invalid_argument("geneformer: batch must be >= 1");
-  Config c = config_for(o.size, o.cells ? o.cells->batch : o.batch);
+  const Config preset = config_for(o.size, o.cells ? o.cells->batch : o.batch);
+  Config c = o.weights.empty() ? with_overrides(preset, o.overrides)
+                               : config_from_checkpoint(preset, o.weights, o.overrides);
   if (o.cells) {
     if (o.cells->tokens > c.max_positions)
       throw std::invalid_argument("geneformer: " + std::to_string(o.cells->tokens) +
@@ -28,6 +33,8 @@ Config make_config(const WorkloadOptions& o) {
   }
   return c;
 }
+
+namespace {
 
 const char* attention_kind(const Switches& sw) {
   if (!sw.fused_attention) return "materialized scores (B x heads x S x S), fp32";
@@ -48,7 +55,7 @@ std::string linear_inputs(const Switches& sw, const Backend& be, bool tensor_cor
 GeneformerWorkload::GeneformerWorkload(const WorkloadOptions& options,
                                        std::unique_ptr<Backend> backend)
     : options_(options),
-      config_(make_config(options)),
+      config_(workload_config(options)),
       backend_(std::move(backend)),
       params_(load_params(config_, options)),
       cells_(options.cells ? *options.cells
@@ -89,7 +96,15 @@ std::string GeneformerWorkload::skip_reason(size_t stage) const {
 }
 
 Switches GeneformerWorkload::switches(size_t stage) const {
-  return switches_for(stage, reduced_precision(), tensor_cores());
+  Switches sw = switches_for(stage, reduced_precision(), tensor_cores());
+  // No fused kernel for this head width here: the stage computes attention unfused (recorded
+  // in its summaries as attention_fallback) rather than failing.
+  if (sw.fused_attention && !attention_fallback().empty()) sw.fused_attention = false;
+  return sw;
+}
+
+std::string GeneformerWorkload::attention_fallback() const {
+  return backend_->attention_fused_unsupported(config_.head_dim());
 }
 
 Model& GeneformerWorkload::model(size_t stage) {
@@ -137,23 +152,30 @@ CollectorSources GeneformerWorkload::sources() {
 nlohmann::json GeneformerWorkload::params() const {
   int64_t genes = 0;
   for (float m : cells_.mask) genes += m > 0.5f;
-  return {{"batch", config_.batch},
-          {"tokens", config_.tokens},
-          {"gene_tokens", genes},
-          {"padding_fraction",
-           1.0 - static_cast<double>(genes) / static_cast<double>(cells_.mask.size())},
-          {"layers", config_.layers},
-          {"hidden", config_.hidden},
-          {"heads", config_.heads},
-          {"intermediate", config_.intermediate},
-          {"embedding_layer", config_.embedding_layer()},
-          {"parameters", params_.count()},
-          {"input", options_.cells ? "token ids from file"
-                                   : "seeded synthetic cells (seed " +
-                                         std::to_string(options_.seed + 1) + ")"},
-          {"weights", options_.weights.empty()
-                          ? "seeded random (seed " + std::to_string(options_.seed) + ")"
-                          : options_.weights.string()}};
+  return {
+      {"batch", config_.batch},
+      {"tokens", config_.tokens},
+      {"gene_tokens", genes},
+      {"padding_fraction",
+       1.0 - static_cast<double>(genes) / static_cast<double>(cells_.mask.size())},
+      {"layers", config_.layers},
+      {"hidden", config_.hidden},
+      {"heads", config_.heads},
+      {"intermediate", config_.intermediate},
+      {"vocabulary", config_.vocab},
+      {"positions", config_.max_positions},
+      {"head_dim", config_.head_dim()},
+      {"layer_norm_eps", config_.eps},
+      {"configuration",
+       {{"dimensions", config_.source}, {"heads", config_.heads_from}, {"eps", config_.eps_from}}},
+      {"embedding_layer", config_.embedding_layer()},
+      {"parameters", params_.count()},
+      {"input", options_.cells
+                    ? "token ids from file"
+                    : "seeded synthetic cells (seed " + std::to_string(options_.seed + 1) + ")"},
+      {"weights", options_.weights.empty()
+                      ? "seeded random (seed " + std::to_string(options_.seed) + ")"
+                      : options_.weights.string()}};
 }
 
 const PerturbationEffects& GeneformerWorkload::effects(size_t stage) {
@@ -216,6 +238,10 @@ nlohmann::json GeneformerWorkload::summaries(size_t stage) {
                        {{"linear", precision_name(sw.precision)},
                         {"linear_inputs", linear_inputs(sw, *backend_, tensor_cores())},
                         {"attention", attention_kind(sw)}}}};
+  if (switches_for(stage, reduced_precision(), tensor_cores()).fused_attention &&
+      !sw.fused_attention)
+    s["attention_fallback"] =
+        "fused attention not used: " + attention_fallback() + "; scores materialized instead";
   if (sw.passes.any()) s["graph"] = graph_report(stage);
   if (!calibration_.at(stage).is_null()) s["calibration"] = calibration_[stage];
   s["perturbation"] = agreement_json(effects(stage), effects(kEager));

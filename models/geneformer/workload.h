@@ -16,12 +16,19 @@ namespace sb::geneformer {
 struct WorkloadOptions {
   std::string size = "small";
   uint64_t seed = 1;
-  std::filesystem::path weights;  // empty: seeded random weights
+  std::filesystem::path weights;  // a file or a folder with model.safetensors; empty: seeded
+                                  // random weights of the size's configuration
+  ConfigOverrides overrides;      // --heads, --eps
   int64_t batch = 0;              // 0: the size's batch
   std::optional<Cells> cells;     // the user's token ids; else seeded synthetic cells
   CalibrationSet calibration{4, 0, 0};
   int64_t perturbed_genes = 0;  // 0: min(32, tokens / 4)
 };
+
+// The configuration a workload runs: the size's, or the checkpoint's (checkpoint.h) with the
+// size's tokens and batch; the cells' batch and length when there are cells. Throws
+// std::invalid_argument naming the first problem.
+Config workload_config(const WorkloadOptions& options);
 
 class GeneformerWorkload : public Workload {
  public:
@@ -48,6 +55,7 @@ class GeneformerWorkload : public Workload {
 
  private:
   Precision reduced_precision() const;
+  std::string attention_fallback() const;  // empty: the fused kernel takes this head width
   bool tensor_cores() const;
   nlohmann::json graph_report(size_t stage);
   const PerturbationEffects& effects(size_t stage);

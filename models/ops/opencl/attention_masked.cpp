@@ -7,13 +7,17 @@
 
 namespace sb {
 
+std::string OpenCLBackend::attention_fused_unsupported(int64_t dh) const {
+  const int widest = kFusedAttentionKernels[std::size(kFusedAttentionKernels) - 1].width;
+  if (dh <= widest) return {};
+  return "head width dh = " + std::to_string(dh) + " exceeds the " + std::to_string(widest) +
+         " the OpenCL kernels support";
+}
+
 void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                        const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  const int widest = kFusedAttentionKernels[std::size(kFusedAttentionKernels) - 1].width;
-  if (s.dh > widest)
-    throw std::invalid_argument("attention_fused: head width dh = " + std::to_string(s.dh) +
-                                " exceeds the " + std::to_string(widest) +
-                                " the OpenCL kernels support");
+  if (const std::string why = attention_fused_unsupported(s.dh); !why.empty())
+    throw std::invalid_argument("attention_fused: " + why);
   // fp16 on NVIDIA tensor cores where the stage allows it (head size 64: Geneformer, BERT);
   // every other case computes in fp32.
   if (s.precision == Precision::f16 && s.dh == 64 && has_mma()) {
