@@ -5,12 +5,15 @@ is checked and timed against. Parameter names are Hugging Face BertModel's.
   --weights W.safetensors --ids IDS.npy --check OURS.safetensors
         runs Hugging Face transformers' BertModel when it is installed (else the plain PyTorch
         model below) on stagebench's exported weights and ids, and compares every hidden state
-        and the cell embedding with `stagebench infer geneformer`'s output.
+        and the cell embedding with `stagebench infer geneformer`'s output. Any BERT checkpoint
+        (a file or a folder with model.safetensors, `bert.` names): its configuration comes from
+        the shapes and config.json beside it, or --heads/--eps, as stagebench reads it.
   --time --batch 32 --tokens 2048
         samples/s of PyTorch fp32 eager (materialized attention, TF32 off) and of fp16 with fused
         attention (scaled_dot_product_attention: flash / memory-efficient kernels), CUDA events.
 """
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -59,7 +62,7 @@ def bert(p, c, ids, mask, fused):
     B, S = ids.shape
     x = (p["embeddings.word_embeddings.weight"][ids] + p["embeddings.position_embeddings.weight"][:S]
          + p["embeddings.token_type_embeddings.weight"][0])
-    x = F.layer_norm(x, (d,), p["embeddings.LayerNorm.weight"], p["embeddings.LayerNorm.bias"], 1e-12)
+    x = F.layer_norm(x, (d,), p["embeddings.LayerNorm.weight"], p["embeddings.LayerNorm.bias"], c.get("eps", 1e-12))
     bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
     states = [x]
     for l in range(c["layers"]):
@@ -75,9 +78,9 @@ def bert(p, c, ids, mask, fused):
         ctx = ctx.transpose(1, 2).reshape(B, S, d)
         a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,),
                          p[pre + "attention.output.LayerNorm.weight"],
-                         p[pre + "attention.output.LayerNorm.bias"], 1e-12)
+                         p[pre + "attention.output.LayerNorm.bias"], c.get("eps", 1e-12))
         x = F.layer_norm(lin(F.relu(lin(a, "intermediate.dense")), "output.dense") + a, (d,),
-                         p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"], 1e-12)
+                         p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"], c.get("eps", 1e-12))
         states.append(x)
     return states
 
@@ -94,7 +97,7 @@ def hf_states(p, c, ids, mask):
         return None
     cfg = BertConfig(vocab_size=c["vocab"], hidden_size=c["hidden"], num_hidden_layers=c["layers"],
                      num_attention_heads=c["heads"], intermediate_size=c["inter"], hidden_act="relu",
-                     max_position_embeddings=c["positions"], layer_norm_eps=1e-12,
+                     max_position_embeddings=c["positions"], layer_norm_eps=c.get("eps", 1e-12),
                      attn_implementation="eager")
     model = BertModel(cfg, add_pooling_layer=False).eval()
     missing, unexpected = model.load_state_dict(p, strict=False)
@@ -112,9 +115,37 @@ def compare(name, ours, ref):
     return rel.item()
 
 
+def checkpoint_config(p, weights, heads=None, eps=None):
+    """A user's own BERT, as `stagebench infer geneformer --weights` reads it (docs/models.md):
+    dimensions from the shapes, heads and eps from --heads/--eps, else config.json beside the
+    weights, else the named size's, else hidden/64 and 1e-12."""
+    import json
+    import os
+    word = p["embeddings.word_embeddings.weight"].shape
+    layers = {int(k.split(".")[2]) for k in p if k.startswith("encoder.layer.")}
+    c = dict(layers=len(layers), hidden=word[1], vocab=word[0],
+             inter=p["encoder.layer.0.intermediate.dense.weight"].shape[0],
+             positions=p["embeddings.position_embeddings.weight"].shape[0])
+    named = next((n for n in (FULL, TINY) if all(n[k] == c[k] for k in c)), None)
+    c["heads"], c["eps"] = (named["heads"], 1e-12) if named else (c["hidden"] // 64, 1e-12)
+    cfg = os.path.join(os.path.dirname(os.path.abspath(weights)), "config.json")
+    if os.path.exists(cfg):
+        j = json.load(open(cfg))
+        c["heads"] = j.get("num_attention_heads", c["heads"])
+        c["eps"] = j.get("layer_norm_eps", c["eps"])
+    c["heads"] = heads or c["heads"]
+    c["eps"] = eps or c["eps"]
+    print("configuration:", c)
+    return c
+
+
 def check(args):
-    p = {k: v.float() for k, v in load_file(args.weights).items()}
-    c = FULL if p["embeddings.word_embeddings.weight"].shape[0] == FULL["vocab"] else TINY
+    path = args.weights
+    if os.path.isdir(path):
+        path = os.path.join(path, "model.safetensors")
+    p = {(k[5:] if k.startswith("bert.") else k): v.float() for k, v in load_file(path).items()
+         if not k.startswith("cls.")}
+    c = checkpoint_config(p, path, args.heads, args.eps)
     ids = torch.from_numpy(np.load(args.ids).astype(np.int64))
     ids = ids[None] if ids.dim() == 1 else ids
     mask = (ids != 0).long()
@@ -181,6 +212,7 @@ def main():
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--batch", type=int, default=32); ap.add_argument("--tokens", type=int, default=2048)
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--heads", type=int); ap.add_argument("--eps", type=float)
     a = ap.parse_args()
     if a.time:
         timing(a)
