@@ -182,6 +182,47 @@ TEST_P(GeneformerCheckpointBackends, EveryStageAndInferAt77Tokens) {
   EXPECT_EQ(f.read("hidden_states.3").shape, (std::vector<int64_t>{2, 77, 96}));
 }
 
+// Odd widths: hidden 99 in 3 heads of 33 (the kernels' tiles do not divide it), and one head of
+// 130, wider than any OpenCL fused kernel: that stage falls back to unfused attention and says so.
+TEST_P(GeneformerCheckpointBackends, OddHeadWidthsRunEveryStage) {
+  for (const auto& [hidden, heads] : {std::pair<int64_t, int64_t>{99, 3}, {130, 1}}) {
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = make_backend(GetParam(), "");
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+    }
+    TempDir dir;
+    Config c = user_config();
+    c.layers = 2, c.hidden = hidden, c.heads = heads, c.intermediate = 67, c.max_positions = 64;
+    write_bert(dir.path() / "w.safetensors", c, "", "BF16");
+    WorkloadOptions o;
+    o.size = "tiny";
+    o.weights = dir.path() / "w.safetensors";
+    o.overrides.heads = heads;
+    o.calibration.batches = 1;
+    o.perturbed_genes = 2;
+    const bool wide_on_opencl = GetParam() == "opencl" && hidden / heads > 128;
+    GeneformerWorkload w(o, std::move(backend));
+    EXPECT_EQ(w.config().tokens, 64);
+    w.prepare(kEager);
+    w.run(kEager);
+    const std::vector<float> reference = w.output(kEager);
+    bool fell_back = false;
+    for (size_t s = 1; s < kStageCount; ++s) {
+      if (!w.skip_reason(s).empty()) continue;
+      w.prepare(s);
+      w.run(s);
+      const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
+      EXPECT_TRUE(r.pass) << GetParam() << " hidden " << hidden << " " << ladder()[s].id << ": "
+                          << r.cosine << r.reason;
+      fell_back |= w.summaries(s).contains("attention_fallback");
+      w.release(s);
+    }
+    EXPECT_EQ(fell_back, wide_on_opencl) << GetParam() << " hidden " << hidden;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GeneformerCheckpointBackends,
                          ::testing::ValuesIn(backend_names()));
 
