@@ -225,11 +225,12 @@ class OpenCLBackend : public Backend {
   void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                   Tensor& dw, Tensor* dbias) override;
   // CLBlast in f32; tf32/f16 on the NVIDIA mma kernels (gemm_batched_mma) where present.
-  // conv3d_gemm's fp32 product with its k dimension split (conv3d.cpp says why); a_step and
-  // b_step: how far one unit of k moves in a and b. c is [m, n] at offset 0, ld n.
-  void conv3d_gemm_split_k(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
-                           int64_t a_off, int64_t lda, int64_t a_step, const Tensor& b,
-                           int64_t b_off, int64_t ldb, int64_t b_step, float beta, Tensor& c);
+  // conv3d_gemm with its k dimension split (conv3d.cpp says why); a_step and b_step: how far one
+  // unit of k moves in a and b. c is [m, n] at offset 0, ld n.
+  void conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                           const Tensor& a, int64_t a_off, int64_t lda, int64_t a_step,
+                           const Tensor& b, int64_t b_off, int64_t ldb, int64_t b_step, float beta,
+                           Tensor& c);
   void conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const Tensor& a,
                    int64_t a_off, int64_t lda, const Tensor& b, int64_t b_off, int64_t ldb,
                    float beta, Tensor& c, int64_t c_off, int64_t ldc);
