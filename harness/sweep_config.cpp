@@ -10,9 +10,9 @@
 namespace sb {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "device",
-                                          "batch",  "seed",     "weights",  "stages",
-                                          "events", "ceilings", "runner"};
+const std::set<std::string> kEntryKeys = {"models", "sizes",   "backends", "device",   "batch",
+                                          "seed",   "weights", "heads",    "eps",      "length",
+                                          "target", "stages",  "events",   "ceilings", "runner"};
 const std::set<std::string> kRunnerKeys = {"noise",       "max_time", "min_samples",
                                            "max_samples", "warmup",   "quality"};
 // "slurm": what the jobs ask a cluster for, read by harness/slurm_config.h (not part of a key).
@@ -155,6 +155,13 @@ std::vector<SweepJob> expand_entry(const Reader& rd, const nlohmann::json& e,
   if (e.contains("seed"))
     base.seed = static_cast<uint64_t>(rd.integer(e["seed"], field + ".seed", 0));
   if (e.contains("weights")) base.weights = rd.string(e["weights"], field + ".weights");
+  if (e.contains("heads")) base.heads = rd.integer(e["heads"], field + ".heads", 1);
+  if (e.contains("eps")) {
+    base.eps = rd.number(e["eps"], field + ".eps");
+    if (!(*base.eps > 0)) rd.fail(field + ".eps", "must be positive");
+  }
+  if (e.contains("length")) base.length = rd.integer(e["length"], field + ".length", 1);
+  if (e.contains("target")) base.target = rd.integer(e["target"], field + ".target", 1);
   if (e.contains("stages")) base.stages = rd.strings(e["stages"], field + ".stages", true);
   if (e.contains("events")) base.events = rd.strings(e["events"], field + ".events", true);
   if (e.contains("ceilings")) base.ceilings = rd.boolean(e["ceilings"], field + ".ceilings");
@@ -221,6 +228,10 @@ nlohmann::json job_spec(const SweepJob& job) {
   // journals written before the choice existed still match.
   if (job.runner.quality != SamplingOptions().quality)
     spec["runner"]["quality"] = job.runner.quality;
+  if (job.heads != 0) spec["heads"] = job.heads;
+  if (job.eps) spec["eps"] = *job.eps;
+  if (job.length != 0) spec["length"] = job.length;
+  if (job.target != 0) spec["target"] = job.target;
   return spec;
 }
 

@@ -7,6 +7,7 @@
 // the field.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,13 @@ struct SweepJob {
   std::string device;  // OpenCL device filter; empty: the default device
   int64_t batch = 1;
   uint64_t seed = 1;
-  std::string weights;              // .safetensors path; empty: seeded random
+  std::string weights;  // .safetensors path; empty: seeded random
+  // A checkpoint's heads and LayerNorm eps (geneformer), the input length and crop (enformer);
+  // 0 / unset: the model's own rules. Part of the job's key only when set.
+  int64_t heads = 0;
+  std::optional<double> eps;
+  int64_t length = 0;
+  int64_t target = 0;
   std::vector<std::string> stages;  // stage ids; empty: the whole ladder
   std::vector<std::string> events;  // PAPI events; empty: the defaults
   bool ceilings = true;

@@ -31,6 +31,7 @@ const std::vector<ModelEntry>& model_registry() {
          o.size = r.size;
          o.seed = r.seed;
          o.weights = r.weights;
+         o.overrides = {r.length, r.target};
          if (!r.input.empty())
            throw std::invalid_argument(
                "enformer: run takes no --input (it measures seeded one-hot DNA; use infer)");
@@ -48,6 +49,10 @@ const std::vector<ModelEntry>& model_registry() {
          o.weights = r.weights;
          o.batch = r.batch;
          o.overrides = {r.heads, r.eps};
+         if (r.length != 0 || r.target != 0)
+           throw std::invalid_argument(
+               "geneformer: --length and --target apply to enformer only (geneformer takes its "
+               "length from --input)");
          if (!r.input.empty()) {
            const int64_t vocab = geneformer::workload_config(o).vocab;
            o.cells = geneformer::read_cells(r.input, {}, vocab);

@@ -25,6 +25,9 @@ struct WorkloadRequest {
   // cannot say (geneformer; 0 / nullopt: from config.json or the convention).
   int64_t heads = 0;
   std::optional<float> eps;
+  // Enformer: the input length in bp and the centre tokens kept (0: the size's / derived).
+  int64_t length = 0;
+  int64_t target = 0;
 };
 
 struct ModelEntry {

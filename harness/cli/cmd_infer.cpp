@@ -16,7 +16,7 @@ void add_infer(CLI::App& app, int& exit_code) {
     std::string model, backend = "cpu", device, stage, size;
     std::filesystem::path weights, input, mask, output, export_weights;
     uint64_t seed = 1;
-    int64_t heads = 0;
+    int64_t heads = 0, target = 0;
     std::optional<float> eps;
   };
   auto a = std::make_shared<Args>();
@@ -33,6 +33,10 @@ void add_infer(CLI::App& app, int& exit_code) {
   cmd->add_option("--eps", a->eps,
                   "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--target", a->target,
+                  "enformer: centre tokens kept after the transformer (default: config.json's "
+                  "target_length, else the size's at its length, else 896/1536 of the tokens)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--input", a->input,
                   "enformer: one-hot [B,L,4] or base indices [B,L]; geneformer: token ids "
                   "[B,S] (.npy/.safetensors)")
@@ -45,7 +49,8 @@ void add_infer(CLI::App& app, int& exit_code) {
   cmd->add_option("--output", a->output, "output .safetensors")->required();
   cmd->add_option("--stage", a->stage, "ladder stage to run (id or index; default: stage 0)");
   cmd->add_option("--size", a->size,
-                  "model size (enformer: from the input length; geneformer: full)");
+                  "model size (enformer: the input length's, else full's with --weights; "
+                  "geneformer: full)");
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
   cmd->add_option("--seed", a->seed, "seed of the random weights")->check(kNonNegativeInteger);
@@ -57,18 +62,21 @@ void add_infer(CLI::App& app, int& exit_code) {
       enformer::InferRequest r;
       r.weights = a->weights, r.input = a->input, r.output = a->output;
       r.export_weights = a->export_weights, r.seed = a->seed, r.size = a->size;
+      r.target = a->target;
       if (!a->stage.empty()) r.stage = a->stage;
       if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
       if (a->heads != 0 || a->eps)
         throw std::invalid_argument("infer enformer: --heads and --eps do not apply");
       const auto s = enformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
       std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
-                << s.length << " bp -> " << r.output.string() << '\n';
+                << s.length << " bp -> " << r.output.string() << '\n'
+                << "configuration: " << s.config << '\n';
     } else if (a->model == "geneformer") {
       geneformer::InferRequest r;
       r.weights = a->weights, r.input = a->input, r.mask = a->mask, r.output = a->output;
       r.export_weights = a->export_weights, r.seed = a->seed;
       r.overrides = {a->heads, a->eps};
+      if (a->target != 0) throw std::invalid_argument("infer geneformer: --target does not apply");
       if (!a->size.empty()) r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       const auto s = geneformer::run_inference(r, backend_or_bad_input(a->backend, a->device));

@@ -40,6 +40,8 @@ int execute(RunArgs& a) {
   check_size(model, job.request.size);
   if (job.model != "geneformer" && (job.request.heads != 0 || job.request.eps))
     throw std::invalid_argument("--heads and --eps apply to geneformer only");
+  if (job.model != "enformer" && (job.request.length != 0 || job.request.target != 0))
+    throw std::invalid_argument("--length and --target apply to enformer only");
   resolve_stages(model, job.stages);
   const std::vector<std::string> backends = resolve_backends(job.request.backend);
   const bool explicit_backend = job.request.backend != "all";
@@ -142,6 +144,14 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--eps", job.request.eps,
                   "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--length", job.request.length,
+                  "enformer: input length in bp, a multiple of the pools' factor (128 for the "
+                  "published tower; default: the size's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--target", job.request.target,
+                  "enformer: centre tokens kept after the transformer (default: config.json's "
+                  "target_length, else the size's at its length, else 896/1536 of the tokens)")
       ->check(CLI::PositiveNumber);
   auto* input = cmd->add_option("--input", job.request.input,
                                 "geneformer: token ids [B,S] (.npy/.safetensors, with "

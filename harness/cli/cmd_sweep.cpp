@@ -77,6 +77,10 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
       return resolve_backends(j.backend);
     });
     in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
+    if (j.model != "geneformer" && (j.heads != 0 || j.eps))
+      throw std::invalid_argument(j.origin + ": heads and eps apply to geneformer only");
+    if (j.model != "enformer" && (j.length != 0 || j.target != 0))
+      throw std::invalid_argument(j.origin + ": length and target apply to enformer only");
     in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
   }
 }
@@ -90,6 +94,10 @@ Job job_of(const SweepJob& j, const JobHooks& hooks) {
   job.request.device = j.device;
   job.request.seed = j.seed;
   job.request.weights = j.weights;
+  job.request.heads = j.heads;
+  if (j.eps) job.request.eps = static_cast<float>(*j.eps);
+  job.request.length = j.length;
+  job.request.target = j.target;
   job.request.batch = j.batch;
   job.stages = j.stages;
   job.events = j.events;

@@ -6,6 +6,7 @@
 namespace sb::enformer {
 
 std::vector<int64_t> Config::filters() const {
+  if (!filter_list.empty()) return filter_list;
   // enformer-pytorch's exponential_linspace_int: half_dim, then 6 steps from half_dim to dim,
   // each rounded half-to-even (Python's round) to a multiple of div.
   const double start = static_cast<double>(dim / 2);
@@ -26,6 +27,7 @@ const std::vector<std::string>& sizes() {
 Config config_for(const std::string& size) {
   Config c;
   c.size = size;
+  c.source = "size " + size;
   if (size == "tiny") {
     c.dim = 96, c.depth = 2, c.heads = 2, c.dk = 16, c.div = 16;
     c.input_bp = 4096, c.target = 16, c.human_out = 64, c.mouse_out = 32;

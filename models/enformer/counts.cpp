@@ -36,7 +36,7 @@ WorkCounts forward_counts(const Config& c, Precision weights) {
   t.gemm(b * len, f[0], f[0]);    // stem pointwise conv block
   t.gemm(b * len, f[0], f[0]);    // attention-pool logits
   len /= 2;
-  for (int i = 0; i < 6; ++i) {
+  for (int64_t i = 0; i < c.tower_blocks(); ++i) {
     t.gemm(b * len, 5.0 * f[i], f[i + 1]);
     t.gemm(b * len, f[i + 1], f[i + 1]);
     t.gemm(b * len, f[i + 1], f[i + 1]);

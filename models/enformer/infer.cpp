@@ -51,11 +51,17 @@ std::vector<float> to_one_hot(const TensorData& t, const std::string& what, int6
                               " is neither one-hot [B,L,4] / [L,4] nor tokens [B,L] / [L]");
 }
 
-std::string size_for_length(int64_t length, const std::string& what) {
+// The named size a run without --size takes: the one of this length, else "checkpoint" (with
+// weights, whose shapes say everything a size would).
+std::string size_for(const InferRequest& r, int64_t length) {
+  if (!r.size.empty()) return r.size;
   for (const auto& s : sizes())
     if (config_for(s).input_bp == length) return s;
-  throw std::invalid_argument("input " + what + ": length " + std::to_string(length) +
-                              " bp matches no Enformer size (tiny 4096, small 32768, full 196608)");
+  if (!r.weights.empty()) return "checkpoint";
+  throw std::invalid_argument("input " + r.input.string() + ": length " + std::to_string(length) +
+                              " bp matches no Enformer size (tiny 4096, small 32768, full "
+                              "196608); give --size to run that size's seeded weights at this "
+                              "length, or --weights");
 }
 
 TensorData host(Backend& be, const Tensor& t) {
@@ -71,19 +77,18 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   const TensorData in = read_input(r.input);
   InferSummary sum;
   const std::vector<float> one_hot = to_one_hot(in, r.input.string(), sum.batch, sum.length);
-  sum.size = size_for_length(sum.length, r.input.string());
-  if (!r.size.empty() && r.size != sum.size)
-    throw std::invalid_argument("input " + r.input.string() + ": " + std::to_string(sum.length) +
-                                " bp is size '" + sum.size + "', not '" + r.size + "'");
+  sum.size = size_for(r, sum.length);
   const size_t stage = stage_index(r.stage);
   sum.stage = ladder()[stage].id;
 
   WorkloadOptions o;
-  o.size = sum.size;
+  o.size = sum.size == "checkpoint" ? "full" : sum.size;  // full's conventions, the shapes' sizes
   o.seed = r.seed;
   o.weights = r.weights;
   o.batch = sum.batch;
+  o.overrides = {sum.length, r.target};
   EnformerWorkload w(o, std::move(backend));
+  sum.config = describe(w.config());
   const std::string skip = w.skip_reason(stage);
   if (!skip.empty())
     throw std::invalid_argument("stage '" + sum.stage + "' does not apply on " +

@@ -14,7 +14,8 @@ struct InferRequest {
   std::filesystem::path input;    // .npy or .safetensors: one-hot [B,L,4]/[L,4] or tokens [B,L]/[L]
   std::filesystem::path output;   // .safetensors: embeddings, human, mouse
   std::string stage = "original";
-  std::string size;                      // empty: from the input length
+  std::string size;    // empty: the size of the input's length, else (with weights) full's
+  int64_t target = 0;  // centre tokens kept; 0: config.json's or derived (checkpoint.h)
   std::filesystem::path export_weights;  // also write the weights used (reference names)
   uint64_t seed = 1;
 };
@@ -24,6 +25,7 @@ struct InferSummary {
   int64_t batch = 0;
   int64_t length = 0;
   std::string stage;
+  std::string config;  // describe()'s line
 };
 
 InferSummary run_inference(const InferRequest& request, std::unique_ptr<Backend> backend);

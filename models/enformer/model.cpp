@@ -33,7 +33,7 @@ Model::Model(const Config& config, const Params& params, Backend& backend, const
   stem_b_ = vec("stem.0.bias");
   stem_pointwise_ = conv_block("stem.1.fn.0", "stem.1.fn.2", f[0], f[0], 1);
   stem_pool_ = weight("stem.2.to_attn_logits.weight", f[0], f[0], p);
-  for (int i = 0; i < 6; ++i) {
+  for (int64_t i = 0; i < c_.tower_blocks(); ++i) {
     const std::string t = "conv_tower." + std::to_string(i);
     Tower tw;
     tw.conv = conv_block(t + ".0.0", t + ".0.2", f[i], f[i + 1], 5);
@@ -305,7 +305,7 @@ Outputs Model::forward(const Tensor& input) {
   be_.linear(cols, stem_w_, x, {&stem_b_});
   x = run_conv_block(x, stem_pointwise_, &x, "stem.pw");
   x = run_pool(x, stem_pool_, "stem.pool");
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {
     const std::string t = at("tower", i);
     x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv");
     x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw");

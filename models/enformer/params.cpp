@@ -50,7 +50,7 @@ std::vector<ParamSpec> param_specs(const Config& c) {
   batch_norm(s, "stem.1.fn.0", f[0]);
   conv(s, "stem.1.fn.2", f[0], f[0], 1);
   attention_pool(s, "stem.2", f[0]);
-  for (int i = 0; i < 6; ++i) {
+  for (int64_t i = 0; i < c.tower_blocks(); ++i) {
     const std::string t = "conv_tower." + std::to_string(i);
     batch_norm(s, t + ".0.0", f[i]);
     conv(s, t + ".0.2", f[i + 1], f[i], 5);

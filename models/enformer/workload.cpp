@@ -12,18 +12,18 @@ namespace {
 
 Params load_params(const Config& c, const WorkloadOptions& o) {
   if (o.weights.empty()) return Params::random(c, o.seed);
-  SafetensorsWeights source(o.weights, {"enformer.", "model."});
-  return Params::load(c, source);
-}
-
-Config make_config(const WorkloadOptions& o) {
-  Config c = config_for(o.size);
-  if (o.batch < 1) throw std::invalid_argument("enformer: batch must be >= 1");
-  c.batch = o.batch;
-  return c;
+  return Params::load(c, *open_weights(o.weights));
 }
 
 }  // namespace
+
+Config workload_config(const WorkloadOptions& o) {
+  Config c = config_for(o.size);
+  if (o.batch < 1) throw std::invalid_argument("enformer: batch must be >= 1");
+  c.batch = o.batch;
+  if (!o.weights.empty()) return config_from_checkpoint(c, o.weights, o.overrides);
+  return with_overrides(c, o.overrides);
+}
 
 std::vector<float> random_one_hot(int64_t batch, int64_t bp, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -35,7 +35,7 @@ std::vector<float> random_one_hot(int64_t batch, int64_t bp, uint64_t seed) {
 
 EnformerWorkload::EnformerWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
     : options_(options),
-      config_(make_config(options)),
+      config_(workload_config(options)),
       backend_(std::move(backend)),
       params_(load_params(config_, options)),
       models_(kStageCount),
@@ -118,6 +118,10 @@ nlohmann::json EnformerWorkload::params() const {
           {"dim", config_.dim},
           {"depth", config_.depth},
           {"heads", config_.heads},
+          {"key_size", config_.dk},
+          {"filters", config_.filters()},
+          {"target_from", config_.target_from},
+          {"config", describe(config_)},
           {"parameters", params_.count()},
           {"weights", options_.weights.empty()
                           ? "seeded random (seed " + std::to_string(options_.seed) + ")"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/workload.h"
+#include "models/enformer/checkpoint.h"
 #include "models/enformer/model.h"
 
 namespace sb::enformer {
@@ -13,9 +14,15 @@ namespace sb::enformer {
 struct WorkloadOptions {
   std::string size = "small";
   uint64_t seed = 1;
-  std::filesystem::path weights;  // empty: seeded random weights
+  std::filesystem::path weights;  // a file or a folder with model.safetensors; empty: seeded
+                                  // random weights of the size's configuration
+  ConfigOverrides overrides;      // --length, --target
   int64_t batch = 1;
 };
+
+// The configuration a workload runs: the size's, or the checkpoint's (checkpoint.h), at the
+// overrides' length and target. Throws std::invalid_argument naming the first problem.
+Config workload_config(const WorkloadOptions& options);
 
 class EnformerWorkload : public Workload {
  public:

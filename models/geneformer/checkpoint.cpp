@@ -40,18 +40,6 @@ std::string eps_text(float eps) {
 
 }  // namespace
 
-fs::path weights_file(const fs::path& weights) {
-  if (!fs::is_directory(weights)) return weights;
-  const fs::path file = weights / "model.safetensors";
-  if (fs::exists(file)) return file;
-  if (fs::exists(weights / "model.safetensors.index.json"))
-    throw std::invalid_argument("--weights " + weights.string() +
-                                ": a sharded checkpoint (model.safetensors.index.json) is not "
-                                "supported; merge it into one model.safetensors");
-  throw std::invalid_argument("--weights " + weights.string() +
-                              ": the folder holds no model.safetensors");
-}
-
 void check_config(const Config& c) {
   const std::pair<const char*, int64_t> dims[] = {
       {"layers", c.layers},         {"hidden", c.hidden},

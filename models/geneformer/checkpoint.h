@@ -6,12 +6,9 @@
 #include <string>
 
 #include "models/geneformer/config.h"
+#include "models/io/weight_source.h"  // weights_file
 
 namespace sb::geneformer {
-
-// The safetensors file `weights` names: the file itself, or model.safetensors in a folder.
-// Throws std::invalid_argument for a folder without one (naming a sharded checkpoint's index).
-std::filesystem::path weights_file(const std::filesystem::path& weights);
 
 // The configuration of the checkpoint at `weights` (a file or a folder). From the shapes: vocab
 // and hidden (embeddings.word_embeddings.weight), positions (position_embeddings), token types,

@@ -5,11 +5,42 @@
 
 namespace sb {
 
-SafetensorsWeights::SafetensorsWeights(const std::filesystem::path& path,
-                                       std::vector<std::string> optional_prefixes)
-    : file_(SafetensorsFile::open(path)), prefixes_(std::move(optional_prefixes)) {}
+namespace fs = std::filesystem;
+
+fs::path weights_file(const fs::path& weights) {
+  if (!fs::is_directory(weights)) return weights;
+  const fs::path file = weights / "model.safetensors";
+  if (fs::exists(file)) return file;
+  if (fs::exists(weights / "model.safetensors.index.json"))
+    throw std::invalid_argument("--weights " + weights.string() +
+                                ": a sharded checkpoint (model.safetensors.index.json) is not "
+                                "supported; merge it into one model.safetensors");
+  throw std::invalid_argument("--weights " + weights.string() +
+                              ": the folder holds no model.safetensors");
+}
+
+SafetensorsWeights::SafetensorsWeights(const fs::path& path,
+                                       std::vector<std::string> optional_prefixes,
+                                       std::vector<Alias> aliases)
+    : file_(SafetensorsFile::open(path)),
+      prefixes_(std::move(optional_prefixes)),
+      aliases_(std::move(aliases)) {}
 
 std::string SafetensorsWeights::resolve(const std::string& name) const {
+  if (std::string stored = resolve_prefixed(name); !stored.empty()) return stored;
+  for (const auto& [from, to] : aliases_)
+    if (name.starts_with(from))
+      if (std::string stored = resolve_prefixed(to + name.substr(from.size())); !stored.empty())
+        return stored;
+  return {};
+}
+
+std::vector<int64_t> SafetensorsWeights::shape(const std::string& name) const {
+  const std::string stored = resolve(name);
+  return stored.empty() ? std::vector<int64_t>{} : file_.info(stored).shape;
+}
+
+std::string SafetensorsWeights::resolve_prefixed(const std::string& name) const {
   if (file_.contains(name)) return name;
   for (const std::string& prefix : prefixes_) {
     if (prefix.empty()) continue;

@@ -5,11 +5,20 @@ as the reference stagebench's port is checked and timed against.
   --weights W.safetensors --input X.npy --output Y.safetensors   one forward, every head written
   --check OURS.safetensors                                        compare with stagebench's infer
   --time --size full                                              fp32 eager latency (TF32 off)
+  --make-weights W --dim 120 --depth 2 --heads 5 --dk 32 --filters 60,72,84,96,108,120
+                   --human 40 --mouse 24                          seeded weights of any shape
 
+With --weights the configuration comes from the file's shapes (and enformer-pytorch's config.json
+beside it), the length from the input and the crop from --target, config.json's target_length,
+or the rule stagebench uses (docs/models.md, "Your own checkpoints"), so any checkpoint the port
+runs is checked on the same configuration. enformer-pytorch's "_trunk.N." aliases and "enformer."
+/ "model." prefixes are read as stagebench reads them.
 Parameter names are enformer-pytorch's, so the same file loads in both implementations.
 """
 import argparse
+import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -25,6 +34,8 @@ SIZES = {
 
 
 def filters(c):
+    if "filters" in c:
+        return c["filters"]
     half = c["dim"] // 2
     base = math.exp(math.log(c["dim"] / half) / 5)
     return [half] + [int(round(half * base**i / c["div"]) * c["div"]) for i in range(6)]
@@ -98,7 +109,7 @@ class Enformer:
         x = F.conv1d(x, p["stem.0.weight"], p["stem.0.bias"], padding=7)
         x = x + self.conv_block(x, "stem.1.fn.0", "stem.1.fn.2", 1)
         x = self.pool(x, "stem.2")
-        for i in range(6):
+        for i in range(len(filters(c)) - 1):
             t = f"conv_tower.{i}"
             x = self.conv_block(x, t + ".0.0", t + ".0.2", 5)
             x = x + self.conv_block(x, t + ".1.fn.0", t + ".1.fn.2", 1)
@@ -119,19 +130,23 @@ class Enformer:
 
 
 def random_params(c, seed):
-    """Reference-scale random parameters under the reference names (for timing only)."""
+    """Reference-scale random parameters under the reference names: BatchNorm statistics drawn
+    near trained ranges so that no layer is an identity (for timing, and for checks of shapes no
+    named size has)."""
     g = torch.Generator().manual_seed(seed)
     f, p = filters(c), {}
     def u(name, shape, fan_in):
         p[name] = (torch.rand(shape, generator=g) * 2 - 1) / math.sqrt(fan_in)
     def bn(pre, ch):
-        p[pre + ".weight"], p[pre + ".bias"] = torch.ones(ch), torch.zeros(ch)
-        p[pre + ".running_mean"], p[pre + ".running_var"] = torch.zeros(ch), torch.ones(ch)
+        r = lambda: torch.rand(ch, generator=g) * 2 - 1
+        p[pre + ".weight"], p[pre + ".bias"] = 1 + 0.2 * r(), 0.1 * torch.randn(ch, generator=g)
+        p[pre + ".running_mean"] = 0.1 * torch.randn(ch, generator=g)
+        p[pre + ".running_var"] = 1 + 0.5 * r()
     def conv(pre, o, i, k):
         u(pre + ".weight", (o, i, k), i * k); u(pre + ".bias", (o,), i * k)
     conv("stem.0", f[0], 4, 15); bn("stem.1.fn.0", f[0]); conv("stem.1.fn.2", f[0], f[0], 1)
     p["stem.2.to_attn_logits.weight"] = 2 * torch.eye(f[0])[:, :, None, None]
-    for i in range(6):
+    for i in range(len(f) - 1):
         t = f"conv_tower.{i}"
         bn(t + ".0.0", f[i]); conv(t + ".0.2", f[i + 1], f[i], 5)
         bn(t + ".1.fn.0", f[i + 1]); conv(t + ".1.fn.2", f[i + 1], f[i + 1], 1)
@@ -154,7 +169,52 @@ def random_params(c, seed):
     return p
 
 
-def read_input(path, bp):
+ALIASES = {"_trunk.1.": "stem.", "_trunk.2.": "conv_tower.", "_trunk.4.": "transformer.",
+           "_trunk.6.": "final_pointwise."}
+
+
+def own_names(params):
+    """Stored names -> this script's: prefixes dropped, the trunk's aliases mapped back."""
+    out = {}
+    for k, v in params.items():
+        for pre in ("enformer.", "model."):
+            if k.startswith(pre):
+                k = k[len(pre):]
+        for a, name in ALIASES.items():
+            if k.startswith(a):
+                k = name + k[len(a):]
+        out.setdefault(k, v)
+    return out
+
+
+def target_rule(bp, tokens):
+    for c in SIZES.values():
+        if c["bp"] == bp:
+            return c["target"]
+    return tokens - 2 * (tokens * 320 // 1536)
+
+
+def config_from_weights(p, path, bp, target):
+    """The configuration the shapes say, as stagebench's models/enformer/checkpoint.cpp reads it."""
+    f = [p["stem.0.weight"].shape[0]]
+    while f"conv_tower.{len(f) - 1}.0.2.weight" in p:
+        f.append(p[f"conv_tower.{len(f) - 1}.0.2.weight"].shape[0])
+    depth = 0
+    while f"transformer.{depth}.0.fn.1.to_q.weight" in p:
+        depth += 1
+    dim = p["final_pointwise.1.0.weight"].shape[0]
+    rel = p["transformer.0.0.fn.1.to_rel_k.weight"].shape
+    heads = dim // rel[1]
+    c = dict(dim=dim, depth=depth, heads=heads, dk=rel[0] // heads, filters=f, bp=bp,
+             human=p["_heads.human.0.weight"].shape[0], mouse=p["_heads.mouse.0.weight"].shape[0])
+    tokens = bp // 2 ** len(f)
+    cfg = os.path.join(os.path.dirname(path), "config.json")
+    tl = json.load(open(cfg)).get("target_length") if os.path.exists(cfg) else None
+    c["target"] = target or (tokens if tl == -1 else tl) or target_rule(bp, tokens)
+    return c
+
+
+def read_input(path):
     x = np.load(path)
     if x.ndim in (1, 2) and x.shape[-1] != 4:  # base indices -> one-hot, others zero
         x = np.atleast_2d(x)
@@ -162,7 +222,8 @@ def read_input(path, bp):
         for b in range(4):
             oh[..., b] = x == b
         x = oh
-    return torch.from_numpy(np.atleast_3d(x).astype(np.float32).reshape(-1, bp, 4))
+    x = np.atleast_3d(x).astype(np.float32)
+    return torch.from_numpy(x.reshape(-1, x.shape[-2], 4))
 
 
 def main():
@@ -171,13 +232,34 @@ def main():
     ap.add_argument("--weights"); ap.add_argument("--input"); ap.add_argument("--output")
     ap.add_argument("--check"); ap.add_argument("--time", action="store_true")
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--target", type=int)
+    ap.add_argument("--make-weights")
+    for k in ("dim", "depth", "heads", "dk", "human", "mouse"):
+        ap.add_argument("--" + k, type=int)
+    ap.add_argument("--filters", help="comma-separated: the stem's, then each tower block's")
     a = ap.parse_args()
+    if a.make_weights:
+        c = dict(SIZES[a.size])
+        for k in ("dim", "depth", "heads", "dk", "human", "mouse"):
+            if getattr(a, k):
+                c[k] = getattr(a, k)
+        if a.filters:
+            c["filters"] = [int(v) for v in a.filters.split(",")]
+        save_file({k: v.contiguous() for k, v in random_params(c, 7).items()}, a.make_weights)
+        print(f"wrote {a.make_weights}: {c}")
+        return
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     c = SIZES[a.size]
-    params = load_file(a.weights) if a.weights else random_params(c, 1)
+    params = own_names(load_file(a.weights)) if a.weights else random_params(c, 1)
     params = {k: v.float().to(dev) for k, v in params.items()}
+    x_in = None
+    if a.input:
+        x_in = read_input(a.input)
+        if a.weights:
+            c = config_from_weights(params, a.weights, x_in.shape[1], a.target)
+            print(f"configuration from the weights: {c}")
     model = Enformer(c, params)
     with torch.no_grad():
         if a.time:
@@ -195,7 +277,8 @@ def main():
                   f"{torch.cuda.get_device_name()}: median {times[len(times) // 2]:.1f} ms, "
                   f"min {times[0]:.1f} ms, max {times[-1]:.1f} ms over {a.runs} runs")
             return
-        out = model.forward(read_input(a.input, c["bp"]).to(dev))
+        model = Enformer(c, params)
+        out = model.forward(x_in.to(dev))
         out = {k: v.float().cpu().contiguous() for k, v in out.items()}
         if a.output:
             save_file(out, a.output)
@@ -211,5 +294,43 @@ def main():
             sys.exit(0 if worst >= 0.99999 else 1)
 
 
+def peer_main():
+    """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
+    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights."""
+    import peer_timing as pt
+    ap = argparse.ArgumentParser(description="enformer_torch.py peer mode")
+    pt.add_arguments(ap, SIZES)
+    a = ap.parse_args()
+    pt.check_device(torch, a.device)
+    c, batch = SIZES[a.size], a.batch or 1
+    params = {k: v.float().to(a.device) for k, v in random_params(c, 1).items()}
+    model = Enformer(c, params)
+    g = torch.Generator().manual_seed(2)
+    x = F.one_hot(torch.randint(0, 4, (batch, c["bp"]), generator=g), 4).float().to(a.device)
+
+    def variant(tf32=False, dtype=None, compiled=False):
+        def make():
+            pt.set_tf32(torch, tf32)
+            fn = torch.compile(model.forward) if compiled else model.forward
+
+            def call():
+                with torch.no_grad(), torch.autocast(a.device, dtype=dtype or torch.bfloat16,
+                                                     enabled=dtype is not None):
+                    return fn(x)
+            return call
+        return make
+
+    variants = [("fp32-eager", variant()), ("tf32", variant(tf32=True)),
+                ("bf16-autocast", variant(True, torch.bfloat16))]
+    if a.device == "cuda":
+        variants.append(("fp16-autocast", variant(True, torch.float16)))
+    variants.append(("compile-tf32", variant(True, compiled=True)))
+    timing = (f"one no_grad forward of {batch} x {c['bp']} bp, time.perf_counter after a device "
+              f"synchronize, median of {a.runs} after {a.warmup} warm-up; TF32 off in fp32-eager, "
+              "on from tf32; autocast over the forward; compile-tf32: torch.compile(forward)")
+    pt.write(a.peer_json, torch, a.device, "enformer", a.size, timing,
+             pt.time_variants(torch, a.device, variants, batch, "sequences/s", a.warmup, a.runs))
+
+
 if __name__ == "__main__":
-    main()
+    peer_main() if "--peer-json" in sys.argv else main()

@@ -131,6 +131,26 @@ TEST(HostileCli, SilentlyAcceptedOptionsAreRefusedByName) {
                    "--min-effect");
 }
 
+// A configuration the model cannot run (issue 12) is refused before anything is measured.
+TEST(HostileCli, InconsistentModelConfigurationsAreRefusedByName) {
+  expect_bad_input("run enformer --size tiny --length 3000", "not a multiple of 128");
+  expect_bad_input("run enformer --size tiny --target 5", "do not split evenly");
+  expect_bad_input("run enformer --size tiny --target 64", "between 1 and 32");
+  expect_bad_input("run enformer --size tiny --heads 4", "--heads and --eps apply to geneformer");
+  expect_bad_input("run geneformer --size tiny --length 4096", "apply to enformer only");
+  const TempDir dir;
+  const auto sweep = dir.write(
+      "s.json", R"({"entries": [{"models": ["enformer"], "sizes": ["tiny"], "backends": ["cpu"],
+                                "eps": 1e-6}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + (dir.path() / "o.json").string(),
+                   "heads and eps apply to geneformer only");
+  const auto zero = dir.write(
+      "z.json", R"({"entries": [{"models": ["enformer"], "sizes": ["tiny"], "backends": ["cpu"],
+                               "length": 0}]})");
+  expect_bad_input("sweep " + zero.string() + " -o " + (dir.path() / "o.json").string(),
+                   "entries[0].length: must be >= 1");
+}
+
 // "std::bad_alloc" alone said nothing; the message names what was too large. The address space
 // is capped so that the test never pressures the machine whatever the allocator does.
 TEST(HostileCli, BatchTooLargeForMemoryIsNamed) {
