@@ -136,12 +136,22 @@ Config config_from_checkpoint(const Config& preset, const fs::path& weights,
         throw std::invalid_argument(jw + "layer_norm_eps is not a number");
       c.eps = j["layer_norm_eps"].get<float>(), c.eps_from = "config.json", eps_set = true;
     }
-    for (const auto& [key, want] : {std::pair<const char*, const char*>{"hidden_act", "relu"},
-                                    {"position_embedding_type", "absolute"}}) {
-      if (j.contains(key) && j[key] != want)
-        throw std::invalid_argument(jw + key + " is " + j[key].dump() + "; this port computes " +
-                                    want + " (Geneformer's)");
+    if (j.contains("hidden_act")) {
+      // Hugging Face's "gelu" is the exact (erf) GELU; the tanh approximations are other functions.
+      if (j["hidden_act"] == "relu") {
+        c.activation = Act::relu, c.activation_from = "config.json";
+      } else if (j["hidden_act"] == "gelu") {
+        c.activation = Act::gelu_erf, c.activation_from = "config.json";
+      } else {
+        throw std::invalid_argument(jw + "hidden_act is " + j["hidden_act"].dump() +
+                                    "; this port computes \"relu\" (Geneformer's) and \"gelu\" "
+                                    "(exact, Hugging Face's default)");
+      }
     }
+    if (j.contains("position_embedding_type") && j["position_embedding_type"] != "absolute")
+      throw std::invalid_argument(jw + "position_embedding_type is " +
+                                  j["position_embedding_type"].dump() +
+                                  "; this port computes absolute positions (Geneformer's)");
   }
   // A checkpoint of a named size's shapes takes that size's heads and eps.
   std::optional<Config> named;
@@ -174,8 +184,9 @@ std::string describe(const Config& c) {
   std::ostringstream s;
   s << c.layers << " layers, hidden " << c.hidden << ", " << c.heads << " heads of " << c.head_dim()
     << " (" << c.heads_from << "), intermediate " << c.intermediate << ", vocabulary " << c.vocab
-    << ", " << c.max_positions << " positions, " << c.type_vocab << " token types, eps " << c.eps
-    << " (" << c.eps_from << "); from " << c.source;
+    << ", " << c.max_positions << " positions, " << c.type_vocab << " token types, "
+    << (c.activation == Act::relu ? "ReLU" : "GELU") << " (" << c.activation_from << "), eps "
+    << c.eps << " (" << c.eps_from << "); from " << c.source;
   return s.str();
 }
 

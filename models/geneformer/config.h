@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/ops/op_types.h"
+
 namespace sb::geneformer {
 
 struct Config {
@@ -20,9 +22,13 @@ struct Config {
   int64_t tokens = 0;  // sequence length of a batch (padded)
   int64_t batch = 1;
   float eps = 1e-12f;
+  // The feed-forward activation: ReLU (Geneformer's), or exact GELU (Hugging Face's "gelu", the
+  // BertConfig default) for other BERTs.
+  Act activation = Act::relu;
   // Where the dimensions came from: "size <name>", or the weights file for a user's checkpoint;
   // and where heads and eps came from ("size tiny", "config.json", "--heads", "assumed ...").
   std::string source, heads_from, eps_from;
+  std::string activation_from = "Geneformer's";
   // The in-silico-perturbation cell embedding is read after this layer (1-based): layer 5 of 6.
   int64_t embedding_layer() const { return layers > 1 ? layers - 1 : layers; }
   int64_t head_dim() const { return hidden / heads; }

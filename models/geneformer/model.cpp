@@ -218,11 +218,11 @@ Tensor Model::layer(const Tensor& x, const Layer& l, const DeviceCells& cells,
   Tensor a = residual_layernorm(proj, x, l.ln1_g, l.ln1_b, site + ".attention_out");
   Tensor inter = buffer(site + ".intermediate", {bsz, n, c_.intermediate});
   if (sw_.passes.fuse_bias_act) {
-    linear(a, l.inter, inter, Act::relu);
+    linear(a, l.inter, inter, c_.activation);
   } else {
     linear(a, l.inter, inter);
-    Tensor r = buffer(site + ".relu", inter.shape());
-    be_.activation(inter, Act::relu, r);
+    Tensor r = buffer(site + ".activation", inter.shape());
+    be_.activation(inter, c_.activation, r);
     inter = r;
   }
   Tensor o = buffer(site + ".output", {bsz, n, d});
