@@ -13,11 +13,11 @@ namespace sb::geneformer {
 namespace fs = std::filesystem;
 namespace {
 
-const std::string kBert = "bert.";
-
 // The layer index of a (prefix-stripped) name "encoder.layer.N.<rest>"; -1 for other names.
 int64_t layer_of(const std::string& stored) {
-  const std::string name = stored.starts_with(kBert) ? stored.substr(kBert.size()) : stored;
+  std::string name = stored;
+  for (const std::string& prefix : checkpoint_prefixes())
+    if (name.starts_with(prefix)) name = name.substr(prefix.size());
   const std::string p = "encoder.layer.";
   if (!name.starts_with(p)) return -1;
   size_t i = p.size();
@@ -39,6 +39,11 @@ std::string eps_text(float eps) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& checkpoint_prefixes() {
+  static const std::vector<std::string> p{"bert.", "backbone."};
+  return p;
+}
 
 void check_config(const Config& c) {
   const std::pair<const char*, int64_t> dims[] = {
@@ -69,7 +74,7 @@ Config with_overrides(Config c, const ConfigOverrides& o) {
 Config config_from_checkpoint(const Config& preset, const fs::path& weights,
                               const ConfigOverrides& o) {
   const fs::path file = weights_file(weights);
-  SafetensorsWeights src(file, {kBert});
+  SafetensorsWeights src(file, checkpoint_prefixes());
   const std::string where = "weights file '" + file.string() + "': ";
   auto shape = [&](const std::string& name) {
     const std::string stored = src.resolve(name);

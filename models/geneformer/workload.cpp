@@ -13,7 +13,7 @@ namespace {
 
 Params load_params(const Config& c, const WorkloadOptions& o) {
   if (o.weights.empty()) return Params::random(c, o.seed);
-  SafetensorsWeights source(weights_file(o.weights), {"bert."});
+  SafetensorsWeights source(weights_file(o.weights), checkpoint_prefixes());
   return Params::load(c, source);
 }
 

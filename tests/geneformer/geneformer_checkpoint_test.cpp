@@ -225,13 +225,14 @@ TEST_P(GeneformerCheckpointBackends, OddHeadWidthsRunEveryStage) {
   }
 }
 
-// A Hugging Face BERT with its default activation ("gelu", exact): every stage agrees with the
+// A Hugging Face BERT under a wrapper's "backbone." names, with its default activation ("gelu",
+// exact): every stage agrees with the
 // eager stage, whose output differs from the same weights run with ReLU (the activation is used).
 TEST_P(GeneformerCheckpointBackends, GeluBertRunsEveryStage) {
   TempDir dir;
   Config c = user_config();
   c.layers = 2, c.max_positions = 64;
-  write_bert(dir.path() / "model.safetensors", c, "", "F32");
+  write_bert(dir.path() / "model.safetensors", c, "backbone.", "F32");
   WorkloadOptions o;
   o.size = "tiny";
   o.weights = dir.path();
