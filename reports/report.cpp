@@ -4,6 +4,7 @@
 
 #include "reports/frames_table.h"
 #include "reports/ladder_table.h"
+#include "reports/reference_table.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/train_phases.h"
@@ -40,6 +41,8 @@ std::string report_markdown(const std::vector<ReportInput>& inputs) {
     }
     for (const auto& run : runs) {
       out += "### " + ladder_table_text(run) + "\n";
+      const std::string reference = reference_table_text(run);  // after `stagebench peer`
+      if (!reference.empty()) out += reference + "\n";
       const RunSummary summary = summarize_run(run);
       const std::string phases = train_phases_text(summary);  // training runs only
       if (!phases.empty()) out += phases + "\n";

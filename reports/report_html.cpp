@@ -8,6 +8,7 @@
 #include "reports/frames_table.h"
 #include "reports/ladder_table.h"
 #include "reports/number_format.h"
+#include "reports/reference_table.h"
 #include "reports/report.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
@@ -156,6 +157,33 @@ std::string train_phases_html(const RunSummary& run) {
          "</div>\n";
 }
 
+// PyTorch's rows under the ladder (reference_table.h), with failed variants' reasons as notes.
+std::string reference_table_html(const json& r) {
+  const ReferenceTable t = reference_table(r);
+  if (t.rows.empty()) return "";
+  std::string out = "<h4>" + html_escape(t.name) +
+                    "</h4>\n<table class=\"ladder reference\">\n"
+                    "<thead><tr>";
+  for (const std::string& h : reference_table_header()) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  std::string notes;
+  for (const ReferenceRow& row : t.rows) {
+    const std::vector<std::string> cells = reference_table_cells(row);
+    const std::string status = status_class(row.status);
+    out += "<tr class=\"status-" + status + "\">";
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const std::string cls = i == 1 ? "status-" + status : i >= 2 ? "num" : "";
+      out += "<td class=\"" + cls + "\">" + html_escape(cells[i]) + "</td>";
+    }
+    out += "</tr>\n";
+    if (!row.error.empty())
+      notes += "<li><b>" + html_escape(row.label) + "</b>: " + html_escape(row.error) + "</li>\n";
+  }
+  out += "</tbody>\n</table>\n<p class=\"legend\">" + html_escape(reference_table_legend(t)) +
+         "</p>\n";
+  return notes.empty() ? out : out + "<ul class=\"notes\">\n" + notes + "</ul>\n";
+}
+
 // Seed 004's table (frames_table.h), with its two throughputs side by side in a chart.
 std::string frames_table_html(const RunSummary& run) {
   const std::vector<const StageRow*> stages = frames_table_stages(run);
@@ -249,8 +277,8 @@ std::string report_html(const std::vector<ReportInput>& inputs) {
              "<p class=\"legend\">time: median ± half the p10-p90 range; speedup: cumulative vs "
              "stage 0, median of paired ratios, 95% interval; vs prev: incremental speedup; "
              "verdict: the documented claim against the interval." +
-             loss_legend(run) + "</p>\n" + notes_html(run) + train_phases_html(run) +
-             frames_table_html(run) + charts_html(run) + "</section>\n";
+             loss_legend(run) + "</p>\n" + notes_html(run) + reference_table_html(r) +
+             train_phases_html(run) + frames_table_html(run) + charts_html(run) + "</section>\n";
     }
     out += "</section>\n";
   }

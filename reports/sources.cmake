@@ -6,6 +6,7 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ladder_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train_phases.cpp
   ${CMAKE_CURRENT_LIST_DIR}/frames_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reference_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/svg_chart.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_csv.cpp

@@ -189,9 +189,11 @@ const std::set<std::string> kStageKeys = {"id",          "title",     "claim",  
                                           "reason",      "reasons",   "time",      "speedup",
                                           "throughput",  "memory",    "counters",  "opencl",
                                           "correctness", "summaries", "samples_ms"};
-const std::set<std::string> kRunKeys = {"model",  "size",     "backend",  "device",
-                                        "mode",   "params",   "complete", "status",
-                                        "reason", "ceilings", "job",      "stages"};
+const std::set<std::string> kRunKeys = {"model",  "size",     "backend",  "device", "mode",
+                                        "params", "complete", "status",   "reason", "ceilings",
+                                        "job",    "stages",   "reference"};
+const std::set<std::string> kReferenceKeys = {"name",   "torch",  "device",
+                                              "script", "timing", "variants"};
 
 void read_time(Reader& r, TimeRecord& t) {
   r.number("median_ms", t.median_ms);
@@ -341,8 +343,43 @@ RunRecord read_run(const json& j, const std::string& where, std::vector<std::str
       run.stages.push_back(
           read_stage((*stages)[i], r.path("stages") + "[" + std::to_string(i) + "]", problems));
   }
+  if (const json* ref = r.find("reference"); ref && !ref->is_null())
+    run.reference = read_reference(*ref, r.path("reference"), problems);
   r.rest(run.sections, kRunKeys);
   return run;
+}
+
+ReferenceRecord read_reference(const json& j, const std::string& where,
+                               std::vector<std::string>& problems) {
+  ReferenceRecord ref;
+  Reader r(j, where, problems);
+  if (!r.ok()) return ref;
+  r.string("name", ref.name, false);
+  r.string("torch", ref.torch, false);
+  r.string("device", ref.device, false);
+  r.string("script", ref.script, false);
+  r.string("timing", ref.timing, false);
+  const json* variants = r.find("variants");
+  if (!variants) {
+    r.add(r.path("variants"), "missing");
+  } else if (!variants->is_array()) {
+    r.add(r.path("variants"), std::string("expected an array, got ") + variants->type_name());
+  } else {
+    for (size_t i = 0; i < variants->size(); ++i) {
+      Reader v((*variants)[i], r.path("variants") + "[" + std::to_string(i) + "]", problems);
+      if (!v.ok()) continue;
+      ReferenceVariant& out = ref.variants.emplace_back();
+      v.string("name", out.name, true);
+      v.number("median_ms", out.median_ms);
+      v.count("samples", out.samples);
+      v.bytes("peak_bytes", out.peak_bytes);
+      v.number("throughput", out.throughput);
+      v.text("throughput_unit", out.throughput_unit);
+      v.text("error", out.error);
+    }
+  }
+  r.rest(ref.sections, kReferenceKeys);
+  return ref;
 }
 
 void to_json(json& j, const StageRecord& s) {
@@ -423,6 +460,22 @@ void to_json(json& j, const RunRecord& r) {
   }
   if (r.job) j["job"] = {{"key", r.job->key}, {"index", r.job->index}, {"origin", r.job->origin}};
   j["stages"] = r.stages;
+  if (r.reference) j["reference"] = *r.reference;
+  for (const auto& [k, v] : r.sections) j[k] = v;
+}
+
+void to_json(json& j, const ReferenceRecord& r) {
+  json variants = json::array();
+  for (const ReferenceVariant& v : r.variants)
+    variants.push_back({{"name", v.name},
+                        {"median_ms", number_json(v.median_ms)},
+                        {"samples", v.samples},
+                        {"peak_bytes", bytes_json(v.peak_bytes)},
+                        {"throughput", number_json(v.throughput)},
+                        {"throughput_unit", text_json(v.throughput_unit)},
+                        {"error", text_json(v.error)}});
+  j = {{"name", r.name},     {"torch", r.torch},   {"device", r.device},
+       {"script", r.script}, {"timing", r.timing}, {"variants", variants}};
   for (const auto& [k, v] : r.sections) j[k] = v;
 }
 

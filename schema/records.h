@@ -55,9 +55,9 @@ struct ThroughputRecord {
 };
 
 struct MemoryRecord {
-  Bytes host_peak_bytes;         // peak RSS during the stage's samples
-  Bytes host_tensor_peak_bytes;  // the model's own host tensors
-  Bytes device_peak_bytes;       // the backend's device buffers
+  Bytes host_peak_bytes;          // peak RSS during the stage's samples
+  Bytes host_tensor_peak_bytes;   // the model's own host tensors
+  Bytes device_peak_bytes;        // the backend's device buffers
   std::optional<bool> rss_reset;  // whether the RSS high-water mark could be reset per stage
 };
 
@@ -111,6 +111,32 @@ struct JobTag {  // a sweep job's identity
   std::string origin;
 };
 
+// A run's reference block ("reference"): another implementation's own stages timed on the same
+// machine and shapes as the run (`stagebench peer`: PyTorch's fp32 eager, TF32, bf16 autocast,
+// torch.compile). It sits beside the ladder, never in it: its times come from the other
+// implementation's script, so readers show them as rows under the ladder, compared with stage 0.
+inline constexpr const char* kReferenceName = "PyTorch on this machine";
+
+struct ReferenceVariant {
+  std::string name;      // "fp32-eager", "tf32", "bf16-autocast", "compile", ...
+  Number median_ms;      // per forward (inference) or optimizer step (train); null if it failed
+  int64_t samples = 0;   // timed repetitions behind the median
+  Bytes peak_bytes;      // the framework's peak allocated device memory; null where unknown
+  Number throughput;     // items per second, where the script names the item
+  Text throughput_unit;  // "sequences/s", "samples/s", ...
+  Text error;            // why the variant did not run (compile unavailable, out of memory)
+};
+
+struct ReferenceRecord {
+  std::string name = kReferenceName;
+  std::string torch;   // the framework's version, "2.5.1+cu124"
+  std::string device;  // the device the script ran on, by the framework's name for it
+  std::string script;  // "scripts/reference/geneformer_torch.py"
+  std::string timing;  // how the script timed, in its words
+  std::vector<ReferenceVariant> variants;
+  std::map<std::string, nlohmann::json> sections;  // keys a newer writer added, kept
+};
+
 struct RunRecord {
   std::string model, size, backend, device;
   std::string mode = "inference";  // "inference" | "train"
@@ -122,6 +148,7 @@ struct RunRecord {
   std::optional<CeilingsRecord> ceilings;
   std::optional<JobTag> job;
   std::vector<StageRecord> stages;
+  std::optional<ReferenceRecord> reference;        // absent unless `stagebench peer` added one
   std::map<std::string, nlohmann::json> sections;  // keys a newer writer added
 
   bool measured_nothing() const { return status.has_value(); }
@@ -134,10 +161,13 @@ StageRecord read_stage(const nlohmann::json& j, const std::string& where,
                        std::vector<std::string>& problems);
 RunRecord read_run(const nlohmann::json& j, const std::string& where,
                    std::vector<std::string>& problems);
+ReferenceRecord read_reference(const nlohmann::json& j, const std::string& where,
+                               std::vector<std::string>& problems);
 
 void to_json(nlohmann::json& j, const StageRecord& s);
 void from_json(const nlohmann::json& j, StageRecord& s);
 void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
+void to_json(nlohmann::json& j, const ReferenceRecord& r);
 
 }  // namespace sb

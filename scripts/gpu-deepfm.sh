@@ -2,8 +2,8 @@
 # One device-machine session for DeepFM (run there from the repository root, .gpu/ carried): the
 # port's training checked against the PyTorch reference on the same initial parameters and
 # batches (tiny and small, 8 steps, no dropout), PyTorch's own training ladder at full size, and
-# the stagebench ladder at full size on NVIDIA OpenCL, in the same session. Everything lands in
-# $1 (default: $OUT).
+# the stagebench ladder at full size on NVIDIA OpenCL, in the same session, then PyTorch's variants
+# added to that result by `stagebench peer`. Everything lands in $1 (default: $OUT).
 set -uo pipefail
 out="${1:-${OUT:?}}"
 sb=".gpu/gpu-run.sh"
@@ -23,3 +23,4 @@ python3 scripts/reference/deepfm_torch.py ladder --size full --budget-s "${TORCH
   --json "$out/deepfm_pytorch_full.json" > "$out/deepfm_pytorch_full.txt" 2>&1
 bash "$sb" run deepfm --size full --backend opencl --max-time "${MAX_TIME:-150}" --noise "${NOISE:-0.02}" --max-samples 2000 -q \
   -o "$out/deepfm_full.json" 2>&1 | tee "$out/deepfm_full.txt"
+bash "$sb" peer deepfm --size full -o "$out/deepfm_full.json" 2>&1 | tee "$out/deepfm_full_peer.txt"

@@ -50,4 +50,8 @@ if [ -x .gpu/stagebench ]; then
     --noise "${NOISE:-0.03}" --max-samples 500 -q -o "$out/dynunet-full-opencl.json" 2>&1 |
     tee "$out/dynunet-full-opencl.txt"
   echo "stagebench run: $(( SECONDS ))s into the session" >> "$log"
+  # PyTorch's variants beside the ladder in the result itself (docs/method.md, "peer")
+  left=$(( ${DEADLINE:-570} - SECONDS )); [ "$left" -lt 30 ] && left=30
+  timeout -s INT "$left" bash "$sb" peer dynunet --size full -o "$out/dynunet-full-opencl.json" 2>&1 |
+    tee "$out/dynunet-full-opencl-peer.txt"
 fi

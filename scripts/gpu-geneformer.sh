@@ -2,7 +2,8 @@
 # One device-machine session for Geneformer (run there from the repository root, .gpu/ carried):
 # the port checked against the PyTorch reference on the same weights and ids, PyTorch's own
 # fp32-eager and fp16-fused-attention throughput at full size, and the stagebench ladder at full
-# size, batch ${BATCH:-32}. Everything lands in $1 (default: $OUT).
+# size, batch ${BATCH:-32}, then PyTorch's variants added to that result by `stagebench peer`.
+# Everything lands in $1 (default: $OUT).
 set -uo pipefail
 out="${1:-${OUT:?}}"
 sb=".gpu/gpu-run.sh"
@@ -22,3 +23,5 @@ python3 scripts/reference/geneformer_torch.py --weights /tmp/gf_w.safetensors --
 python3 scripts/reference/geneformer_torch.py --time --batch "$batch" 2>&1 | tee "$out/pytorch_full_b$batch.txt"
 bash "$sb" run geneformer --size full --batch "$batch" --backend opencl --max-time "${MAX_TIME:-40}" -q \
   -o "$out/geneformer_full_b$batch.json" 2>&1 | tee "$out/geneformer_full_b$batch.txt"
+bash "$sb" peer geneformer --size full -o "$out/geneformer_full_b$batch.json" 2>&1 |
+  tee "$out/geneformer_full_b${batch}_peer.txt"

@@ -2,7 +2,8 @@
 # One device-machine session (run there from the repository root, .gpu/ carried): the probe,
 # the port checked against the PyTorch reference on the same weights and input, PyTorch's fp32
 # eager latency at full size, and the Enformer ladder at full size twice (the second run checks
-# that every stage's speedup reproduces). Everything lands in $1 (default: $OUT).
+# that every stage's speedup reproduces), each result then given PyTorch's own variants on this
+# machine by `stagebench peer` (docs/method.md). Everything lands in $1 (default: $OUT).
 set -uo pipefail
 out="${1:-${OUT:?}}"
 sb=".gpu/gpu-run.sh"
@@ -22,4 +23,7 @@ python3 scripts/reference/enformer_torch.py --size full --time 2>&1 | tee "$out/
 for i in 1 2; do
   bash "$sb" run enformer --size full --backend opencl --max-time "$max_time" -q \
     -o "$out/full_run$i.json" 2>&1 | tee "$out/full_run$i.txt"
+done
+for i in 1 2; do
+  bash "$sb" peer enformer --size full -o "$out/full_run$i.json" 2>&1 | tee "$out/full_run${i}_peer.txt"
 done

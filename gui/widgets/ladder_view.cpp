@@ -9,6 +9,7 @@
 #include "gui/model/json_values.h"
 #include "gui/model/ladder_model.h"
 #include "gui/model/numeric_sort_proxy.h"
+#include "gui/model/reference_model.h"
 #include "gui/widgets/bar_delegate.h"
 #include "gui/widgets/copyable_table_view.h"
 
@@ -19,7 +20,10 @@ LadderView::LadderView(QWidget* parent)
       model_(new LadderModel(this)),
       proxy_(new NumericSortProxy(this)),
       table_(new CopyableTableView),
-      title_(new QLabel) {
+      title_(new QLabel),
+      reference_(new ReferenceModel(this)),
+      reference_table_(new CopyableTableView),
+      reference_legend_(new QLabel) {
   proxy_->setSourceModel(model_);
   table_->setModel(proxy_);
   table_->setItemDelegateForColumn(LadderModel::Time,
@@ -44,7 +48,16 @@ LadderView::LadderView(QWidget* parent)
   bar->addWidget(filter, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
-  layout->addWidget(table_);
+  layout->addWidget(table_, 3);
+  auto* reference_proxy = new NumericSortProxy(this);
+  reference_proxy->setSourceModel(reference_);
+  reference_table_->setModel(reference_proxy);
+  reference_table_->setItemDelegateForColumn(ReferenceModel::Time,
+                                             new BarDelegate(QColor(0x9c, 0xc3, 0xe6), table_));
+  reference_table_->horizontalHeader()->setStretchLastSection(true);
+  reference_legend_->setWordWrap(true);
+  layout->addWidget(reference_table_, 1);
+  layout->addWidget(reference_legend_);
 }
 
 void LadderView::set_run(const nlohmann::json& run) {
@@ -55,6 +68,11 @@ void LadderView::set_run(const nlohmann::json& run) {
   table_->resizeColumnsToContents();
   for (int c : {LadderModel::Time, LadderModel::Speedup})
     table_->setColumnWidth(c, table_->columnWidth(c) + 24);
+  reference_->set_run(run);
+  reference_table_->setVisible(reference_->has_rows());
+  reference_legend_->setVisible(reference_->has_rows());
+  reference_legend_->setText(reference_->legend());
+  reference_table_->resizeColumnsToContents();
 }
 
 }  // namespace sb::viewer

@@ -1,6 +1,7 @@
 #pragma once
 // The ladder table of the selected run: filterable, sortable, bars in the time and speedup
-// cells, copy as Markdown/CSV. Double-clicking a stage asks for its drill-down.
+// cells, copy as Markdown/CSV. Double-clicking a stage asks for its drill-down. Under it, when
+// the run carries `stagebench peer`'s block, PyTorch's own variants on this machine.
 #include <QWidget>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@ namespace sb::viewer {
 class CopyableTableView;
 class LadderModel;
 class NumericSortProxy;
+class ReferenceModel;
 
 class LadderView : public QWidget {
   Q_OBJECT
@@ -20,6 +22,7 @@ class LadderView : public QWidget {
   void set_run(const nlohmann::json& run);
   LadderModel* model() const { return model_; }
   CopyableTableView* table() const { return table_; }
+  ReferenceModel* reference() const { return reference_; }
 
  signals:
   // Row in ladder order.
@@ -30,6 +33,9 @@ class LadderView : public QWidget {
   NumericSortProxy* proxy_;
   CopyableTableView* table_;
   QLabel* title_;
+  ReferenceModel* reference_;
+  CopyableTableView* reference_table_;
+  QLabel* reference_legend_;
 };
 
 }  // namespace sb::viewer

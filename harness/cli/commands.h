@@ -19,5 +19,6 @@ void add_merge(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
 void add_trace(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
+void add_peer(CLI::App& app, int& exit_code);
 
 }  // namespace sb::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   sb::cli::add_compare(app, exit_code);
   sb::cli::add_trace(app, exit_code);
   sb::cli::add_tune(app, exit_code);
+  sb::cli::add_peer(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -19,6 +19,8 @@ models/deepfm/params.h uses.
           amp-bf16            + torch.autocast(bfloat16), no scaler (instead of amp-fp16)
           compile             torch.compile(model), fp32 with TF32, pinned transfers
         A step is: transfer, forward, loss, backward, AdamW step and the loss.item() a loop logs.
+  peer --size S --peer-json OUT [--runs 20]
+        `stagebench peer`: the ladder's stages, each with fixed steps, as peer_timing.py's JSON.
   selftest [--dir DIR]
         numpy only: safetensors reader/writer round trip; with --dir, a numpy forward of step 0 on
         stagebench's files against trace.safetensors' loss[0]. With torch installed it also writes
@@ -446,6 +448,40 @@ def run_ladder(args):
     return 0
 
 
+def run_peer(args):
+    """`stagebench peer`: the ladder's stages at a stagebench size as peer variants
+    (peer_timing.py's JSON): one training step each, CUDA only (the ladder's timing)."""
+    import torch
+    import peer_timing as pt
+    if args.device != "cuda" or not torch.cuda.is_available():
+        sys.exit("peer: deepfm's training variants are timed on CUDA only")
+    s = SIZES[args.size]
+    c = dict(embed=s["embed"], hidden=s["hidden"], layers=s["layers"], heads=heads_for(s["embed"]),
+             batch=args.batch or s["batch"], lr=s["lr"], weight_decay=1e-6, dropout=0.1, eps=1e-5,
+             cardinality=tuple(v + 1 for v in s["vocab"]))
+    variants = []
+    for sid in STAGES:
+        import gc
+        gc.collect()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        try:
+            r = ladder_stage(torch, c, sid, 0.0, args.runs, args.warmup)
+            variants.append({"name": sid, "median_s": r["median_ms"] / 1e3, "samples": r["steps"],
+                             "peak_bytes": r["peak_memory_bytes"],
+                             "throughput": r["samples_per_s"], "unit": "samples/s"})
+        except Exception as e:  # a compile failure (or any other) is recorded, not fatal
+            variants.append({"name": sid, "error": pt.reason(e)})
+        print(f"peer {sid:20s} " + (f"{variants[-1]['median_s'] * 1e3:9.3f} ms" if "median_s" in
+              variants[-1] else "failed: " + variants[-1]["error"]), file=sys.stderr)
+    set_tf32(torch, False)
+    timing = (f"one training step (transfer, forward, loss, backward, AdamW, loss.item()) of "
+              f"{c['batch']} synthetic samples, CUDA events, median of {args.runs} after "
+              f"{args.warmup + 3} warm-up; the stages of `deepfm_torch.py ladder`, each on its own")
+    pt.write(args.peer_json, torch, "cuda", "deepfm", args.size, timing, variants)
+    return 0
+
+
 # --- numpy reference of the forward and loss (the self-test) -------------------------------------
 
 def np_forward_loss(P, c, b, type_weights):
@@ -613,12 +649,16 @@ def main():
     ld.add_argument("--steps", type=int, default=0, help="fixed timed steps per stage")
     ld.add_argument("--warmup", type=int, default=10)
     ld.add_argument("--json", help="also write the JSON here")
+    pe = sub.add_parser("peer", help="`stagebench peer`: the ladder's stages as peer JSON")
+    import peer_timing
+    peer_timing.add_arguments(pe, SIZES, default_warmup=10)
     st = sub.add_parser("selftest", help="numpy-only checks (PyTorch's too when installed)")
     st.add_argument("--dir", help="stagebench trace directory: step-0 loss against numpy")
     st.add_argument("--loss-tol", type=float, default=1e-4)
     st.add_argument("--json")
     a = ap.parse_args()
-    sys.exit({"check": run_check, "ladder": run_ladder, "selftest": run_selftest}[a.mode](a))
+    sys.exit({"check": run_check, "ladder": run_ladder, "peer": run_peer,
+              "selftest": run_selftest}[a.mode](a))
 
 
 if __name__ == "__main__":

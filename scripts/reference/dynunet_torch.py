@@ -32,6 +32,8 @@ MONAI import is needed. The network, as models/dynunet/network.cpp computes it:
           channels-last    + torch.channels_last_3d model and volumes
           compile          + torch.compile(model) (a failure is recorded, not fatal)
           fused-adamw      + AdamW(fused=True)
+  peer --size S --peer-json OUT [--runs 20]
+        `stagebench peer`: the ladder's stages' training steps, fixed steps, peer_timing.py's JSON.
   selftest
         tiny on the CPU, no files needed: the parameter names and shapes against params.cpp's
         list, the loss against a float64 formula, a fixture trained a few steps, written in
@@ -566,6 +568,37 @@ def run_ladder(args):
     return 0
 
 
+def run_peer(args):
+    """`stagebench peer`: the ladder's cumulative stages at a stagebench size as peer variants
+    (peer_timing.py's JSON): the training step's time, CUDA only (the ladder's timing)."""
+    import torch
+    import peer_timing as pt
+    if args.device != "cuda" or not torch.cuda.is_available():
+        sys.exit("peer: dynunet's training variants are timed on CUDA only")
+    s = SIZES[args.size]
+    c = dict(filters=s["filters"], patch=s["patch"], batch=args.batch or s["batch"], lr=s["lr"],
+             weight_decay=DEFAULTS["weight_decay"], eps=DEFAULTS["eps"], smooth=DEFAULTS["smooth"])
+    variants = []
+    for sid in STAGES:
+        gc.collect()
+        torch.cuda.empty_cache()
+        try:
+            tr = ladder_stage(torch, c, sid, 0.0, args.runs, args.warmup)["train"]
+            variants.append({"name": sid, "median_s": tr["median_ms"] / 1e3, "samples": tr["steps"],
+                             "peak_bytes": tr["peak_memory_bytes"], "throughput": tr["fps"],
+                             "unit": "volumes/s"})
+        except Exception as e:  # a compile failure (or any other) is recorded, not fatal
+            variants.append({"name": sid, "error": pt.reason(e)})
+        print(f"peer {sid:15s} " + (f"{variants[-1]['median_s'] * 1e3:9.3f} ms" if "median_s" in
+              variants[-1] else "failed: " + variants[-1]["error"]), file=sys.stderr)
+    set_tf32(torch, False)
+    timing = (f"one training step (forward, loss, backward, AdamW, loss.item()) of {c['batch']} "
+              f"volumes of {c['patch']}^3 resident on the GPU, CUDA events, median of {args.runs} "
+              f"after {args.warmup + 3} warm-up; the cumulative stages of `dynunet_torch.py ladder`")
+    pt.write(args.peer_json, torch, "cuda", "dynunet", args.size, timing, variants)
+    return 0
+
+
 # --- self-test ------------------------------------------------------------------------------------
 
 def write_fixture(torch, d, size, steps, seed):
@@ -686,10 +719,14 @@ def main():
     ld.add_argument("--steps", type=int, default=0, help="fixed timed steps per measurement")
     ld.add_argument("--warmup", type=int, default=5)
     ld.add_argument("--json", help="also write the JSON here")
+    pe = sub.add_parser("peer", help="`stagebench peer`: the ladder's stages as peer JSON")
+    import peer_timing
+    peer_timing.add_arguments(pe, SIZES, default_warmup=5)
     st = sub.add_parser("selftest", help="tiny on the CPU, no files needed")
     st.add_argument("--json")
     a = ap.parse_args()
-    sys.exit({"check": run_check, "ladder": run_ladder, "selftest": run_selftest}[a.mode](a))
+    sys.exit({"check": run_check, "ladder": run_ladder, "peer": run_peer,
+              "selftest": run_selftest}[a.mode](a))
 
 
 if __name__ == "__main__":

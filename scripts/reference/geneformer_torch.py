@@ -11,6 +11,9 @@ is checked and timed against. Parameter names are Hugging Face BertModel's.
   --time --batch 32 --tokens 2048
         samples/s of PyTorch fp32 eager (materialized attention, TF32 off) and of fp16 with fused
         attention (scaled_dot_product_attention: flash / memory-efficient kernels), CUDA events.
+  --peer-json OUT --size full [--device cuda|cpu] [--runs 20]
+        `stagebench peer`: fp32 eager, TF32, TF32 with SDPA, fp16/bf16 with SDPA and torch.compile
+        at stagebench's size, as JSON (peer_timing.py).
 """
 import argparse
 import os
@@ -222,5 +225,54 @@ def main():
         ap.error("give --time, or --weights, --ids and --check")
 
 
+def peer_main():
+    """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
+    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights."""
+    import peer_timing as pt
+    ap = argparse.ArgumentParser(description="geneformer_torch.py peer mode")
+    pt.add_arguments(ap, ("tiny", "small", "full"))
+    a = ap.parse_args()
+    pt.check_device(torch, a.device)
+    # models/geneformer/config.cpp: tiny 2 x 128 tokens; small 4 x 512 and full 32 x 2048 (6L)
+    c, batch, tokens = {"tiny": (TINY, 2, 128), "small": (FULL, 4, 512),
+                        "full": (FULL, 32, 2048)}[a.size]
+    batch = a.batch or batch
+    p32 = {k: v.to(a.device) for k, v in random_params(c, 1).items()}
+    g = torch.Generator().manual_seed(2)
+    ids = torch.randint(2, c["vocab"], (batch, tokens), generator=g)
+    mask = torch.ones_like(ids)
+    for b in range(1, batch):  # padding like stagebench's synthetic cells: half to all
+        n = int(torch.randint(tokens // 2, tokens + 1, (1,), generator=g))
+        ids[b, n:] = 0
+        mask[b, n:] = 0
+    ids, mask = ids.to(a.device), mask.to(a.device)
+
+    def variant(tf32=False, dtype=None, fused=False, compiled=False):
+        def make():
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            p = {k: v.to(dtype) for k, v in p32.items()} if dtype else p32
+            fn = torch.compile(bert) if compiled else bert
+
+            def call():
+                with torch.no_grad():
+                    return fn(p, c, ids, mask, fused)
+            return call
+        return make
+
+    variants = [("fp32-eager", variant()), ("tf32", variant(tf32=True)),
+                ("tf32-sdpa", variant(tf32=True, fused=True))]
+    if a.device == "cuda":
+        variants.append(("fp16-sdpa", variant(dtype=torch.float16, fused=True)))
+    variants += [("bf16-sdpa", variant(dtype=torch.bfloat16, fused=True)),
+                 ("compile-tf32", variant(tf32=True, compiled=True))]
+    timing = (f"one no_grad forward of {batch} cells x {tokens} tokens (padded like stagebench's "
+              f"synthetic cells), time.perf_counter after a device synchronize, median of {a.runs} "
+              f"after {a.warmup} warm-up; eager variants materialize the scores, sdpa ones use "
+              "scaled_dot_product_attention; fp16/bf16: weights and activations in that type; "
+              "compile-tf32: torch.compile of the materialized forward")
+    pt.write(a.peer_json, torch, a.device, "geneformer", a.size, timing,
+             pt.time_variants(torch, a.device, variants, batch, "cells/s", a.warmup, a.runs))
+
+
 if __name__ == "__main__":
-    main()
+    peer_main() if "--peer-json" in sys.argv else main()

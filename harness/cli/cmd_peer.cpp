@@ -1,0 +1,165 @@
+// `stagebench peer MODEL --size S -o RESULT.json`: PyTorch beside the ladder (docs/method.md).
+// Runs the model's reference script (scripts/reference/) on this machine, which times PyTorch's
+// own variants on the size's shapes, and stores them in RESULT.json's runs of that model and size
+// as their "reference" block. The result must exist (a ladder to stand beside): peer adds to it,
+// it never makes a result of its own.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/cli/child_process.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/load_result.h"
+#include "harness/cli/output_lock.h"
+#include "harness/peer.h"
+#include "schema/document.h"
+#include "schema/user_file.h"
+
+namespace sb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PeerArgs {
+  std::string model, size = "full", device = "cuda", python, scripts, output;
+  int runs = 20;
+};
+
+// --python, else $STAGEBENCH_PYTHON, else python3 from PATH.
+std::string python_of(const PeerArgs& a) {
+  if (!a.python.empty()) return a.python;
+  const char* env = std::getenv("STAGEBENCH_PYTHON");
+  return env && *env ? env : "python3";
+}
+
+// --scripts, else scripts/reference under the working directory (the repository root, as the
+// GPU session scripts run), else beside the binary's build folder (build/harness/stagebench).
+fs::path scripts_dir(const PeerArgs& a, const std::string& file) {
+  if (!a.scripts.empty()) return a.scripts;
+  const fs::path here = fs::path("scripts") / "reference";
+  if (fs::exists(here / file)) return here;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path dir = exe.parent_path(); !ec && dir.has_relative_path(); dir = dir.parent_path())
+    if (fs::exists(dir / here / file)) return dir / here;
+  return here;
+}
+
+// Every run of the model and size, with their batch when all agree (the script times the same
+// shapes; `run --batch` may have changed the size's).
+std::string matching_batch(const nlohmann::json& doc, const PeerArgs& a, size_t& runs) {
+  std::string batch;
+  runs = 0;
+  for (const auto& run : doc["runs"]) {
+    if (run.value("model", "") != a.model || run.value("size", "") != a.size) continue;
+    ++runs;
+    const auto& params = run["params"];
+    const std::string b = params.contains("batch") && params["batch"].is_number_integer()
+                              ? std::to_string(params["batch"].get<int64_t>())
+                              : std::string();
+    batch = runs == 1 ? b : (b == batch ? batch : std::string());
+  }
+  return batch;
+}
+
+void require_torch(const std::string& python) {
+  const ChildResult r = run_child({python, "-c", "import torch"}, true);
+  if (r.status == 0) return;
+  std::string why = r.status < 0 ? "could not be started" : r.output;
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  if (const size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
+  throw std::invalid_argument("peer: PyTorch is not available to " + python + " (`" + python +
+                              " -c \"import torch\"`: " + why +
+                              "); install torch there, or give --python or STAGEBENCH_PYTHON");
+}
+
+int execute(const PeerArgs& a) {
+  const PeerScript& script = peer_script(a.model);  // an unknown model is bad input
+  const fs::path script_path = scripts_dir(a, script.file) / script.file;
+  if (!fs::exists(script_path))
+    throw std::invalid_argument("peer: " + script_path.string() +
+                                " not found (run from the repository root, or give --scripts)");
+  if (!fs::exists(a.output))
+    throw std::invalid_argument("peer: " + a.output + " does not exist: peer adds PyTorch's rows " +
+                                "to a result; run `stagebench run " + a.model + " --size " +
+                                a.size + " -o " + a.output + "` first");
+  const OutputLock lock(a.output);  // no run, sweep or merge rewrites it meanwhile
+  nlohmann::json doc = load_result_file(a.output);
+  size_t runs = 0;
+  const std::string batch = matching_batch(doc, a, runs);
+  if (runs == 0)
+    throw std::invalid_argument("peer: " + a.output + " has no run of " + a.model + " size " +
+                                a.size);
+  const std::string python = python_of(a);
+  require_torch(python);
+
+  char tmpl[] = "/tmp/stagebench-peer-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) throw std::runtime_error("peer: cannot create a temporary file in /tmp");
+  close(fd);
+  const fs::path json_out = tmpl;
+  struct Remove {
+    fs::path p;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  } remove_later{json_out};
+  std::vector<std::string> argv{python, script_path.string()};
+  for (const std::string& arg : peer_arguments(script, a.size, a.device, a.runs, json_out))
+    argv.push_back(arg);
+  if (!batch.empty()) argv.insert(argv.end(), {"--batch", batch});
+  std::cerr << "stagebench peer: " << python << ' ' << script_path.string() << " ...\n";
+  const ChildResult r = run_child(argv, false);
+  if (r.status != 0) {
+    std::cerr << "stagebench peer: " << script_path.string() << " exited with status " << r.status
+              << "; " << a.output << " is unchanged\n";
+    return kExitFailed;
+  }
+  ReferenceRecord reference;
+  try {
+    reference = reference_from_script(read_json_file(json_out), "scripts/reference/" + script.file);
+  } catch (const std::exception& e) {
+    std::cerr << "stagebench peer: " << script.file << " wrote no usable JSON: " << e.what() << "; "
+              << a.output << " is unchanged\n";
+    return kExitFailed;
+  }
+  add_reference(doc, a.model, a.size, reference);
+  const auto problems = validate_document(doc);  // never write what read_document would refuse
+  if (!problems.empty())
+    throw std::runtime_error("peer: the result would not validate: " + problems.front());
+  write_json_atomic(a.output, doc);
+  size_t failed = 0;
+  for (const ReferenceVariant& v : reference.variants) failed += v.error ? 1 : 0;
+  std::cout << "added " << reference.variants.size() << " PyTorch variants (" << failed
+            << " failed) to " << runs << (runs == 1 ? " run" : " runs") << " of " << a.output
+            << '\n';
+  return 0;
+}
+
+}  // namespace
+
+void add_peer(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "peer", "Time PyTorch's own variants of a model and add them to a result beside its ladder");
+  auto a = std::make_shared<PeerArgs>();
+  cmd->add_option("model", a->model, "enformer, geneformer, deepfm or dynunet")->required();
+  cmd->add_option("--size", a->size, "tiny, small or full: the run's size")->capture_default_str();
+  cmd->add_option("--device", a->device, "Where PyTorch runs")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--python", a->python,
+                  "Python with torch (default: $STAGEBENCH_PYTHON, python3)");
+  cmd->add_option("--scripts", a->scripts, "Folder of the reference scripts")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--runs", a->runs, "Timed repetitions per variant")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "The stagebench result to add the block to")
+      ->required();
+  cmd->callback([a, &exit_code] { exit_code = execute(*a); });
+}
+
+}  // namespace sb::cli

@@ -1,0 +1,101 @@
+#include "harness/peer.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+// Inference scripts take the options directly; the training scripts have subcommands (check,
+// ladder, selftest) and time their peer variants under `peer`.
+const std::vector<PeerScript>& scripts() {
+  static const std::vector<PeerScript> s{{"enformer", "enformer_torch.py", {}},
+                                         {"geneformer", "geneformer_torch.py", {}},
+                                         {"deepfm", "deepfm_torch.py", {"peer"}},
+                                         {"dynunet", "dynunet_torch.py", {"peer"}}};
+  return s;
+}
+
+std::string text_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A finite number >= 0 at j[key], else unknown; a present value of another kind is an error.
+Number non_negative(const json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+    throw std::invalid_argument(where + "." + key + ": expected a number >= 0, got " + it->dump());
+  return it->get<double>();
+}
+
+}  // namespace
+
+const PeerScript& peer_script(const std::string& model) {
+  for (const PeerScript& s : scripts())
+    if (s.model == model) return s;
+  std::string known;
+  for (const PeerScript& s : scripts()) known += (known.empty() ? "" : ", ") + s.model;
+  throw std::invalid_argument("peer: no PyTorch reference script for model '" + model +
+                              "' (models with one: " + known + ")");
+}
+
+std::vector<std::string> peer_arguments(const PeerScript& script, const std::string& size,
+                                        const std::string& device, int runs,
+                                        const std::filesystem::path& json_out) {
+  std::vector<std::string> args = script.leading;
+  for (const std::string& a :
+       {std::string("--size"), size, std::string("--device"), device, std::string("--runs"),
+        std::to_string(runs), std::string("--peer-json"), json_out.string()})
+    args.push_back(a);
+  return args;
+}
+
+ReferenceRecord reference_from_script(const json& out, const std::string& script) {
+  if (!out.is_object()) throw std::invalid_argument("the script's JSON is not an object");
+  const auto variants = out.find("variants");
+  if (variants == out.end() || !variants->is_array() || variants->empty())
+    throw std::invalid_argument("the script's JSON has no variants");
+  ReferenceRecord r;
+  r.torch = text_at(out, "torch");
+  r.device = text_at(out, "device");
+  r.timing = text_at(out, "timing");
+  r.script = script;
+  for (size_t i = 0; i < variants->size(); ++i) {
+    const json& v = (*variants)[i];
+    const std::string where = "variants[" + std::to_string(i) + "]";
+    if (!v.is_object() || text_at(v, "name").empty())
+      throw std::invalid_argument(where + ": expected an object with a name");
+    ReferenceVariant& out_v = r.variants.emplace_back();
+    out_v.name = text_at(v, "name");
+    if (const Number s = non_negative(v, "median_s", where)) out_v.median_ms = *s * 1e3;
+    if (const Number n = non_negative(v, "samples", where)) out_v.samples = std::llround(*n);
+    if (const Number b = non_negative(v, "peak_bytes", where))
+      out_v.peak_bytes = static_cast<uint64_t>(std::llround(*b));
+    out_v.throughput = non_negative(v, "throughput", where);
+    if (!text_at(v, "unit").empty()) out_v.throughput_unit = text_at(v, "unit");
+    if (!text_at(v, "error").empty()) out_v.error = text_at(v, "error");
+    // A variant is either timed or explained: a reader never sees a silent gap.
+    if (!out_v.median_ms && !out_v.error)
+      throw std::invalid_argument(where + " (" + out_v.name + "): neither median_s nor error");
+  }
+  return r;
+}
+
+size_t add_reference(json& document, const std::string& model, const std::string& size,
+                     const ReferenceRecord& reference) {
+  size_t added = 0;
+  if (!document.is_object() || !document.contains("runs") || !document["runs"].is_array()) return 0;
+  for (json& run : document["runs"]) {
+    if (!run.is_object() || text_at(run, "model") != model || text_at(run, "size") != size)
+      continue;
+    run["reference"] = reference;
+    ++added;
+  }
+  return added;
+}
+
+}  // namespace sb

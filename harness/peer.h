@@ -1,0 +1,40 @@
+#pragma once
+// `stagebench peer` (docs/method.md, "PyTorch beside the ladder"): which reference script times
+// a model's PyTorch variants, how the script is called, and how its JSON becomes the run's
+// reference block (schema/records.h, ReferenceRecord) in a result document.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
+
+namespace sb {
+
+struct PeerScript {
+  std::string model;
+  std::string file;                  // under scripts/reference/
+  std::vector<std::string> leading;  // arguments before the common ones (a subcommand)
+};
+
+// The script of `model`; throws std::invalid_argument naming the models that have one.
+const PeerScript& peer_script(const std::string& model);
+
+// The script's arguments after its path: leading, then --size S --device D --runs N
+// --peer-json OUT (every script takes these, docs/method.md).
+std::vector<std::string> peer_arguments(const PeerScript& script, const std::string& size,
+                                        const std::string& device, int runs,
+                                        const std::filesystem::path& json_out);
+
+// The script's JSON ({torch, device, timing, variants: [{name, median_s, samples, peak_bytes,
+// throughput, unit, error}]}) as a reference block: seconds become milliseconds, a variant
+// without a median must carry its error. Throws std::invalid_argument naming what is wrong.
+ReferenceRecord reference_from_script(const nlohmann::json& out, const std::string& script);
+
+// Sets the block on every run of `model` and `size` in a stagebench/1 document (replacing an
+// earlier peer's) and returns how many; nothing else in the document changes.
+size_t add_reference(nlohmann::json& document, const std::string& model, const std::string& size,
+                     const ReferenceRecord& reference);
+
+}  // namespace sb

@@ -1,0 +1,119 @@
+#include "reports/reference_table.h"
+
+#include <algorithm>
+
+#include "reports/number_format.h"
+#include "reports/text_table.h"
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+// Stage times that may stand for our implementation: measured, not failed or skipped.
+bool measured(const StageRecord& s) {
+  return (s.status == "ok" || s.status == "invalid") && s.time.median_ms && *s.time.median_ms > 0;
+}
+
+std::string time_cell(double ms) {
+  if (!std::isfinite(ms)) return "-";
+  const double magnitude = ms > 0 ? std::floor(std::log10(ms)) : 0;
+  return format_fixed(ms, static_cast<int>(std::clamp(3.0 - magnitude, 0.0, 6.0)));
+}
+
+std::string ratio_cell(double r) {
+  return std::isfinite(r) ? format_fixed(r, 2) + "x" : "-";
+}
+
+}  // namespace
+
+ReferenceTable reference_table(const json& run) {
+  ReferenceTable t;
+  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
+  const RunRecord r = read_run(run, "run", ignored);
+  if (!r.reference) return t;
+  const ReferenceRecord& ref = *r.reference;
+  t.name = ref.name.empty() ? kReferenceName : ref.name;
+  t.torch = ref.torch;
+  t.device = ref.device;
+  t.script = ref.script;
+  t.timing = ref.timing;
+  double stage0 = NAN, best = NAN;
+  if (!r.stages.empty() && measured(r.stages.front())) stage0 = *r.stages.front().time.median_ms;
+  for (const StageRecord& s : r.stages) {
+    // Our best is a stage that passed: an invalid one may have failed its correctness check.
+    if (s.status != "ok" || !measured(s) || !(std::isnan(best) || *s.time.median_ms < best))
+      continue;
+    best = *s.time.median_ms;
+    t.best_stage = s.id;
+  }
+  for (const ReferenceVariant& v : ref.variants) {
+    ReferenceRow row;
+    row.label = t.name + ": " + v.name;
+    row.status = v.error || !v.median_ms ? "failed" : "ok";
+    row.error = v.error.value_or("");
+    row.median_ms = v.median_ms.value_or(NAN);
+    row.samples = v.samples > 0 ? static_cast<double>(v.samples) : NAN;
+    row.peak_bytes = v.peak_bytes ? static_cast<double>(*v.peak_bytes) : NAN;
+    row.throughput = v.throughput.value_or(NAN);
+    row.unit = v.throughput_unit.value_or("");
+    if (row.median_ms > 0) {
+      row.vs_stage0 = stage0 / row.median_ms;
+      row.vs_best = best / row.median_ms;
+    }
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+std::vector<std::string> reference_table_header() {
+  return {"reference",   "status",   "time ms",    "vs our stage 0",
+          "vs our best", "peak mem", "throughput", "samples"};
+}
+
+std::vector<std::string> reference_table_cells(const ReferenceRow& row) {
+  std::string throughput = format_significant(row.throughput);
+  if (std::isfinite(row.throughput) && !row.unit.empty()) throughput += " " + row.unit;
+  return {row.label,
+          row.status,
+          time_cell(row.median_ms),
+          ratio_cell(row.vs_stage0),
+          ratio_cell(row.vs_best),
+          format_bytes(row.peak_bytes),
+          throughput,
+          std::isfinite(row.samples) ? format_fixed(row.samples, 0) : "-"};
+}
+
+std::string reference_table_legend(const ReferenceTable& t) {
+  std::string out =
+      "PyTorch's own variants on the same shapes, timed by " +
+      (t.script.empty() ? std::string("its reference script") : t.script) +
+      (t.torch.empty() ? "" : " (torch " + t.torch + ")") +
+      (t.device.empty() ? "" : " on " + t.device) +
+      "; time: median per forward or training step; vs our stage 0 / vs our best: our stage 0's "
+      "(our fastest ok stage's" +
+      (t.best_stage.empty() ? "" : ", " + t.best_stage) +
+      ") median time over this variant's, above 1x PyTorch is faster; peak mem: PyTorch's peak "
+      "allocated device memory.";
+  if (!t.timing.empty()) out += " Timing: " + t.timing + ".";
+  return out;
+}
+
+std::string reference_table_text(const json& run) {
+  const ReferenceTable t = reference_table(run);
+  if (t.rows.empty()) return "";
+  std::vector<std::vector<std::string>> rows{reference_table_header()};
+  for (const ReferenceRow& r : t.rows) rows.push_back(reference_table_cells(r));
+  std::string out =
+      "#### " + t.name + "\n\n" + markdown_table(rows) + "\n" + reference_table_legend(t) + "\n";
+  std::string notes;
+  for (const ReferenceRow& r : t.rows)
+    if (!r.error.empty()) {
+      std::string error = r.error;  // one line: a traceback must not break the list
+      std::replace(error.begin(), error.end(), '\n', ' ');
+      notes += "- " + r.label + ": " + error + "\n";
+    }
+  return notes.empty() ? out : out + "\n" + notes;
+}
+
+}  // namespace sb

@@ -1,0 +1,45 @@
+#pragma once
+// "PyTorch on this machine": the rows a run's reference block (`stagebench peer`) adds under its
+// ladder, one per variant (fp32 eager, TF32, bf16 autocast, torch.compile), each with its time
+// and its ratio to our stage 0 and our fastest stage that passed (status ok). Shared by the Markdown and HTML reports and
+// the viewer. A run without the block has no rows.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
+
+namespace sb {
+
+struct ReferenceRow {
+  std::string label;   // "PyTorch on this machine: fp32-eager"
+  std::string status;  // "ok" or "failed"
+  std::string error;
+  double median_ms = NAN, samples = NAN, peak_bytes = NAN, throughput = NAN;
+  std::string unit;  // of throughput
+  // Our stage's median over this variant's, so that it reads like the ladder's speedups: above
+  // 1x PyTorch is faster. NaN when either time is unknown.
+  double vs_stage0 = NAN, vs_best = NAN;
+};
+
+struct ReferenceTable {
+  std::string name, torch, device, script, timing;
+  std::string best_stage;  // our fastest stage with status ok
+  std::vector<ReferenceRow> rows;
+};
+
+// The rows of a run object, read leniently; empty rows when it has no reference block.
+ReferenceTable reference_table(const nlohmann::json& run);
+
+std::vector<std::string> reference_table_header();
+std::vector<std::string> reference_table_cells(const ReferenceRow& row);
+// The sentence under the table: what the ratios mean, where the rows came from.
+std::string reference_table_legend(const ReferenceTable& table);
+
+// "#### PyTorch on this machine", the Markdown table, its legend and one note per failed
+// variant; "" when the run has no reference block.
+std::string reference_table_text(const nlohmann::json& run);
+
+}  // namespace sb

@@ -1,0 +1,182 @@
+// `stagebench peer` without PyTorch (CI has python3, not torch): a fake interpreter, a shell
+// script given as --python, answers `-c "import torch"` and writes canned variants where the
+// reference script would. What is pinned: the block peer adds to a result
+// (tests/reports/fixtures/reference.json, also the report tests' input), that nothing else in the
+// result changes, the arguments the script gets, and the refusals (exit 2) and failures (exit 1)
+// that leave the result as it was.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "schema/document.h"
+#include "tests/common/golden.h"
+#include "tests/common/run_stagebench.h"
+#include "tests/common/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using sb::testing::run_stagebench;
+
+const std::string kFixtures = SB_REPORTS_FIXTURES;
+
+// What a reference script's --peer-json writes: three timed variants and one that failed.
+constexpr const char* kCannedVariants =
+    R"({"torch": "2.5.1+cu124", "device": "NVIDIA H100 80GB HBM3",
+ "model": "enformer", "size": "tiny", "timing": "canned by peer_cli_test",
+ "variants": [
+  {"name": "fp32-eager", "median_s": 0.0425, "samples": 20, "peak_bytes": 123456789,
+   "throughput": 23.529411764705884, "unit": "sequences/s"},
+  {"name": "tf32", "median_s": 0.031, "samples": 20, "peak_bytes": 123456789,
+   "throughput": 32.25806451612903, "unit": "sequences/s"},
+  {"name": "bf16-autocast", "median_s": 0.0187, "samples": 20, "peak_bytes": 80000000,
+   "throughput": 53.475935828877006, "unit": "sequences/s"},
+  {"name": "compile-tf32", "error": "RuntimeError: torch.compile needs a C++ compiler"}]})";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class PeerCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy_file(kFixtures + "/ladder.json", result());
+    dir_.write("enformer_torch.py", "# stands in for the reference script\n");
+    dir_.write("variants.json", kCannedVariants);
+    // argv: SCRIPT ARGS... --peer-json OUT; the arguments are kept for the test to read.
+    fake_python("torch ok", "cp " + dir_.file("variants.json").string() + " \"$out\"");
+  }
+
+  // A shell script standing in for python: `-c` is the torch check, anything else the script.
+  void fake_python(const std::string& torch_check, const std::string& run) {
+    const std::string check =
+        torch_check == "torch ok"
+            ? "exit 0"
+            : "echo \"ModuleNotFoundError: No module named 'torch'\" >&2; exit 1";
+    const fs::path p = dir_.write(
+        "python",
+        "#!/bin/sh\nif [ \"$1\" = -c ]; then " + check + "; fi\necho \"$@\" > " +
+            dir_.file("args.txt").string() +
+            "\nwhile [ $# -gt 0 ]; do [ \"$1\" = --peer-json ] && out=\"$2\"; shift; done\n" + run +
+            "\n");
+    chmod(p.c_str(), 0755);
+  }
+
+  std::string peer(const std::string& extra = "", const std::string& size = "tiny") {
+    return "peer enformer --size " + size + " --python " + dir_.file("python").string() +
+           " --scripts " + dir_.path().string() + " -o " + result().string() + " " + extra;
+  }
+
+  fs::path result() const { return dir_.file("result.json"); }
+
+  sb::testing::TempDir dir_;
+};
+
+TEST_F(PeerCli, AddsTheBlockToEveryRunOfTheModelAndSize) {
+  const auto r = run_stagebench(peer());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("added 4 PyTorch variants (1 failed) to 2 runs"), std::string::npos)
+      << r.output;
+  // The whole file, pinned: the report and viewer tests read this fixture.
+  sb::testing::expect_golden_file(kFixtures + "/reference.json", read(result()));
+  const nlohmann::json doc = sb::read_document(result());
+  const nlohmann::json& block = doc["runs"][1]["reference"];
+  EXPECT_EQ(block["name"], "PyTorch on this machine");
+  EXPECT_EQ(block["torch"], "2.5.1+cu124");
+  EXPECT_EQ(block["script"], "scripts/reference/enformer_torch.py");
+  EXPECT_DOUBLE_EQ(block["variants"][0]["median_ms"].get<double>(), 42.5);
+  EXPECT_EQ(block["variants"][3]["median_ms"], nullptr);
+  EXPECT_EQ(block["variants"][3]["error"], "RuntimeError: torch.compile needs a C++ compiler");
+}
+
+TEST_F(PeerCli, LeavesEverythingElseAsItWas) {
+  ASSERT_EQ(run_stagebench(peer()).status, 0);
+  nlohmann::json after = nlohmann::json::parse(read(result()));
+  for (auto& run : after["runs"]) run.erase("reference");
+  EXPECT_EQ(after, nlohmann::json::parse(read(kFixtures + "/ladder.json")));
+  // Byte for byte on a file stagebench wrote itself (merge writes as run does): the old text
+  // comes back once the block is taken out.
+  ASSERT_EQ(run_stagebench("merge " + kFixtures + "/ladder.json -o " + result().string()).status,
+            0);
+  const std::string written = read(result());
+  ASSERT_EQ(run_stagebench(peer()).status, 0);
+  after = nlohmann::json::parse(read(result()));
+  for (auto& run : after["runs"]) run.erase("reference");
+  EXPECT_EQ(after.dump(2) + "\n", written);
+  fs::copy_file(kFixtures + "/ladder.json", result(), fs::copy_options::overwrite_existing);
+  ASSERT_EQ(run_stagebench(peer()).status, 0);
+  // A second peer replaces the block rather than adding another.
+  ASSERT_EQ(run_stagebench(peer()).status, 0);
+  EXPECT_EQ(read(result()), read(kFixtures + "/reference.json"));
+}
+
+TEST_F(PeerCli, PassesTheSizeDeviceRunsAndTheRunsBatch) {
+  ASSERT_EQ(run_stagebench(peer("--device cpu --runs 7")).status, 0);
+  const std::string args = read(dir_.file("args.txt"));
+  EXPECT_NE(args.find("enformer_torch.py --size tiny --device cpu --runs 7 --peer-json "),
+            std::string::npos)
+      << args;
+  EXPECT_NE(args.find(" --batch 1"), std::string::npos) << args;
+}
+
+TEST_F(PeerCli, WithoutTorchExitsTwoAndSaysSo) {
+  fake_python("no torch", "exit 0");
+  const auto r = run_stagebench(peer());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("PyTorch is not available to"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("No module named 'torch'"), std::string::npos) << r.output;
+  EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
+}
+
+TEST_F(PeerCli, TakesThePythonFromTheEnvironment) {
+  fake_python("no torch", "exit 0");
+  const std::string cmd = "STAGEBENCH_PYTHON=" + dir_.file("python").string() + " " +
+                          std::string(STAGEBENCH_BIN) + " peer enformer --size tiny --scripts " +
+                          dir_.path().string() + " -o " + result().string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int st = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  EXPECT_NE(out.find(dir_.file("python").string()), std::string::npos) << out;
+}
+
+TEST_F(PeerCli, ScriptFailureExitsOneAndKeepsTheResult) {
+  fake_python("torch ok", "echo 'CUDA error: out of memory' >&2; exit 3");
+  const auto r = run_stagebench(peer());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("exited with status 3"), std::string::npos) << r.output;
+  EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
+}
+
+TEST_F(PeerCli, UnusableScriptJsonExitsOne) {
+  dir_.write("variants.json", R"({"torch": "2", "variants": [{"name": "fp32-eager"}]})");
+  const auto r = run_stagebench(peer());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("neither median_s nor error"), std::string::npos) << r.output;
+  EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
+}
+
+TEST_F(PeerCli, RefusesWhatItCannotAddTo) {
+  auto r = run_stagebench(peer("", "full"));  // the result has tiny runs only
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("has no run of enformer size full"), std::string::npos) << r.output;
+  fs::remove(result());
+  r = run_stagebench(peer());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(result()));
+  r = run_stagebench("peer nosuchmodel -o " + result().string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("no PyTorch reference script"), std::string::npos) << r.output;
+}
+
+}  // namespace
