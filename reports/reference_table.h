@@ -1,8 +1,8 @@
 #pragma once
 // "PyTorch on this machine": the rows a run's reference block (`stagebench peer`) adds under its
 // ladder, one per variant (fp32 eager, TF32, bf16 autocast, torch.compile), each with its time
-// and its ratio to our stage 0 and our fastest stage that passed (status ok). Shared by the Markdown and HTML reports and
-// the viewer. A run without the block has no rows.
+// and its ratio to our stage 0 and to our fastest stage that passed (status ok). Shared by the
+// Markdown and HTML reports and the viewer. A run without the block has no rows.
 #include <cmath>
 #include <string>
 #include <vector>
