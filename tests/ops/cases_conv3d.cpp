@@ -3,6 +3,7 @@
 // from the definition; the backward ops also against central finite differences of conv3d run on
 // the same backend (gradient_check.h). Spatial sizes differ per axis (5, 4, 6) so that a swapped
 // axis shows, and at stride 2 with kernel 1 some input voxels feed no output (their dx is 0).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -172,7 +173,8 @@ Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const
 
 void add_conv3d_cases(std::vector<OpCase>& cases) {
   // A reduction long enough that OpenCL splits the weight gradient's k dimension (conv3d.cpp:
-  // slices of at least 512 rows, here with a remainder): 13^3 voxels per sample.
+  // slices of at least 512 rows, here with a remainder): 13^3 voxels per sample. dW starts as NaN,
+  // as a pooled buffer may: the first chunk overwrites it (CLBlast's GEMV once let 0 x NaN in).
   for (Layout3d layout : {Layout3d::ncdhw, Layout3d::ndhwc}) {
     Conv3dShape s = shape_of({layout, 3, 1, 1}, true);
     s.batch = 2, s.d = s.h = s.w = 13;
@@ -181,6 +183,8 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
     cases.push_back({Op::conv3d_backward_weights, name, {}, [=](Backend& be) {
                        const Inputs in(s, 1290);
                        Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+                       be.fill(dw, std::numeric_limits<float>::quiet_NaN());
+                       be.fill(db, std::numeric_limits<float>::quiet_NaN());
                        be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
                                                   up(be, in.dy, y_shape(in.s)), dw, &db);
                        DVec dw_ref, db_ref;

@@ -114,10 +114,7 @@ void OpenCLBackend::conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m
       std::min<int64_t>({64, k / 512, std::max<int64_t>(1, (int64_t{1} << 24) / outputs)});
   // Tensor-core precisions are not split: on the H100 the mma kernels' batch of slices (and the
   // slices one by one) ran DynUNet's tf32 step at 1.5-1.6 s against 1.05 s unsplit.
-  // GPUs only: on PoCL the split gave intermittent NaNs in DynUNet's ladder test (its op cases
-  // passed); unexplained, so the CPU device keeps the single GEMM it needs no split for.
-  const bool gpu = (runtime_->device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
-  if (slices < 2 || p != Precision::f32 || !gpu) {
+  if (slices < 2 || p != Precision::f32) {
     conv3d_gemm(p, ta, tb, m, n, k, a, a_off, lda, b, b_off, ldb, beta, c, 0, n);
     return;
   }
@@ -139,10 +136,14 @@ void OpenCLBackend::conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m
   if (rest > 0)  // the remainder in the last slot
     conv3d_gemm(p, ta, tb, m, n, rest, a, a_off + a_step * per * slices, lda, b,
                 b_off + b_step * per * slices, ldb, 0.0f, partial, slices * outputs, n);
+  // CLBlast's GEMV computes beta * y even for beta = 0 (its level-3 routines skip it), so NaN
+  // bits left in a pooled dW by an earlier user came through as NaN: the intermittent NaNs of
+  // DynUNet's ladder test on PoCL. A zeroed dW and beta 1 give the same sum in the same order.
+  if (beta == 0.0f) fill(c, 0.0f);
   events_.begin_span();
   status = clblast::Gemv<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, u(slots),
                                 u(outputs), 1.0f, device_buffer(partial)(), 0, u(outputs),
-                                device_buffer(ones)(), 0, 1, beta, device_buffer(c)(), 0, 1, &queue,
+                                device_buffer(ones)(), 0, 1, 1.0f, device_buffer(c)(), 0, 1, &queue,
                                 nullptr);
   events_.end_span("clblast_gemv_split_k_sum");
   check(status);
@@ -225,10 +226,9 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
     const float beta = first ? 0.0f : 1.0f;
     first = false;
     if (g.channels_last) {  // dW[out, K] (+)= dy[r0 .. r0 + rows, out]^T . cols[rows, K]
-      // Not split: on PoCL the split of this layout's product gave NaNs in DynUNet's ladder test
-      // while its op cases passed; unexplained, so the measured ncdhw path alone is split.
-      conv3d_gemm(s.precision, true, false, co, g.K, rows, dy, r0 * co, co, cols, 0, g.K, beta, dw,
-                  0, g.K);
+      // a slice of the rows is a row range of both
+      conv3d_gemm_split_k(s.precision, true, false, co, g.K, rows, dy, r0 * co, co, co, cols, 0,
+                          g.K, g.K, beta, dw);
     } else {  // dW[out, K] (+)= dy_n[out, v0 .. v0 + rows] . cols[K, rows]^T
       const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
       // a slice of the rows is a column range of both
