@@ -171,6 +171,45 @@ TEST_F(OpsOpenCL, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
   }
 }
 
+// Attention's products (items b-major over heads, q and k interleaved in [B, n, H*dh]): every
+// CLBlast routine STAGEBENCH_GEMM_BATCHED can force computes what one Gemm per item does, the
+// grouped one as one strided batch per head; a name a batch cannot take is refused.
+TEST_F(OpsOpenCL, EveryForcedBatchedRoutineComputesTheSameScores) {
+  const int64_t batch = 3, heads = 2, n = 5, dh = 4, ld = heads * dh;
+  const Tensor q = be->upload(random_vec(batch * n * ld, 63), {batch, n, ld});
+  const Tensor k = be->upload(random_vec(batch * n * ld, 64), {batch, n, ld});
+  GemmBatch g;
+  g.m = n, g.n = n, g.k = dh, g.lda = ld, g.ldb = ld, g.ldc = n, g.alpha = 0.5f;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      g.a_offsets.push_back(b * n * ld + h * dh);
+      g.b_offsets.push_back(b * n * ld + h * dh);
+      g.c_offsets.push_back((b * heads + h) * n * n);
+    }
+  auto scores = [&](const char* routine) {
+    setenv("STAGEBENCH_GEMM_BATCHED", routine, 1);
+    Tensor c = be->upload(Vec(batch * heads * n * n, std::nanf("")), {batch * heads, n, n});
+    be->gemm_batched(g, q, k, c);
+    unsetenv("STAGEBENCH_GEMM_BATCHED");
+    return be->download(c);
+  };
+  const Vec per_item = scores("per_item");
+  for (const char* routine : {"batched", "strided_groups"}) {
+    const Vec got = scores(routine);
+    DVec want(per_item.begin(), per_item.end());
+    EXPECT_EQ(compare({routine, got, want}), "") << routine;
+  }
+  for (const char* routine : {"strided_batched", "no_such_routine"}) {
+    try {
+      scores(routine);
+      ADD_FAILURE() << routine << " accepted";
+    } catch (const std::invalid_argument& e) {
+      unsetenv("STAGEBENCH_GEMM_BATCHED");
+      EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
+    }
+  }
+}
+
 // One product at f16 or tf32 on the tensor cores: every transpose combination, alpha, beta
 // accumulation and a C item inside a larger strided buffer; shapes off the 128 x 128 tiles.
 TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresPacksEveryLayout) {

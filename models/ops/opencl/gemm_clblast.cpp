@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,50 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
          ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
 }
 
+size_t OpenCLBackend::strided_groups(const GemmBatch& g) {
+  const size_t count = g.a_offsets.size();
+  for (size_t groups = 2; groups <= std::min<size_t>(64, count / 2); ++groups) {
+    bool even = true;
+    for (size_t r = 0; r < groups && even; ++r)
+      for (const auto* offsets : {&g.a_offsets, &g.b_offsets, &g.c_offsets}) {
+        std::vector<int64_t> cls;
+        for (size_t i = r; i < count; i += groups) cls.push_back((*offsets)[i]);
+        if (!evenly_strided(cls, nullptr)) {
+          even = false;
+          break;
+        }
+      }
+    if (even) return groups;
+  }
+  return 0;
+}
+
+std::optional<OpenCLBackend::BatchedKernel> OpenCLBackend::forced_batched_kernel(
+    const GemmBatch& g) {
+  const char* env = std::getenv("STAGEBENCH_GEMM_BATCHED");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  const std::string want = std::string("clblast_gemm_") + env;
+  for (const BatchedKernel k :
+       {BatchedKernel::clblast_batched, BatchedKernel::clblast_per_item,
+        BatchedKernel::clblast_strided, BatchedKernel::clblast_strided_groups}) {
+    if (want != batched_kernel_name(k)) continue;
+    const bool strided = evenly_strided(g.a_offsets, nullptr) &&
+                         evenly_strided(g.b_offsets, nullptr) &&
+                         evenly_strided(g.c_offsets, nullptr);
+    if (k == BatchedKernel::clblast_strided && !strided)
+      throw std::invalid_argument(
+          "STAGEBENCH_GEMM_BATCHED=strided_batched: these products' "
+          "offsets do not step evenly");
+    if (k == BatchedKernel::clblast_strided_groups && strided_groups(g) == 0)
+      throw std::invalid_argument(
+          "STAGEBENCH_GEMM_BATCHED=strided_groups: these products' "
+          "offsets form no strided classes");
+    return k;
+  }
+  throw std::invalid_argument(std::string("STAGEBENCH_GEMM_BATCHED=") + env +
+                              ": unknown (batched, per_item, strided_batched, strided_groups)");
+}
+
 const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
   switch (k) {
     case BatchedKernel::clblast_batched:
@@ -56,6 +102,8 @@ const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
       return "clblast_gemm_per_item";
     case BatchedKernel::clblast_strided:
       return "clblast_gemm_strided_batched";
+    case BatchedKernel::clblast_strided_groups:
+      return "clblast_gemm_strided_groups";
   }
   return "?";
 }
@@ -80,6 +128,27 @@ void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, c
       check(status, "Gemm");
     }
     events_.end_span("clblast_gemm_per_item");
+    return;
+  }
+  if (kernel == BatchedKernel::clblast_strided_groups) {
+    const size_t groups = strided_groups(g);
+    if (groups == 0) throw std::logic_error("gemm_batched: no strided classes for these offsets");
+    events_.begin_span();
+    for (size_t r = 0; r < groups; ++r) {
+      const size_t items = (count - r + groups - 1) / groups;
+      auto step = [&](const std::vector<int64_t>& o) {
+        return items > 1 ? static_cast<size_t>(o[r + groups] - o[r]) : size_t{0};
+      };
+      const auto status = clblast::GemmStridedBatched<float>(
+          clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), m, n, k, g.alpha,
+          device_buffer(a)(), static_cast<size_t>(g.a_offsets[r]), lda, step(g.a_offsets),
+          device_buffer(b)(), static_cast<size_t>(g.b_offsets[r]), ldb, step(g.b_offsets), g.beta,
+          device_buffer(c)(), static_cast<size_t>(g.c_offsets[r]), ldc, step(g.c_offsets), items,
+          &queue, nullptr);
+      if (status != clblast::StatusCode::kSuccess) events_.end_span("clblast_gemm_strided_groups");
+      check(status, "GemmStridedBatched");
+    }
+    events_.end_span("clblast_gemm_strided_groups");
     return;
   }
   if (kernel == BatchedKernel::clblast_strided) {
@@ -119,6 +188,8 @@ OpenCLBackend::BatchedKernel OpenCLBackend::tune_gemm_batched(const GemmBatch& g
   if (evenly_strided(g.a_offsets, nullptr) && evenly_strided(g.b_offsets, nullptr) &&
       evenly_strided(g.c_offsets, nullptr))
     candidates.push_back(BatchedKernel::clblast_strided);
+  else if (strided_groups(g) > 0)
+    candidates.push_back(BatchedKernel::clblast_strided_groups);
   // The candidates write a scratch copy of C, restored before every run when beta reads it.
   cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty(c.shape(), DType::f32);
@@ -171,6 +242,7 @@ void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const T
     throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
                                 " products need the NVIDIA tensor-core kernels, which " +
                                 device_name_ + " does not take (f32 only here)");
+  if (const auto forced = forced_batched_kernel(g)) return gemm_batched_f32(*forced, g, a, b, c);
   // Untuned: one product is CLBlast's Gemm, as a framework calls it for one matrix product
   // (GemmBatched over a single item measured about 2x slower on an H100); several are one
   // GemmBatched call.

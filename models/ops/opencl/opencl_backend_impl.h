@@ -196,12 +196,25 @@ class OpenCLBackend : public Backend {
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
   // path), one Gemm per item, and GemmStridedBatched where the offsets step evenly (>= 0). The
   // tiled kernel (gemm_tiled.cl) is no candidate: it reads f16/int8 weights only, at ld = K.
-  enum class BatchedKernel : uint8_t { clblast_batched, clblast_per_item, clblast_strided };
+  enum class BatchedKernel : uint8_t {
+    clblast_batched,
+    clblast_per_item,
+    clblast_strided,
+    clblast_strided_groups  // one strided batch per residue class (strided_groups())
+  };
   // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
   // several items at those precisions are computed in fp32.
   bool gemm_batched_on_mma(const GemmBatch& g) const;
   void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   static const char* batched_kernel_name(BatchedKernel k);
+  // The fewest interleaved classes (items r, r + g, r + 2g, ...) in which every operand's offsets
+  // step evenly, so that each class is one strided batch: attention's items (b, head) in b-major
+  // order step evenly within a head. 0 when no g up to 64 does it.
+  static size_t strided_groups(const GemmBatch& g);
+  // STAGEBENCH_GEMM_BATCHED=batched|per_item|strided_batched|strided_groups forces one CLBlast
+  // routine for every fp32 batch, to compare them on a model (docs/method.md); unset: nullopt.
+  // Throws std::invalid_argument for an unknown name or one these offsets cannot take.
+  static std::optional<BatchedKernel> forced_batched_kernel(const GemmBatch& g);
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a, const Tensor& b,
                         Tensor& c);
   // Times every candidate that can express g on a scratch copy of C (c itself is not written)
