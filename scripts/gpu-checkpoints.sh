@@ -6,8 +6,9 @@
 #     at 16,384 bp: weights from the reference script, and from enformer-pytorch itself (its
 #     save_pretrained folder, config.json included) where that package is installed;
 #   - a Hugging Face BertModel of 3 layers, hidden 96, 3 heads, vocabulary 500, saved with
-#     save_pretrained (model.safetensors + config.json), at 77 tokens with a padded cell, compared
-#     with transformers' own BertModel by geneformer_torch.py.
+#     save_pretrained (model.safetensors + config.json), with ReLU and with HF's default GELU, at
+#     77 tokens with a padded cell, compared with transformers' own BertModel by
+#     geneformer_torch.py.
 # Everything lands in $1 (default: $OUT).
 set -uo pipefail
 out="${1:-${OUT:?}}"
@@ -74,10 +75,20 @@ ids[1, 50:] = 0
 n.save("/tmp/bert_ids.npy", ids)
 print("saved a BertModel (3 layers, hidden 96, 3 heads, vocabulary 500) to /tmp/bert96")
 EOF
-for backend in opencl cpu; do
-  echo "== BERT 3 x 96 / 3 heads / vocabulary 500, 77 tokens: stagebench $backend vs transformers" | tee -a "$log"
-  bash "$sb" infer geneformer --backend "$backend" --weights /tmp/bert96 --input /tmp/bert_ids.npy \
-    --output "/tmp/bert_$backend.safetensors" 2>&1 | tee -a "$log"
-  python3 "$ref/geneformer_torch.py" --weights /tmp/bert96 --ids /tmp/bert_ids.npy \
-    --check "/tmp/bert_$backend.safetensors" 2>&1 | tee -a "$log"
+# The same shapes with Hugging Face's default activation (hidden_act "gelu", exact).
+python3 - <<'EOF' 2>&1 | tee -a "$log"
+from transformers import BertConfig, BertModel
+cfg = BertConfig(vocab_size=500, hidden_size=96, num_hidden_layers=3, num_attention_heads=3,
+                 intermediate_size=192, max_position_embeddings=128)
+BertModel(cfg, add_pooling_layer=False).save_pretrained("/tmp/bert96gelu")
+print("saved a BertModel with hidden_act", cfg.hidden_act, "to /tmp/bert96gelu")
+EOF
+for model in bert96 bert96gelu; do
+  for backend in opencl cpu; do
+    echo "== $model: 3 x 96 / 3 heads / vocabulary 500, 77 tokens: stagebench $backend vs transformers" | tee -a "$log"
+    bash "$sb" infer geneformer --backend "$backend" --weights "/tmp/$model" --input /tmp/bert_ids.npy \
+      --output "/tmp/${model}_$backend.safetensors" 2>&1 | tee -a "$log"
+    python3 "$ref/geneformer_torch.py" --weights "/tmp/$model" --ids /tmp/bert_ids.npy \
+      --check "/tmp/${model}_$backend.safetensors" 2>&1 | tee -a "$log"
+  done
 done

@@ -82,7 +82,8 @@ def bert(p, c, ids, mask, fused):
         a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,),
                          p[pre + "attention.output.LayerNorm.weight"],
                          p[pre + "attention.output.LayerNorm.bias"], c.get("eps", 1e-12))
-        x = F.layer_norm(lin(F.relu(lin(a, "intermediate.dense")), "output.dense") + a, (d,),
+        act = F.gelu if c.get("act") == "gelu" else F.relu  # HF "gelu" is the exact (erf) GELU
+        x = F.layer_norm(lin(act(lin(a, "intermediate.dense")), "output.dense") + a, (d,),
                          p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"], c.get("eps", 1e-12))
         states.append(x)
     return states
@@ -99,7 +100,7 @@ def hf_states(p, c, ids, mask):
     except ImportError:
         return None
     cfg = BertConfig(vocab_size=c["vocab"], hidden_size=c["hidden"], num_hidden_layers=c["layers"],
-                     num_attention_heads=c["heads"], intermediate_size=c["inter"], hidden_act="relu",
+                     num_attention_heads=c["heads"], intermediate_size=c["inter"], hidden_act=c.get("act", "relu"),
                      max_position_embeddings=c["positions"], layer_norm_eps=c.get("eps", 1e-12),
                      attn_implementation="eager")
     model = BertModel(cfg, add_pooling_layer=False).eval()
@@ -136,6 +137,7 @@ def checkpoint_config(p, weights, heads=None, eps=None):
         j = json.load(open(cfg))
         c["heads"] = j.get("num_attention_heads", c["heads"])
         c["eps"] = j.get("layer_norm_eps", c["eps"])
+        c["act"] = j.get("hidden_act", "relu")
     c["heads"] = heads or c["heads"]
     c["eps"] = eps or c["eps"]
     print("configuration:", c)
