@@ -28,17 +28,21 @@ ThroughputRecord throughput_record(const WorkCounts& counts, double median_s,
   if (counts.flops > 0) t.gflops = counts.flops / median_s / 1e9;
   if (counts.bytes > 0) t.gbytes_per_s = counts.bytes / median_s / 1e9;
   if (ceilings) {
-    double floor_s = 0;
-    // The stage's own precision's ceiling when one was given, else fp32's (a given fp32
-    // ceiling wins over the one measured here).
+    // The stage's own precision's ceiling: given (--ceiling), or for fp32 the one measured
+    // here (a given fp32 ceiling wins). A stage at a precision without one has no fraction:
+    // held against fp32's, tensor-core stages read 195% "of peak" on an H100.
     auto given = [&](const std::string& p) {
       const auto it = ceilings->gemm_gflops.find(p);
       return it != ceilings->gemm_gflops.end() && it->second > 0 ? it->second : 0.0;
     };
-    std::string precision = given(counts.precision) > 0 ? counts.precision : "fp32";
-    double peak = given(precision) > 0 ? given(precision) : ceilings->peak_gflops;
+    const std::string precision = counts.precision.empty() ? "fp32" : counts.precision;
+    const double peak = given(precision) > 0  ? given(precision)
+                        : precision == "fp32" ? ceilings->peak_gflops
+                                              : 0.0;
+    if (counts.flops > 0 && !(peak > 0) && precision != "fp32") return t;
+    double floor_s = 0;
     if (counts.flops > 0 && peak > 0) {
-      floor_s = std::max(floor_s, counts.flops / (peak * 1e9));
+      floor_s = counts.flops / (peak * 1e9);
       t.ceiling_precision = precision;
     }
     if (counts.bytes > 0 && ceilings->peak_gbytes_per_s > 0) {

@@ -33,10 +33,12 @@ TEST(StageReport, TensorCoreStagesUseTheirPrecisionsCeiling) {
   const auto t = throughput_record(c, 1, ceilings);
   EXPECT_DOUBLE_EQ(t.roofline_frac.value(), 0.1);  // 4 GFLOP at 40 GFLOP/s
   EXPECT_EQ(t.ceiling_precision, "tf32");
-  c.precision = "int8";  // no ceiling given for it: held against fp32's
+  c.precision = "int8";  // no ceiling for it: no fraction rather than one against fp32's
   const auto u = throughput_record(c, 1, ceilings);
-  EXPECT_DOUBLE_EQ(u.roofline_frac.value(), 0.4);
-  EXPECT_EQ(u.ceiling_precision, "fp32");
+  EXPECT_TRUE(!u.roofline_frac);
+  EXPECT_TRUE(!u.ceiling_precision);
+  EXPECT_DOUBLE_EQ(u.gflops.value(), 4);
+  c.precision = "fp32";
   const DeviceCeilings given_fp32{10, 0, {{"fp32", 20}}};  // a given fp32 ceiling wins
   EXPECT_DOUBLE_EQ(throughput_record(c, 1, given_fp32).roofline_frac.value(), 0.2);
 }
