@@ -14,6 +14,7 @@
 #include "models/io/npy.h"
 #include "models/io/safetensors.h"
 #include "models/registry.h"
+#include "tests/common/stages_match.h"
 #include "tests/common/temp_dir.h"
 
 namespace sb::geneformer {
@@ -151,18 +152,8 @@ TEST_P(GeneformerCheckpointBackends, EveryStageAndInferAt77Tokens) {
   o.perturbed_genes = 4;
   GeneformerWorkload w(o, std::move(backend));
   EXPECT_EQ(w.config().head_dim(), 32);
-  w.prepare(kEager);
-  w.run(kEager);
-  const std::vector<float> reference = w.output(kEager);
-  ASSERT_EQ(reference.size(), static_cast<size_t>(w.config().batch * 96));
-  for (size_t s = 1; s < kStageCount; ++s) {
-    if (!w.skip_reason(s).empty()) continue;
-    w.prepare(s);
-    w.run(s);
-    const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
-    EXPECT_TRUE(r.pass) << GetParam() << " " << ladder()[s].id << ": " << r.cosine << r.reason;
-    w.release(s);
-  }
+  EXPECT_GE(sb::testing::expect_stages_match_baseline(w, kEager, GetParam()), 2);
+  EXPECT_EQ(w.output(kEager).size(), static_cast<size_t>(w.config().batch * 96));
 
   // infer at 77 tokens (padding in the second cell) with a config.json for heads
   write_text(dir.path() / "config.json", R"({"num_attention_heads": 3})");
@@ -248,19 +239,13 @@ TEST_P(GeneformerCheckpointBackends, GeluBertRunsEveryStage) {
       return std::vector<float>{};
     }
     GeneformerWorkload w(o, std::move(backend));
+    if (act == "gelu") {
+      EXPECT_GE(sb::testing::expect_stages_match_baseline(w, kEager, GetParam() + " gelu"), 2);
+      return w.output(kEager);
+    }
     w.prepare(kEager);
     w.run(kEager);
-    std::vector<float> reference = w.output(kEager);
-    for (size_t s = 1; act == "gelu" && s < kStageCount; ++s) {
-      if (!w.skip_reason(s).empty()) continue;
-      w.prepare(s);
-      w.run(s);
-      const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
-      EXPECT_TRUE(r.pass) << GetParam() << " gelu " << ladder()[s].id << ": " << r.cosine
-                          << r.reason;
-      w.release(s);
-    }
-    return reference;
+    return w.output(kEager);
   };
   const std::vector<float> gelu = eager("gelu"), relu = eager("relu");
   if (gelu.empty()) GTEST_SKIP() << GetParam() << " backend unavailable";

@@ -1,0 +1,35 @@
+#pragma once
+// Every stage of an inference workload that applies, run and checked against one stage's output
+// with the later stage's own tolerance: the ladder tests' core, for models of any configuration.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/correctness.h"
+#include "harness/workload.h"
+
+namespace sb::testing {
+
+// Runs `baseline`, then every later stage without a skip reason (released after its check).
+// Returns how many stages were checked besides the baseline.
+inline int expect_stages_match_baseline(Workload& w, size_t baseline, const std::string& label) {
+  w.prepare(baseline);
+  w.run(baseline);
+  const std::vector<float> reference = w.output(baseline);
+  EXPECT_FALSE(reference.empty()) << label << ": the baseline wrote nothing";
+  int checked = 0;
+  for (size_t s = baseline + 1; s < w.stages().size(); ++s) {
+    if (!w.skip_reason(s).empty()) continue;
+    w.prepare(s);
+    w.run(s);
+    const auto r = compare(w.output(s), reference, w.stages()[s].tolerance);
+    EXPECT_TRUE(r.pass) << label << " " << w.stages()[s].id << ": cosine " << r.cosine << " "
+                        << r.reason;
+    w.release(s);
+    ++checked;
+  }
+  return checked;
+}
+
+}  // namespace sb::testing
