@@ -5,16 +5,15 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "schema/document.h"
+#include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 #include "tests/reports/fixture.h"
 
@@ -22,26 +21,14 @@ namespace {
 
 using sb::testing::TempDir;
 
-struct Result {
-  int status = -1;  // exit status; -1 when killed by a signal
-  std::string output;
-};
+using Result = sb::testing::CommandResult;
 
 // Runs the binary under `timeout`, so that a regression to blocking fails (exit 124) instead of
 // hanging the suite.
 // `shell_prefix` runs first in the same shell (a ulimit).
 Result run(const std::string& args, const std::string& shell_prefix = "") {
   setenv("OMP_NUM_THREADS", "1", 1);
-  Result r;
-  const std::string cmd =
-      shell_prefix + "timeout 120 " + std::string(STAGEBENCH_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return sb::testing::run_stagebench(args, shell_prefix + "timeout 120 ");
 }
 
 void expect_bad_input(const std::string& args, const std::string& needle) {
