@@ -11,6 +11,9 @@
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/workload.h"
+#include "models/gemm/config.h"
+#include "models/gemm/ladder.h"
+#include "models/gemm/workload.h"
 #include "models/geneformer/cell_file.h"
 #include "models/geneformer/config.h"
 #include "models/geneformer/ladder.h"
@@ -21,6 +24,14 @@
 #endif
 
 namespace sb {
+
+std::string gemm_refused_options(const WorkloadRequest& r) {
+  if (!r.weights.empty() || !r.input.empty())
+    return "gemm: --weights, --input and --data do not apply (it multiplies seeded random "
+           "matrices of the size's M = N = K)";
+  if (r.batch > 1) return "gemm: --batch does not apply (the size fixes M = N = K; choose --size)";
+  return {};
+}
 
 const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> models{
@@ -89,6 +100,18 @@ const std::vector<ModelEntry>& model_registry() {
          return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
        },
        "train"},
+      {"gemm",
+       "GEMM kernel benchmark, y = x . W^T at M = N = K, per precision against the device's "
+       "ceilings (no document claim)",
+       gemm::sizes(), []() -> const std::vector<StageSpec>& { return gemm::ladder(); },
+       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         if (const std::string bad = gemm_refused_options(r); !bad.empty())
+           throw std::invalid_argument(bad);
+         gemm::WorkloadOptions o;
+         o.size = r.size;
+         o.seed = r.seed;
+         return std::make_unique<gemm::GemmWorkload>(o, std::move(backend));
+       }},
   };
   return models;
 }

@@ -40,6 +40,10 @@ struct ModelEntry {
 };
 
 const std::vector<ModelEntry>& model_registry();
+// Why the gemm benchmark refuses a request's options (--weights, --input/--data, a batch above
+// 1), "" when it takes them: checked by run and sweep before anything is measured, and by the
+// registry's factory.
+std::string gemm_refused_options(const WorkloadRequest& r);
 const ModelEntry& find_model(const std::string& name);  // throws, listing the known models
 // Throws std::invalid_argument "<model>: unknown size 'x' (sizes: ...)".
 void check_size(const ModelEntry& m, const std::string& size);

@@ -42,6 +42,9 @@ int execute(RunArgs& a) {
     throw std::invalid_argument("--heads and --eps apply to geneformer only");
   if (job.model != "enformer" && (job.request.length != 0 || job.request.target != 0))
     throw std::invalid_argument("--length and --target apply to enformer only");
+  if (job.model == "gemm")
+    if (const std::string bad = gemm_refused_options(job.request); !bad.empty())
+      throw std::invalid_argument(bad);
   resolve_stages(model, job.stages);
   const std::vector<std::string> backends = resolve_backends(job.request.backend);
   const bool explicit_backend = job.request.backend != "all";

@@ -81,6 +81,13 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
       throw std::invalid_argument(j.origin + ": heads and eps apply to geneformer only");
     if (j.model != "enformer" && (j.length != 0 || j.target != 0))
       throw std::invalid_argument(j.origin + ": length and target apply to enformer only");
+    if (j.model == "gemm") {
+      WorkloadRequest r;
+      r.weights = j.weights;
+      r.batch = j.batch;
+      if (const std::string bad = gemm_refused_options(r); !bad.empty())
+        throw std::invalid_argument(j.origin + ": " + bad);
+    }
     in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
   }
 }

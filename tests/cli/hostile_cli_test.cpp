@@ -136,6 +136,17 @@ TEST(HostileCli, InconsistentModelConfigurationsAreRefusedByName) {
                                "length": 0}]})");
   expect_bad_input("sweep " + zero.string() + " -o " + (dir.path() / "o.json").string(),
                    "entries[0].length: must be >= 1");
+  // The GEMM benchmark multiplies seeded matrices of the size's shape: nothing else to read.
+  expect_bad_input("run gemm --size tiny --input " + zero.string(),
+                   "gemm: --weights, --input and --data do not apply");
+  expect_bad_input("run gemm --size tiny --weights " + zero.string(),
+                   "gemm: --weights, --input and --data do not apply");
+  expect_bad_input("run gemm --size tiny --batch 8", "gemm: --batch does not apply");
+  const auto gemm = dir.write(
+      "g.json", R"({"entries": [{"models": ["gemm"], "sizes": ["tiny"], "backends": ["cpu"],
+                               "weights": "w.safetensors"}]})");
+  expect_bad_input("sweep " + gemm.string() + " -o " + (dir.path() / "o.json").string(),
+                   "entries[0]: gemm: --weights");
 }
 
 // "std::bad_alloc" alone said nothing; the message names what was too large. The address space

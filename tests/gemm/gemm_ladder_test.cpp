@@ -1,0 +1,123 @@
+// The GEMM benchmark at tiny on every backend built here: every stage the backend can do matches
+// the fp32 stage within its docs/method.md tolerance, and fp32 matches a double-precision
+// product; a skipped stage says why; the counts are a square GEMM's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/correctness.h"
+#include "models/gemm/counts.h"
+#include "models/gemm/workload.h"
+#include "models/registry.h"
+
+namespace sb::gemm {
+namespace {
+
+class GemmLadder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GemmLadder, EveryStageMatchesFp32) {
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(GetParam(), "");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+  }
+  WorkloadOptions o;
+  o.size = "tiny";
+  o.seed = 7;
+  GemmWorkload w(o, std::move(backend));
+  const int64_t d = 256;
+  ASSERT_EQ(w.config().m, d);
+  ASSERT_EQ(w.config().n, d);
+  ASSERT_EQ(w.config().k, d);
+  EXPECT_EQ(w.params()["m"], d);
+  EXPECT_EQ(w.params()["k"], d);
+
+  ASSERT_TRUE(w.skip_reason(kFp32).empty()) << "fp32 runs everywhere";
+  w.prepare(kFp32);
+  w.run(kFp32);
+  const std::vector<float> reference = w.output(kFp32);
+  ASSERT_EQ(reference.size(), static_cast<size_t>(d * d));
+
+  // Stage 0 against the product in double, a few rows of it.
+  const std::vector<float> x = random_matrix(d, d, o.seed + 1), wt = random_matrix(d, d, o.seed);
+  for (int64_t i : {int64_t{0}, d / 2, d - 1})
+    for (int64_t j = 0; j < d; j += 17) {
+      double s = 0;
+      for (int64_t k = 0; k < d; ++k) s += double(x[i * d + k]) * double(wt[j * d + k]);
+      ASSERT_NEAR(reference[i * d + j], s, 1e-4 * (1 + std::abs(s))) << i << "," << j;
+    }
+
+  int checked = 0;
+  for (size_t s = 0; s < kStageCount; ++s) {
+    const StageSpec& spec = ladder()[s];
+    const WorkCounts c = w.counts(s);
+    EXPECT_DOUBLE_EQ(c.flops, 2.0 * d * d * d) << spec.id;
+    EXPECT_DOUBLE_EQ(c.bytes, element_bytes(switches_for(s).precision) * 2 * d * d + 4.0 * d * d)
+        << spec.id;
+    EXPECT_EQ(c.items, 1);
+    EXPECT_EQ(c.item_name, "gemms");
+    EXPECT_EQ(c.precision, spec.id);  // the stages are named as the precisions are reported
+    if (s == kFp32) continue;
+    const std::string skip = w.skip_reason(s);
+    if (!skip.empty()) {
+      EXPECT_GT(skip.size(), 10u) << spec.id << ": a skip needs a reason";
+      continue;
+    }
+    w.prepare(s);
+    w.run(s);
+    const auto r = compare(w.output(s), reference, spec.tolerance);
+    EXPECT_TRUE(r.pass) << GetParam() << " stage " << spec.id << ": cosine " << r.cosine << " "
+                        << r.reason;
+    w.release(s);
+    EXPECT_TRUE(w.output(s).empty()) << spec.id << ": released";
+    ++checked;
+  }
+  // OpenCL has fp16 and int8 kernels on every device; the CPU's reduced precisions depend on it.
+  if (GetParam() == "opencl") {
+    EXPECT_GE(checked, 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GemmLadder, ::testing::ValuesIn(backend_names()));
+
+TEST(GemmLadderSpec, StagesClaimsAndTolerances) {
+  ASSERT_EQ(ladder().size(), kStageCount);
+  EXPECT_EQ(stage_index("fp16"), kFp16);
+  EXPECT_EQ(stage_index("3"), kInt8);
+  EXPECT_THROW(stage_index("bf8"), std::invalid_argument);
+  for (const auto& s : ladder()) {
+    EXPECT_EQ(s.claim.source, "none") << s.id;
+    EXPECT_FALSE(s.claim.speedup) << s.id;
+    EXPECT_TRUE(s.baseline.empty()) << s.id << ": checked against stage 0";
+    EXPECT_EQ(s.tolerance.basis, s.id);
+  }
+  EXPECT_EQ(ladder()[kFp32].tolerance.min_cosine, 0.99999);
+  EXPECT_EQ(ladder()[kTf32].tolerance.min_cosine, 0.9999);
+  EXPECT_EQ(ladder()[kFp16].tolerance.min_cosine, 0.999);
+  EXPECT_EQ(ladder()[kInt8].tolerance.min_cosine, 0.99);
+  EXPECT_EQ(switches_for(kTf32).precision, Precision::tf32);
+  EXPECT_THROW(config_for("huge"), std::invalid_argument);
+  EXPECT_EQ(config_for("full").k, 8192);
+  EXPECT_EQ(config_for("small").m, 4096);
+}
+
+TEST(GemmLadderSpec, RefusesOptionsThatDoNotApply) {
+  WorkloadRequest r;
+  r.size = "tiny";
+  EXPECT_TRUE(gemm_refused_options(r).empty());
+  r.batch = 1;
+  EXPECT_TRUE(gemm_refused_options(r).empty());
+  r.weights = "w.safetensors";
+  EXPECT_NE(gemm_refused_options(r).find("--weights"), std::string::npos);
+  r.weights.clear();
+  r.input = "x.npy";
+  EXPECT_NE(gemm_refused_options(r).find("--input"), std::string::npos);
+  r.input.clear();
+  r.batch = 4;
+  EXPECT_NE(gemm_refused_options(r).find("--batch"), std::string::npos);
+  EXPECT_THROW(find_model("gemm").make(r, make_backend("cpu", "")), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sb::gemm
