@@ -1,5 +1,7 @@
 #include "models/ops/opencl/cl_runtime.h"
 
+#include <cstdlib>
+#include <iostream>
 #include <stdexcept>
 
 namespace sb {
@@ -15,6 +17,13 @@ std::string build_log(const cl::Program& program, const cl::Device& device) {
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// STAGEBENCH_CL_BUILD_LOG=1: every program's build log on stderr, with ptxas's register and
+// spill counts on NVIDIA (-cl-nv-verbose), to see what a kernel costs before timing it.
+bool build_log_wanted() {
+  const char* env = std::getenv("STAGEBENCH_CL_BUILD_LOG");
+  return env && *env && std::string(env) != "0";
 }
 
 }  // namespace
@@ -39,8 +48,13 @@ const cl::Program& ClRuntime::program(const std::string& key, const std::string&
   const std::string cache_key = key + '\n' + options;
   if (auto it = programs_.find(cache_key); it != programs_.end()) return it->second;
   cl::Program program(context_, source);
+  const bool verbose = build_log_wanted();
+  const std::string used = verbose && is_nvidia_ ? options + " -cl-nv-verbose" : options;
   try {
-    program.build({device_}, options.c_str());
+    program.build({device_}, used.c_str());
+    if (verbose)
+      std::cerr << "stagebench: build log of OpenCL program '" << key << "' (" << used << "):\n"
+                << build_log(program, device_) << '\n';
   } catch (const cl::Error& e) {
     throw std::runtime_error("OpenCL program '" + key + "' failed to build on " + device_name() +
                              " (" + e.what() + ", options '" + options + "'):\n" +

@@ -1,7 +1,12 @@
 // The NVIDIA tensor-core path: tf32 and f16 GEMMs through inline PTX mma.sync
 // (kernels/gemm_mma_nvidia.cl), chosen when a compile probe shows the device takes it.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
@@ -48,6 +53,28 @@ std::string mma_variant(const MmaVariant& v) {
          "#undef STORE_W\n#undef WARP_TILE\n#undef ACC_T\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
 
+// Must match PIPE_BM in kernels/gemm_f16_pipelined.cl; a variant has 2 x bn / 64 warps.
+constexpr int64_t kPipeTileM = 128;
+size_t pipe_threads(int bn) {
+  return static_cast<size_t>(2 * bn / 64 * 32);
+}
+
+std::string pipe_variant(const char* name, int bn) {
+  return std::string("#define PIPE_NAME ") + name + "\n#define PIPE_BN " + std::to_string(bn) +
+         "\n#define PIPE_THREADS " + std::to_string(pipe_threads(bn)) + "\n" +
+         std::string(embedded_cl_source("gemm_f16_pipe_body.cl")) +
+         "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n";
+}
+
+// STAGEBENCH_MMA_F16 as a forced tile width (128, 256), 0 when the measured choice stands.
+int forced_pipe_width() {
+  const char* env = std::getenv("STAGEBENCH_MMA_F16");
+  if (!env) return 0;
+  if (std::strcmp(env, "tile256") == 0) return 256;
+  if (std::strcmp(env, "tile128") == 0) return 128;
+  return 0;
+}
+
 std::string mma_source() {
   return std::string(embedded_cl_source("common.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
@@ -59,11 +86,30 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
+         std::string(embedded_cl_source("gemm_f16_pipelined.cl")) + "\n" +
+         pipe_variant("gemm_f16_pipe_256", 256) + pipe_variant("gemm_f16_pipe_128", 128) +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pack.cl"));
 }
 
 }  // namespace
+
+// The f16 GEMM's kernel: the cp.async pipeline (gemm_f16_pipelined.cl) wherever rows are
+// 16-byte aligned (K a multiple of 8), else the register-staged one. STAGEBENCH_MMA_F16 forces
+// one, to measure them against each other in one session: register, tile256 or tile128
+// (pipelined, or unset: the pipeline with the tile measured fastest for the shape).
+bool f16_gemm_pipelined(int64_t k) {
+  const char* env = std::getenv("STAGEBENCH_MMA_F16");
+  if (env && *env) {
+    for (const char* known : {"pipelined", "tile256", "tile128"})
+      if (std::strcmp(env, known) == 0) return k % 8 == 0;
+    if (std::strcmp(env, "register") != 0)
+      throw std::invalid_argument(std::string("STAGEBENCH_MMA_F16=") + env +
+                                  ": expected pipelined, tile256, tile128 or register");
+    return false;
+  }
+  return k % 8 == 0;
+}
 
 bool OpenCLBackend::has_mma() const {
   if (!mma_probe_)
@@ -95,12 +141,73 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
   require(w.data.dtype() == (tf32 ? DType::f32 : DType::f16), "linear",
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
               precision_name(w.precision));
+  if (!tf32 && f16_gemm_pipelined(w.k)) {
+    // cp.async copies bytes: x becomes half in global memory first (6 bytes an element moved,
+    // against 2 K N / (128 x 256 tile) flops per element in the GEMM).
+    Tensor xh = do_empty({m, w.k}, DType::f16);
+    to_half(x, xh, m * w.k);
+    gemm_f16_pipelined(xh, w.data, y, ep, m, w.n, w.k);
+    return;
+  }
   // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
   launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(kThreads, 1), x, w.data,
              ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0,
              m, w.n, w.k, y);
+}
+
+void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
+  constexpr size_t kItems = 256;
+  const size_t items = static_cast<size_t>((count + 3) / 4);
+  launch_mma("f32_to_f16", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xh, count);
+}
+
+void OpenCLBackend::launch_f16_pipe(int bn, const Tensor& xh, const Tensor& wh, Tensor& y,
+                                    const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
+  const size_t threads = pipe_threads(bn);
+  const cl::NDRange global(round_up(n, bn) / bn * threads, round_up(m, kPipeTileM) / kPipeTileM);
+  launch_mma(bn == 256 ? "gemm_f16_pipe_256" : "gemm_f16_pipe_128", global, cl::NDRange(threads, 1),
+             xh, wh, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+             ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
+             to_cl_int(k, "linear k"), y);
+}
+
+// The tile width for a shape: the first call times both on a scratch output (the product alone,
+// without the epilogue, which costs the same in both) and keeps the faster, as cuBLAS's
+// heuristics pick a kernel per shape; autotune_choices() reports it.
+int OpenCLBackend::f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m, int64_t n,
+                                  int64_t k) {
+  if (const int forced = forced_pipe_width()) return forced;
+  const std::string key =
+      "linear f16 " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  if (auto it = pipe_widths_.find(key); it != pipe_widths_.end()) return it->second;
+  constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
+  cl::CommandQueue& queue = runtime_->queue();
+  Tensor scratch = do_empty({m, n}, DType::f32);
+  int best = 256;
+  double best_seconds = std::numeric_limits<double>::infinity();
+  for (const int bn : {256, 128}) {
+    std::vector<double> seconds;
+    for (int run = 0; run <= kTimedRuns; ++run) {
+      queue.finish();
+      const auto t0 = std::chrono::steady_clock::now();
+      launch_f16_pipe(bn, xh, wh, scratch, Epilogue{}, m, n, k);
+      queue.finish();
+      if (run > 0)
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    if (seconds[kTimedRuns / 2] < best_seconds) best_seconds = seconds[kTimedRuns / 2], best = bn;
+  }
+  queue.finish();  // the scratch buffer goes back to the pool only once nothing uses it
+  return pipe_widths_.emplace(key, best).first->second;
+}
+
+void OpenCLBackend::gemm_f16_pipelined(const Tensor& xh, const Tensor& wh, Tensor& y,
+                                       const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
+  launch_f16_pipe(f16_pipe_width(xh, wh, m, n, k), xh, wh, y, ep, m, n, k);
 }
 
 void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,

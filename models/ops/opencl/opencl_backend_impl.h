@@ -26,6 +26,10 @@
 
 namespace sb {
 
+// Whether the f16 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
+// STAGEBENCH_MMA_F16 knob).
+bool f16_gemm_pipelined(int64_t k);
+
 class OpenCLBackend : public Backend {
  public:
   explicit OpenCLBackend(cl::Device device);
@@ -191,6 +195,13 @@ class OpenCLBackend : public Backend {
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  // The f16 GEMM on the cp.async pipeline: xh [m, k] and wh [n, k] half, k a multiple of 8.
+  void gemm_f16_pipelined(const Tensor& xh, const Tensor& wh, Tensor& y, const Epilogue& ep,
+                          int64_t m, int64_t n, int64_t k);
+  void launch_f16_pipe(int bn, const Tensor& xh, const Tensor& wh, Tensor& y, const Epilogue& ep,
+                       int64_t m, int64_t n, int64_t k);
+  int f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m, int64_t n, int64_t k);
+  void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
@@ -261,7 +272,8 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
-  FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
+  std::map<std::string, int> pipe_widths_;    // the f16 pipeline's measured tile width per shape
+  FaultPlan faults_ = FaultPlan::from_env();  // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
 };
 

@@ -1,0 +1,164 @@
+// The f16 tensor-core GEMM on a multistage cp.async pipeline: y[M, N] = epi(x[M, K] . W[N, K]^T)
+// with x and W half in global memory, f32 accumulation, the fp32 epilogue of gemm_mma_body.cl.
+// Included after gemm_mma_nvidia.cl (mma_f16); NVIDIA only (inline PTX).
+//
+// Written by hand because no library reaches NVIDIA's tensor cores from OpenCL: CLBlast's half
+// routines need cl_khr_fp16, which NVIDIA's OpenCL lacks, and cuBLAS is CUDA. The structure is
+// the one CUTLASS's multistage sm80 GEMM uses, restricted to what inline PTX in OpenCL accepts
+// (no wgmma, no TMA on this compiler):
+// - a ring of PIPE_STAGES K tiles in local memory filled by cp.async (16-byte copies straight
+//   from global, no registers, zero-filled past M, N and K), one barrier per K tile;
+// - each tile row is 64 halves = 8 chunks of 16 bytes, chunk c stored at c ^ (row & 7): the
+//   eight rows one ldmatrix phase reads land in eight different bank groups, and the eight
+//   items that copy one row write eight different ones, without padding;
+// - fragments by ldmatrix.x4 (one instruction for a 16 x 16 A block or two 8-column B blocks),
+//   32 mma.sync per 8 ldmatrix per k16 step.
+// The earlier kernel (gemm_mma_body.cl) staged fp32 through registers and converted while
+// storing, about 420 instructions per 32 mma; it stays for K not a multiple of 8, where rows
+// are not 16-byte aligned.
+//
+// Tiles: 128 x PIPE_BN x 64, 64 x 64 per warp, warps as 2 (M) x PIPE_BN / 64 (N); three
+// stages. gemm_f16_pipe_body.cl is included once per variant (gemm_mma.cpp):
+//   128 x 256, 8 warps, 144 KB of static local memory: one work-group per SM, the most reuse;
+//   128 x 128, 4 warps, 96 KB: two per SM, so that one's epilogue overlaps the other's loop.
+// NVIDIA's OpenCL reports 48 KB of local memory but compiles and runs both (H100, H200).
+// Which one a shape gets is measured on its first call.
+
+#define PIPE_BM 128
+#define PIPE_BK 64
+#define PIPE_STAGES 3
+#define PIPE_A_CHUNKS (PIPE_BM * PIPE_BK / 8)  // 16-byte chunks of A per stage
+
+// A __local pointer is already a shared-window address (NOTES: pass it as a 32-bit register).
+inline uint smem_addr(__local const uint4* p) {
+  return (uint)(size_t)p;
+}
+
+// 16 bytes from `src` into local memory; `bytes` < 16 zero-fills the rest (0: all zeros, src is
+// then only required to be a valid address).
+inline void cp_async16(__local uint4* dst, __global const ushort* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :
+               : "r"(smem_addr(dst)), "l"(src), "r"(bytes)
+               : "memory");
+}
+
+inline void cp_async_commit(void) {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+#define CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group " #n ";" ::: "memory")
+
+inline void ldmatrix_x4(__local const uint4* p, uint* r) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p))
+               : "memory");
+}
+
+// Chunk (row, c) of a tile with 8 chunks per row, swizzled.
+inline int swz(int row, int c) {
+  return row * 8 + (c ^ (row & 7));
+}
+
+// Copies K tile `k0` of rows [r0, r0 + rows) of `src` ([R, K] half) into `tile`, `threads`
+// items sharing the work.
+inline void load_rows(__local uint4* tile, __global const ushort* src, int r0, int rows, int R,
+                      int K, int k0, int tid, int threads) {
+  for (int e = tid; e < rows * 8; e += threads) {
+    const int row = e >> 3, c = e & 7;
+    const int gr = r0 + row, gk = k0 + c * 8;
+    const bool inside = gr < R && gk < K;
+    const int bytes = inside ? min(16, (K - gk) * 2) : 0;
+    __global const ushort* from = inside ? src + (size_t)gr * K + gk : src;
+    cp_async16(tile + swz(row, c), from, bytes);
+  }
+}
+
+// The epilogue goes through local memory, as CUTLASS's does: written straight from the mma
+// fragments, each item would touch 2 columns of 8 rows per access and wait on every residual
+// load in turn (one work-group per SM leaves 8 warps to hide it); a first version spent more
+// time there than in the mma loop. Staged, each item moves 4 consecutive columns per access and
+// issues PIPE_EPI_BATCH loads before it uses the first.
+// The C tile's row pitch is the tile's width + 4 floats, which spreads a fragment's 8 rows.
+#define PIPE_EPI_BATCH 8
+
+inline void store_c_tile(__local float* c, int pitch, float acc[4][8][4], int wm, int wn, int g,
+                         int t) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 8; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        __local float* at = c + (wm + mi * 16 + g + h * 8) * pitch + wn + ni * 8 + 2 * t;
+        vstore2((float2)(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]), 0, at);
+      }
+}
+
+inline float4 apply_act4(float4 v, int act) {
+  return (float4)(apply_act(v.x, act), apply_act(v.y, act), apply_act(v.z, act),
+                  apply_act(v.w, act));
+}
+
+// y = act(C + bias) + residual over the tile, 4 columns an access. Residual may be y itself:
+// each element is read before it is written, by the same item.
+inline void epilogue_rows(__local const float* c, int bn, int threads, int m0, int n0, int M,
+                          int N, __global const float* bias, int has_bias, int act,
+                          __global const float* residual, int has_residual, __global float* y,
+                          int tid) {
+  const int quads = bn / 4, pitch = bn + 4;
+  const bool vector_rows = (N & 3) == 0;
+  for (int base = tid; base < PIPE_BM * quads; base += threads * PIPE_EPI_BATCH) {
+    float4 r[PIPE_EPI_BATCH];
+#pragma unroll
+    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
+      const int i = base + b * threads;
+      const int gm = m0 + i / quads, gn = n0 + (i % quads) * 4;
+      r[b] = (float4)(0.0f);
+      if (!has_residual || gm >= M || gn >= N) continue;
+      const size_t at = (size_t)gm * N + gn;
+      if (vector_rows)
+        r[b] = vload4(0, residual + at);
+      else
+        r[b] = (float4)(residual[at], gn + 1 < N ? residual[at + 1] : 0.0f,
+                        gn + 2 < N ? residual[at + 2] : 0.0f, gn + 3 < N ? residual[at + 3] : 0.0f);
+    }
+#pragma unroll
+    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
+      const int i = base + b * threads;
+      const int row = i / quads, col = (i % quads) * 4;
+      const int gm = m0 + row, gn = n0 + col;
+      if (gm >= M || gn >= N) continue;
+      float4 v = vload4(0, c + row * pitch + col);
+      if (has_bias)
+        v += vector_rows ? vload4(0, bias + gn)
+                         : (float4)(bias[gn], gn + 1 < N ? bias[gn + 1] : 0.0f,
+                                    gn + 2 < N ? bias[gn + 2] : 0.0f,
+                                    gn + 3 < N ? bias[gn + 3] : 0.0f);
+      v = apply_act4(v, act) + r[b];
+      const size_t at = (size_t)gm * N + gn;
+      if (vector_rows) {
+        vstore4(v, 0, y + at);
+      } else {
+        y[at] = v.x;
+        if (gn + 1 < N) y[at + 1] = v.y;
+        if (gn + 2 < N) y[at + 2] = v.z;
+        if (gn + 3 < N) y[at + 3] = v.w;
+      }
+    }
+  }
+}
+
+// fp32 -> half bits, four per item (n a multiple of 4 is not required: the tail is scalar).
+__kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n) {
+  const int i = get_global_id(0) * 4;
+  if (i + 3 < n) {
+    const float4 v = vload4(0, src + i);
+    const ushort4 h = (ushort4)(to_half_bits(v.x), to_half_bits(v.y), to_half_bits(v.z),
+                                to_half_bits(v.w));
+    vstore4(h, 0, dst + i);
+  } else {
+    for (int j = i; j < n; ++j) dst[j] = to_half_bits(src[j]);
+  }
+}
