@@ -6,7 +6,11 @@
 // head copy ready-made half tiles with 16-byte loads instead of each converting (and
 // transposing) the same fp32 values again.
 // A 256-item work-group (8 warps) owns 128 queries of one (batch, head); each warp 16 of them.
-// Per tile of 64 keys: K (row per key) and V (transposed: row per dimension) go to local memory; S = Q K^T with m16n8k16 mma (Q fragments held in registers for the whole loop), an
+// Tiles of 64 keys of K (row per key) and V (transposed: row per dimension) stream through a
+// 3-stage cp.async ring in local memory (the GEMM's helpers, gemm_f16_pipelined.cl), so the
+// next tiles load while this one is multiplied, one barrier per tile; fragments come by
+// ldmatrix.x4 (rows padded to 144 bytes: the 8 rows of one phase hit 8 bank groups). Per tile,
+// S = Q K^T with m16n8k16 mma (Q fragments held in registers for the whole loop), an
 // online softmax in fp32 on the S fragments (row max and sum across the 4 threads sharing a
 // row), then P is repacked from the S accumulator layout straight into A fragments (the layouts
 // match: no trip through memory) and O += P V with mma. Nothing of size n x n exists anywhere.
@@ -14,7 +18,9 @@
 #define FA_QUERIES 128
 #define FA_KEYS 64
 #define FA_DH 64
-#define FA_PITCH 36  // words per local row: 32 of data (64 halves) + 4, conflict-free reads
+#define FA_ROW 9  // 16-byte chunks per local row: 8 of data (64 halves) + 1 of padding
+#define FA_STAGES 3
+#define FA_TILE (FA_KEYS * FA_ROW)  // chunks per K or V^T tile (both are 64 x 64)
 
 inline float shfl_xor(float v, int mask) {
   float r;
@@ -52,9 +58,9 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void attention_f16_mma(__global const float* q, __global const uint4* kh, __global const uint4* vt,
                        __global const float* key_bias, int has_bias, int n, int n_pad, int heads,
                        int ld_q, int ld_out, int q_col, float scale, __global float* out) {
-  __local uint ks[FA_KEYS * FA_PITCH];
-  __local uint vt_local[FA_DH * FA_PITCH];
-  __local float bias_tile[FA_KEYS];
+  __local uint4 ks[FA_STAGES * FA_TILE];
+  __local uint4 vt_local[FA_STAGES * FA_TILE];
+  __local float bias_tile[FA_STAGES * FA_KEYS];
   const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int bh = get_group_id(1), b = bh / heads, h = bh % heads;
@@ -81,38 +87,63 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
   for (int i = 0; i < 8; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
   float m0 = -1e30f, m8 = -1e30f, l0 = 0.0f, l8 = 0.0f;  // rows g and g + 8
 
-  for (int k0 = 0; k0 < n; k0 += FA_KEYS) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // The 64 x 64 half tiles of K and V^T: 512 16-byte pieces each, 2 per item of each.
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int piece = tid + i * 256, row = piece >> 3, col = piece & 7;  // 8 pieces a row
-      vstore4(kh[((long)bh * n_pad + k0 + row) * 8 + col], 0, ks + row * FA_PITCH + col * 4);
-      vstore4(vt[((long)bh * FA_DH + row) * (n_pad / 8) + k0 / 8 + col], 0,
-              vt_local + row * FA_PITCH + col * 4);
-    }
-    if (tid < FA_KEYS) {
-      const int key = k0 + tid;
-      bias_tile[tid] = key < n ? (has_bias ? key_bias[b * n + key] * 1.4426950408889634f : 0.0f)
-                               : -1e30f;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+  // Tile `kt` into ring slot kt % FA_STAGES: 512 16-byte pieces of each of K and V^T, 2 per
+  // item of each, and the tile's 64 key biases (log2 units; -1e30 past n).
+  const int tiles = n_pad / FA_KEYS;
+#define FA_ISSUE(kt)                                                                          \
+  {                                                                                           \
+    const int slot = (kt) % FA_STAGES, kbase = (kt) * FA_KEYS;                                \
+    for (int i = 0; i < 2; ++i) {                                                             \
+      const int piece = tid + i * 256, row = piece >> 3, col = piece & 7;                     \
+      cp_async16(ks + slot * FA_TILE + row * FA_ROW + col,                                    \
+                 (__global const ushort*)(kh + ((long)bh * n_pad + kbase + row) * 8 + col), 16); \
+      cp_async16(vt_local + slot * FA_TILE + row * FA_ROW + col,                              \
+                 (__global const ushort*)(vt + ((long)bh * FA_DH + row) * (n_pad / 8) +        \
+                                          kbase / 8 + col),                                   \
+                 16);                                                                         \
+    }                                                                                         \
+    if (tid < FA_KEYS) {                                                                      \
+      const int key = kbase + tid;                                                            \
+      bias_tile[slot * FA_KEYS + tid] =                                                       \
+          key < n ? (has_bias ? key_bias[b * n + key] * 1.4426950408889634f : 0.0f) : -1e30f; \
+    }                                                                                         \
+  }
+  for (int st = 0; st < FA_STAGES - 1; ++st) {
+    if (st < tiles) FA_ISSUE(st)
+    cp_async_commit();
+  }
+  // Lane -> the row and chunk it addresses for ldmatrix.x4 over two 8-row blocks (keys of K,
+  // dimensions of V^T) and one k16 step: b0, b1 of the first block, then of the second.
+  const int lm_row = ((lane >> 4) << 3) + (lane & 7), lm_chunk = (lane >> 3) & 1;
 
-    // S = Q K^T for 16 rows x 64 keys: 8 tiles of 8 keys.
+  for (int kt = 0; kt < tiles; ++kt) {
+    CP_ASYNC_WAIT(1);  // FA_STAGES - 2
+    barrier(CLK_LOCAL_MEM_FENCE);  // tile kt everywhere; slot (kt - 1) % FA_STAGES is free
+    if (kt + FA_STAGES - 1 < tiles) FA_ISSUE(kt + FA_STAGES - 1)
+    cp_async_commit();
+    __local const uint4* kslot = ks + (kt % FA_STAGES) * FA_TILE;
+    __local const uint4* vslot = vt_local + (kt % FA_STAGES) * FA_TILE;
+    __local const float* bslot = bias_tile + (kt % FA_STAGES) * FA_KEYS;
+
+    // S = Q K^T for 16 rows x 64 keys: 8 tiles of 8 keys, two per ldmatrix.x4.
     float s[8][4];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
-      __local const uint* kr = ks + (j * 8 + g) * FA_PITCH + t;
+    for (int j = 0; j < 8; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
 #pragma unroll
-      for (int st = 0; st < 4; ++st)
-        mma_f16(s[j], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kr[st * 8], kr[st * 8 + 4]);
+    for (int st = 0; st < 4; ++st) {
+#pragma unroll
+      for (int jp = 0; jp < 4; ++jp) {
+        uint kb[4];
+        ldmatrix_x4(kslot + (jp * 16 + lm_row) * FA_ROW + st * 2 + lm_chunk, kb);
+        mma_f16(s[2 * jp], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[0], kb[1]);
+        mma_f16(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
+      }
     }
     // Online softmax: c0, c1 are row g (keys 2t, 2t + 1 of the tile j), c2, c3 row g + 8.
     float mx0 = m0, mx8 = m8;
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float b0 = bias_tile[j * 8 + 2 * t], b1 = bias_tile[j * 8 + 2 * t + 1];
+      const float b0 = bslot[j * 8 + 2 * t], b1 = bslot[j * 8 + 2 * t + 1];
       s[j][0] += b0;
       s[j][1] += b1;
       s[j][2] += b0;
@@ -154,12 +185,16 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
       const uint a2 = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
       const uint a3 = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        __local const uint* vr = vt_local + (i * 8 + g) * FA_PITCH + kk * 8 + t;
-        mma_f16(o[i], a0, a1, a2, a3, vr[0], vr[4]);
+      for (int ip = 0; ip < 4; ++ip) {
+        uint vb[4];
+        ldmatrix_x4(vslot + (ip * 16 + lm_row) * FA_ROW + kk * 2 + lm_chunk, vb);
+        mma_f16(o[2 * ip], a0, a1, a2, a3, vb[0], vb[1]);
+        mma_f16(o[2 * ip + 1], a0, a1, a2, a3, vb[2], vb[3]);
       }
     }
   }
+  CP_ASYNC_WAIT(0);
+#undef FA_ISSUE
   l0 += shfl_xor(l0, 1);
   l0 += shfl_xor(l0, 2);
   l8 += shfl_xor(l8, 1);
