@@ -29,16 +29,18 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
 
 void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FA_QUERIES, FA_KEYS and the work-group size in kernels/attention_mma_nvidia.cl.
-  constexpr size_t kQueries = 128, kKeys = 64, kThreads = 256;
+  // Must match FA_QUERIES, FA_KEYS and FA_THREADS in kernels/attention_mma_nvidia.cl; the
+  // packing kernel has 256 items.
+  constexpr size_t kQueries = 64, kKeys = 64, kThreads = 128, kPackThreads = 256;
   const auto i = [](int64_t x) { return static_cast<int>(x); };
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
   Tensor kh = empty({items, n_pad, s.dh}, DType::f16);
   Tensor vt = empty({items, s.dh, n_pad}, DType::f16);
-  launch_mma("attention_pack_f16",
-             cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kThreads, static_cast<size_t>(items)),
-             cl::NDRange(kThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
-             i(s.k_col), i(s.v_col), kh, vt);
+  launch_mma(
+      "attention_pack_f16",
+      cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
+      cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
+      i(s.k_col), i(s.v_col), kh, vt);
   const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
   launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
              cl::NDRange(kThreads, 1), q, kh, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
