@@ -29,17 +29,18 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   const bool f16 = g.precision == Precision::f16;
   const int m = to_cl_int(g.m, "gemm_batched m"), n = to_cl_int(g.n, "gemm_batched n"),
             k = to_cl_int(g.k, "gemm_batched k");
-  const bool pipelined = f16 && f16_gemm_pipelined(g.k);
-  Tensor x = do_empty({g.m, g.k}, pipelined ? DType::f16 : DType::f32);
+  const bool pipelined = gemm_pipelined(g.precision, g.k);
+  Tensor x = do_empty({g.m, g.k}, pipelined && f16 ? DType::f16 : DType::f32);
   Tensor w = do_empty({g.n, g.k}, f16 ? DType::f16 : DType::f32);
   Tensor y = do_empty({g.m, g.n}, DType::f32);
   // op(A) [M, K]: A is [K, M] when transposed. W [N, K] = op(B)^T: B is [N, K] when transposed.
-  launch_mma(pipelined ? "pack_f16" : "pack_f32", grid(k, m), cl::NDRange(kPackTile, kPackTile), a,
-             g.a_offsets[0], to_cl_int(g.lda, "lda"), g.trans_a ? 1 : 0, m, k, x);
+  launch_mma(pipelined && f16 ? "pack_f16" : "pack_f32", grid(k, m),
+             cl::NDRange(kPackTile, kPackTile), a, g.a_offsets[0], to_cl_int(g.lda, "lda"),
+             g.trans_a ? 1 : 0, m, k, x);
   launch_mma(f16 ? "pack_f16" : "pack_f32", grid(k, n), cl::NDRange(kPackTile, kPackTile), b,
              g.b_offsets[0], to_cl_int(g.ldb, "ldb"), g.trans_b ? 0 : 1, n, k, w);
   if (pipelined) {
-    gemm_f16_pipelined(x, w, y, Epilogue{}, g.m, g.n, g.k);
+    gemm_pipelined_mma(!f16, x, w, y, Epilogue{}, g.m, g.n, g.k);
   } else {
     // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
     constexpr size_t kTile = 128, kThreads = 256;

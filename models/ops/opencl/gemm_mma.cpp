@@ -53,26 +53,43 @@ std::string mma_variant(const MmaVariant& v) {
          "#undef STORE_W\n#undef WARP_TILE\n#undef ACC_T\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
 
-// Must match PIPE_BM in kernels/gemm_f16_pipelined.cl; a variant has 2 x bn / 64 warps.
+// Must match PIPE_BM in kernels/gemm_pipelined.cl; a variant has 2 x bn / 64 warps.
 constexpr int64_t kPipeTileM = 128;
 size_t pipe_threads(int bn) {
   return static_cast<size_t>(2 * bn / 64 * 32);
 }
 
-std::string pipe_variant(const char* name, int bn) {
-  return std::string("#define PIPE_NAME ") + name + "\n#define PIPE_BN " + std::to_string(bn) +
-         "\n#define PIPE_THREADS " + std::to_string(pipe_threads(bn)) + "\n" +
-         std::string(embedded_cl_source("gemm_f16_pipe_body.cl")) +
-         "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n";
+std::string pipe_kernel(bool tf32, int bn) {
+  return std::string(tf32 ? "gemm_tf32_pipe_" : "gemm_f16_pipe_") + std::to_string(bn);
 }
 
-// STAGEBENCH_MMA_F16 as a forced tile width (128, 256), 0 when the measured choice stands.
+// A pipelined GEMM variant: f16 (halves, k16 mma) or tf32 (fp32 rounded in registers, k8 mma).
+std::string pipe_variant(bool tf32, int bn) {
+  return "#define PIPE_NAME " + pipe_kernel(tf32, bn) + "\n#define PIPE_BN " + std::to_string(bn) +
+         "\n#define PIPE_THREADS " + std::to_string(pipe_threads(bn)) +
+         (tf32 ? "\n#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
+                 "#define PIPE_FRAG(r) to_tf32(as_float(r))\n"
+               : "\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) "
+                 "(r)\n") +
+         std::string(embedded_cl_source("gemm_pipe_body.cl")) +
+         "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
+         "#undef PIPE_MMA\n#undef PIPE_FRAG\n";
+}
+
+// STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
+const char* gemm_knob() {
+  const char* env = std::getenv("STAGEBENCH_MMA_GEMM");
+  if (!env || !*env) return "pipelined";
+  for (const char* known : {"pipelined", "tile256", "tile128", "register"})
+    if (std::strcmp(env, known) == 0) return known;
+  throw std::invalid_argument(std::string("STAGEBENCH_MMA_GEMM=") + env +
+                              ": expected pipelined, tile256, tile128 or register");
+}
+
+// The knob as a forced tile width (128, 256), 0 when the measured choice stands.
 int forced_pipe_width() {
-  const char* env = std::getenv("STAGEBENCH_MMA_F16");
-  if (!env) return 0;
-  if (std::strcmp(env, "tile256") == 0) return 256;
-  if (std::strcmp(env, "tile128") == 0) return 128;
-  return 0;
+  const std::string knob = gemm_knob();
+  return knob == "tile256" ? 256 : knob == "tile128" ? 128 : 0;
 }
 
 std::string mma_source() {
@@ -86,29 +103,22 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
-         std::string(embedded_cl_source("gemm_f16_pipelined.cl")) + "\n" +
-         pipe_variant("gemm_f16_pipe_256", 256) + pipe_variant("gemm_f16_pipe_128", 128) +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variant(false, 256) +
+         pipe_variant(false, 128) + pipe_variant(true, 256) + pipe_variant(true, 128) +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pack.cl"));
 }
 
 }  // namespace
 
-// The f16 GEMM's kernel: the cp.async pipeline (gemm_f16_pipelined.cl) wherever rows are
-// 16-byte aligned (K a multiple of 8), else the register-staged one. STAGEBENCH_MMA_F16 forces
-// one, to measure them against each other in one session: register, tile256 or tile128
-// (pipelined, or unset: the pipeline with the tile measured fastest for the shape).
-bool f16_gemm_pipelined(int64_t k) {
-  const char* env = std::getenv("STAGEBENCH_MMA_F16");
-  if (env && *env) {
-    for (const char* known : {"pipelined", "tile256", "tile128"})
-      if (std::strcmp(env, known) == 0) return k % 8 == 0;
-    if (std::strcmp(env, "register") != 0)
-      throw std::invalid_argument(std::string("STAGEBENCH_MMA_F16=") + env +
-                                  ": expected pipelined, tile256, tile128 or register");
-    return false;
-  }
-  return k % 8 == 0;
+// The f16 and tf32 GEMMs' kernel: the cp.async pipeline (gemm_pipelined.cl) wherever rows are
+// 16-byte aligned (K a multiple of 8 halves or 4 floats), else the register-staged one.
+// STAGEBENCH_MMA_GEMM forces one, to measure them against each other in one session: register,
+// tile256 or tile128 (pipelined, or unset: the pipeline with the tile measured fastest for the
+// shape).
+bool gemm_pipelined(Precision p, int64_t k) {
+  if (std::strcmp(gemm_knob(), "register") == 0) return false;
+  return k % (p == Precision::tf32 ? 4 : 8) == 0;
 }
 
 bool OpenCLBackend::has_mma() const {
@@ -141,12 +151,13 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
   require(w.data.dtype() == (tf32 ? DType::f32 : DType::f16), "linear",
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
               precision_name(w.precision));
-  if (!tf32 && f16_gemm_pipelined(w.k)) {
+  if (gemm_pipelined(w.precision, w.k)) {
+    if (tf32) return gemm_pipelined_mma(true, x, w.data, y, ep, m, w.n, w.k);
     // cp.async copies bytes: x becomes half in global memory first (6 bytes an element moved,
     // against 2 K N / (128 x 256 tile) flops per element in the GEMM).
     Tensor xh = do_empty({m, w.k}, DType::f16);
     to_half(x, xh, m * w.k);
-    gemm_f16_pipelined(xh, w.data, y, ep, m, w.n, w.k);
+    gemm_pipelined_mma(false, xh, w.data, y, ep, m, w.n, w.k);
     return;
   }
   // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
@@ -163,24 +174,23 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
   launch_mma("f32_to_f16", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xh, count);
 }
 
-void OpenCLBackend::launch_f16_pipe(int bn, const Tensor& xh, const Tensor& wh, Tensor& y,
-                                    const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
+void OpenCLBackend::launch_pipe(bool tf32, int bn, const Tensor& x, const Tensor& w, Tensor& y,
+                                const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
   const size_t threads = pipe_threads(bn);
   const cl::NDRange global(round_up(n, bn) / bn * threads, round_up(m, kPipeTileM) / kPipeTileM);
-  launch_mma(bn == 256 ? "gemm_f16_pipe_256" : "gemm_f16_pipe_128", global, cl::NDRange(threads, 1),
-             xh, wh, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
-             ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
-             to_cl_int(k, "linear k"), y);
+  launch_mma(pipe_kernel(tf32, bn), global, cl::NDRange(threads, 1), x, w, ep.bias, ep.bias ? 1 : 0,
+             static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, to_cl_int(m, "linear m"),
+             to_cl_int(n, "linear n"), to_cl_int(k, "linear k"), y);
 }
 
 // The tile width for a shape: the first call times both on a scratch output (the product alone,
 // without the epilogue, which costs the same in both) and keeps the faster, as cuBLAS's
 // heuristics pick a kernel per shape; autotune_choices() reports it.
-int OpenCLBackend::f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m, int64_t n,
-                                  int64_t k) {
+int OpenCLBackend::pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
+                              int64_t k) {
   if (const int forced = forced_pipe_width()) return forced;
-  const std::string key =
-      "linear f16 " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  const std::string key = std::string("linear ") + (tf32 ? "tf32 " : "f16 ") + std::to_string(m) +
+                          "x" + std::to_string(n) + "x" + std::to_string(k);
   if (auto it = pipe_widths_.find(key); it != pipe_widths_.end()) return it->second;
   constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
@@ -192,7 +202,7 @@ int OpenCLBackend::f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m,
     for (int run = 0; run <= kTimedRuns; ++run) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_f16_pipe(bn, xh, wh, scratch, Epilogue{}, m, n, k);
+      launch_pipe(tf32, bn, x, w, scratch, Epilogue{}, m, n, k);
       queue.finish();
       if (run > 0)
         seconds.push_back(
@@ -205,9 +215,9 @@ int OpenCLBackend::f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m,
   return pipe_widths_.emplace(key, best).first->second;
 }
 
-void OpenCLBackend::gemm_f16_pipelined(const Tensor& xh, const Tensor& wh, Tensor& y,
+void OpenCLBackend::gemm_pipelined_mma(bool tf32, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
-  launch_f16_pipe(f16_pipe_width(xh, wh, m, n, k), xh, wh, y, ep, m, n, k);
+  launch_pipe(tf32, pipe_width(tf32, x, w, m, n, k), x, w, y, ep, m, n, k);
 }
 
 void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,

@@ -26,9 +26,9 @@
 
 namespace sb {
 
-// Whether the f16 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
-// STAGEBENCH_MMA_F16 knob).
-bool f16_gemm_pipelined(int64_t k);
+// Whether the f16 or tf32 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
+// STAGEBENCH_MMA_GEMM knob).
+bool gemm_pipelined(Precision p, int64_t k);
 
 class OpenCLBackend : public Backend {
  public:
@@ -195,12 +195,13 @@ class OpenCLBackend : public Backend {
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
-  // The f16 GEMM on the cp.async pipeline: xh [m, k] and wh [n, k] half, k a multiple of 8.
-  void gemm_f16_pipelined(const Tensor& xh, const Tensor& wh, Tensor& y, const Epilogue& ep,
-                          int64_t m, int64_t n, int64_t k);
-  void launch_f16_pipe(int bn, const Tensor& xh, const Tensor& wh, Tensor& y, const Epilogue& ep,
-                       int64_t m, int64_t n, int64_t k);
-  int f16_pipe_width(const Tensor& xh, const Tensor& wh, int64_t m, int64_t n, int64_t k);
+  // The f16 (tf32) GEMM on the cp.async pipeline: x [m, k] and w [n, k] half (fp32), rows
+  // 16-byte aligned (gemm_pipelined()).
+  void gemm_pipelined_mma(bool tf32, const Tensor& x, const Tensor& w, Tensor& y,
+                          const Epilogue& ep, int64_t m, int64_t n, int64_t k);
+  void launch_pipe(bool tf32, int bn, const Tensor& x, const Tensor& w, Tensor& y,
+                   const Epilogue& ep, int64_t m, int64_t n, int64_t k);
+  int pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k);
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);

@@ -9,7 +9,7 @@
 // (165 registers an item: 8-warp groups ran one per SM; Geneformer full's 5 attention calls took
 // 3.70 ms with them, 3.18 ms with 4 warps, on an H100).
 // Tiles of 64 keys of K (row per key) and V (transposed: row per dimension) stream through a
-// 3-stage cp.async ring in local memory (the GEMM's helpers, gemm_f16_pipelined.cl), so the
+// 3-stage cp.async ring in local memory (the GEMM's helpers, gemm_pipelined.cl), so the
 // next tiles load while this one is multiplied, one barrier per tile; fragments come by
 // ldmatrix.x4 (rows padded to 144 bytes: the 8 rows of one phase hit 8 bank groups). Per tile,
 // S = Q K^T with m16n8k16 mma (Q fragments held in registers for the whole loop), an

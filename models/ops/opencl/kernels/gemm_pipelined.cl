@@ -1,5 +1,6 @@
-// The f16 tensor-core GEMM on a multistage cp.async pipeline: y[M, N] = epi(x[M, K] . W[N, K]^T)
-// with x and W half in global memory, f32 accumulation, the fp32 epilogue of gemm_mma_body.cl.
+// The f16 and tf32 tensor-core GEMMs on a multistage cp.async pipeline:
+// y[M, N] = epi(x[M, K] . W[N, K]^T) with x and W half (or fp32 for tf32) in global memory, f32
+// accumulation, the fp32 epilogue of gemm_mma_body.cl.
 // Included after gemm_mma_nvidia.cl (mma_f16); NVIDIA only (inline PTX).
 //
 // Written by hand because no library reaches NVIDIA's tensor cores from OpenCL: CLBlast's half
@@ -8,26 +9,28 @@
 // (no wgmma, no TMA on this compiler):
 // - a ring of PIPE_STAGES K tiles in local memory filled by cp.async (16-byte copies straight
 //   from global, no registers, zero-filled past M, N and K), one barrier per K tile;
-// - each tile row is 64 halves = 8 chunks of 16 bytes, chunk c stored at c ^ (row & 7): the
+// - each tile row is 8 chunks of 16 bytes (64 halves, or 32 fp32 for tf32), chunk c stored at
+//   c ^ (row & 7): the
 //   eight rows one ldmatrix phase reads land in eight different bank groups, and the eight
 //   items that copy one row write eight different ones, without padding;
 // - fragments by ldmatrix.x4 (one instruction for a 16 x 16 A block or two 8-column B blocks),
-//   32 mma.sync per 8 ldmatrix per k16 step.
+//   32 mma.sync per 8 ldmatrix per k step (k16 for f16; k8 for tf32, where the 8 x 8 b16
+//   matrices ldmatrix moves are 8 x 4 fp32 and land exactly in m16n8k8's fragments; each
+//   fragment is rounded to tf32 (cvt.rna) in registers, so neither operand needs a pass).
 // The earlier kernel (gemm_mma_body.cl) staged fp32 through registers and converted while
-// storing, about 420 instructions per 32 mma; it stays for K not a multiple of 8, where rows
-// are not 16-byte aligned.
+// storing, about 420 instructions per 32 mma; it stays for rows that are not 16-byte aligned
+// (K not a multiple of 8 for f16, of 4 for tf32) and for s8.
 //
 // Tiles: 128 x PIPE_BN x 64, 64 x 64 per warp, warps as 2 (M) x PIPE_BN / 64 (N); three
-// stages. gemm_f16_pipe_body.cl is included once per variant (gemm_mma.cpp):
+// stages. gemm_pipe_body.cl is included once per variant (gemm_mma.cpp):
 //   128 x 256, 8 warps, 144 KB of static local memory: one work-group per SM, the most reuse;
 //   128 x 128, 4 warps, 96 KB: two per SM, so that one's epilogue overlaps the other's loop.
 // NVIDIA's OpenCL reports 48 KB of local memory but compiles and runs both (H100, H200).
 // Which one a shape gets is measured on its first call.
 
 #define PIPE_BM 128
-#define PIPE_BK 64
 #define PIPE_STAGES 3
-#define PIPE_A_CHUNKS (PIPE_BM * PIPE_BK / 8)  // 16-byte chunks of A per stage
+#define PIPE_A_CHUNKS (PIPE_BM * 8)  // 16-byte chunks of A per stage (a row: 128 bytes of K)
 
 // A __local pointer is already a shared-window address (NOTES: pass it as a 32-bit register).
 inline uint smem_addr(__local const uint4* p) {
@@ -36,7 +39,7 @@ inline uint smem_addr(__local const uint4* p) {
 
 // 16 bytes from `src` into local memory; `bytes` < 16 zero-fills the rest (0: all zeros, src is
 // then only required to be a valid address).
-inline void cp_async16(__local uint4* dst, __global const ushort* src, int bytes) {
+inline void cp_async16(__local uint4* dst, __global const uchar* src, int bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
                :
                : "r"(smem_addr(dst)), "l"(src), "r"(bytes)
@@ -61,16 +64,17 @@ inline int swz(int row, int c) {
   return row * 8 + (c ^ (row & 7));
 }
 
-// Copies K tile `k0` of rows [r0, r0 + rows) of `src` ([R, K] half) into `tile`, `threads`
-// items sharing the work.
-inline void load_rows(__local uint4* tile, __global const ushort* src, int r0, int rows, int R,
-                      int K, int k0, int tid, int threads) {
+// Copies K tile `k0` of rows [r0, r0 + rows) of `src` ([R, K] elements of `esize` bytes: half
+// or tf32) into `tile`, `threads` items sharing the work. A tile row is 8 chunks of 16 bytes.
+inline void load_rows(__local uint4* tile, __global const uchar* src, int esize, int r0, int rows,
+                      int R, int K, int k0, int tid, int threads) {
+  const int per_chunk = 16 / esize;
   for (int e = tid; e < rows * 8; e += threads) {
     const int row = e >> 3, c = e & 7;
-    const int gr = r0 + row, gk = k0 + c * 8;
+    const int gr = r0 + row, gk = k0 + c * per_chunk;
     const bool inside = gr < R && gk < K;
-    const int bytes = inside ? min(16, (K - gk) * 2) : 0;
-    __global const ushort* from = inside ? src + (size_t)gr * K + gk : src;
+    const int bytes = inside ? min(16, (K - gk) * esize) : 0;
+    __global const uchar* from = inside ? src + ((size_t)gr * K + gk) * esize : src;
     cp_async16(tile + swz(row, c), from, bytes);
   }
 }

@@ -1,9 +1,12 @@
-// One variant of the pipelined f16 GEMM (gemm_f16_pipelined.cl), included with PIPE_NAME,
-// PIPE_BN (128 or 256) and PIPE_THREADS (2 x PIPE_BN / 64 warps) defined.
-#define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * PIPE_BK / 8)
+// One variant of the pipelined GEMM (gemm_pipelined.cl), included with PIPE_NAME, PIPE_BN
+// (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, or float),
+// PIPE_MMA (mma_f16 or mma_tf32) and PIPE_FRAG(r) (what a fragment register becomes: itself,
+// or rounded to tf32) defined.
+#define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * 8)
+#define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
 
 __kernel __attribute__((reqd_work_group_size(PIPE_THREADS, 1, 1)))
-void PIPE_NAME(__global const ushort* x, __global const ushort* w,
+void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                         __global const float* bias, int has_bias, int act,
                         __global const float* residual, int has_residual, int M, int N, int K,
                         __global float* y) {
@@ -30,8 +33,8 @@ void PIPE_NAME(__global const ushort* x, __global const ushort* w,
   for (int s = 0; s < PIPE_STAGES - 1; ++s) {
     if (s < k_tiles) {
       __local uint4* stage = smem + s * PIPE_STAGE_CHUNKS;
-      load_rows(stage, x, m0, PIPE_BM, M, K, s * PIPE_BK, tid, PIPE_THREADS);
-      load_rows(stage + PIPE_A_CHUNKS, w, n0, PIPE_BN, N, K, s * PIPE_BK, tid, PIPE_THREADS);
+      load_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, s * PIPE_BK, tid, PIPE_THREADS);
+      load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, s * PIPE_BK, tid, PIPE_THREADS);
     }
     cp_async_commit();
   }
@@ -49,8 +52,8 @@ void PIPE_NAME(__global const ushort* x, __global const ushort* w,
       const int next = kt + PIPE_STAGES - 1;
       if (next < k_tiles) {
         __local uint4* stage = smem + (next % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
-        load_rows(stage, x, m0, PIPE_BM, M, K, next * PIPE_BK, tid, PIPE_THREADS);
-        load_rows(stage + PIPE_A_CHUNKS, w, n0, PIPE_BN, N, K, next * PIPE_BK, tid,
+        load_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, next * PIPE_BK, tid, PIPE_THREADS);
+        load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, next * PIPE_BK, tid,
                   PIPE_THREADS);
       }
       cp_async_commit();
@@ -58,19 +61,27 @@ void PIPE_NAME(__global const ushort* x, __global const ushort* w,
     __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
     __local const uint4* bs = as + PIPE_A_CHUNKS;
 #pragma unroll
-    for (int ks = 0; ks < PIPE_BK / 16; ++ks) {
+    for (int ks = 0; ks < 4; ++ks) {  // k steps of 2 chunks: k16 (f16) or k8 (tf32)
       uint a[4][4], b[4][4];
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi)
+      {
         ldmatrix_x4(as + swz(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
 #pragma unroll
+        for (int e = 0; e < 4; ++e) a[mi][e] = PIPE_FRAG(a[mi][e]);
+      }
+#pragma unroll
       for (int nj = 0; nj < 4; ++nj)
+      {
         ldmatrix_x4(bs + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) b[nj][e] = PIPE_FRAG(b[nj][e]);
+      }
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
         for (int ni = 0; ni < 8; ++ni)
-          mma_f16(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[ni >> 1][(ni & 1) * 2],
+          PIPE_MMA(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[ni >> 1][(ni & 1) * 2],
                   b[ni >> 1][(ni & 1) * 2 + 1]);
     }
   }
@@ -83,3 +94,4 @@ void PIPE_NAME(__global const ushort* x, __global const ushort* w,
 }
 
 #undef PIPE_STAGE_CHUNKS
+#undef PIPE_BK
