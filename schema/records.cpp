@@ -316,15 +316,22 @@ RunRecord read_run(const json& j, const std::string& where, std::vector<std::str
     CeilingsRecord& ceilings = run.ceilings.emplace();
     c->number("gemm_fp32_gflops", ceilings.gemm_fp32_gflops);
     c->number("stream_gbytes_per_s", ceilings.stream_gbytes_per_s);
-    c->members("gemm_gflops_given", [&](const std::string& name, Reader&) {
-      const json& v = (*c->find("gemm_gflops_given"))[name];
-      if (v.is_number()) {
-        ceilings.gemm_gflops_given[name] = v.get<double>();
+    // Numbers by precision (members() would want an object for each: a run with --ceiling
+    // once wrote a document that every reader then refused).
+    if (const json* given = c->find("gemm_gflops_given"); given && !given->is_null()) {
+      if (!given->is_object()) {
+        c->add(c->path("gemm_gflops_given"),
+               std::string("expected an object or null, got ") + given->type_name());
       } else {
-        c->add(c->path("gemm_gflops_given") + "." + name,
-               std::string("expected a number, got ") + v.type_name());
+        for (const auto& [name, v] : given->items()) {
+          if (v.is_number())
+            ceilings.gemm_gflops_given[name] = v.get<double>();
+          else
+            c->add(c->path("gemm_gflops_given") + "." + name,
+                   std::string("expected a number, got ") + v.type_name());
+        }
       }
-    });
+    }
     c->string("method", ceilings.method, false);
   }
   if (auto t = r.block("job")) {

@@ -86,6 +86,33 @@ TEST(Records, RunKeepsWhatANewerWriterAdded) {
   EXPECT_EQ(json(back), j);
 }
 
+// A run with --ceiling once wrote given ceilings that every reader refused (the reader wanted an
+// object per precision): they round-trip, and a non-number among them is named.
+TEST(Records, GivenCeilingsRoundTripAndAreChecked) {
+  RunRecord run;
+  run.model = "gemm";
+  run.size = "full";
+  run.backend = "opencl";
+  run.device = "gpu";
+  run.ceilings.emplace();
+  run.ceilings->gemm_fp32_gflops = 51000;
+  run.ceilings->gemm_gflops_given = {{"fp16", 742528}, {"tf32", 398670}};
+  json j = run;
+  const RunRecord back = j.get<RunRecord>();
+  ASSERT_TRUE(back.ceilings);
+  EXPECT_EQ(back.ceilings->gemm_gflops_given, run.ceilings->gemm_gflops_given);
+  EXPECT_EQ(json(back), j);
+  j["ceilings"]["gemm_gflops_given"]["fp16"] = "fast";
+  try {
+    (void)j.get<RunRecord>();
+    ADD_FAILURE() << "a string ceiling was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("gemm_gflops_given.fp16: expected a number, got string"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Records, ReaderNamesEveryProblemByPath) {
   json stage = json(measured_stage());
   stage["time"]["samples"] = -3;
