@@ -55,7 +55,8 @@ enum class Res { none, separate, in_place };
 // y = residual + act(x W^T + bias) over M = 2 x 150 rows: more than one of the CPU's 256-row
 // epilogue blocks, and off every OpenCL tile multiple (64, 128, 256) in M, N and K. K = 45 takes
 // the kernels that accept any K; `k`, `n` given: K = 200 (a multiple of 8, not of 64 or 32) and
-// N = 300 take the f16 and tf32 cp.async pipelines, across two 256-column tiles with a K tail.
+// N = 300 take the f16 and tf32 cp.async pipelines, across two 256-column tiles with a K tail,
+// K = 208 (a multiple of 16, not of 128) the s8 one.
 std::vector<Check> run_linear(Backend& be, Precision p, bool bias, Act act, Res res,
                               bool calibrated = false, int64_t k = 45, int64_t n = 67) {
   const int64_t batch = 2, rows = 150, m = batch * rows;
@@ -117,6 +118,11 @@ std::vector<OpCase> gemm_cases() {
                  needs_precision(p), [p](Backend& be) {
                    return run_linear(be, p, true, Act::gelu, Res::separate, false, 200, 300);
                  }});
+  c.push_back({Op::linear, "int8_calibrated_aligned_k_bias_relu", needs_precision(Precision::int8),
+               [](Backend& be) {
+                 return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true, 208,
+                                   300);
+               }});
   c.push_back(
       {Op::linear, "int8_calibrated_bias_relu", needs_precision(Precision::int8), [](Backend& be) {
          return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true);

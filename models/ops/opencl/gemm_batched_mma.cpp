@@ -40,7 +40,7 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   launch_mma(f16 ? "pack_f16" : "pack_f32", grid(k, n), cl::NDRange(kPackTile, kPackTile), b,
              g.b_offsets[0], to_cl_int(g.ldb, "ldb"), g.trans_b ? 0 : 1, n, k, w);
   if (pipelined) {
-    gemm_pipelined_mma(!f16, x, w, y, Epilogue{}, g.m, g.n, g.k);
+    gemm_pipelined_mma(f16 ? PipeKind::f16 : PipeKind::tf32, x, w, y, Epilogue{}, g.m, g.n, g.k);
   } else {
     // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
     constexpr size_t kTile = 128, kThreads = 256;

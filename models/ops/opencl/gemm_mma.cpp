@@ -59,21 +59,42 @@ size_t pipe_threads(int bn) {
   return static_cast<size_t>(2 * bn / 64 * 32);
 }
 
-std::string pipe_kernel(bool tf32, int bn) {
-  return std::string(tf32 ? "gemm_tf32_pipe_" : "gemm_f16_pipe_") + std::to_string(bn);
+const char* pipe_name(PipeKind kind) {
+  return kind == PipeKind::f16 ? "f16" : kind == PipeKind::tf32 ? "tf32" : "s8";
 }
 
-// A pipelined GEMM variant: f16 (halves, k16 mma) or tf32 (fp32 rounded in registers, k8 mma).
-std::string pipe_variant(bool tf32, int bn) {
-  return "#define PIPE_NAME " + pipe_kernel(tf32, bn) + "\n#define PIPE_BN " + std::to_string(bn) +
-         "\n#define PIPE_THREADS " + std::to_string(pipe_threads(bn)) +
-         (tf32 ? "\n#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
-                 "#define PIPE_FRAG(r) to_tf32(as_float(r))\n"
-               : "\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) "
-                 "(r)\n") +
-         std::string(embedded_cl_source("gemm_pipe_body.cl")) +
+std::string pipe_kernel(PipeKind kind, int bn) {
+  return std::string("gemm_") + pipe_name(kind) + "_pipe_" + std::to_string(bn);
+}
+
+// A pipelined GEMM variant: f16 (halves, k16 mma), tf32 (fp32 rounded in registers, k8 mma) or
+// s8 (int8, k32 mma, int32 accumulators dequantized in the epilogue).
+std::string pipe_variant(PipeKind kind, int bn) {
+  std::string d = "#define PIPE_NAME " + pipe_kernel(kind, bn) + "\n#define PIPE_BN " +
+                  std::to_string(bn) + "\n#define PIPE_THREADS " +
+                  std::to_string(pipe_threads(bn)) + "\n";
+  switch (kind) {
+    case PipeKind::f16:
+      d += "#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) (r)\n";
+      break;
+    case PipeKind::tf32:
+      d += "#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
+           "#define PIPE_FRAG(r) to_tf32(as_float(r))\n";
+      break;
+    case PipeKind::s8:
+      d += "#define PIPE_ELEM char\n#define PIPE_MMA mma_s8\n#define PIPE_FRAG(r) (r)\n";
+      break;
+  }
+  const bool s8 = kind == PipeKind::s8;
+  d += s8 ? "#define PIPE_ACC int\n#define PIPE_STORE_C store_c_tile_s8\n"
+            "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale\n"
+            "#define PIPE_SCALE_ARGS col_scale, x_scale, 1\n"
+          : "#define PIPE_ACC float\n#define PIPE_STORE_C store_c_tile\n"
+            "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
+  return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
-         "#undef PIPE_MMA\n#undef PIPE_FRAG\n";
+         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_STORE_C\n"
+         "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n";
 }
 
 // STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
@@ -103,8 +124,10 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
-         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variant(false, 256) +
-         pipe_variant(false, 128) + pipe_variant(true, 256) + pipe_variant(true, 128) +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
+         pipe_variant(PipeKind::f16, 256) + pipe_variant(PipeKind::f16, 128) +
+         pipe_variant(PipeKind::tf32, 256) + pipe_variant(PipeKind::tf32, 128) +
+         pipe_variant(PipeKind::s8, 256) + pipe_variant(PipeKind::s8, 128) +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pack.cl"));
 }
@@ -112,13 +135,13 @@ std::string mma_source() {
 }  // namespace
 
 // The f16 and tf32 GEMMs' kernel: the cp.async pipeline (gemm_pipelined.cl) wherever rows are
-// 16-byte aligned (K a multiple of 8 halves or 4 floats), else the register-staged one.
+// 16-byte aligned (K a multiple of 8 halves, 4 floats or 16 int8), else the register-staged one.
 // STAGEBENCH_MMA_GEMM forces one, to measure them against each other in one session: register,
 // tile256 or tile128 (pipelined, or unset: the pipeline with the tile measured fastest for the
 // shape).
 bool gemm_pipelined(Precision p, int64_t k) {
   if (std::strcmp(gemm_knob(), "register") == 0) return false;
-  return k % (p == Precision::tf32 ? 4 : 8) == 0;
+  return k % (p == Precision::tf32 ? 4 : p == Precision::int8 ? 16 : 8) == 0;
 }
 
 bool OpenCLBackend::has_mma() const {
@@ -152,12 +175,12 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
           std::string("weight data is ") + dtype_name(w.data.dtype()) + " for " +
               precision_name(w.precision));
   if (gemm_pipelined(w.precision, w.k)) {
-    if (tf32) return gemm_pipelined_mma(true, x, w.data, y, ep, m, w.n, w.k);
+    if (tf32) return gemm_pipelined_mma(PipeKind::tf32, x, w.data, y, ep, m, w.n, w.k);
     // cp.async copies bytes: x becomes half in global memory first (6 bytes an element moved,
     // against 2 K N / (128 x 256 tile) flops per element in the GEMM).
     Tensor xh = do_empty({m, w.k}, DType::f16);
     to_half(x, xh, m * w.k);
-    gemm_pipelined_mma(false, xh, w.data, y, ep, m, w.n, w.k);
+    gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k);
     return;
   }
   // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
@@ -174,23 +197,29 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
   launch_mma("f32_to_f16", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xh, count);
 }
 
-void OpenCLBackend::launch_pipe(bool tf32, int bn, const Tensor& x, const Tensor& w, Tensor& y,
-                                const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
+void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
+                                const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+                                const PipeScales& s8) {
   const size_t threads = pipe_threads(bn);
   const cl::NDRange global(round_up(n, bn) / bn * threads, round_up(m, kPipeTileM) / kPipeTileM);
-  launch_mma(pipe_kernel(tf32, bn), global, cl::NDRange(threads, 1), x, w, ep.bias, ep.bias ? 1 : 0,
-             static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, to_cl_int(m, "linear m"),
-             to_cl_int(n, "linear n"), to_cl_int(k, "linear k"), y);
+  const std::string name = pipe_kernel(kind, bn);
+  cl::Kernel& kernel = mma_kernel(name);
+  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+           ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
+           to_cl_int(k, "linear k"), y);
+  if (kind == PipeKind::s8) set_args(kernel, 11, *s8.col_scale, s8.x_scale);
+  faults_.before_launch(name);
+  events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }
 
 // The tile width for a shape: the first call times both on a scratch output (the product alone,
 // without the epilogue, which costs the same in both) and keeps the faster, as cuBLAS's
 // heuristics pick a kernel per shape; autotune_choices() reports it.
-int OpenCLBackend::pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                              int64_t k) {
+int OpenCLBackend::pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
+                              int64_t k, const PipeScales& s8) {
   if (const int forced = forced_pipe_width()) return forced;
-  const std::string key = std::string("linear ") + (tf32 ? "tf32 " : "f16 ") + std::to_string(m) +
-                          "x" + std::to_string(n) + "x" + std::to_string(k);
+  const std::string key = std::string("linear ") + pipe_name(kind) + " " + std::to_string(m) + "x" +
+                          std::to_string(n) + "x" + std::to_string(k);
   if (auto it = pipe_widths_.find(key); it != pipe_widths_.end()) return it->second;
   constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
@@ -202,7 +231,7 @@ int OpenCLBackend::pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64
     for (int run = 0; run <= kTimedRuns; ++run) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_pipe(tf32, bn, x, w, scratch, Epilogue{}, m, n, k);
+      launch_pipe(kind, bn, x, w, scratch, Epilogue{}, m, n, k, s8);
       queue.finish();
       if (run > 0)
         seconds.push_back(
@@ -215,9 +244,10 @@ int OpenCLBackend::pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64
   return pipe_widths_.emplace(key, best).first->second;
 }
 
-void OpenCLBackend::gemm_pipelined_mma(bool tf32, const Tensor& x, const Tensor& w, Tensor& y,
-                                       const Epilogue& ep, int64_t m, int64_t n, int64_t k) {
-  launch_pipe(tf32, pipe_width(tf32, x, w, m, n, k), x, w, y, ep, m, n, k);
+void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
+                                       const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+                                       const PipeScales& s8) {
+  launch_pipe(kind, pipe_width(kind, x, w, m, n, k, s8), x, w, y, ep, m, n, k, s8);
 }
 
 void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
@@ -227,6 +257,16 @@ void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, c
       "the int8 tensor-core GEMM needs an int8 weight with scales and a calibrated input range");
   // Symmetric per-tensor activation scale from the calibrated range (x ~= s_x q, |q| <= 127).
   const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
+  if (gemm_pipelined(Precision::int8, w.k)) {
+    // cp.async copies bytes: x is quantized into int8 in global memory first.
+    Tensor xq = do_empty({m, w.k}, DType::i8);
+    constexpr size_t kItems = 256;
+    const size_t items = static_cast<size_t>((m * w.k + 3) / 4);
+    launch_mma("f32_to_s8", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
+               1.f / sx, to_cl_int(m * w.k, "linear m x k"));
+    gemm_pipelined_mma(PipeKind::s8, xq, w.data, y, ep, m, w.n, w.k, PipeScales{&w.scales, sx});
+    return;
+  }
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
   launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias, ep.bias ? 1 : 0,

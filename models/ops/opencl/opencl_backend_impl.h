@@ -26,7 +26,15 @@
 
 namespace sb {
 
-// Whether the f16 or tf32 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
+// The pipelined tensor-core GEMM's operand kinds (kernels/gemm_pipelined.cl).
+enum class PipeKind : uint8_t { f16, tf32, s8 };
+// s8's dequantization: y = x_scale x col_scale[n] x the int32 product.
+struct PipeScales {
+  const Tensor* col_scale = nullptr;  // per output column (the weight's)
+  float x_scale = 0.f;                // per tensor (the calibrated input's)
+};
+
+// Whether the f16, tf32 or s8 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
 // STAGEBENCH_MMA_GEMM knob).
 bool gemm_pipelined(Precision p, int64_t k);
 
@@ -195,13 +203,15 @@ class OpenCLBackend : public Backend {
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
-  // The f16 (tf32) GEMM on the cp.async pipeline: x [m, k] and w [n, k] half (fp32), rows
-  // 16-byte aligned (gemm_pipelined()).
-  void gemm_pipelined_mma(bool tf32, const Tensor& x, const Tensor& w, Tensor& y,
-                          const Epilogue& ep, int64_t m, int64_t n, int64_t k);
-  void launch_pipe(bool tf32, int bn, const Tensor& x, const Tensor& w, Tensor& y,
-                   const Epilogue& ep, int64_t m, int64_t n, int64_t k);
-  int pipe_width(bool tf32, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k);
+  // The f16, tf32 or s8 GEMM on the cp.async pipeline: x [m, k] and w [n, k] half, fp32 or
+  // int8, rows 16-byte aligned (gemm_pipelined()); s8 also takes the dequantization scales.
+  void gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
+                          const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+                          const PipeScales& s8 = {});
+  void launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
+                   const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8);
+  int pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k,
+                 const PipeScales& s8);
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);

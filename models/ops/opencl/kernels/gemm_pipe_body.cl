@@ -1,7 +1,9 @@
 // One variant of the pipelined GEMM (gemm_pipelined.cl), included with PIPE_NAME, PIPE_BN
-// (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, or float),
-// PIPE_MMA (mma_f16 or mma_tf32) and PIPE_FRAG(r) (what a fragment register becomes: itself,
-// or rounded to tf32) defined.
+// (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, float or
+// char), PIPE_MMA (mma_f16, mma_tf32 or mma_s8), PIPE_FRAG(r) (what a fragment register becomes:
+// itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_STORE_C (store_c_tile or
+// store_c_tile_s8), PIPE_EXTRA_PARAMS and PIPE_SCALE_ARGS (s8's column scales and x scale)
+// defined.
 #define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * 8)
 #define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
 
@@ -9,7 +11,7 @@ __kernel __attribute__((reqd_work_group_size(PIPE_THREADS, 1, 1)))
 void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                         __global const float* bias, int has_bias, int act,
                         __global const float* residual, int has_residual, int M, int N, int K,
-                        __global float* y) {
+                        __global float* y PIPE_EXTRA_PARAMS) {
   __local uint4 smem[PIPE_STAGES * PIPE_STAGE_CHUNKS];
   const int tid = get_local_id(0);
   const int lane = tid & 31, warp = tid >> 5;
@@ -19,13 +21,13 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int m0 = get_group_id(1) * PIPE_BM, n0 = get_group_id(0) * PIPE_BN;
   const int k_tiles = (K + PIPE_BK - 1) / PIPE_BK;
 
-  float acc[4][8][4];
+  PIPE_ACC acc[4][8][4];
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
     for (int ni = 0; ni < 8; ++ni)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
 
   // Prologue: the first PIPE_STAGES - 1 tiles in flight, one commit group each (empty groups
   // past K keep the count that wait_group relies on).
@@ -61,7 +63,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
     __local const uint4* bs = as + PIPE_A_CHUNKS;
 #pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {  // k steps of 2 chunks: k16 (f16) or k8 (tf32)
+    for (int ks = 0; ks < 4; ++ks) {  // k steps of 2 chunks: k16 (f16), k8 (tf32), k32 (s8)
       uint a[4][4], b[4][4];
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi)
@@ -87,10 +89,10 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   }
   CP_ASYNC_WAIT(0);
   barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with the ring: it becomes the C tile
-  store_c_tile((__local float*)smem, PIPE_BN + 4, acc, wm, wn, g, t);
+  PIPE_STORE_C((__local float*)smem, PIPE_BN + 4, acc, wm, wn, g, t);
   barrier(CLK_LOCAL_MEM_FENCE);
   epilogue_rows((__local const float*)smem, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias, has_bias,
-                act, residual, has_residual, y, tid);
+                act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);
 }
 
 #undef PIPE_STAGE_CHUNKS

@@ -1,6 +1,6 @@
-// The f16 and tf32 tensor-core GEMMs on a multistage cp.async pipeline:
-// y[M, N] = epi(x[M, K] . W[N, K]^T) with x and W half (or fp32 for tf32) in global memory, f32
-// accumulation, the fp32 epilogue of gemm_mma_body.cl.
+// The f16, tf32 and s8 tensor-core GEMMs on a multistage cp.async pipeline:
+// y[M, N] = epi(x[M, K] . W[N, K]^T) with x and W half (fp32 for tf32, int8 for s8) in global
+// memory, f32 (s8: int32) accumulation, the fp32 epilogue of gemm_mma_body.cl.
 // Included after gemm_mma_nvidia.cl (mma_f16); NVIDIA only (inline PTX).
 //
 // Written by hand because no library reaches NVIDIA's tensor cores from OpenCL: CLBlast's half
@@ -16,10 +16,11 @@
 // - fragments by ldmatrix.x4 (one instruction for a 16 x 16 A block or two 8-column B blocks),
 //   32 mma.sync per 8 ldmatrix per k step (k16 for f16; k8 for tf32, where the 8 x 8 b16
 //   matrices ldmatrix moves are 8 x 4 fp32 and land exactly in m16n8k8's fragments; each
-//   fragment is rounded to tf32 (cvt.rna) in registers, so neither operand needs a pass).
+//   fragment is rounded to tf32 (cvt.rna) in registers, so neither operand needs a pass; k32
+//   for s8, whose m16n8k32 fragments are 4 bytes of k per register, again ldmatrix's layout).
 // The earlier kernel (gemm_mma_body.cl) staged fp32 through registers and converted while
 // storing, about 420 instructions per 32 mma; it stays for rows that are not 16-byte aligned
-// (K not a multiple of 8 for f16, of 4 for tf32) and for s8.
+// (K not a multiple of 8 for f16, 4 for tf32, 16 for s8).
 //
 // Tiles: 128 x PIPE_BN x 64, 64 x 64 per warp, warps as 2 (M) x PIPE_BN / 64 (N); three
 // stages. gemm_pipe_body.cl is included once per variant (gemm_mma.cpp):
@@ -100,6 +101,27 @@ inline void store_c_tile(__local float* c, int pitch, float acc[4][8][4], int wm
       }
 }
 
+// The same for s8's int32 accumulators (exact to the end; |sum| <= 127^2 K), as float.
+inline void store_c_tile_s8(__local float* c, int pitch, int acc[4][8][4], int wm, int wn, int g,
+                            int t) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 8; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        __local float* at = c + (wm + mi * 16 + g + h * 8) * pitch + wn + ni * 8 + 2 * t;
+        vstore2((float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]), 0, at);
+      }
+}
+
+// Four consecutive entries of a per-column vector from column gn, zero past N.
+inline float4 columns4(__global const float* p, int gn, int N, bool vector_rows) {
+  return vector_rows ? vload4(0, p + gn)
+                     : (float4)(p[gn], gn + 1 < N ? p[gn + 1] : 0.0f, gn + 2 < N ? p[gn + 2] : 0.0f,
+                                gn + 3 < N ? p[gn + 3] : 0.0f);
+}
+
 inline float4 apply_act4(float4 v, int act) {
   return (float4)(apply_act(v.x, act), apply_act(v.y, act), apply_act(v.z, act),
                   apply_act(v.w, act));
@@ -107,9 +129,11 @@ inline float4 apply_act4(float4 v, int act) {
 
 // y = act(C + bias) + residual over the tile, 4 columns an access. Residual may be y itself:
 // each element is read before it is written, by the same item.
+// s8 (has_scale): C is first dequantized, x_scale x col_scale[n].
 inline void epilogue_rows(__local const float* c, int bn, int threads, int m0, int n0, int M,
                           int N, __global const float* bias, int has_bias, int act,
                           __global const float* residual, int has_residual, __global float* y,
+                          __global const float* col_scale, float x_scale, int has_scale,
                           int tid) {
   const int quads = bn / 4, pitch = bn + 4;
   const bool vector_rows = (N & 3) == 0;
@@ -135,11 +159,8 @@ inline void epilogue_rows(__local const float* c, int bn, int threads, int m0, i
       const int gm = m0 + row, gn = n0 + col;
       if (gm >= M || gn >= N) continue;
       float4 v = vload4(0, c + row * pitch + col);
-      if (has_bias)
-        v += vector_rows ? vload4(0, bias + gn)
-                         : (float4)(bias[gn], gn + 1 < N ? bias[gn + 1] : 0.0f,
-                                    gn + 2 < N ? bias[gn + 2] : 0.0f,
-                                    gn + 3 < N ? bias[gn + 3] : 0.0f);
+      if (has_scale) v *= x_scale * columns4(col_scale, gn, N, vector_rows);
+      if (has_bias) v += columns4(bias, gn, N, vector_rows);
       v = apply_act4(v, act) + r[b];
       const size_t at = (size_t)gm * N + gn;
       if (vector_rows) {
@@ -165,4 +186,11 @@ __kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n)
   } else {
     for (int j = i; j < n; ++j) dst[j] = to_half_bits(src[j]);
   }
+}
+
+// fp32 -> s8 with the calibrated per-tensor scale (x ~= x_scale q), rounded to nearest even and
+// saturated as the register-staged kernel quantizes; four per item.
+__kernel void f32_to_s8(__global const float* src, __global char* dst, float inv_scale, int n) {
+  const int i = get_global_id(0) * 4;
+  for (int j = i; j < min(i + 4, n); ++j) dst[j] = to_s8(src[j] * inv_scale);
 }
