@@ -50,6 +50,7 @@ Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {
   if (stage >= kEngineFp32) {
     sw.fused_attention = true;
     sw.precision = tensor_cores ? Precision::tf32 : Precision::f32;
+    sw.attention = sw.precision;  // TF32 mode covers attention's products too
   }
   if (stage >= kEngineFp16) {
     sw.precision = reduced;

@@ -38,8 +38,9 @@ namespace {
 
 const char* attention_kind(const Switches& sw) {
   if (!sw.fused_attention) return "materialized scores (B x heads x S x S), fp32";
-  return sw.attention == Precision::f16 ? "fused, fp16 tensor cores, fp32 softmax"
-                                        : "fused (online softmax), fp32";
+  if (sw.attention == Precision::f16) return "fused, fp16 tensor cores, fp32 softmax";
+  if (sw.attention == Precision::tf32) return "fused, tf32 tensor cores, fp32 softmax";
+  return "fused (online softmax), fp32";
 }
 
 // What the int8 GEMMs really quantize, which depends on the backend's kernel.

@@ -368,19 +368,22 @@ TEST_F(OpsOpenCL, CalibratedInt8TensorCoresClipOutsideTheRange) {
   EXPECT_NE(compare({"y", be->download(y), want, Precision::int8, 0.2}), "");
 }
 
-TEST_F(OpsOpenCL, AttentionFp16TensorCores) {
+// fp16 and tf32 flash attention over packed QKV rows: n off the 64-query and 64-key tiles,
+// the second cell padded.
+TEST_F(OpsOpenCL, AttentionOnTensorCoresFp16AndTf32) {
   if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
-  const int64_t batch = 2, n = 150, heads = 2, dh = 64, d = heads * dh;  // n off the tiles
+  const int64_t batch = 2, n = 150, heads = 2, dh = 64, d = heads * dh;
   const Vec qkv = random_vec(batch * n * 3 * d, 49);
   Vec bias(batch * n, 0.f);
-  for (int64_t j = 100; j < n; ++j) bias[n + j] = kMaskedLogit;  // the second cell is padded
-  AttentionShape s{batch, n, heads, dh, 0.125f, 3 * d,         3 * d,
-                   3 * d, d, 0,     d,  2 * d,  Precision::f16};
+  for (int64_t j = 100; j < n; ++j) bias[n + j] = kMaskedLogit;
   const Tensor packed = be->upload(qkv, {batch, n, 3 * d}), key_bias = be->upload(bias, {batch, n});
-  Tensor out = be->empty({batch, n, d});
-  be->attention_fused(s, packed, packed, packed, &key_bias, out);
-  const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
-  EXPECT_EQ(compare({"out", be->download(out), want, Precision::f16, 5e-3}), "");
+  for (const auto& [p, tolerance] : {std::pair{Precision::f16, 5e-3}, {Precision::tf32, 2e-3}}) {
+    AttentionShape s{batch, n, heads, dh, 0.125f, 3 * d, 3 * d, 3 * d, d, 0, d, 2 * d, p};
+    Tensor out = be->empty({batch, n, d});
+    be->attention_fused(s, packed, packed, packed, &key_bias, out);
+    const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+    EXPECT_EQ(compare({"out", be->download(out), want, p, tolerance}), "") << precision_name(p);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Masked multi-head attention (BERT's), fused: the portable streaming kernel
-// (kernels/attention_masked.cl, one copy per head width) or, for fp16 on NVIDIA, tensor cores
-// (kernels/attention_mma_nvidia.cl).
+// (kernels/attention_masked.cl, one copy per head width) or, for fp16 and tf32 on NVIDIA, tensor
+// cores (kernels/attention_mma_nvidia.cl, attention_tf32_nvidia.cl).
 #include <algorithm>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
@@ -24,6 +24,10 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
     attention_mma(s, q, k, v, key_bias, out);
     return;
   }
+  if (s.precision == Precision::tf32 && s.dh == 64 && has_mma()) {
+    attention_mma_tf32(s, q, k, v, key_bias, out);
+    return;
+  }
   attention_fused_portable(s, q, k, v, key_bias, out);
 }
 
@@ -44,6 +48,26 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
   launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
              cl::NDRange(kThreads, 1), q, kh, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
+             i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
+}
+
+void OpenCLBackend::attention_mma_tf32(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                                       const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  // Must match FT_QUERIES, FT_KEYS and FT_THREADS in kernels/attention_tf32_nvidia.cl; the
+  // packing kernel has 256 items.
+  constexpr size_t kQueries = 64, kKeys = 64, kThreads = 128, kPackThreads = 256;
+  const auto i = [](int64_t x) { return static_cast<int>(x); };
+  const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
+  Tensor kf = empty({items, n_pad, s.dh}, DType::f32);
+  Tensor vtf = empty({items, s.dh, n_pad}, DType::f32);
+  launch_mma(
+      "attention_pack_tf32",
+      cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
+      cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
+      i(s.k_col), i(s.v_col), kf, vtf);
+  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
+  launch_mma("attention_tf32_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
+             cl::NDRange(kThreads, 1), q, kf, vtf, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
              i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
 }
 

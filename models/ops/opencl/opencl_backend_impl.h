@@ -249,6 +249,8 @@ class OpenCLBackend : public Backend {
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
 
   // attention_fused in fp16 on NVIDIA tensor cores (kernels/attention_mma_nvidia.cl), dh 64.
+  void attention_mma_tf32(const AttentionShape& s, const Tensor& q, const Tensor& k,
+                          const Tensor& v, const Tensor* key_bias, Tensor& out);
   void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
                      const Tensor* key_bias, Tensor& out);
 
