@@ -20,12 +20,9 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
     throw std::invalid_argument("attention_fused: " + why);
   // fp16 on NVIDIA tensor cores where the stage allows it (head size 64: Geneformer, BERT);
   // every other case computes in fp32.
-  if (s.precision == Precision::f16 && s.dh == 64 && has_mma()) {
+  if ((s.precision == Precision::f16 || s.precision == Precision::tf32) && s.dh == 64 &&
+      has_mma()) {
     attention_mma(s, q, k, v, key_bias, out);
-    return;
-  }
-  if (s.precision == Precision::tf32 && s.dh == 64 && has_mma()) {
-    attention_mma_tf32(s, q, k, v, key_bias, out);
     return;
   }
   attention_fused_portable(s, q, k, v, key_bias, out);
@@ -33,42 +30,24 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
 
 void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FA_QUERIES, FA_KEYS and FA_THREADS in kernels/attention_mma_nvidia.cl; the
-  // packing kernel has 256 items.
+  // Must match FA_/FT_QUERIES, _KEYS and _THREADS in kernels/attention_mma_nvidia.cl and
+  // attention_tf32_nvidia.cl; the packing kernels have 256 items.
   constexpr size_t kQueries = 64, kKeys = 64, kThreads = 128, kPackThreads = 256;
   const auto i = [](int64_t x) { return static_cast<int>(x); };
+  const bool tf32 = s.precision == Precision::tf32;
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
-  Tensor kh = empty({items, n_pad, s.dh}, DType::f16);
-  Tensor vt = empty({items, s.dh, n_pad}, DType::f16);
+  Tensor kp = empty({items, n_pad, s.dh}, tf32 ? DType::f32 : DType::f16);
+  Tensor vt = empty({items, s.dh, n_pad}, tf32 ? DType::f32 : DType::f16);
   launch_mma(
-      "attention_pack_f16",
+      tf32 ? "attention_pack_tf32" : "attention_pack_f16",
       cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
       cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
-      i(s.k_col), i(s.v_col), kh, vt);
+      i(s.k_col), i(s.v_col), kp, vt);
   const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
-  launch_mma("attention_f16_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
-             cl::NDRange(kThreads, 1), q, kh, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
-             i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
-}
-
-void OpenCLBackend::attention_mma_tf32(const AttentionShape& s, const Tensor& q, const Tensor& k,
-                                       const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FT_QUERIES, FT_KEYS and FT_THREADS in kernels/attention_tf32_nvidia.cl; the
-  // packing kernel has 256 items.
-  constexpr size_t kQueries = 64, kKeys = 64, kThreads = 128, kPackThreads = 256;
-  const auto i = [](int64_t x) { return static_cast<int>(x); };
-  const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
-  Tensor kf = empty({items, n_pad, s.dh}, DType::f32);
-  Tensor vtf = empty({items, s.dh, n_pad}, DType::f32);
-  launch_mma(
-      "attention_pack_tf32",
-      cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
-      cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
-      i(s.k_col), i(s.v_col), kf, vtf);
-  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
-  launch_mma("attention_tf32_mma", cl::NDRange(groups * kThreads, static_cast<size_t>(items)),
-             cl::NDRange(kThreads, 1), q, kf, vtf, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
-             i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out);
+  launch_mma(tf32 ? "attention_tf32_mma" : "attention_f16_mma",
+             cl::NDRange(groups * kThreads, static_cast<size_t>(items)), cl::NDRange(kThreads, 1),
+             q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q),
+             i(s.ld_out), i(s.q_col), s.scale, out);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,

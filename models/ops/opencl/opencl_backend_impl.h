@@ -248,9 +248,8 @@ class OpenCLBackend : public Backend {
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
 
-  // attention_fused in fp16 on NVIDIA tensor cores (kernels/attention_mma_nvidia.cl), dh 64.
-  void attention_mma_tf32(const AttentionShape& s, const Tensor& q, const Tensor& k,
-                          const Tensor& v, const Tensor* key_bias, Tensor& out);
+  // attention_fused in fp16 or tf32 on NVIDIA tensor cores (kernels/attention_mma_nvidia.cl,
+  // attention_tf32_nvidia.cl), dh 64.
   void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
                      const Tensor* key_bias, Tensor& out);
 

@@ -35,6 +35,68 @@ inline uint pack_half2(float lo, float hi) {
   return (uint)to_half_bits(lo) | ((uint)to_half_bits(hi) << 16);
 }
 
+// Online softmax over one 64-key tile of S for the warp's rows g and g + 8 (c0, c1 of tile j
+// are row g, keys 8 j + 2t and + 1; c2, c3 row g + 8): adds the tile's key biases, updates the
+// running maxima m and per-thread partial sums l, rescales O, and leaves exp2(s - max) in s.
+// Shared by the f16 and tf32 kernels.
+inline void online_softmax_tile(float s[8][4], __local const float* bias, int t, float* m0,
+                                float* m8, float* l0, float* l8, float o[8][4]) {
+  float mx0 = *m0, mx8 = *m8;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const float b0 = bias[j * 8 + 2 * t], b1 = bias[j * 8 + 2 * t + 1];
+    s[j][0] += b0;
+    s[j][1] += b1;
+    s[j][2] += b0;
+    s[j][3] += b1;
+    mx0 = fmax(mx0, fmax(s[j][0], s[j][1]));
+    mx8 = fmax(mx8, fmax(s[j][2], s[j][3]));
+  }
+  mx0 = fmax(mx0, shfl_xor(mx0, 1));
+  mx0 = fmax(mx0, shfl_xor(mx0, 2));
+  mx8 = fmax(mx8, shfl_xor(mx8, 1));
+  mx8 = fmax(mx8, shfl_xor(mx8, 2));
+  const float c0 = native_exp2(*m0 - mx0), c8 = native_exp2(*m8 - mx8);
+  *m0 = mx0;
+  *m8 = mx8;
+  float sum0 = 0.0f, sum8 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    s[j][0] = native_exp2(s[j][0] - mx0);
+    s[j][1] = native_exp2(s[j][1] - mx0);
+    s[j][2] = native_exp2(s[j][2] - mx8);
+    s[j][3] = native_exp2(s[j][3] - mx8);
+    sum0 += s[j][0] + s[j][1];
+    sum8 += s[j][2] + s[j][3];
+  }
+  *l0 = *l0 * c0 + sum0;  // reduced across the row at the end
+  *l8 = *l8 * c8 + sum8;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    o[i][0] *= c0;
+    o[i][1] *= c0;
+    o[i][2] *= c8;
+    o[i][3] *= c8;
+  }
+}
+
+// O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
+// item, the head's first column plus 2t; rows are ld_out apart.
+inline void store_attention_rows(float o[8][4], float l0, float l8, int r0, int n,
+                                 __global float* out, int ld_out) {
+  l0 += shfl_xor(l0, 1);
+  l0 += shfl_xor(l0, 2);
+  l8 += shfl_xor(l8, 1);
+  l8 += shfl_xor(l8, 2);
+  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    if (r0 < n) vstore2((float2)(o[i][0] * inv0, o[i][1] * inv0), 0, out + (long)r0 * ld_out + i * 8);
+    if (r0 + 8 < n)
+      vstore2((float2)(o[i][2] * inv8, o[i][3] * inv8), 0, out + (long)(r0 + 8) * ld_out + i * 8);
+  }
+}
+
 // One work-group per 64 keys of one (batch, head): kh[bh][key][d], vt[bh][d][key] as half bits.
 // Keys past n are written as zeros up to the next multiple of 64 (n_pad).
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
@@ -142,44 +204,7 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
         mma_f16(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
       }
     }
-    // Online softmax: c0, c1 are row g (keys 2t, 2t + 1 of the tile j), c2, c3 row g + 8.
-    float mx0 = m0, mx8 = m8;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float b0 = bslot[j * 8 + 2 * t], b1 = bslot[j * 8 + 2 * t + 1];
-      s[j][0] += b0;
-      s[j][1] += b1;
-      s[j][2] += b0;
-      s[j][3] += b1;
-      mx0 = fmax(mx0, fmax(s[j][0], s[j][1]));
-      mx8 = fmax(mx8, fmax(s[j][2], s[j][3]));
-    }
-    mx0 = fmax(mx0, shfl_xor(mx0, 1));
-    mx0 = fmax(mx0, shfl_xor(mx0, 2));
-    mx8 = fmax(mx8, shfl_xor(mx8, 1));
-    mx8 = fmax(mx8, shfl_xor(mx8, 2));
-    const float c0 = native_exp2(m0 - mx0), c8 = native_exp2(m8 - mx8);
-    m0 = mx0;
-    m8 = mx8;
-    float sum0 = 0.0f, sum8 = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      s[j][0] = native_exp2(s[j][0] - mx0);
-      s[j][1] = native_exp2(s[j][1] - mx0);
-      s[j][2] = native_exp2(s[j][2] - mx8);
-      s[j][3] = native_exp2(s[j][3] - mx8);
-      sum0 += s[j][0] + s[j][1];
-      sum8 += s[j][2] + s[j][3];
-    }
-    l0 = l0 * c0 + sum0;  // per-thread partial sums; reduced across the row at the end
-    l8 = l8 * c8 + sum8;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      o[i][0] *= c0;
-      o[i][1] *= c0;
-      o[i][2] *= c8;
-      o[i][3] *= c8;
-    }
+    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o);
     // O += P V: k-step kk covers keys 16 kk .. 16 kk + 15, i.e. S tiles 2 kk and 2 kk + 1.
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
@@ -198,16 +223,6 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
   }
   CP_ASYNC_WAIT(0);
 #undef FA_ISSUE
-  l0 += shfl_xor(l0, 1);
-  l0 += shfl_xor(l0, 2);
-  l8 += shfl_xor(l8, 1);
-  l8 += shfl_xor(l8, 2);
-  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
-  const int r0 = q0 + g, r8 = q0 + g + 8;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int d = h * FA_DH + i * 8 + 2 * t;
-    if (r0 < n) vstore2((float2)(o[i][0] * inv0, o[i][1] * inv0), 0, out + (long)(b * n + r0) * ld_out + d);
-    if (r8 < n) vstore2((float2)(o[i][2] * inv8, o[i][3] * inv8), 0, out + (long)(b * n + r8) * ld_out + d);
-  }
+  store_attention_rows(o, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FA_DH + 2 * t,
+                       ld_out);
 }

@@ -1,7 +1,7 @@
 // NVIDIA-only fused masked attention on tf32 tensor cores, for stages that compute in fp32 with
 // TF32 allowed (TensorRT's and PyTorch's TF32 modes). Built with gemm_mma_nvidia.cl (mma_tf32,
 // to_tf32), gemm_pipelined.cl (cp_async16, ldmatrix_x4) and attention_mma_nvidia.cl
-// (shfl_xor); head size 64. The loop is the f16 kernel's (FlashAttention-2: Q in registers,
+// (shfl_xor, online_softmax_tile, store_attention_rows); head size 64. The loop is the f16 kernel's (FlashAttention-2: Q in registers,
 // online softmax in fp32), with three differences that tf32's m16n8k8 fragments bring:
 // - K and V^T tiles are fp32 (256-byte rows, padded to 272 so the 8 rows of an ldmatrix phase
 //   hit 8 bank groups), packed once per call by attention_pack_tf32 already rounded to tf32;
@@ -131,44 +131,11 @@ void attention_tf32_mma(__global const float* q, __global const uint4* kf,
         mma_tf32(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
       }
     }
-    float mx0 = m0, mx8 = m8;
+    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float b0 = bslot[j * 8 + 2 * t], b1 = bslot[j * 8 + 2 * t + 1];
-      s[j][0] += b0;
-      s[j][1] += b1;
-      s[j][2] += b0;
-      s[j][3] += b1;
-      mx0 = fmax(mx0, fmax(s[j][0], s[j][1]));
-      mx8 = fmax(mx8, fmax(s[j][2], s[j][3]));
-    }
-    mx0 = fmax(mx0, shfl_xor(mx0, 1));
-    mx0 = fmax(mx0, shfl_xor(mx0, 2));
-    mx8 = fmax(mx8, shfl_xor(mx8, 1));
-    mx8 = fmax(mx8, shfl_xor(mx8, 2));
-    const float c0 = native_exp2(m0 - mx0), c8 = native_exp2(m8 - mx8);
-    m0 = mx0;
-    m8 = mx8;
-    float sum0 = 0.0f, sum8 = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      s[j][0] = native_exp2(s[j][0] - mx0);
-      s[j][1] = native_exp2(s[j][1] - mx0);
-      s[j][2] = native_exp2(s[j][2] - mx8);
-      s[j][3] = native_exp2(s[j][3] - mx8);
-      sum0 += s[j][0] + s[j][1];
-      sum8 += s[j][2] + s[j][3];
       vstore2((float2)(s[j][0], s[j][1]), 0, pf + g * (FT_ROW * 4) + j * 8 + 2 * t);
       vstore2((float2)(s[j][2], s[j][3]), 0, pf + (g + 8) * (FT_ROW * 4) + j * 8 + 2 * t);
-    }
-    l0 = l0 * c0 + sum0;
-    l8 = l8 * c8 + sum8;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      o[i][0] *= c0;
-      o[i][1] *= c0;
-      o[i][2] *= c8;
-      o[i][3] *= c8;
     }
     warp_sync();  // the warp's P tile is written
     // O += P V: k-step kk covers keys 8 kk .. 8 kk + 7.
@@ -190,18 +157,6 @@ void attention_tf32_mma(__global const float* q, __global const uint4* kf,
   }
   CP_ASYNC_WAIT(0);
 #undef FT_ISSUE
-  l0 += shfl_xor(l0, 1);
-  l0 += shfl_xor(l0, 2);
-  l8 += shfl_xor(l8, 1);
-  l8 += shfl_xor(l8, 2);
-  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
-  const int r0 = q0 + g, r8 = q0 + g + 8;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int d = h * FT_DH + i * 8 + 2 * t;
-    if (r0 < n)
-      vstore2((float2)(o[i][0] * inv0, o[i][1] * inv0), 0, out + (long)(b * n + r0) * ld_out + d);
-    if (r8 < n)
-      vstore2((float2)(o[i][2] * inv8, o[i][3] * inv8), 0, out + (long)(b * n + r8) * ld_out + d);
-  }
+  store_attention_rows(o, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FT_DH + 2 * t,
+                       ld_out);
 }
