@@ -86,14 +86,14 @@ std::string pipe_variant(PipeKind kind, int bn) {
       break;
   }
   const bool s8 = kind == PipeKind::s8;
-  d += s8 ? "#define PIPE_ACC int\n#define PIPE_STORE_C store_c_tile_s8\n"
+  d += s8 ? "#define PIPE_ACC int\n"
             "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale\n"
             "#define PIPE_SCALE_ARGS col_scale, x_scale, 1\n"
-          : "#define PIPE_ACC float\n#define PIPE_STORE_C store_c_tile\n"
+          : "#define PIPE_ACC float\n"
             "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
   return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
-         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_STORE_C\n"
+         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n"
          "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n";
 }
 

@@ -1,9 +1,8 @@
 // One variant of the pipelined GEMM (gemm_pipelined.cl), included with PIPE_NAME, PIPE_BN
 // (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, float or
 // char), PIPE_MMA (mma_f16, mma_tf32 or mma_s8), PIPE_FRAG(r) (what a fragment register becomes:
-// itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_STORE_C (store_c_tile or
-// store_c_tile_s8), PIPE_EXTRA_PARAMS and PIPE_SCALE_ARGS (s8's column scales and x scale)
-// defined.
+// itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_EXTRA_PARAMS and
+// PIPE_SCALE_ARGS (s8's column scales and x scale) defined.
 #define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * 8)
 #define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
 
@@ -89,7 +88,17 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   }
   CP_ASYNC_WAIT(0);
   barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with the ring: it becomes the C tile
-  PIPE_STORE_C((__local float*)smem, PIPE_BN + 4, acc, wm, wn, g, t);
+  {
+    __local float* c = (__local float*)smem;
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < 8; ++ni)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          vstore2((float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]), 0,
+                  c + (wm + mi * 16 + g + h * 8) * (PIPE_BN + 4) + wn + ni * 8 + 2 * t);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   epilogue_rows((__local const float*)smem, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias, has_bias,
                 act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);

@@ -85,35 +85,10 @@ inline void load_rows(__local uint4* tile, __global const uchar* src, int esize,
 // load in turn (one work-group per SM leaves 8 warps to hide it); a first version spent more
 // time there than in the mma loop. Staged, each item moves 4 consecutive columns per access and
 // issues PIPE_EPI_BATCH loads before it uses the first.
-// The C tile's row pitch is the tile's width + 4 floats, which spreads a fragment's 8 rows.
+// The C tile's row pitch is the tile's width + 4 floats, which spreads a fragment's 8 rows
+// (the accumulators go there in gemm_pipe_body.cl, converted to float: s8's int32 sums are exact
+// to the end, |sum| <= 127^2 K).
 #define PIPE_EPI_BATCH 8
-
-inline void store_c_tile(__local float* c, int pitch, float acc[4][8][4], int wm, int wn, int g,
-                         int t) {
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 8; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        __local float* at = c + (wm + mi * 16 + g + h * 8) * pitch + wn + ni * 8 + 2 * t;
-        vstore2((float2)(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]), 0, at);
-      }
-}
-
-// The same for s8's int32 accumulators (exact to the end; |sum| <= 127^2 K), as float.
-inline void store_c_tile_s8(__local float* c, int pitch, int acc[4][8][4], int wm, int wn, int g,
-                            int t) {
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 8; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        __local float* at = c + (wm + mi * 16 + g + h * 8) * pitch + wn + ni * 8 + 2 * t;
-        vstore2((float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]), 0, at);
-      }
-}
 
 // Four consecutive entries of a per-column vector from column gn, zero past N.
 inline float4 columns4(__global const float* p, int gn, int N, bool vector_rows) {
