@@ -51,12 +51,12 @@ size_t stage_index(const std::string& id) {
 Switches switches_for(size_t stage, const std::vector<bool>& applies, Precision reduced) {
   Switches sw;
   auto on = [&](size_t k) { return k <= stage && applies.at(k); };
-  if (on(kTf32)) sw.precision = Precision::tf32;
+  if (on(kTf32)) sw.precision = sw.attention = Precision::tf32;
   sw.fused_attention = on(kFusedAttention);
   sw.fused_gelu = on(kFusedGelu);
   sw.fused_layernorm = on(kFusedLayerNorm);
   sw.graph_compile = on(kGraphCompile);
-  if (on(kBf16)) sw.precision = reduced;
+  if (on(kBf16)) sw.precision = sw.attention = reduced;
   if (on(kInt8Weights)) sw.precision = Precision::int8;
   return sw;
 }

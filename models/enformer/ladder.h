@@ -23,6 +23,9 @@ enum StageIndex : size_t {
 
 struct Switches {
   Precision precision = Precision::f32;  // of every conv and linear GEMM
+  // Of the fused relative attention's products: the GEMMs' precision, except in the int8 stage,
+  // which quantizes weights only and keeps the reduced precision's attention.
+  Precision attention = Precision::f32;
   bool fused_attention = false;
   bool fused_gelu = false;
   bool fused_layernorm = false;

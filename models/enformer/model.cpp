@@ -223,7 +223,7 @@ Tensor Model::attention(const Tensor& x, const Layer& l, const std::string& site
   Tensor relk = sw_.graph_compile ? l.rel_k_cached : rel_k(l, features_, site + ".relk");
   Tensor out = buffer(site + ".ctx", {bsz, n, h * dv});
   if (sw_.fused_attention) {
-    be_.rel_attention_fused({bsz, n, h, dk, dv}, q, k, v, relk, l.content_bias, l.pos_bias, out);
+    be_.rel_attention_fused({bsz, n, h, dk, dv, sw_.attention}, q, k, v, relk, l.content_bias, l.pos_bias, out);
     return out;
   }
   Tensor qc = buffer(site + ".qc", q.shape());

@@ -80,8 +80,11 @@ struct GemmBatch {
 // rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1, content_bias and pos_bias [H*dk]:
 //   logits[h,i,j] = (q_i + cb_h) . k_j + (q_i + pb_h) . rel_k[n-1+j-i]
 //   out[b, i, h*dv:(h+1)*dv] = softmax_j(logits) . v
+// `precision` is what the stage allows the products (f16: fp16 operands with fp32 accumulation
+// and softmax); a backend without such a path computes in fp32.
 struct RelAttentionShape {
   int64_t batch = 1, n = 0, heads = 0, dk = 0, dv = 0;
+  Precision precision = Precision::f32;
 };
 
 // Multi-head attention with a key-padding mask (BERT), fused: one streaming kernel with online

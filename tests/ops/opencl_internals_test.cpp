@@ -386,5 +386,27 @@ TEST_F(OpsOpenCL, AttentionOnTensorCoresFp16AndTf32) {
   }
 }
 
+// Enformer's relative attention on fp16 and tf32 tensor cores: n off the 64-query and 64-key
+// tiles (the relative band then reaches past both ends of rel_k), a narrow and the widest value
+// size.
+TEST_F(OpsOpenCL, RelativeAttentionOnTensorCoresFp16AndTf32) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  for (const auto& [p, dv] : {std::pair{Precision::f16, int64_t{48}}, {Precision::f16, 192},
+                              {Precision::tf32, 48}, {Precision::tf32, 192}}) {
+    RelAttentionInputs in({2, 150, 2, 64, dv, p});
+    for (float& x : in.q) x *= 0.125f;  // scaled by dk^-1/2, as the model does
+    const auto& s = in.s;
+    const int64_t hk = s.heads * s.dk, hv = s.heads * s.dv;
+    Tensor out = be->empty({s.batch, s.n, hv});
+    be->rel_attention_fused(s, be->upload(in.q, {s.batch, s.n, hk}),
+                            be->upload(in.k, {s.batch, s.n, hk}),
+                            be->upload(in.v, {s.batch, s.n, hv}),
+                            be->upload(in.rel_k, {2 * s.n - 1, hk}),
+                            be->upload(in.content_bias, {hk}), be->upload(in.pos_bias, {hk}), out);
+    EXPECT_EQ(compare({"out", be->download(out), in.reference(), p, 1e-2}), "")
+        << precision_name(p) << ", dv " << dv;
+  }
+}
+
 }  // namespace
 }  // namespace sb::testing

@@ -1,5 +1,6 @@
-// Transformer-XL relative attention (Enformer's), one streaming kernel
-// (kernels/attention_relative.cl).
+// Transformer-XL relative attention (Enformer's), one streaming kernel: the portable one
+// (kernels/attention_relative.cl) or, where the stage allows fp16 or tf32 products on NVIDIA, tensor
+// cores (kernels/attention_relative_nvidia.cl, attention_relative_tf32_nvidia.cl).
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -16,6 +17,12 @@ void OpenCLBackend::do_rel_attention_fused(const RelAttentionShape& s, const Ten
                                            const Tensor& k, const Tensor& v, const Tensor& rel_k,
                                            const Tensor& content_bias, const Tensor& pos_bias,
                                            Tensor& out) {
+  // Must match RA_DK and RA_DV_MAX in kernels/attention_relative_nvidia.cl.
+  if ((s.precision == Precision::f16 || s.precision == Precision::tf32) && s.dk == 64 &&
+      s.dv % 16 == 0 && s.dv <= 192 && has_mma()) {
+    rel_attention_mma(s, q, k, v, rel_k, content_bias, pos_bias, out);
+    return;
+  }
   if (s.dv > kKeyTile * kMaxColsPerItem)
     throw std::invalid_argument("rel_attention_fused: dv = " + std::to_string(s.dv) +
                                 " exceeds the OpenCL kernel's " +
@@ -35,6 +42,30 @@ void OpenCLBackend::do_rel_attention_fused(const RelAttentionShape& s, const Ten
          content_bias, pos_bias, s.n, s.heads, s.dk, s.dv, out, local(kQueryTile * s.dk),
          local(kQueryTile * s.dk), local(kKeyTile * kpad), local(kKeyTile * s.dv),
          local((kQueryTile + kKeyTile - 1) * kpad), local(kQueryTile * kKeyTile));
+}
+
+void OpenCLBackend::rel_attention_mma(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                                      const Tensor& v, const Tensor& rel_k,
+                                      const Tensor& content_bias, const Tensor& pos_bias,
+                                      Tensor& out) {
+  // Must match RA_QUERIES and RA_THREADS in the kernels.
+  constexpr size_t kQueries = 64, kThreads = 128;
+  const auto i = [](int64_t x) { return static_cast<int>(x); };
+  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
+  const cl::NDRange global(groups * kThreads, static_cast<size_t>(s.batch * s.heads));
+  if (s.precision == Precision::tf32) {  // reads the fp32 operands in place
+    launch_mma("rel_attention_tf32_mma", global, cl::NDRange(kThreads, 1), q, k, v, rel_k,
+               content_bias, pos_bias, i(s.n), i(s.heads), i(s.dv), out);
+    return;
+  }
+  const auto half_copy = [&](const Tensor& x) {
+    Tensor h = do_empty(x.shape(), DType::f16);
+    to_half(x, h, x.numel());
+    return h;
+  };
+  const Tensor kh = half_copy(k), vh = half_copy(v), rh = half_copy(rel_k);
+  launch_mma("rel_attention_f16_mma", global, cl::NDRange(kThreads, 1), q, kh, vh, rh,
+             content_bias, pos_bias, i(s.n), i(s.heads), i(s.dv), out);
 }
 
 }  // namespace sb

@@ -130,6 +130,8 @@ std::string mma_source() {
          pipe_variant(PipeKind::s8, 256) + pipe_variant(PipeKind::s8, 128) +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("attention_tf32_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("attention_relative_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("attention_relative_tf32_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pack.cl"));
 }
 

@@ -248,6 +248,10 @@ class OpenCLBackend : public Backend {
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
 
+  // rel_attention_fused in fp16 or tf32 on NVIDIA tensor cores (kernels/attention_relative_*.cl).
+  void rel_attention_mma(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+                         const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
+                         const Tensor& pos_bias, Tensor& out);
   // attention_fused in fp16 or tf32 on NVIDIA tensor cores (kernels/attention_mma_nvidia.cl,
   // attention_tf32_nvidia.cl), dh 64.
   void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,

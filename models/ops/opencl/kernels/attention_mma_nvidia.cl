@@ -37,10 +37,11 @@ inline uint pack_half2(float lo, float hi) {
 
 // Online softmax over one 64-key tile of S for the warp's rows g and g + 8 (c0, c1 of tile j
 // are row g, keys 8 j + 2t and + 1; c2, c3 row g + 8): adds the tile's key biases, updates the
-// running maxima m and per-thread partial sums l, rescales O, and leaves exp2(s - max) in s.
-// Shared by the f16 and tf32 kernels.
+// running maxima m and per-thread partial sums l, rescales O's `o_tiles` n8 tiles, and leaves
+// exp2(s - max) in s. Shared by the f16, tf32 and relative kernels (o_tiles is a constant at
+// every call, so the loops unroll and O stays in registers).
 inline void online_softmax_tile(float s[8][4], __local const float* bias, int t, float* m0,
-                                float* m8, float* l0, float* l8, float o[8][4]) {
+                                float* m8, float* l0, float* l8, float o[][4], int o_tiles) {
   float mx0 = *m0, mx8 = *m8;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
@@ -72,7 +73,7 @@ inline void online_softmax_tile(float s[8][4], __local const float* bias, int t,
   *l0 = *l0 * c0 + sum0;  // reduced across the row at the end
   *l8 = *l8 * c8 + sum8;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < o_tiles; ++i) {
     o[i][0] *= c0;
     o[i][1] *= c0;
     o[i][2] *= c8;
@@ -81,16 +82,18 @@ inline void online_softmax_tile(float s[8][4], __local const float* bias, int t,
 }
 
 // O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
-// item, the head's first column plus 2t; rows are ld_out apart.
-inline void store_attention_rows(float o[8][4], float l0, float l8, int r0, int n,
-                                 __global float* out, int ld_out) {
+// item, the head's first column plus 2t; rows are ld_out apart. O has o_tiles n8 tiles (a
+// constant), of which the first cols / 8 are stored.
+inline void store_attention_rows(float o[][4], int o_tiles, int cols, float l0, float l8, int r0,
+                                 int n, __global float* out, int ld_out) {
   l0 += shfl_xor(l0, 1);
   l0 += shfl_xor(l0, 2);
   l8 += shfl_xor(l8, 1);
   l8 += shfl_xor(l8, 2);
   const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < o_tiles; ++i) {
+    if (i * 8 >= cols) break;
     if (r0 < n) vstore2((float2)(o[i][0] * inv0, o[i][1] * inv0), 0, out + (long)r0 * ld_out + i * 8);
     if (r0 + 8 < n)
       vstore2((float2)(o[i][2] * inv8, o[i][3] * inv8), 0, out + (long)(r0 + 8) * ld_out + i * 8);
@@ -204,7 +207,7 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
         mma_f16(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
       }
     }
-    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o);
+    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o, 8);
     // O += P V: k-step kk covers keys 16 kk .. 16 kk + 15, i.e. S tiles 2 kk and 2 kk + 1.
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
@@ -223,6 +226,6 @@ void attention_f16_mma(__global const float* q, __global const uint4* kh, __glob
   }
   CP_ASYNC_WAIT(0);
 #undef FA_ISSUE
-  store_attention_rows(o, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FA_DH + 2 * t,
+  store_attention_rows(o, 8, FA_DH, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FA_DH + 2 * t,
                        ld_out);
 }

@@ -131,7 +131,7 @@ void attention_tf32_mma(__global const float* q, __global const uint4* kf,
         mma_tf32(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
       }
     }
-    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o);
+    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o, 8);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       vstore2((float2)(s[j][0], s[j][1]), 0, pf + g * (FT_ROW * 4) + j * 8 + 2 * t);
@@ -157,6 +157,6 @@ void attention_tf32_mma(__global const float* q, __global const uint4* kf,
   }
   CP_ASYNC_WAIT(0);
 #undef FT_ISSUE
-  store_attention_rows(o, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FT_DH + 2 * t,
+  store_attention_rows(o, 8, FT_DH, l0, l8, q0 + g, n, out + (long)b * n * ld_out + h * FT_DH + 2 * t,
                        ld_out);
 }
