@@ -138,23 +138,28 @@ Tensor Model::gelu(const Tensor& x, const std::string& site) {
   return y;
 }
 
+void Model::conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                 const InputTransform& t, const std::string& site) {
+  Tensor cols;
+  if (be_.conv1d_gathers_columns(k, w, x.dim(2)))
+    cols = buffer(site + ".cols", {x.dim(0) * x.dim(1), k * x.dim(2)});
+  be_.conv1d(x, k, w, y, ep, t, cols.defined() ? &cols : nullptr);
+}
+
 Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
                              const std::string& site) {
-  const int64_t bsz = x.dim(0), len = x.dim(1), cin = x.dim(2), cout = b.w.n;
+  const int64_t bsz = x.dim(0), len = x.dim(1), cout = b.w.n;
   Tensor y = buffer(site + ".out", {bsz, len, cout});
   if (sw_.graph_compile) {  // BN + GELU gathered into the conv input, residual in the epilogue
-    Tensor cols = buffer(site + ".cols", {bsz * len, b.k * cin});
-    be_.im2col(x, b.k, cols, {&b.bn.scale, &b.bn.shift, Act::gelu});
-    be_.linear(cols, b.w, y, {&b.bias, Act::none, residual});
+    conv(x, b.k, b.w, y, {&b.bias, Act::none, residual}, {&b.bn.scale, &b.bn.shift, Act::gelu},
+         site);
     return y;
   }
   Tensor n = buffer(site + ".bn", x.shape());
   be_.affine_channels(x, &b.bn.scale, &b.bn.shift, n);
   Tensor g = gelu(n, site);
   if (b.k > 1) {
-    Tensor cols = buffer(site + ".cols", {bsz * len, b.k * cin});
-    be_.im2col(g, b.k, cols);
-    be_.linear(cols, b.w, y, {&b.bias});
+    conv(g, b.k, b.w, y, {&b.bias}, {}, site);
   } else {
     be_.linear(g, b.w, y, {&b.bias});
   }
@@ -223,7 +228,8 @@ Tensor Model::attention(const Tensor& x, const Layer& l, const std::string& site
   Tensor relk = sw_.graph_compile ? l.rel_k_cached : rel_k(l, features_, site + ".relk");
   Tensor out = buffer(site + ".ctx", {bsz, n, h * dv});
   if (sw_.fused_attention) {
-    be_.rel_attention_fused({bsz, n, h, dk, dv, sw_.attention}, q, k, v, relk, l.content_bias, l.pos_bias, out);
+    be_.rel_attention_fused({bsz, n, h, dk, dv, sw_.attention}, q, k, v, relk, l.content_bias,
+                            l.pos_bias, out);
     return out;
   }
   Tensor qc = buffer(site + ".qc", q.shape());
@@ -299,10 +305,8 @@ Tensor Model::head(const Tensor& x, const Weight& w, const Tensor& b, const std:
 Outputs Model::forward(const Tensor& input) {
   const int64_t bsz = input.dim(0), len = input.dim(1);
   // Stem: the first conv sees the raw one-hot input (no BN, no GELU) in every stage.
-  Tensor cols = buffer("stem.cols", {bsz * len, 15 * 4});
-  be_.im2col(input, 15, cols);
   Tensor x = buffer("stem.conv", {bsz, len, stem_w_.n});
-  be_.linear(cols, stem_w_, x, {&stem_b_});
+  conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
   x = run_conv_block(x, stem_pointwise_, &x, "stem.pw");
   x = run_pool(x, stem_pool_, "stem.pool");
   for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {
@@ -321,10 +325,9 @@ Outputs Model::forward(const Tensor& input) {
 
   Outputs out;
   if (sw_.graph_compile) {  // BN+GELU into the conv input, the trailing GELU in its epilogue
-    Tensor in = buffer("final.in", crop.shape());
-    be_.im2col(crop, 1, in, {&final_.bn.scale, &final_.bn.shift, Act::gelu});
     out.embeddings = buffer("final.out", {bsz, c_.target, 2 * c_.dim});
-    be_.linear(in, final_.w, out.embeddings, {&final_.bias, Act::gelu});
+    conv(crop, 1, final_.w, out.embeddings, {&final_.bias, Act::gelu},
+         {&final_.bn.scale, &final_.bn.shift, Act::gelu}, "final.in");
   } else if (sw_.fused_gelu) {  // the trailing GELU fused into its producer's epilogue
     Tensor nrm = buffer("final.bn", crop.shape());
     be_.affine_channels(crop, &final_.bn.scale, &final_.bn.shift, nrm);

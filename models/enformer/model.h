@@ -56,6 +56,9 @@ class Model {
   Tensor buffer(const std::string& site, std::vector<int64_t> shape);
 
   Tensor gelu(const Tensor& x, const std::string& site);
+  // 'same' conv1d; the im2col columns come from the memory plan when the backend gathers them.
+  void conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+            const InputTransform& t, const std::string& site);
   Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
                         const std::string& site);
   Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site);

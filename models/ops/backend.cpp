@@ -179,6 +179,60 @@ void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform&
   do_im2col(x, k, cols, t);
 }
 
+void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                     const InputTransform& t, Tensor* columns) {
+  const Op op = Op::conv1d;
+  if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
+  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  if (k <= 0 || k % 2 == 0)
+    fail(op, "kernel width k = " + text(k) + " must be odd and positive ('same' padding)");
+  const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
+  if (w.k != k * channels)
+    fail(op,
+         "the weight's K = " + text(w.k) + " is not k x C = " + text(k) + " x " + text(channels));
+  expect_f32_rank(op, "output", y, 3, "[B, L, N]");
+  if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) || y.dim(2) != w.n)
+    fail(op, describe("output", y) + " is not [B, L, N] = [" + text(x.dim(0)) + ", " +
+                 text(x.dim(1)) + ", " + text(w.n) + "]");
+  if (ep.bias != nullptr) {
+    expect_f32_numel(op, "bias", *ep.bias, w.n, "[N]");
+    expect_distinct(op, "the output", y, "the bias", *ep.bias);
+  }
+  if (ep.residual != nullptr) expect_f32_numel(op, "residual", *ep.residual, m * w.n, "[B, L, N]");
+  expect_act(op, ep.act);
+  const Named transforms[] = {{"transform scale", t.scale}, {"transform shift", t.shift}};
+  for (const auto& [what, p] : transforms)
+    if (p != nullptr) {
+      expect_f32_numel(op, what, *p, channels, "[C]");
+      expect_distinct(op, "the output", y, what, *p);
+    }
+  expect_act(op, t.act);
+  expect_distinct(op, "the output", y, "the input", x);
+  if (columns != nullptr) {
+    expect_f32_numel(op, "columns", *columns, m * k * channels, "[B*L, k*C]");
+    expect_distinct(op, "columns", *columns, "the input", x);
+    expect_distinct(op, "columns", *columns, "the output", y);
+  }
+  if (y.numel() == 0) return;
+  if (!conv1d_gathers_columns(k, w, channels)) {
+    do_conv1d(x, k, w, y, ep, t, nullptr);
+    return;
+  }
+  Tensor own;
+  if (columns == nullptr) own = empty({m, k * channels}), columns = &own;
+  do_conv1d(x, k, w, y, ep, t, columns);
+}
+
+bool Backend::conv1d_gathers_columns(int, const Weight&, int64_t) const {
+  return true;
+}
+
+void Backend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                        const InputTransform& t, Tensor* columns) {
+  im2col(x, k, *columns, t);
+  linear(*columns, w, y, ep);
+}
+
 void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   const Op op = Op::copy_rows;
   expect_f32_rank(op, "input", x, 3, "[B, L, C]");

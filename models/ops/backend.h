@@ -88,6 +88,14 @@ class Backend {
   // Every item must lie inside its tensor (offsets and leading dimensions checked); k > 0
   // unless there is nothing to write; c must not be a or b (a may be b).
   void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // 'same'-padded 1-D convolution, channels last: y[B, L, N] = epilogue(im2col(x, k, t) . W^T)
+  // with x [B, L, C], W [N, k*C] in im2col's column order, k odd. Padding is zero after the
+  // transform, as im2col's. A backend that gathers the columns first writes them to `columns`
+  // ([B*L, k*C], the caller's memory plan) when given, else to memory of its own; one that
+  // reads x in place (an implicit GEMM) says so through conv1d_gathers_columns.
+  void conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep = {},
+              const InputTransform& t = {}, Tensor* columns = nullptr);
+  virtual bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const;
 
   // --- data movement --------------------------------------------------------------------
   // 'same'-padded 1-D convolution input [B, L, C] -> cols [B*L, k*C], column index j*C + c
@@ -298,6 +306,9 @@ class Backend {
   virtual void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) = 0;
 
   virtual void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) = 0;
+  // Default: im2col into `columns` (never null here), then linear.
+  virtual void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                         const InputTransform& t, Tensor* columns);
   virtual void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) = 0;
   virtual void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
                             Tensor& y) = 0;

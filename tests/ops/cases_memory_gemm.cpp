@@ -75,6 +75,23 @@ std::vector<Check> run_linear(Backend& be, Precision p, bool bias, Act act, Res 
            p}};
 }
 
+// conv1d with BN + GELU on its input, bias and a residual: `len` positions of `c` channels
+// (c = 64 takes NVIDIA's implicit GEMM at f16 and tf32: a K tile lies within one tap).
+std::vector<Check> run_conv1d(Backend& be, Precision p, int64_t len, int64_t c) {
+  const int64_t batch = 2, n = 24, m = batch * len;
+  const int k = 5;
+  const Vec x = random_vec(m * c, 20), w = random_vec(n * k * c, 21, -0.3f, 0.3f);
+  const Vec scale = random_vec(c, 22, 0.5f, 1.5f), shift = random_vec(c, 23), b = random_vec(n, 24);
+  const Vec r = random_vec(m * n, 25);
+  const Weight weight = be.prepare_weight(w, n, k * c, p);
+  const Tensor st = up(be, scale, {c}), ht = up(be, shift, {c}), bt = up(be, b, {n});
+  const Tensor rt = up(be, r, {batch, len, n});
+  Tensor y = up(be, Vec(m * n, std::nanf("")), {batch, len, n});
+  be.conv1d(up(be, x, {batch, len, c}), k, weight, y, {&bt, Act::none, &rt}, {&st, &ht, Act::gelu});
+  return {{"y", be.download(y),
+           conv1d_ref(x, batch, len, c, k, w, n, &scale, &shift, Act::gelu, &b, Act::none, &r), p}};
+}
+
 std::vector<OpCase> gemm_cases() {
   std::vector<OpCase> c;
   for (Precision p :
@@ -118,6 +135,12 @@ std::vector<OpCase> gemm_cases() {
                  needs_precision(p), [p](Backend& be) {
                    return run_linear(be, p, true, Act::gelu, Res::separate, false, 200, 300);
                  }});
+  c.push_back({Op::conv1d, "fp32_k5_bn_gelu_bias_residual", {}, [](Backend& be) {
+                 return run_conv1d(be, Precision::f32, 9, 3);
+               }});
+  for (Precision p : {Precision::bf16, Precision::f16, Precision::tf32})
+    c.push_back({Op::conv1d, std::string(precision_name(p)) + "_k5_64_channels", needs_precision(p),
+                 [p](Backend& be) { return run_conv1d(be, p, 37, 64); }});
   c.push_back({Op::linear, "int8_calibrated_aligned_k_bias_relu", needs_precision(Precision::int8),
                [](Backend& be) {
                  return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true, 208,

@@ -59,6 +59,17 @@ std::vector<BadCall> bad_calls() {
     Tensor cols = zeros(be, {2, 3});
     be.im2col(zeros(be, {1, 2, 3}), 0, cols);
   });
+  add("conv1d_even_width", Op::conv1d, "k = 4 must be odd", [](Backend& be) {
+    Tensor y = zeros(be, {1, 2, 2});
+    be.conv1d(zeros(be, {1, 2, 3}), 4, be.prepare_weight(Vec(2 * 12, 0.f), 2, 12, Precision::f32),
+              y);
+  });
+  add("conv1d_weight_not_k_by_channels", Op::conv1d, "the weight's K = 12 is not k x C = 5 x 3",
+      [](Backend& be) {
+        Tensor y = zeros(be, {1, 2, 2});
+        be.conv1d(zeros(be, {1, 2, 3}), 5,
+                  be.prepare_weight(Vec(2 * 12, 0.f), 2, 12, Precision::f32), y);
+      });
   add("copy_rows_past_the_end", Op::copy_rows, "rows [5, 10)", [](Backend& be) {
     Tensor y = zeros(be, {2, 5, 4});
     be.copy_rows(zeros(be, {2, 9, 4}), 5, y);

@@ -391,20 +391,53 @@ TEST_F(OpsOpenCL, AttentionOnTensorCoresFp16AndTf32) {
 // size.
 TEST_F(OpsOpenCL, RelativeAttentionOnTensorCoresFp16AndTf32) {
   if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
-  for (const auto& [p, dv] : {std::pair{Precision::f16, int64_t{48}}, {Precision::f16, 192},
-                              {Precision::tf32, 48}, {Precision::tf32, 192}}) {
+  for (const auto& [p, dv] : {std::pair{Precision::f16, int64_t{48}},
+                              {Precision::f16, 192},
+                              {Precision::tf32, 48},
+                              {Precision::tf32, 192}}) {
     RelAttentionInputs in({2, 150, 2, 64, dv, p});
     for (float& x : in.q) x *= 0.125f;  // scaled by dk^-1/2, as the model does
     const auto& s = in.s;
     const int64_t hk = s.heads * s.dk, hv = s.heads * s.dv;
     Tensor out = be->empty({s.batch, s.n, hv});
-    be->rel_attention_fused(s, be->upload(in.q, {s.batch, s.n, hk}),
-                            be->upload(in.k, {s.batch, s.n, hk}),
-                            be->upload(in.v, {s.batch, s.n, hv}),
-                            be->upload(in.rel_k, {2 * s.n - 1, hk}),
-                            be->upload(in.content_bias, {hk}), be->upload(in.pos_bias, {hk}), out);
+    be->rel_attention_fused(
+        s, be->upload(in.q, {s.batch, s.n, hk}), be->upload(in.k, {s.batch, s.n, hk}),
+        be->upload(in.v, {s.batch, s.n, hv}), be->upload(in.rel_k, {2 * s.n - 1, hk}),
+        be->upload(in.content_bias, {hk}), be->upload(in.pos_bias, {hk}), out);
     EXPECT_EQ(compare({"out", be->download(out), in.reference(), p, 1e-2}), "")
         << precision_name(p) << ", dv " << dv;
+  }
+}
+
+// conv1d on the tensor cores reads its input in place (no im2col columns): sequences of 150
+// (rows across 128-row tiles, sequence ends inside them) and of 7 (shorter than the rows one item
+// steps over), with and without an input transform (tf32 without one reads the fp32 input
+// itself).
+TEST_F(OpsOpenCL, Conv1dIsAnImplicitGemmOnTensorCores) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  for (const int64_t len : {150, 7}) {
+    const int64_t batch = 2, c = 128, n = 72, m = batch * len;
+    const int k = 5;
+    const Vec x = random_vec(m * c, 50), w = random_vec(n * k * c, 51, -0.2f, 0.2f);
+    const Vec scale = random_vec(c, 52, 0.5f, 1.5f), shift = random_vec(c, 53),
+              b = random_vec(n, 54);
+    const Tensor xt = be->upload(x, {batch, len, c}), st = be->upload(scale, {c}),
+                 ht = be->upload(shift, {c}), bt = be->upload(b, {n});
+    for (const Precision p : {Precision::f16, Precision::tf32})
+      for (const bool transformed : {false, true}) {
+        const Weight weight = be->prepare_weight(w, n, k * c, p);
+        EXPECT_FALSE(be->conv1d_gathers_columns(k, weight, c)) << precision_name(p);
+        EXPECT_TRUE(be->conv1d_gathers_columns(k, weight, 4)) << "4 channels: not a K tile";
+        InputTransform t;
+        if (transformed) t = {&st, &ht, Act::gelu};
+        Tensor y = be->empty({batch, len, n});
+        be->conv1d(xt, k, weight, y, {&bt, Act::relu, nullptr}, t);
+        const DVec want = conv1d_ref(x, batch, len, c, k, w, n, transformed ? &scale : nullptr,
+                                     transformed ? &shift : nullptr,
+                                     transformed ? Act::gelu : Act::none, &b, Act::relu, nullptr);
+        EXPECT_EQ(compare({"y", be->download(y), want, p, 1e-2}), "")
+            << precision_name(p) << (transformed ? ", transformed" : "") << ", length " << len;
+      }
   }
 }
 

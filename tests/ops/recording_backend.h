@@ -57,6 +57,13 @@ class RecordingBackend final : public Backend {
   void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override {
     at(Op::im2col, [&] { in_.im2col(x, k, cols, t); });
   }
+  bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override {
+    return in_.conv1d_gathers_columns(k, w, channels);
+  }
+  void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                 const InputTransform& t, Tensor* columns) override {
+    at(Op::conv1d, [&] { in_.conv1d(x, k, w, y, ep, t, columns); });
+  }
   void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override {
     at(Op::copy_rows, [&] { in_.copy_rows(x, start, y); });
   }

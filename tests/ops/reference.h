@@ -81,6 +81,26 @@ inline DVec linear_ref(const Vec& x, const Vec& w, int64_t m, int64_t n, int64_t
   return y;
 }
 
+// 'same' conv1d, channels last: x [B, L, C] transformed per channel (x scale + shift, then
+// in_act; the zero padding stays zero), gathered as im2col does, then linear_ref with w [N, k*C].
+inline DVec conv1d_ref(const Vec& x, int64_t batch, int64_t len, int64_t c, int k, const Vec& w,
+                       int64_t n, const Vec* scale, const Vec* shift, Act in_act, const Vec* bias,
+                       Act act, const Vec* residual) {
+  Vec cols(batch * len * k * c, 0.f);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t l = 0; l < len; ++l)
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const int64_t at = l + j - k / 2;
+          if (at < 0 || at >= len) continue;
+          double v = x[(b * len + at) * c + ch];
+          if (scale) v *= (*scale)[ch];
+          if (shift) v += (*shift)[ch];
+          cols[(b * len + l) * k * c + j * c + ch] = static_cast<float>(act_ref(in_act, v));
+        }
+  return linear_ref(cols, w, batch * len, n, k * c, bias, act, residual);
+}
+
 // Per row of x [rows, c]: the mean and the variance of the centred values.
 inline void moments_ref(const Vec& x, int64_t c, DVec& mean, DVec& var) {
   const size_t rows = x.size() / c;

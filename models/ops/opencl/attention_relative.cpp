@@ -1,6 +1,6 @@
 // Transformer-XL relative attention (Enformer's), one streaming kernel: the portable one
-// (kernels/attention_relative.cl) or, where the stage allows fp16 or tf32 products on NVIDIA, tensor
-// cores (kernels/attention_relative_nvidia.cl, attention_relative_tf32_nvidia.cl).
+// (kernels/attention_relative.cl) or, where the stage allows fp16 or tf32 products on NVIDIA,
+// tensor cores (kernels/attention_relative_nvidia.cl, attention_relative_tf32_nvidia.cl).
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -64,8 +64,8 @@ void OpenCLBackend::rel_attention_mma(const RelAttentionShape& s, const Tensor& 
     return h;
   };
   const Tensor kh = half_copy(k), vh = half_copy(v), rh = half_copy(rel_k);
-  launch_mma("rel_attention_f16_mma", global, cl::NDRange(kThreads, 1), q, kh, vh, rh,
-             content_bias, pos_bias, i(s.n), i(s.heads), i(s.dv), out);
+  launch_mma("rel_attention_f16_mma", global, cl::NDRange(kThreads, 1), q, kh, vh, rh, content_bias,
+             pos_bias, i(s.n), i(s.heads), i(s.dv), out);
 }
 
 }  // namespace sb

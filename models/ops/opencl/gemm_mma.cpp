@@ -202,15 +202,16 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
 
 void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
                                 const Epilogue& ep, int64_t m, int64_t n, int64_t k,
-                                const PipeScales& s8) {
+                                const PipeScales& s8, const PipeConv& conv) {
   const size_t threads = pipe_threads(bn);
   const cl::NDRange global(round_up(n, bn) / bn * threads, round_up(m, kPipeTileM) / kPipeTileM);
   const std::string name = pipe_kernel(kind, bn);
   cl::Kernel& kernel = mma_kernel(name);
   set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
-           to_cl_int(k, "linear k"), y);
-  if (kind == PipeKind::s8) set_args(kernel, 11, *s8.col_scale, s8.x_scale);
+           to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
+           to_cl_int(conv.len, "conv length"));
+  if (kind == PipeKind::s8) set_args(kernel, 13, *s8.col_scale, s8.x_scale);
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }
@@ -219,10 +220,11 @@ void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Te
 // without the epilogue, which costs the same in both) and keeps the faster, as cuBLAS's
 // heuristics pick a kernel per shape; autotune_choices() reports it.
 int OpenCLBackend::pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                              int64_t k, const PipeScales& s8) {
+                              int64_t k, const PipeScales& s8, const PipeConv& conv) {
   if (const int forced = forced_pipe_width()) return forced;
-  const std::string key = std::string("linear ") + pipe_name(kind) + " " + std::to_string(m) + "x" +
-                          std::to_string(n) + "x" + std::to_string(k);
+  const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
+                          " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                          std::to_string(k);
   if (auto it = pipe_widths_.find(key); it != pipe_widths_.end()) return it->second;
   constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
@@ -234,7 +236,7 @@ int OpenCLBackend::pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, i
     for (int run = 0; run <= kTimedRuns; ++run) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_pipe(kind, bn, x, w, scratch, Epilogue{}, m, n, k, s8);
+      launch_pipe(kind, bn, x, w, scratch, Epilogue{}, m, n, k, s8, conv);
       queue.finish();
       if (run > 0)
         seconds.push_back(
@@ -249,8 +251,8 @@ int OpenCLBackend::pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, i
 
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
-                                       const PipeScales& s8) {
-  launch_pipe(kind, pipe_width(kind, x, w, m, n, k, s8), x, w, y, ep, m, n, k, s8);
+                                       const PipeScales& s8, const PipeConv& conv) {
+  launch_pipe(kind, pipe_width(kind, x, w, m, n, k, s8, conv), x, w, y, ep, m, n, k, s8, conv);
 }
 
 void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,

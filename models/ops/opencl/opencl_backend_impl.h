@@ -34,6 +34,12 @@ struct PipeScales {
   float x_scale = 0.f;                // per tensor (the calibrated input's)
 };
 
+// An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
+// K / taps channels; taps == 0 is a plain GEMM.
+struct PipeConv {
+  int64_t taps = 0, len = 0;
+};
+
 // Whether the f16, tf32 or s8 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
 // STAGEBENCH_MMA_GEMM knob).
 bool gemm_pipelined(Precision p, int64_t k);
@@ -53,6 +59,7 @@ class OpenCLBackend : public Backend {
   void synchronize() override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
+  bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -72,6 +79,8 @@ class OpenCLBackend : public Backend {
   void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
 
   void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override;
+  void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+                 const InputTransform& t, Tensor* columns) override;
   void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
   void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
 
@@ -207,11 +216,15 @@ class OpenCLBackend : public Backend {
   // int8, rows 16-byte aligned (gemm_pipelined()); s8 also takes the dequantization scales.
   void gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                           const Epilogue& ep, int64_t m, int64_t n, int64_t k,
-                          const PipeScales& s8 = {});
+                          const PipeScales& s8 = {}, const PipeConv& conv = {});
   void launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
-                   const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8);
+                   const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8,
+                   const PipeConv& conv);
   int pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k,
-                 const PipeScales& s8);
+                 const PipeScales& s8, const PipeConv& conv);
+  // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16 or tf32 weights on NVIDIA,
+  // channels a multiple of a K tile (64 halves, 32 floats).
+  bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);

@@ -1,4 +1,5 @@
-// One variant of the pipelined GEMM (gemm_pipelined.cl), included with PIPE_NAME, PIPE_BN
+// One variant of the pipelined GEMM (gemm_pipelined.cl; conv_taps > 0: an implicit 'same'
+// convolution of conv_len-long sequences, see load_a_rows), included with PIPE_NAME, PIPE_BN
 // (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, float or
 // char), PIPE_MMA (mma_f16, mma_tf32 or mma_s8), PIPE_FRAG(r) (what a fragment register becomes:
 // itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_EXTRA_PARAMS and
@@ -10,7 +11,7 @@ __kernel __attribute__((reqd_work_group_size(PIPE_THREADS, 1, 1)))
 void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                         __global const float* bias, int has_bias, int act,
                         __global const float* residual, int has_residual, int M, int N, int K,
-                        __global float* y PIPE_EXTRA_PARAMS) {
+                        __global float* y, int conv_taps, int conv_len PIPE_EXTRA_PARAMS) {
   __local uint4 smem[PIPE_STAGES * PIPE_STAGE_CHUNKS];
   const int tid = get_local_id(0);
   const int lane = tid & 31, warp = tid >> 5;
@@ -34,7 +35,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   for (int s = 0; s < PIPE_STAGES - 1; ++s) {
     if (s < k_tiles) {
       __local uint4* stage = smem + s * PIPE_STAGE_CHUNKS;
-      load_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, s * PIPE_BK, tid, PIPE_THREADS);
+      load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, s * PIPE_BK,
+                  conv_taps, conv_len, tid, PIPE_THREADS);
       load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, s * PIPE_BK, tid, PIPE_THREADS);
     }
     cp_async_commit();
@@ -53,7 +55,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
       const int next = kt + PIPE_STAGES - 1;
       if (next < k_tiles) {
         __local uint4* stage = smem + (next % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
-        load_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, next * PIPE_BK, tid, PIPE_THREADS);
+        load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K,
+                    next * PIPE_BK, conv_taps, conv_len, tid, PIPE_THREADS);
         load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, next * PIPE_BK, tid,
                   PIPE_THREADS);
       }

@@ -80,6 +80,29 @@ inline void load_rows(__local uint4* tile, __global const uchar* src, int esize,
   }
 }
 
+// A's K tile k0: rows of x ([R, K]), or for an implicit 'same' convolution (taps > 0) rows of
+// its input ([R, K / taps]: R = B x len positions, channels last) shifted by the tile's tap and
+// zero outside each sequence. K / taps must be a multiple of the tile's K elements, so that a
+// tile lies within one tap.
+inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esize, int r0,
+                        int rows, int R, int K, int k0, int taps, int len, int tid,
+                        int threads) {
+  if (taps == 0) {
+    load_rows(tile, src, esize, r0, rows, R, K, k0, tid, threads);
+    return;
+  }
+  const int per_chunk = 16 / esize, cin = K / taps, tap = k0 / cin, c0 = k0 - tap * cin;
+  const int shift = tap - taps / 2;
+  for (int e = tid; e < rows * 8; e += threads) {
+    const int row = e >> 3, c = e & 7, gr = r0 + row;
+    const int l = gr % len + shift;
+    const bool inside = gr < R && l >= 0 && l < len;
+    __global const uchar* from =
+        inside ? src + ((size_t)(gr + shift) * cin + c0 + c * per_chunk) * esize : src;
+    cp_async16(tile + swz(row, c), from, inside ? 16 : 0);
+  }
+}
+
 // The epilogue goes through local memory, as CUTLASS's does: written straight from the mma
 // fragments, each item would touch 2 columns of 8 rows per access and wait on every residual
 // load in turn (one work-group per SM leaves 8 warps to hide it); a first version spent more
@@ -161,6 +184,20 @@ __kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n)
   } else {
     for (int j = i; j < n; ++j) dst[j] = to_half_bits(src[j]);
   }
+}
+
+// A convolution's input to half bits for the implicit GEMM, transformed per channel on the way
+// (x scale[c] + shift[c], then act; im2col's InputTransform), an element per item.
+__kernel void channels_to_f16(__global const float* x, __global const float* scale, int has_scale,
+                              __global const float* shift, int has_shift, int act, int channels,
+                              int n, __global ushort* dst) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int c = i % channels;
+  float v = x[i];
+  if (has_scale) v *= scale[c];
+  if (has_shift) v += shift[c];
+  dst[i] = to_half_bits(apply_act(v, act));
 }
 
 // fp32 -> s8 with the calibrated per-tensor scale (x ~= x_scale q), rounded to nearest even and

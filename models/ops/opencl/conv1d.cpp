@@ -1,0 +1,49 @@
+// 'same' 1-D convolution. On NVIDIA tensor cores, where the pipeline takes the shape, an implicit
+// GEMM: the pipelined GEMM's A tiles are x's rows shifted by each tap (load_a_rows in
+// kernels/gemm_pipelined.cl), so the k x larger im2col columns are never written. Elsewhere the
+// default: im2col, then linear.
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+
+bool OpenCLBackend::conv1d_implicit(int k, const Weight& w, int64_t channels) const {
+  if (w.precision != Precision::f16 && w.precision != Precision::tf32) return false;
+  if (!has_mma() || !gemm_pipelined(w.precision, w.k)) return false;
+  // A K tile is 128 bytes of a row (64 halves, 32 floats) and must lie within one tap.
+  const int64_t tile_k = w.precision == Precision::f16 ? 64 : 32;
+  return k >= 1 && channels % tile_k == 0;
+}
+
+bool OpenCLBackend::conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const {
+  return !conv1d_implicit(k, w, channels);
+}
+
+void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y,
+                              const Epilogue& ep, const InputTransform& t, Tensor* columns) {
+  const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
+  if (!conv1d_implicit(k, w, channels)) {
+    Backend::do_conv1d(x, k, w, y, ep, t, columns);
+    return;
+  }
+  const PipeConv conv{k, x.dim(1)};
+  const bool transformed = t.scale != nullptr || t.shift != nullptr || t.act != Act::none;
+  if (w.precision == Precision::tf32) {  // reads fp32 in place: only a transform needs a pass
+    if (!transformed) {
+      gemm_pipelined_mma(PipeKind::tf32, x, w.data, y, ep, m, w.n, w.k, {}, conv);
+      return;
+    }
+    Tensor in = do_empty(x.shape(), DType::f32);
+    im2col(x, 1, in, t);
+    gemm_pipelined_mma(PipeKind::tf32, in, w.data, y, ep, m, w.n, w.k, {}, conv);
+    return;
+  }
+  // cp.async copies bytes: the input becomes half first, transformed on the way.
+  Tensor xh = do_empty(x.shape(), DType::f16);
+  constexpr size_t kItems = 256;
+  launch_mma("channels_to_f16", cl::NDRange(round_up(x.numel(), kItems)), cl::NDRange(kItems), x,
+             t.scale, t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act),
+             to_cl_int(channels, "conv1d channels"), to_cl_int(x.numel(), "conv1d input"), xh);
+  gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k, {}, conv);
+}
+
+}  // namespace sb
