@@ -141,6 +141,14 @@ std::vector<OpCase> gemm_cases() {
   for (Precision p : {Precision::bf16, Precision::f16, Precision::tf32})
     c.push_back({Op::conv1d, std::string(precision_name(p)) + "_k5_64_channels", needs_precision(p),
                  [p](Backend& be) { return run_conv1d(be, p, 37, 64); }});
+  // 128 channels: NVIDIA's s8 implicit GEMM (a K tile of 128), the input's own range.
+  c.push_back({Op::conv1d, "int8_k5_128_channels", needs_precision(Precision::int8),
+               [](Backend& be) { return run_conv1d(be, Precision::int8, 37, 128); }});
+  // Uncalibrated, K the pipeline takes: NVIDIA quantizes x per call over its own range.
+  c.push_back(
+      {Op::linear, "int8_aligned_k_bias_relu", needs_precision(Precision::int8), [](Backend& be) {
+         return run_linear(be, Precision::int8, true, Act::relu, Res::separate, false, 208, 300);
+       }});
   c.push_back({Op::linear, "int8_calibrated_aligned_k_bias_relu", needs_precision(Precision::int8),
                [](Backend& be) {
                  return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true, 208,

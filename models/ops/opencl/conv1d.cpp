@@ -1,16 +1,21 @@
-// 'same' 1-D convolution. On NVIDIA tensor cores, where the pipeline takes the shape, an implicit
-// GEMM: the pipelined GEMM's A tiles are x's rows shifted by each tap (load_a_rows in
-// kernels/gemm_pipelined.cl), so the k x larger im2col columns are never written. Elsewhere the
-// default: im2col, then linear.
+// 'same' 1-D convolution. On NVIDIA tensor cores (f16, tf32, int8), where the pipeline takes the
+// shape, an implicit GEMM: the pipelined GEMM's A tiles are x's rows shifted by each tap
+// (load_a_rows in kernels/gemm_pipelined.cl), so the k x larger im2col columns are never
+// written (and int8 quantizes the input once, not k times). Elsewhere the default: im2col, then
+// linear.
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 bool OpenCLBackend::conv1d_implicit(int k, const Weight& w, int64_t channels) const {
-  if (w.precision != Precision::f16 && w.precision != Precision::tf32) return false;
+  if (w.precision != Precision::f16 && w.precision != Precision::tf32 &&
+      w.precision != Precision::int8)
+    return false;
   if (!has_mma() || !gemm_pipelined(w.precision, w.k)) return false;
-  // A K tile is 128 bytes of a row (64 halves, 32 floats) and must lie within one tap.
-  const int64_t tile_k = w.precision == Precision::f16 ? 64 : 32;
+  // A K tile is 128 bytes of a row (64 halves, 32 floats, 128 int8) and must lie within one tap.
+  const int64_t tile_k = w.precision == Precision::f16    ? 64
+                         : w.precision == Precision::tf32 ? 32
+                                                          : 128;
   return k >= 1 && channels % tile_k == 0;
 }
 
@@ -27,6 +32,16 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
   }
   const PipeConv conv{k, x.dim(1)};
   const bool transformed = t.scale != nullptr || t.shift != nullptr || t.act != Act::none;
+  if (w.precision == Precision::int8) {  // the input quantized once (not k x, as columns)
+    Tensor in, xq = do_empty(x.shape(), DType::i8), scales;
+    if (transformed) {
+      in = do_empty(x.shape(), DType::f32);
+      im2col(x, 1, in, t);
+    }
+    const PipeScales s8 = quantize_s8(transformed ? in : x, x.numel(), w, xq, scales);
+    gemm_pipelined_mma(PipeKind::s8, xq, w.data, y, ep, m, w.n, w.k, s8, conv);
+    return;
+  }
   if (w.precision == Precision::tf32) {  // reads fp32 in place: only a transform needs a pass
     if (!transformed) {
       gemm_pipelined_mma(PipeKind::tf32, x, w.data, y, ep, m, w.n, w.k, {}, conv);

@@ -87,8 +87,9 @@ std::string pipe_variant(PipeKind kind, int bn) {
   }
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
-            "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale\n"
-            "#define PIPE_SCALE_ARGS col_scale, x_scale, 1\n"
+            "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale, "
+            "__global const float* x_scales, int x_dynamic\n"
+            "#define PIPE_SCALE_ARGS col_scale, x_dynamic ? x_scales[0] : x_scale, 1\n"
           : "#define PIPE_ACC float\n"
             "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
   return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
@@ -211,7 +212,8 @@ void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Te
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
            to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
            to_cl_int(conv.len, "conv length"));
-  if (kind == PipeKind::s8) set_args(kernel, 13, *s8.col_scale, s8.x_scale);
+  if (kind == PipeKind::s8)
+    set_args(kernel, 13, *s8.col_scale, s8.x_scale, s8.x_scales, s8.x_scales ? 1 : 0);
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }
@@ -255,23 +257,41 @@ void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Ten
   launch_pipe(kind, pipe_width(kind, x, w, m, n, k, s8, conv), x, w, y, ep, m, n, k, s8, conv);
 }
 
+PipeScales OpenCLBackend::quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,
+                                      Tensor& scales) {
+  constexpr size_t kItems = 256;
+  const size_t items = static_cast<size_t>((count + 3) / 4);
+  const int n = to_cl_int(count, "int8 input");
+  if (w.calibrated()) {
+    const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
+    launch_mma("f32_to_s8", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
+               1.f / sx, n);
+    return {&w.scales, sx};
+  }
+  constexpr size_t kGroups = 1024;  // must match ABSMAX_GROUPS in kernels/gemm_pipelined.cl
+  Tensor partial = do_empty({static_cast<int64_t>(kGroups)}, DType::f32);
+  scales = do_empty({2}, DType::f32);
+  launch_mma("absmax_partial", cl::NDRange(kGroups * kItems), cl::NDRange(kItems), x, n, partial);
+  launch_mma("absmax_scales", cl::NDRange(kItems), cl::NDRange(kItems), partial, scales);
+  launch_mma("f32_to_s8_dynamic", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
+             scales, n);
+  return {&w.scales, 0.f, &scales};
+}
+
 void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
                                   int64_t m) {
-  require(
-      w.data.dtype() == DType::i8 && w.scales.defined() && w.calibrated(), "linear",
-      "the int8 tensor-core GEMM needs an int8 weight with scales and a calibrated input range");
-  // Symmetric per-tensor activation scale from the calibrated range (x ~= s_x q, |q| <= 127).
-  const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
+  require(w.data.dtype() == DType::i8 && w.scales.defined(), "linear",
+          "the int8 tensor-core GEMM needs an int8 weight with scales");
   if (gemm_pipelined(Precision::int8, w.k)) {
     // cp.async copies bytes: x is quantized into int8 in global memory first.
-    Tensor xq = do_empty({m, w.k}, DType::i8);
-    constexpr size_t kItems = 256;
-    const size_t items = static_cast<size_t>((m * w.k + 3) / 4);
-    launch_mma("f32_to_s8", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
-               1.f / sx, to_cl_int(m * w.k, "linear m x k"));
-    gemm_pipelined_mma(PipeKind::s8, xq, w.data, y, ep, m, w.n, w.k, PipeScales{&w.scales, sx});
+    Tensor xq = do_empty({m, w.k}, DType::i8), scales;
+    const PipeScales s8 = quantize_s8(x, m * w.k, w, xq, scales);
+    gemm_pipelined_mma(PipeKind::s8, xq, w.data, y, ep, m, w.n, w.k, s8);
     return;
   }
+  require(w.calibrated(), "linear",
+          "int8 tensor cores with K not a multiple of 16 need a calibrated input range");
+  const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
   launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias, ep.bias ? 1 : 0,

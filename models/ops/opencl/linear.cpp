@@ -65,10 +65,12 @@ void OpenCLBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const
         linear_tiled(x, w, y, ep, m);
       return;
     case Precision::int8:
-      if (has_mma() && w.calibrated())
+      // Tensor cores with a calibrated input range, or with the input's own range found per call
+      // where the pipeline takes K; else int8 weights dequantized on load, fp32 activations.
+      if (has_mma() && (w.calibrated() || gemm_pipelined(Precision::int8, w.k)))
         linear_mma(x, w, y, ep, m);
       else
-        linear_tiled(x, w, y, ep, m);  // int8 weights, fp32 activations (dequantized on load)
+        linear_tiled(x, w, y, ep, m);
       return;
     case Precision::bf16:
       break;

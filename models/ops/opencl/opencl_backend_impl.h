@@ -32,6 +32,7 @@ enum class PipeKind : uint8_t { f16, tf32, s8 };
 struct PipeScales {
   const Tensor* col_scale = nullptr;  // per output column (the weight's)
   float x_scale = 0.f;                // per tensor (the calibrated input's)
+  const Tensor* x_scales = nullptr;   // or on the device, found per call: [x_scale, 1 / x_scale]
 };
 
 // An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
@@ -222,8 +223,13 @@ class OpenCLBackend : public Backend {
                    const PipeConv& conv);
   int pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k,
                  const PipeScales& s8, const PipeConv& conv);
-  // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16 or tf32 weights on NVIDIA,
-  // channels a multiple of a K tile (64 halves, 32 floats).
+  // x (count elements) into int8 xq for w's s8 GEMM: with the calibrated range's scale, else
+  // with the input's own symmetric range found on the device (into `scales`, kept alive by the
+  // caller until the GEMM is queued). Returns what the GEMM dequantizes with.
+  PipeScales quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,
+                         Tensor& scales);
+  // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on
+  // NVIDIA, channels a multiple of a K tile (64 halves, 32 floats, 128 int8).
   bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).

@@ -206,3 +206,37 @@ __kernel void f32_to_s8(__global const float* src, __global char* dst, float inv
   const int i = get_global_id(0) * 4;
   for (int j = i; j < min(i + 4, n); ++j) dst[j] = to_s8(src[j] * inv_scale);
 }
+
+// Dynamic quantization's per-tensor scale (symmetric, the tensor's own max |x|, as the CPU's
+// oneDNN path quantizes activations per call): 1024 groups of 256 items take partial maxima over
+// a grid-stride walk, then one group reduces them into scales = [max / 127, 127 / max]. Two
+// fixed-order passes rather than atomics: the same input gives the same scale every time.
+#define ABSMAX_GROUPS 1024
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void absmax_partial(__global const float* src, int n, __global float* partial) {
+  __local float scratch[256];
+  float m = 0.0f;
+  for (int i = get_global_id(0); i < n; i += get_global_size(0)) m = fmax(m, fabs(src[i]));
+  m = group_max(m, scratch);
+  if (get_local_id(0) == 0) partial[get_group_id(0)] = m;
+}
+
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void absmax_scales(__global const float* partial, __global float* scales) {
+  __local float scratch[256];
+  float m = 0.0f;
+  for (int i = get_local_id(0); i < ABSMAX_GROUPS; i += 256) m = fmax(m, partial[i]);
+  m = group_max(m, scratch);
+  if (get_local_id(0) == 0) {
+    scales[0] = m / 127.0f;
+    scales[1] = m > 0.0f ? 127.0f / m : 0.0f;
+  }
+}
+
+// f32_to_s8 with the scale absmax_scales left on the device (no read back to the host).
+__kernel void f32_to_s8_dynamic(__global const float* src, __global char* dst,
+                                __global const float* scales, int n) {
+  const int i = get_global_id(0) * 4;
+  const float inv_scale = scales[1];
+  for (int j = i; j < min(i + 4, n); ++j) dst[j] = to_s8(src[j] * inv_scale);
+}
