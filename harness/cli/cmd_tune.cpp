@@ -22,11 +22,13 @@ void add_tune(CLI::App& app, int& exit_code) {
     const LibraryTuneReport r = tune_library(*o);
     std::cout << "device " << r.device << " (" << r.seconds << " s)\n";
     for (const auto& [kernel, m] : r.measured.items()) {
-      std::cout << "  " << kernel << " at " << m.value("gemm_edge", 0)
-                << "^3: " << m.value("gflops_before", 0.0) << " GFLOP/s with CLBlast's parameters";
-      if (m.contains("gflops_after")) std::cout << ", " << m.value("gflops_after", 0.0) << " tuned";
+      std::cout << "  " << kernel << " tuned at " << m.value("gemm_edge", 0) << "^3";
       std::cout << (m.value("kept", false) ? ": kept" : ": not kept (" + m.value("why", "") + ")")
                 << '\n';
+      for (const auto& g : m.value("gemms", nlohmann::json::array()))
+        std::cout << "    " << g.value("gemm", "") << ": " << g.value("gflops_before", 0.0)
+                  << " GFLOP/s with CLBlast's parameters, " << g.value("gflops_after", 0.0)
+                  << " tuned\n";
     }
     std::cout << (r.saved ? "wrote " + r.path : "nothing kept; no cache written") << '\n';
     exit_code = 0;

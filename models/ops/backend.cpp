@@ -223,16 +223,6 @@ void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
   do_conv1d(x, k, w, y, ep, t, columns);
 }
 
-bool Backend::conv1d_gathers_columns(int, const Weight&, int64_t) const {
-  return true;
-}
-
-void Backend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
-                        const InputTransform& t, Tensor* columns) {
-  im2col(x, k, *columns, t);
-  linear(*columns, w, y, ep);
-}
-
 void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   const Op op = Op::copy_rows;
   expect_f32_rank(op, "input", x, 3, "[B, L, C]");

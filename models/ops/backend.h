@@ -95,7 +95,9 @@ class Backend {
   // reads x in place (an implicit GEMM) says so through conv1d_gathers_columns.
   void conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep = {},
               const InputTransform& t = {}, Tensor* columns = nullptr);
-  virtual bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const;
+  virtual bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const {
+    return true;
+  }
 
   // --- data movement --------------------------------------------------------------------
   // 'same'-padded 1-D convolution input [B, L, C] -> cols [B*L, k*C], column index j*C + c
@@ -306,9 +308,14 @@ class Backend {
   virtual void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) = 0;
 
   virtual void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) = 0;
-  // Default: im2col into `columns` (never null here), then linear.
+  // Default: im2col into `columns` (never null here), then linear. Defined here, as is
+  // conv1d_gathers_columns, so that Backend has no key function: its type info is emitted
+  // wherever it is used, which the fuzz targets (UBSan's vptr checks, no op layer linked) need.
   virtual void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
-                         const InputTransform& t, Tensor* columns);
+                         const InputTransform& t, Tensor* columns) {
+    im2col(x, k, *columns, t);
+    linear(*columns, w, y, ep);
+  }
   virtual void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) = 0;
   virtual void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
                             Tensor& y) = 0;

@@ -1,8 +1,9 @@
 // The CLBlast tuning cache (models/ops/opencl/clblast_tuning.h): where it lives, that it reads
 // back what was written and refuses a damaged or foreign file by name, and that an OpenCL backend
 // applies it as it starts, says so, and still computes the same GEMMs; a damaged cache is ignored
-// with its reason. The tuners themselves (`stagebench tune`) compile hundreds of kernels and are
-// run on the GPU machine, not here.
+// with its reason; and the verdict that keeps a tuning only where none of the GEMMs that judge it
+// got slower. The tuners themselves (`stagebench tune`) compile hundreds of kernels and are run
+// on the GPU machine, not here.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -68,6 +69,27 @@ TEST(ClblastTuning, ReadsBackWhatWasWrittenAndRefusesForeignOrDamagedFiles) {
     std::ofstream(path) << bad;
     EXPECT_THROW(load_clblast_tuning(path, "dev | 1"), std::invalid_argument) << bad;
   }
+}
+
+TEST(ClblastTuning, JudgingGemmsIncludeTheModelsShapesAroundTheTunedSquare) {
+  const auto g = tuning_gemms(2048);
+  ASSERT_GE(g.size(), 3u);
+  EXPECT_EQ(g[0].label(), "2048x2048x2048");   // the shape the tuner searched at comes first
+  EXPECT_EQ(g[2].label(), "2048x2048x64 x8");  // attention's scores, batched over heads
+  EXPECT_EQ(g[3].label(), "2048x64x2048 x8");  // and its context product
+  EXPECT_DOUBLE_EQ(g[2].flops(), 2.0 * 2048 * 2048 * 64 * 8);
+  EXPECT_EQ(tuning_gemms(32)[2].k, 32u);  // never a head wider than the edge
+}
+
+TEST(ClblastTuning, ATuningIsKeptOnlyIfNoJudgingGemmGotSlower) {
+  const auto g = tuning_gemms(256);
+  const std::vector<double> before = {1.0, 1.0, 1.0, 1.0};
+  EXPECT_EQ(tuning_rejection(g, before, {0.8, 0.9, 1.0, 1.01}), "");  // within 2%, faster overall
+  // What the H200's first tuning did: faster on the square, batched scores 2.6x slower.
+  EXPECT_EQ(tuning_rejection(g, before, {0.95, 1.0, 2.64, 1.0}),
+            "slower on 256x256x64 x8 (2.64x the time)");
+  EXPECT_EQ(tuning_rejection(g, before, {1.0, 1.0, 1.0, 1.0}), "no faster than CLBlast's defaults");
+  EXPECT_THROW(tuning_rejection(g, before, {1.0}), std::invalid_argument);
 }
 
 TEST(ClblastTuning, ABackendAppliesTheCachedTuningAndSaysSo) {

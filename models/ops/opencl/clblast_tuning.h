@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CL/opencl.hpp>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,25 @@ void apply_clblast_tuning(const cl::Device& device, const ClblastTuning& tuning)
 // one (unless STAGEBENCH_CLBLAST_TUNING=off) and returns the line runs record. A damaged or
 // foreign cache is ignored with its reason: CLBlast's own parameters are always there.
 std::string apply_cached_clblast_tuning(const cl::Device& device);
+
+// One GEMM a tuning is judged on: C (m x n) = A (m x k) B (k x n), `batch` of them strided.
+struct TuningGemm {
+  size_t m = 0, n = 0, k = 0, batch = 1;
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+  std::string label() const;  // "2048x64x2048 x8"
+};
+
+// The GEMMs a kernel's tuning must not slow, around edge `n`: the square the tuner searched at,
+// and the shapes the models' stage 0 spends its time in (tall activations times square weights,
+// attention's scores and context products batched over heads). CLBlast's tuners search one
+// square shape only; parameters found there can be much slower on the others.
+std::vector<TuningGemm> tuning_gemms(size_t n);
+
+// Why a tuning timed at `before` and `after` (seconds, one per GEMM) is not kept, or "" when it
+// is: kept only if no GEMM got more than `tolerance` slower and all of them together faster.
+std::string tuning_rejection(const std::vector<TuningGemm>& gemms,
+                             const std::vector<double>& before, const std::vector<double>& after,
+                             double tolerance = 0.02);
 
 // The parameters CLBlast uses now on `device` for `kernel` (its database or an override).
 std::map<std::string, size_t> clblast_current_parameters(const cl::Device& device,

@@ -1,4 +1,5 @@
-// `stagebench tune`: CLBlast's tuners on one device, kept only where a timed GEMM got faster.
+// `stagebench tune`: CLBlast's tuners on one device, kept only where the GEMMs of tuning_gemms()
+// got faster together and none of them slower.
 #include <clblast.h>
 
 #include <chrono>
@@ -12,30 +13,43 @@
 namespace sb {
 namespace {
 
-// Best of five timed square fp32 GEMMs of edge n (after two warm-ups), in GFLOP/s.
-double gemm_gflops(cl::Context& ctx, cl::CommandQueue& queue, size_t n) {
-  const size_t bytes = n * n * sizeof(float);
-  cl::Buffer a(ctx, CL_MEM_READ_WRITE, bytes), b(ctx, CL_MEM_READ_WRITE, bytes),
-      c(ctx, CL_MEM_READ_WRITE, bytes);
-  const std::vector<float> ones(n * n, 1.0f / static_cast<float>(n));
-  queue.enqueueWriteBuffer(a, CL_TRUE, 0, bytes, ones.data());
-  queue.enqueueWriteBuffer(b, CL_TRUE, 0, bytes, ones.data());
+// Best of five timed runs of `g` (after two warm-ups), in seconds: one Gemm, or one strided batch.
+double gemm_seconds(cl::Context& ctx, cl::CommandQueue& queue, const TuningGemm& g) {
+  const size_t a_n = g.batch * g.m * g.k, b_n = g.batch * g.k * g.n, c_n = g.batch * g.m * g.n;
+  cl::Buffer a(ctx, CL_MEM_READ_WRITE, a_n * sizeof(float)),
+      b(ctx, CL_MEM_READ_WRITE, b_n * sizeof(float)),
+      c(ctx, CL_MEM_READ_WRITE, c_n * sizeof(float));
+  const float v = 1.0f / static_cast<float>(g.k);
+  queue.enqueueFillBuffer(a, v, 0, a_n * sizeof(float));
+  queue.enqueueFillBuffer(b, 1.0f, 0, b_n * sizeof(float));
+  queue.finish();
   cl_command_queue q = queue();
+  const auto no = clblast::Transpose::kNo;
   double best = 1e30;
   for (int i = 0; i < 7; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto status = clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                             clblast::Transpose::kNo, n, n, n, 1.0f, a(), 0, n, b(),
-                                             0, n, 0.0f, c(), 0, n, &q, nullptr);
+    const auto status =
+        g.batch == 1
+            ? clblast::Gemm<float>(clblast::Layout::kRowMajor, no, no, g.m, g.n, g.k, 1.0f, a(), 0,
+                                   g.k, b(), 0, g.n, 0.0f, c(), 0, g.n, &q, nullptr)
+            : clblast::GemmStridedBatched<float>(
+                  clblast::Layout::kRowMajor, no, no, g.m, g.n, g.k, 1.0f, a(), 0, g.k, g.m * g.k,
+                  b(), 0, g.n, g.k * g.n, 0.0f, c(), 0, g.n, g.m * g.n, g.batch, &q, nullptr);
     if (status != clblast::StatusCode::kSuccess)
-      throw std::runtime_error("CLBlast Gemm failed while timing (status " +
+      throw std::runtime_error("CLBlast failed while timing " + g.label() + " (status " +
                                std::to_string(static_cast<int>(status)) + ")");
     queue.finish();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (i >= 2) best = std::min(best, s);
   }
-  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / best /
-         1e9;
+  return best;
+}
+
+std::vector<double> time_gemms(cl::Context& ctx, cl::CommandQueue& queue,
+                               const std::vector<TuningGemm>& gemms) {
+  std::vector<double> s;
+  for (const TuningGemm& g : gemms) s.push_back(gemm_seconds(ctx, queue, g));
+  return s;
 }
 
 using Tuner = clblast::StatusCode (*)(cl_command_queue*, size_t, size_t, size_t, double,
@@ -58,8 +72,8 @@ LibraryTuneReport tune_opencl_library(const LibraryTuneOptions& o) {
   r.device = key;
   r.path = clblast_tuning_path(key).string();
   const auto t0 = std::chrono::steady_clock::now();
-  // The indirect kernel (Xgemm) serves large GEMMs, the direct one small ones: each is timed at
-  // a size that CLBlast routes to it, before and after, and kept only if that got faster.
+  // The indirect kernel (Xgemm) serves large GEMMs, the direct one small ones: each is tuned at
+  // a size that CLBlast routes to it, and judged on the GEMMs of tuning_gemms() around it.
   struct Kernel {
     const char* name;
     Tuner tune;
@@ -73,11 +87,13 @@ LibraryTuneReport tune_opencl_library(const LibraryTuneOptions& o) {
   nlohmann::json measured = nlohmann::json::object();
   for (const Kernel& k : kernels) {
     const std::map<std::string, size_t> defaults = clblast_current_parameters(device, k.name);
-    const double before = gemm_gflops(ctx, queue, k.timed_at);
+    const std::vector<TuningGemm> gemms = tuning_gemms(k.timed_at);
+    const std::vector<double> before = time_gemms(ctx, queue, gemms);
     std::unordered_map<std::string, size_t> found;
     cl_command_queue q = queue();
     const auto status = k.tune(&q, k.timed_at, k.timed_at, k.timed_at, o.fraction, found);
-    nlohmann::json entry = {{"gemm_edge", k.timed_at}, {"gflops_before", before}};
+    nlohmann::json entry = {{"gemm_edge", k.timed_at},
+                            {"gflops_before", gemms[0].flops() / before[0] / 1e9}};
     if (status != clblast::StatusCode::kSuccess || found.empty()) {
       entry["kept"] = false;
       entry["why"] =
@@ -88,16 +104,23 @@ LibraryTuneReport tune_opencl_library(const LibraryTuneOptions& o) {
     ClblastTuning one;
     one.kernels[k.name] = {found.begin(), found.end()};
     apply_clblast_tuning(device, one);
-    const double after = gemm_gflops(ctx, queue, k.timed_at);
-    entry["gflops_after"] = after;
-    entry["kept"] = after > before;
-    if (after > before) {
+    const std::vector<double> after = time_gemms(ctx, queue, gemms);
+    entry["gflops_after"] = gemms[0].flops() / after[0] / 1e9;
+    nlohmann::json per = nlohmann::json::array();
+    for (size_t i = 0; i < gemms.size(); ++i)
+      per.push_back({{"gemm", gemms[i].label()},
+                     {"gflops_before", gemms[i].flops() / before[i] / 1e9},
+                     {"gflops_after", gemms[i].flops() / after[i] / 1e9}});
+    entry["gemms"] = per;
+    const std::string why = tuning_rejection(gemms, before, after);
+    entry["kept"] = why.empty();
+    if (why.empty()) {
       tuning.kernels[k.name] = one.kernels[k.name];
     } else {
-      ClblastTuning back;  // slower or equal: CLBlast's own parameters stay
+      ClblastTuning back;  // CLBlast's own parameters stay
       back.kernels[k.name] = defaults;
       apply_clblast_tuning(device, back);
-      entry["why"] = "no faster than CLBlast's defaults";
+      entry["why"] = why;
     }
     measured[k.name] = entry;
   }

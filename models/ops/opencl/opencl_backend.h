@@ -32,12 +32,14 @@ struct LibraryTuneOptions {
 };
 struct LibraryTuneReport {
   std::string device, path;  // the device key and the cache file
-  nlohmann::json measured;   // per kernel: GEMM edge, GFLOP/s before and after, kept or why not
+  nlohmann::json
+      measured;  // per kernel: GFLOP/s of each judging GEMM before and after, kept or why not
   double seconds = 0;
   bool saved = false;  // whether any kernel's parameters were kept (and cached)
 };
-// Tunes, keeps each kernel's parameters only if its timed GEMM got faster, and caches what was
-// kept, which every later OpenCL backend on this device applies. Throws std::invalid_argument
+// Tunes, keeps each kernel's parameters only if its judging GEMMs (tuning_gemms) got faster
+// together and none slower, and caches what was kept, which every later OpenCL backend on this
+// device applies. Throws std::invalid_argument
 // for bad options or a device that cannot be had.
 LibraryTuneReport tune_opencl_library(const LibraryTuneOptions& options);
 
