@@ -39,6 +39,18 @@ void expect_strided(Op op, const char* what, const Tensor& t, int64_t rows, int6
   expect_f32_numel(op, what, t, rows * ld, "[B, n, ld]");
 }
 
+// An InputTransform of `channels` (im2col's and conv1d's), none of it aliasing `out`.
+void expect_transform(Op op, const InputTransform& t, int64_t channels, const char* out_name,
+                      const Tensor& out) {
+  const Named transforms[] = {{"transform scale", t.scale}, {"transform shift", t.shift}};
+  for (const auto& [what, p] : transforms)
+    if (p != nullptr) {
+      expect_f32_numel(op, what, *p, channels, "[C]");
+      expect_distinct(op, out_name, out, what, *p);
+    }
+  expect_act(op, t.act);
+}
+
 }  // namespace
 
 // --- memory -----------------------------------------------------------------------------
@@ -167,13 +179,7 @@ void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform&
   if (k <= 0) fail(op, "kernel width k = " + text(k) + " must be positive");
   const int64_t channels = x.dim(2);
   expect_f32_numel(op, "cols", cols, x.dim(0) * x.dim(1) * k * channels, "[B*L, k*C]");
-  const Named transforms[] = {{"transform scale", t.scale}, {"transform shift", t.shift}};
-  for (const auto& [what, p] : transforms)
-    if (p != nullptr) {
-      expect_f32_numel(op, what, *p, channels, "[C]");
-      expect_distinct(op, "cols", cols, what, *p);
-    }
-  expect_act(op, t.act);
+  expect_transform(op, t, channels, "cols", cols);
   expect_distinct(op, "cols", cols, "the input", x);
   if (cols.numel() == 0) return;
   do_im2col(x, k, cols, t);
@@ -200,13 +206,7 @@ void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
   }
   if (ep.residual != nullptr) expect_f32_numel(op, "residual", *ep.residual, m * w.n, "[B, L, N]");
   expect_act(op, ep.act);
-  const Named transforms[] = {{"transform scale", t.scale}, {"transform shift", t.shift}};
-  for (const auto& [what, p] : transforms)
-    if (p != nullptr) {
-      expect_f32_numel(op, what, *p, channels, "[C]");
-      expect_distinct(op, "the output", y, what, *p);
-    }
-  expect_act(op, t.act);
+  expect_transform(op, t, channels, "the output", y);
   expect_distinct(op, "the output", y, "the input", x);
   if (columns != nullptr) {
     expect_f32_numel(op, "columns", *columns, m * k * channels, "[B*L, k*C]");
