@@ -14,14 +14,6 @@ inline float apply_act(float v, int act) {
   return v;
 }
 
-// v x scale[c] + shift[c], each optional: a BatchNorm folded into one affine per channel.
-inline float affine_channel(float v, int c, __global const float* scale, int has_scale,
-                            __global const float* shift, int has_shift) {
-  if (has_scale) v *= scale[c];
-  if (has_shift) v += shift[c];
-  return v;
-}
-
 // Tree reductions over a work-group of REDUCE_WG items; every item gets the result.
 // `scratch` holds REDUCE_WG floats.
 inline float group_sum(float v, __local float* scratch) {

@@ -17,7 +17,9 @@ __kernel void im2col(__global const float* x, int length, int channels, int taps
   const int src = row - b * length + tap - taps / 2;
   float v = 0.0f;
   if (src >= 0 && src < length) {
-    v = affine_channel(x[(b * length + src) * channels + c], c, scale, has_scale, shift, has_shift);
+    v = x[(b * length + src) * channels + c];
+    if (has_scale) v *= scale[c];
+    if (has_shift) v += shift[c];
     v = apply_act(v, act);
   }
   cols[i] = v;

@@ -7,7 +7,11 @@ __kernel void affine_channels(__global const float* x, __global const float* sca
                               int channels, int n, __global float* y) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  y[i] = affine_channel(x[i], i % channels, scale, has_scale, shift, has_shift);
+  const int c = i % channels;
+  float v = x[i];
+  if (has_scale) v *= scale[c];
+  if (has_shift) v += shift[c];
+  y[i] = v;
 }
 
 __kernel void sigmoid_scaled(__global const float* x, float alpha, int n, __global float* y) {
