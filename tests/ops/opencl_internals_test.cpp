@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/device_select.h"
+#include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/weight_convert.h"
@@ -34,6 +38,20 @@ TEST(OpsOpenCLDevices, UnknownFilterThrowsNamingIt) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no-such-device"), std::string::npos) << e.what();
   }
+}
+
+TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
+  const std::string embedded(compiled_in_cl_source("gemm_pack.cl"));
+  const auto dir = std::filesystem::temp_directory_path() / "sb_cl_source_override_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gemm_pack.cl") << "// replaced";
+  ::setenv("STAGEBENCH_CL_SOURCE_DIR", dir.c_str(), 1);
+  EXPECT_EQ(embedded_cl_source("gemm_pack.cl"), "// replaced");
+  EXPECT_EQ(embedded_cl_source("common.cl"), compiled_in_cl_source("common.cl"));  // not there
+  EXPECT_THROW(embedded_cl_source("no_such.cl"), std::invalid_argument);
+  ::unsetenv("STAGEBENCH_CL_SOURCE_DIR");
+  EXPECT_EQ(embedded_cl_source("gemm_pack.cl"), embedded);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OpsOpenCLHalf, RoundsToNearestEven) {

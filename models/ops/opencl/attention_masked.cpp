@@ -30,9 +30,10 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
 
 void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FA_/FT_QUERIES, _KEYS and _THREADS in kernels/attention_mma_nvidia.cl and
-  // attention_tf32_nvidia.cl; the packing kernels have 256 items.
-  constexpr size_t kQueries = 64, kKeys = 64, kThreads = 128, kPackThreads = 256;
+  // Must match FA_/FT_QUERIES, _KEYS and _THREADS in kernels/attention_mma_body.cl and
+  // attention_tf32_nvidia.cl (f16: 64 queries a 16-query block of each warp); the packing
+  // kernels have 256 items.
+  constexpr size_t kKeys = 64, kThreads = 128, kPackThreads = 256;
   const auto i = [](int64_t x) { return static_cast<int>(x); };
   const bool tf32 = s.precision == Precision::tf32;
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
@@ -43,8 +44,10 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
       cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
       cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
       i(s.k_col), i(s.v_col), kp, vt);
-  const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
-  launch_mma(tf32 ? "attention_tf32_mma" : "attention_f16_mma",
+  const int blocks = tf32 ? 1 : attention_blocks();
+  const size_t queries = 64 * static_cast<size_t>(blocks);
+  const size_t groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
+  launch_mma(tf32 ? "attention_tf32_mma" : blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma",
              cl::NDRange(groups * kThreads, static_cast<size_t>(items)), cl::NDRange(kThreads, 1),
              q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q),
              i(s.ld_out), i(s.q_col), s.scale, out);

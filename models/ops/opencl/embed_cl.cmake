@@ -1,5 +1,5 @@
 # Writes OUTPUT, a C++ file holding each of INPUTS (OpenCL C sources) as a raw string literal,
-# looked up by file name through sb::embedded_cl_source().
+# looked up by file name through sb::compiled_in_cl_source() (kernel_sources.cpp).
 set(body "")
 set(table "")
 set(index 0)
@@ -21,7 +21,7 @@ namespace sb {
 namespace {
 ${body}}  // namespace
 
-std::string_view embedded_cl_source(std::string_view file_name) {
+std::string_view compiled_in_cl_source(std::string_view file_name) {
   static const std::map<std::string_view, std::string_view> sources = {
 ${table}  };
   auto it = sources.find(file_name);

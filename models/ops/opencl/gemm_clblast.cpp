@@ -229,8 +229,9 @@ OpenCLBackend::BatchedKernel OpenCLBackend::tune_gemm_batched(const GemmBatch& g
 std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
-  for (const auto& [key, width] : pipe_widths_)
-    out.emplace_back(key, "pipelined 128x" + std::to_string(width));
+  for (const auto& [key, tile] : pipe_tiles_)
+    out.emplace_back(key, "pipelined 128x" + std::to_string(tile.bn) +
+                              (tile.double_buffered ? ", fragments double-buffered" : ""));
   return out;
 }
 

@@ -63,16 +63,18 @@ const char* pipe_name(PipeKind kind) {
   return kind == PipeKind::f16 ? "f16" : kind == PipeKind::tf32 ? "tf32" : "s8";
 }
 
-std::string pipe_kernel(PipeKind kind, int bn) {
-  return std::string("gemm_") + pipe_name(kind) + "_pipe_" + std::to_string(bn);
+std::string pipe_kernel(PipeKind kind, PipeTile tile) {
+  return std::string("gemm_") + pipe_name(kind) + "_pipe_" + std::to_string(tile.bn) +
+         (tile.double_buffered ? "_db" : "");
 }
 
 // A pipelined GEMM variant: f16 (halves, k16 mma), tf32 (fp32 rounded in registers, k8 mma) or
 // s8 (int8, k32 mma, int32 accumulators dequantized in the epilogue).
-std::string pipe_variant(PipeKind kind, int bn) {
-  std::string d = "#define PIPE_NAME " + pipe_kernel(kind, bn) + "\n#define PIPE_BN " +
-                  std::to_string(bn) + "\n#define PIPE_THREADS " +
-                  std::to_string(pipe_threads(bn)) + "\n";
+std::string pipe_variant(PipeKind kind, PipeTile tile) {
+  std::string d = "#define PIPE_NAME " + pipe_kernel(kind, tile) + "\n#define PIPE_BN " +
+                  std::to_string(tile.bn) + "\n#define PIPE_THREADS " +
+                  std::to_string(pipe_threads(tile.bn)) + "\n#define PIPE_DOUBLE_BUFFER " +
+                  (tile.double_buffered ? "1" : "0") + "\n";
   switch (kind) {
     case PipeKind::f16:
       d += "#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) (r)\n";
@@ -94,8 +96,22 @@ std::string pipe_variant(PipeKind kind, int bn) {
             "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
   return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
-         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n"
+         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
          "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n";
+}
+
+std::string pipe_variants() {
+  std::string all;
+  for (const PipeKind kind : {PipeKind::f16, PipeKind::tf32, PipeKind::s8})
+    for (const PipeTile tile : kPipeTiles) all += pipe_variant(kind, tile);
+  return all;
+}
+
+// The f16 masked attention kernel with `blocks` 16-query blocks a warp.
+std::string attention_variant(const char* name, int blocks) {
+  return std::string("#define FA_NAME ") + name + "\n#define FA_MBLK " + std::to_string(blocks) +
+         "\n" + std::string(embedded_cl_source("attention_mma_body.cl")) +
+         "\n#undef FA_NAME\n#undef FA_MBLK\n";
 }
 
 // STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
@@ -126,10 +142,9 @@ std::string mma_source() {
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
-         pipe_variant(PipeKind::f16, 256) + pipe_variant(PipeKind::f16, 128) +
-         pipe_variant(PipeKind::tf32, 256) + pipe_variant(PipeKind::tf32, 128) +
-         pipe_variant(PipeKind::s8, 256) + pipe_variant(PipeKind::s8, 128) +
+         pipe_variants() +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
+         attention_variant("attention_f16_mma", 1) + attention_variant("attention_f16_mma_x2", 2) +
          std::string(embedded_cl_source("attention_tf32_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("attention_relative_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("attention_relative_tf32_nvidia.cl")) + "\n" +
@@ -137,6 +152,15 @@ std::string mma_source() {
 }
 
 }  // namespace
+
+// STAGEBENCH_MMA_ATTENTION: "x2" (the default: 2 blocks of 16 queries a warp) or "x1".
+int attention_blocks() {
+  const char* env = std::getenv("STAGEBENCH_MMA_ATTENTION");
+  if (!env || !*env || std::strcmp(env, "x2") == 0) return 2;
+  if (std::strcmp(env, "x1") == 0) return 1;
+  throw std::invalid_argument(std::string("STAGEBENCH_MMA_ATTENTION=") + env +
+                              ": expected x1 or x2");
+}
 
 // The f16 and tf32 GEMMs' kernel: the cp.async pipeline (gemm_pipelined.cl) wherever rows are
 // 16-byte aligned (K a multiple of 8 halves, 4 floats or 16 int8), else the register-staged one.
@@ -201,12 +225,13 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
   launch_mma("f32_to_f16", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xh, count);
 }
 
-void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
-                                const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, const Tensor& w,
+                                Tensor& y, const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                 const PipeScales& s8, const PipeConv& conv) {
-  const size_t threads = pipe_threads(bn);
-  const cl::NDRange global(round_up(n, bn) / bn * threads, round_up(m, kPipeTileM) / kPipeTileM);
-  const std::string name = pipe_kernel(kind, bn);
+  const size_t threads = pipe_threads(tile.bn);
+  const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
+                           round_up(m, kPipeTileM) / kPipeTileM);
+  const std::string name = pipe_kernel(kind, tile);
   cl::Kernel& kernel = mma_kernel(name);
   set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
@@ -218,43 +243,46 @@ void OpenCLBackend::launch_pipe(PipeKind kind, int bn, const Tensor& x, const Te
   events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }
 
-// The tile width for a shape: the first call times both on a scratch output (the product alone,
-// without the epilogue, which costs the same in both) and keeps the faster, as cuBLAS's
-// heuristics pick a kernel per shape; autotune_choices() reports it.
-int OpenCLBackend::pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                              int64_t k, const PipeScales& s8, const PipeConv& conv) {
-  if (const int forced = forced_pipe_width()) return forced;
+// The kernel for a shape: the first call times each (tile width, fragment buffering) on a
+// scratch output (the product alone, without the epilogue, which costs the same in all) and
+// keeps the fastest, as cuBLAS's heuristics pick a kernel per shape; autotune_choices() reports
+// it. STAGEBENCH_MMA_GEMM=tile256|tile128 restricts the width.
+PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m,
+                                  int64_t n, int64_t k, const PipeScales& s8,
+                                  const PipeConv& conv) {
   const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
                           " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                           std::to_string(k);
-  if (auto it = pipe_widths_.find(key); it != pipe_widths_.end()) return it->second;
+  if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
+  const int forced = forced_pipe_width();
   constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty({m, n}, DType::f32);
-  int best = 256;
+  PipeTile best;
   double best_seconds = std::numeric_limits<double>::infinity();
-  for (const int bn : {256, 128}) {
+  for (const PipeTile tile : kPipeTiles) {
+    if (forced && tile.bn != forced) continue;
     std::vector<double> seconds;
     for (int run = 0; run <= kTimedRuns; ++run) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_pipe(kind, bn, x, w, scratch, Epilogue{}, m, n, k, s8, conv);
+      launch_pipe(kind, tile, x, w, scratch, Epilogue{}, m, n, k, s8, conv);
       queue.finish();
       if (run > 0)
         seconds.push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(seconds.begin(), seconds.end());
-    if (seconds[kTimedRuns / 2] < best_seconds) best_seconds = seconds[kTimedRuns / 2], best = bn;
+    if (seconds[kTimedRuns / 2] < best_seconds) best_seconds = seconds[kTimedRuns / 2], best = tile;
   }
   queue.finish();  // the scratch buffer goes back to the pool only once nothing uses it
-  return pipe_widths_.emplace(key, best).first->second;
+  return pipe_tiles_.emplace(key, best).first->second;
 }
 
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
-  launch_pipe(kind, pipe_width(kind, x, w, m, n, k, s8, conv), x, w, y, ep, m, n, k, s8, conv);
+  launch_pipe(kind, pipe_tile(kind, x, w, m, n, k, s8, conv), x, w, y, ep, m, n, k, s8, conv);
 }
 
 PipeScales OpenCLBackend::quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,

@@ -35,6 +35,14 @@ struct PipeScales {
   const Tensor* x_scales = nullptr;   // or on the device, found per call: [x_scale, 1 / x_scale]
 };
 
+// A pipelined GEMM kernel: its tile's width (128 x bn) and whether its warps double-buffer
+// their fragments (kernels/gemm_pipe_body.cl). Which one a shape runs is measured.
+struct PipeTile {
+  int bn = 256;
+  bool double_buffered = true;
+};
+inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
+
 // An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
 // K / taps channels; taps == 0 is a plain GEMM.
 struct PipeConv {
@@ -44,6 +52,9 @@ struct PipeConv {
 // Whether the f16, tf32 or s8 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
 // STAGEBENCH_MMA_GEMM knob).
 bool gemm_pipelined(Precision p, int64_t k);
+
+// 16-query blocks a warp of the f16 masked attention kernel (STAGEBENCH_MMA_ATTENTION).
+int attention_blocks();
 
 class OpenCLBackend : public Backend {
  public:
@@ -218,11 +229,11 @@ class OpenCLBackend : public Backend {
   void gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                           const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                           const PipeScales& s8 = {}, const PipeConv& conv = {});
-  void launch_pipe(PipeKind kind, int bn, const Tensor& x, const Tensor& w, Tensor& y,
+  void launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, const Tensor& w, Tensor& y,
                    const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8,
                    const PipeConv& conv);
-  int pipe_width(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k,
-                 const PipeScales& s8, const PipeConv& conv);
+  PipeTile pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
+                     int64_t k, const PipeScales& s8, const PipeConv& conv);
   // x (count elements) into int8 xq for w's s8 GEMM: with the calibrated range's scale, else
   // with the input's own symmetric range found on the device (into `scales`, kept alive by the
   // caller until the GEMM is queued). Returns what the GEMM dequantizes with.
@@ -307,7 +318,7 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
-  std::map<std::string, int> pipe_widths_;    // the f16 pipeline's measured tile width per shape
+  std::map<std::string, PipeTile> pipe_tiles_;  // the pipeline's measured kernel per shape
   FaultPlan faults_ = FaultPlan::from_env();  // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
 };

@@ -2,10 +2,36 @@
 // convolution of conv_len-long sequences, see load_a_rows), included with PIPE_NAME, PIPE_BN
 // (128 or 256), PIPE_THREADS (2 x PIPE_BN / 64 warps), PIPE_ELEM (ushort: half bits, float or
 // char), PIPE_MMA (mma_f16, mma_tf32 or mma_s8), PIPE_FRAG(r) (what a fragment register becomes:
-// itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_EXTRA_PARAMS and
-// PIPE_SCALE_ARGS (s8's column scales and x scale) defined.
+// itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_DOUBLE_BUFFER (1: fragments
+// double-buffered, 0: one set), PIPE_EXTRA_PARAMS and PIPE_SCALE_ARGS (s8's column scales and x
+// scale) defined.
 #define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * 8)
 #define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
+
+#define PIPE_JOIN2(a, b) a##_##b
+#define PIPE_JOIN(a, b) PIPE_JOIN2(a, b)
+#define PIPE_LOAD_FRAGS PIPE_JOIN(load_frags, PIPE_NAME)
+
+// The fragments of k step `ks` (2 chunks: k16 f16, k8 tf32, k32 s8) of the tile at `as`; the
+// lane's ldmatrix rows and chunks as the kernel computes them. `convert`: apply PIPE_FRAG here
+// (else the caller does, just before the mma).
+inline void PIPE_LOAD_FRAGS(__local const uint4* as, int ks, int a_row, int a_chunk, int b_row,
+                            int b_chunk, uint a[4][4], uint b[4][4], bool convert) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    ldmatrix_x4(as + swz(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (convert) a[mi][e] = PIPE_FRAG(a[mi][e]);
+  }
+#pragma unroll
+  for (int nj = 0; nj < 4; ++nj) {
+    ldmatrix_x4(as + PIPE_A_CHUNKS + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (convert) b[nj][e] = PIPE_FRAG(b[nj][e]);
+  }
+}
 
 __kernel __attribute__((reqd_work_group_size(PIPE_THREADS, 1, 1)))
 void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
@@ -29,17 +55,18 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
 
-  // Prologue: the first PIPE_STAGES - 1 tiles in flight, one commit group each (empty groups
-  // past K keep the count that wait_group relies on).
-#pragma unroll
-  for (int s = 0; s < PIPE_STAGES - 1; ++s) {
-    if (s < k_tiles) {
-      __local uint4* stage = smem + s * PIPE_STAGE_CHUNKS;
-      load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K, s * PIPE_BK,
-                  conv_taps, conv_len, tid, PIPE_THREADS);
-      load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, s * PIPE_BK, tid, PIPE_THREADS);
-    }
-    cp_async_commit();
+  // K tile `kt` into its ring slot, one commit group (empty past K, which keeps the count that
+  // wait_group relies on).
+#define PIPE_LOAD_TILE(kt)                                                                       \
+  {                                                                                             \
+    if ((kt) < k_tiles) {                                                                       \
+      __local uint4* stage = smem + ((kt) % PIPE_STAGES) * PIPE_STAGE_CHUNKS;                   \
+      load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K,        \
+                  (kt) * PIPE_BK, conv_taps, conv_len, tid, PIPE_THREADS);                      \
+      load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, \
+                N, K, (kt) * PIPE_BK, tid, PIPE_THREADS);                                       \
+    }                                                                                           \
+    cp_async_commit();                                                                          \
   }
 
   // Lane -> the row and chunk it addresses for ldmatrix.x4: A's four 8 x 8 matrices are rows
@@ -48,47 +75,69 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int a_row = wm + (lane & 15), a_chunk = lane >> 4;
   const int b_row = wn + ((lane >> 4) << 3) + (lane & 7), b_chunk = (lane >> 3) & 1;
 
+#if PIPE_DOUBLE_BUFFER
+  // The whole ring in flight, then fragments double-buffered: each k step's ldmatrix is issued
+  // before the previous step's 32 mma, so no mma waits on local memory (CUTLASS's
+  // warp-level pipelining). The barrier sits before the tile's last step: by then every warp
+  // holds that tile's last fragments in registers, so its slot is refilled at once and the next
+  // tile's first fragments load during the last step's mma. tf32 rounds the fragments as the
+  // mma takes them: rounded when loaded, two sets stay live and the 128-wide tile spilled.
+#pragma unroll
+  for (int s = 0; s < PIPE_STAGES; ++s) PIPE_LOAD_TILE(s);
+  CP_ASYNC_WAIT(2);  // PIPE_STAGES - 1: tile 0 has landed for this item
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint a[2][4][4], b[2][4][4];
+  PIPE_LOAD_FRAGS(smem, 0, a_row, a_chunk, b_row, b_chunk, a[0], b[0], false);
+
   for (int kt = 0; kt < k_tiles; ++kt) {
-    CP_ASYNC_WAIT(1);  // PIPE_STAGES - 2: tile kt has landed for this item
-    barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and the slot refilled next is free
-    {
-      const int next = kt + PIPE_STAGES - 1;
-      if (next < k_tiles) {
-        __local uint4* stage = smem + (next % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
-        load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K,
-                    next * PIPE_BK, conv_taps, conv_len, tid, PIPE_THREADS);
-        load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K, next * PIPE_BK, tid,
-                  PIPE_THREADS);
-      }
-      cp_async_commit();
-    }
     __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
-    __local const uint4* bs = as + PIPE_A_CHUNKS;
 #pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {  // k steps of 2 chunks: k16 (f16), k8 (tf32), k32 (s8)
-      uint a[4][4], b[4][4];
-#pragma unroll
-      for (int mi = 0; mi < 4; ++mi)
-      {
-        ldmatrix_x4(as + swz(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
-#pragma unroll
-        for (int e = 0; e < 4; ++e) a[mi][e] = PIPE_FRAG(a[mi][e]);
-      }
-#pragma unroll
-      for (int nj = 0; nj < 4; ++nj)
-      {
-        ldmatrix_x4(bs + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
-#pragma unroll
-        for (int e = 0; e < 4; ++e) b[nj][e] = PIPE_FRAG(b[nj][e]);
+    for (int ks = 0; ks < 4; ++ks) {
+      if (ks < 3) {
+        PIPE_LOAD_FRAGS(as, ks + 1, a_row, a_chunk, b_row, b_chunk, a[(ks + 1) & 1],
+                        b[(ks + 1) & 1], false);
+      } else {
+        CP_ASYNC_WAIT(1);  // PIPE_STAGES - 2: tile kt + 1 has landed for this item
+        barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and every warp is done with tile kt
+        PIPE_LOAD_TILE(kt + PIPE_STAGES);
+        if (kt + 1 < k_tiles)
+          PIPE_LOAD_FRAGS(smem + ((kt + 1) % PIPE_STAGES) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
+                          b_row, b_chunk, a[0], b[0], false);
       }
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
         for (int ni = 0; ni < 8; ++ni)
-          PIPE_MMA(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[ni >> 1][(ni & 1) * 2],
-                  b[ni >> 1][(ni & 1) * 2 + 1]);
+          PIPE_MMA(acc[mi][ni], PIPE_FRAG(a[ks & 1][mi][0]), PIPE_FRAG(a[ks & 1][mi][1]),
+                   PIPE_FRAG(a[ks & 1][mi][2]), PIPE_FRAG(a[ks & 1][mi][3]),
+                   PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2]),
+                   PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2 + 1]));
     }
   }
+#else
+  // One set of fragments, loaded after the barrier that starts each tile. It won on Geneformer's
+  // GEMMs (K of 256 to 1024: few tiles, where the deeper prologue does not pay) on the H200;
+  // which loop a shape runs is measured (gemm_mma.cpp).
+#pragma unroll
+  for (int s = 0; s < PIPE_STAGES - 1; ++s) PIPE_LOAD_TILE(s);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    CP_ASYNC_WAIT(1);  // PIPE_STAGES - 2: tile kt has landed for this item
+    barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and the slot refilled next is free
+    PIPE_LOAD_TILE(kt + PIPE_STAGES - 1);
+    __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      uint a[4][4], b[4][4];
+      PIPE_LOAD_FRAGS(as, ks, a_row, a_chunk, b_row, b_chunk, a, b, true);
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 8; ++ni)
+          PIPE_MMA(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[ni >> 1][(ni & 1) * 2],
+                   b[ni >> 1][(ni & 1) * 2 + 1]);
+    }
+  }
+#endif
   CP_ASYNC_WAIT(0);
   barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with the ring: it becomes the C tile
   {
@@ -108,4 +157,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 }
 
 #undef PIPE_STAGE_CHUNKS
+#undef PIPE_LOAD_TILE
+#undef PIPE_LOAD_FRAGS
+#undef PIPE_JOIN
+#undef PIPE_JOIN2
 #undef PIPE_BK
