@@ -47,7 +47,9 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const int blocks = tf32 ? 1 : attention_blocks();
   const size_t queries = 64 * static_cast<size_t>(blocks);
   const size_t groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
-  launch_mma(tf32 ? "attention_tf32_mma" : blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma",
+  launch_mma(tf32          ? "attention_tf32_mma"
+             : blocks == 2 ? "attention_f16_mma_x2"
+                           : "attention_f16_mma",
              cl::NDRange(groups * kThreads, static_cast<size_t>(items)), cl::NDRange(kThreads, 1),
              q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q),
              i(s.ld_out), i(s.q_col), s.scale, out);

@@ -141,8 +141,7 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
-         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
-         pipe_variants() +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants() +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          attention_variant("attention_f16_mma", 1) + attention_variant("attention_f16_mma_x2", 2) +
          std::string(embedded_cl_source("attention_tf32_nvidia.cl")) + "\n" +

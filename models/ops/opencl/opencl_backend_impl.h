@@ -318,8 +318,8 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
-  std::map<std::string, PipeTile> pipe_tiles_;  // the pipeline's measured kernel per shape
-  FaultPlan faults_ = FaultPlan::from_env();  // STAGEBENCH_FAULT: tests of device faults
+  std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
+  FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
 };
 

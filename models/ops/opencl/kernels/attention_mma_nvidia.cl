@@ -43,9 +43,14 @@ inline uint pack_half2(float lo, float hi) {
 // are row g, keys 8 j + 2t and + 1; c2, c3 row g + 8): adds the tile's key biases, updates the
 // running maxima m and per-thread partial sums l, rescales O's `o_tiles` n8 tiles, and leaves
 // exp2(s - max) in s. Shared by the f16, tf32 and relative kernels (o_tiles is a constant at
-// every call, so the loops unroll and O stays in registers).
-__attribute__((always_inline)) inline void online_softmax_tile(float s[8][4], __local const float* bias, int t, float* m0,
-                                float* m8, float* l0, float* l8, float o[][4], int o_tiles) {
+// every call, so the loops unroll and O stays in registers). Both helpers are always inlined:
+// S and O reach them as arrays, which stay in registers only once the call is gone (clang, not
+// inlining these, put them on the stack).
+__attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
+                                                               __local const float* bias, int t,
+                                                               float* m0, float* m8, float* l0,
+                                                               float* l8, float o[][4],
+                                                               int o_tiles) {
   float mx0 = *m0, mx8 = *m8;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
@@ -88,8 +93,10 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4], __
 // O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
 // item, the head's first column plus 2t; rows are ld_out apart. O has o_tiles n8 tiles (a
 // constant), of which the first cols / 8 are stored.
-__attribute__((always_inline)) inline void store_attention_rows(float o[][4], int o_tiles, int cols, float l0, float l8, int r0,
-                                 int n, __global float* out, int ld_out) {
+__attribute__((always_inline)) inline void store_attention_rows(float o[][4], int o_tiles,
+                                                                int cols, float l0, float l8,
+                                                                int r0, int n,
+                                                                __global float* out, int ld_out) {
   l0 += shfl_xor(l0, 1);
   l0 += shfl_xor(l0, 2);
   l8 += shfl_xor(l8, 1);
