@@ -92,17 +92,23 @@ std::vector<Check> run_relative_separate(Backend& be, const RelAttentionInputs& 
 
 std::vector<OpCase> logit_bias_cases() {
   std::vector<OpCase> c;
-  c.push_back({Op::add_key_bias, "over_heads_and_queries", {}, [](Backend& be) {
-                 const int64_t batch = 2, heads = 3, n = 5;
-                 const Vec logits = random_vec(batch * heads * n * n, 4),
-                           bias = random_vec(batch * n, 5, -3, 3);
-                 Tensor t = up(be, logits, {batch * heads, n, n});
-                 be.add_key_bias(t, up(be, bias, {batch, n}), heads);
-                 DVec want(logits.size());
-                 for (size_t e = 0; e < logits.size(); ++e)
-                   want[e] = double(logits[e]) + bias[(e / (n * n) / heads) * n + e % n];
-                 return std::vector<Check>{{"logits", be.download(t), want}};
-               }});
+  // n = 8: rows of whole quads (the OpenCL kernel's vector path); n = 5: quads across rows.
+  for (const int64_t n : {5, 8}) {
+    c.push_back({Op::add_key_bias,
+                 n == 5 ? "over_heads_and_queries" : "rows_of_quads",
+                 {},
+                 [n](Backend& be) {
+                   const int64_t batch = 2, heads = 3;
+                   const Vec logits = random_vec(batch * heads * n * n, 4),
+                             bias = random_vec(batch * n, 5, -3, 3);
+                   Tensor t = up(be, logits, {batch * heads, n, n});
+                   be.add_key_bias(t, up(be, bias, {batch, n}), heads);
+                   DVec want(logits.size());
+                   for (size_t e = 0; e < logits.size(); ++e)
+                     want[e] = double(logits[e]) + bias[(e / (n * n) / heads) * n + e % n];
+                   return std::vector<Check>{{"logits", be.download(t), want}};
+                 }});
+  }
   c.push_back({Op::rel_shift_add, "shifted_rows", {}, [](Backend& be) {
                  const int64_t groups = 3, n = 6;
                  const Vec lg = random_vec(groups * n * n, 90),

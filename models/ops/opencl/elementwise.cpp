@@ -1,40 +1,43 @@
-// Elementwise ops (kernels/elementwise.cl): an item per element.
+// Elementwise ops (kernels/elementwise.cl): an item per element, or per four (quads()).
 #include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 namespace {
 
-constexpr size_t kGroup = 256;
+constexpr size_t kGroup = 256;  // must match quads()
 
 }  // namespace
+
+cl::NDRange quads(int64_t n) {
+  return cl::NDRange(round_up((n + 3) / 4, kGroup));
+}
 
 void OpenCLBackend::do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
                                        Tensor& y) {
   const int64_t n = x.numel();
-  launch("affine_channels", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, scale,
-         scale ? 1 : 0, shift, shift ? 1 : 0, x.dim(-1), n, y);
+  launch("affine_channels", quads(n), cl::NDRange(kGroup), x, scale, scale ? 1 : 0, shift,
+         shift ? 1 : 0, x.dim(-1), n, y);
 }
 
 void OpenCLBackend::do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   const int64_t n = x.numel();
-  launch("sigmoid_scaled", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, alpha, n, y);
+  launch("sigmoid_scaled", quads(n), cl::NDRange(kGroup), x, alpha, n, y);
 }
 
 void OpenCLBackend::do_mul(const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = a.numel();
-  launch("mul_elements", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), a, b, n, y);
+  launch("mul_elements", quads(n), cl::NDRange(kGroup), a, b, n, y);
 }
 
 void OpenCLBackend::do_add(const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = a.numel();
-  launch("add_elements", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), a, b, n, y);
+  launch("add_elements", quads(n), cl::NDRange(kGroup), a, b, n, y);
 }
 
 void OpenCLBackend::do_activation(const Tensor& x, Act act, Tensor& y) {
   const int64_t n = x.numel();
-  launch("activation", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x,
-         static_cast<int>(act), n, y);
+  launch("activation", quads(n), cl::NDRange(kGroup), x, static_cast<int>(act), n, y);
 }
 
 void OpenCLBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {

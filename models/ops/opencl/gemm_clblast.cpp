@@ -46,8 +46,8 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
   const Tensor* residual = residual_in_gemm ? nullptr : ep.residual;
   if (!ep.bias && ep.act == Act::none && !residual) return;
   const int64_t total = y.numel();
-  launch("gemm_epilogue", cl::NDRange(round_up(total, 256)), cl::NDRange(256), gemm_out, ep.bias,
-         ep.bias ? 1 : 0, static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
+  launch("gemm_epilogue", quads(total), cl::NDRange(256), gemm_out, ep.bias, ep.bias ? 1 : 0,
+         static_cast<int>(ep.act), residual, residual ? 1 : 0, w.n, total, y);
 }
 
 size_t OpenCLBackend::strided_groups(const GemmBatch& g) {

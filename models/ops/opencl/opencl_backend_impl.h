@@ -342,6 +342,10 @@ inline size_t round_up(int64_t n, size_t multiple) {
   return (u + multiple - 1) / multiple * multiple;
 }
 
+// The launch of an element-wise kernel taking four consecutive elements an item (groups of 256;
+// elementwise.cpp).
+cl::NDRange quads(int64_t n);
+
 // Throws std::invalid_argument "<op>: <what>" unless ok.
 inline void require(bool ok, const char* op, const std::string& what) {
   if (!ok) throw std::invalid_argument(std::string(op) + ": " + what);

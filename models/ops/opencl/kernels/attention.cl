@@ -4,11 +4,16 @@
 // logits[bh, i, j] += key_bias[bh / heads, j]; logits [B * heads, n, n], key_bias [B, n].
 __kernel void add_key_bias(__global float* logits, __global const float* key_bias, int heads,
                            int n, int total) {
-  const int e = get_global_id(0);
+  const int e = get_global_id(0) * 4;  // four elements an item (elementwise.cl says why)
   if (e >= total) return;
-  const int j = e % n;
-  const int bh = e / n / n;
-  logits[e] += key_bias[(bh / heads) * n + j];
+  const int j = e % n, bh = e / n / n;
+  __global const float* bias = key_bias + (bh / heads) * n;
+  if ((n & 3) == 0) {  // the four lie in one row, and bias + j is 16-byte aligned
+    *(__global float4*)(logits + e) += *(__global const float4*)(bias + j);
+    return;
+  }
+  for (int f = e; f < min(e + 4, total); ++f)
+    logits[f] += key_bias[(f / n / n / heads) * n + f % n];
 }
 
 // logits[bh, i, j] += rel[bh, i, (n - 1) + (j - i)]; logits [BH, n, n], rel [BH, n, 2n - 1].
