@@ -6,8 +6,9 @@
 namespace sb::testing {
 namespace {
 
-std::vector<Check> run_im2col(Backend& be, bool transformed) {
-  const int64_t batch = 2, len = 9, c = 3;
+// c = 8: whole quads of channels (the OpenCL kernel's vector path); c = 3: element by element.
+std::vector<Check> run_im2col(Backend& be, bool transformed, int64_t c = 3) {
+  const int64_t batch = 2, len = 9;
   const int k = 5;
   const Vec x = random_vec(batch * len * c, 30), scale = random_vec(c, 31, 0.5f, 1.5f),
             shift = random_vec(c, 32);
@@ -50,6 +51,9 @@ std::vector<OpCase> data_movement_cases() {
   c.push_back({Op::im2col, "plain", {}, [](Backend& be) { return run_im2col(be, false); }});
   c.push_back(
       {Op::im2col, "bn_gelu_transform", {}, [](Backend& be) { return run_im2col(be, true); }});
+  c.push_back({Op::im2col, "channel_quads_bn_gelu", {}, [](Backend& be) {
+                 return run_im2col(be, true, 8);
+               }});
   c.push_back({Op::copy_rows, "middle_rows", {}, [](Backend& be) {
                  const Vec x = random_vec(2 * 9 * 4, 40);
                  Tensor y = be.empty({2, 5, 4});
@@ -134,8 +138,8 @@ std::vector<OpCase> elementwise_cases() {
                                             })}};
                }});
   for (Act act : {Act::none, Act::relu, Act::gelu, Act::softplus, Act::leaky_relu, Act::sigmoid}) {
-    static const char* const names[] = {"none_in_place", "relu",       "gelu_in_place",
-                                        "softplus",      "gelu_erf",   "leaky_relu",
+    static const char* const names[] = {"none_in_place",   "relu",     "gelu_in_place",
+                                        "softplus",        "gelu_erf", "leaky_relu",
                                         "sigmoid_in_place"};
     const bool in_place = act == Act::none || act == Act::gelu || act == Act::sigmoid;
     c.push_back({Op::activation, names[static_cast<int>(act)], {}, [act, in_place](Backend& be) {

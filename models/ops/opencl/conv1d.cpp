@@ -54,9 +54,8 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
   }
   // cp.async copies bytes: the input becomes half first, transformed on the way.
   Tensor xh = do_empty(x.shape(), DType::f16);
-  constexpr size_t kItems = 256;
-  launch_mma("channels_to_f16", cl::NDRange(round_up(x.numel(), kItems)), cl::NDRange(kItems), x,
-             t.scale, t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act),
+  launch_mma("channels_to_f16", quads(x.numel()), cl::NDRange(256), x, t.scale, t.scale ? 1 : 0,
+             t.shift, t.shift ? 1 : 0, static_cast<int>(t.act),
              to_cl_int(channels, "conv1d channels"), to_cl_int(x.numel(), "conv1d input"), xh);
   gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k, {}, conv);
 }

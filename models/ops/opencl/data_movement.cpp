@@ -10,8 +10,8 @@ constexpr size_t kGroup = 256;
 
 void OpenCLBackend::do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
   const int64_t n = cols.numel();
-  launch("im2col", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, x.dim(1), x.dim(2), k,
-         t.scale, t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act), n, cols);
+  launch("im2col", quads(n), cl::NDRange(kGroup), x, x.dim(1), x.dim(2), k, t.scale,
+         t.scale ? 1 : 0, t.shift, t.shift ? 1 : 0, static_cast<int>(t.act), n, cols);
 }
 
 void OpenCLBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {

@@ -14,6 +14,18 @@ inline float apply_act(float v, int act) {
   return v;
 }
 
+inline float4 apply_act4(float4 v, int act) {
+  return (float4)(apply_act(v.x, act), apply_act(v.y, act), apply_act(v.z, act),
+                  apply_act(v.w, act));
+}
+
+// Elements i .. i + 3 of a tensor's buffer as one 16-byte access, for kernels taking four
+// consecutive elements an item: i is a multiple of 4 and buffers start aligned (sub-buffers at
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN), so unlike vload4, whose pointer need only be float-aligned,
+// this compiles to one vector instruction.
+#define AT4(p, i) (*(__global float4*)((p) + (i)))
+#define LOAD4(p, i) (*(__global const float4*)((p) + (i)))
+
 // Tree reductions over a work-group of REDUCE_WG items; every item gets the result.
 // `scratch` holds REDUCE_WG floats.
 inline float group_sum(float v, __local float* scratch) {

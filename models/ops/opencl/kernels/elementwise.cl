@@ -1,15 +1,9 @@
 // Elementwise ops and the fp32 GEMM epilogue: four consecutive elements an item (16-byte loads
-// and stores where all four lie below n, else one at a time), consecutive items on consecutive
+// and stores, LOAD4 and AT4, where all four lie below n, else one at a time), consecutive items on consecutive
 // addresses. One element an item, these passes moved about 2 TB/s on the H200 (affine_channels
 // and add_key_bias over Geneformer's 2 GB score tensors), under half its memory's bandwidth,
 // and the integer division for a channel index ran once per element.
 // Outputs may alias inputs: each item reads its elements before writing them.
-
-// Elements i .. i + 3 of a tensor's buffer as one 16-byte access: i is a multiple of 4 and
-// buffers start aligned (sub-buffers at CL_DEVICE_MEM_BASE_ADDR_ALIGN), so unlike vload4, whose
-// pointer need only be float-aligned, this compiles to one vector instruction.
-#define AT4(p, i) (*(__global float4*)((p) + (i)))
-#define LOAD4(p, i) (*(__global const float4*)((p) + (i)))
 
 // Four per-channel values from channel c on, wrapping at `channels`.
 inline float4 channels4(__global const float* p, int c, int channels) {
@@ -87,8 +81,7 @@ __kernel void gemm_epilogue(__global const float* acc, __global const float* bia
   if (i + 3 < n) {
     float4 v = LOAD4(acc, i);
     if (has_bias) v += channels4(bias, i % cols, cols);
-    v = (float4)(apply_act(v.x, act), apply_act(v.y, act), apply_act(v.z, act),
-                 apply_act(v.w, act));
+    v = apply_act4(v, act);
     if (has_residual) v += LOAD4(residual, i);
     AT4(y, i) = v;
     return;

@@ -120,11 +120,6 @@ inline float4 columns4(__global const float* p, int gn, int N, bool vector_rows)
                                 gn + 3 < N ? p[gn + 3] : 0.0f);
 }
 
-inline float4 apply_act4(float4 v, int act) {
-  return (float4)(apply_act(v.x, act), apply_act(v.y, act), apply_act(v.z, act),
-                  apply_act(v.w, act));
-}
-
 // y = act(C + bias) + residual over the tile, 4 columns an access. Residual may be y itself:
 // each element is read before it is written, by the same item.
 // s8 (has_scale): C is first dequantized, x_scale x col_scale[n].
@@ -187,17 +182,20 @@ __kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n)
 }
 
 // A convolution's input to half bits for the implicit GEMM, transformed per channel on the way
-// (x scale[c] + shift[c], then act; im2col's InputTransform), an element per item.
+// (x scale[c] + shift[c], then act; im2col's InputTransform), four elements an item (the pipeline
+// takes only channels that are a multiple of 64, so the four share a row).
 __kernel void channels_to_f16(__global const float* x, __global const float* scale, int has_scale,
                               __global const float* shift, int has_shift, int act, int channels,
                               int n, __global ushort* dst) {
-  const int i = get_global_id(0);
+  const int i = get_global_id(0) * 4;
   if (i >= n) return;
   const int c = i % channels;
-  float v = x[i];
-  if (has_scale) v *= scale[c];
-  if (has_shift) v += shift[c];
-  dst[i] = to_half_bits(apply_act(v, act));
+  float4 v = LOAD4(x, i);
+  if (has_scale) v *= LOAD4(scale, c);
+  if (has_shift) v += LOAD4(shift, c);
+  v = apply_act4(v, act);
+  vstore4((ushort4)(to_half_bits(v.x), to_half_bits(v.y), to_half_bits(v.z), to_half_bits(v.w)),
+          0, dst + i);
 }
 
 // fp32 -> s8 with the calibrated per-tensor scale (x ~= x_scale q), rounded to nearest even and
