@@ -97,13 +97,14 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
     sum += v[i];
   }
   for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
+    // Every lane sums its row's 32 partials itself, in the same order: two barriers a pass
+    // where a tree took six (the rows are short; Geneformer's 256 columns spent more time
+    // waiting at barriers than moving data).
     partial[r][lane] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int offset = LN_LANES / 2; offset > 0; offset >>= 1) {
-      if (lane < offset) partial[r][lane] += partial[r][lane + offset];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const float total = partial[r][0];
+    float total = 0.0f;
+#pragma unroll
+    for (int i = 0; i < LN_LANES; ++i) total += partial[r][i];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (pass == 0) {
       const float mean = total / cols;
