@@ -245,7 +245,10 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
 // The kernel for a shape: the first call times each (tile width, fragment buffering) on a
 // scratch output (the product alone, without the epilogue, which costs the same in all) and
 // keeps the fastest, as cuBLAS's heuristics pick a kernel per shape; autotune_choices() reports
-// it. STAGEBENCH_MMA_GEMM=tile256|tile128 restricts the width.
+// it. The candidates take turns, kTimedRuns rounds after an untimed one, and each keeps its
+// fastest run: timed one after another, the first ones ran while the clocks were still rising
+// and a 7% slower kernel won an 8192^3 GEMM on the H200. STAGEBENCH_MMA_GEMM=tile256|tile128
+// restricts the width.
 PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m,
                                   int64_t n, int64_t k, const PipeScales& s8,
                                   const PipeConv& conv) {
@@ -254,28 +257,27 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
                           std::to_string(k);
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
-  constexpr int kTimedRuns = 3;  // after one untimed run (the program builds on first use)
+  std::vector<PipeTile> tiles;
+  for (const PipeTile tile : kPipeTiles)
+    if (!forced || tile.bn == forced) tiles.push_back(tile);
+  constexpr int kTimedRuns = 5;  // after one untimed round (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty({m, n}, DType::f32);
-  PipeTile best;
-  double best_seconds = std::numeric_limits<double>::infinity();
-  for (const PipeTile tile : kPipeTiles) {
-    if (forced && tile.bn != forced) continue;
-    std::vector<double> seconds;
-    for (int run = 0; run <= kTimedRuns; ++run) {
+  std::vector<double> fastest(tiles.size(), std::numeric_limits<double>::infinity());
+  for (int run = 0; run <= kTimedRuns; ++run)
+    for (size_t i = 0; i < tiles.size(); ++i) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_pipe(kind, tile, x, w, scratch, Epilogue{}, m, n, k, s8, conv);
+      launch_pipe(kind, tiles[i], x, w, scratch, Epilogue{}, m, n, k, s8, conv);
       queue.finish();
-      if (run > 0)
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (run > 0) fastest[i] = std::min(fastest[i], seconds);
     }
-    std::sort(seconds.begin(), seconds.end());
-    if (seconds[kTimedRuns / 2] < best_seconds) best_seconds = seconds[kTimedRuns / 2], best = tile;
-  }
   queue.finish();  // the scratch buffer goes back to the pool only once nothing uses it
-  return pipe_tiles_.emplace(key, best).first->second;
+  const size_t best =
+      static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
+  return pipe_tiles_.emplace(key, tiles[best]).first->second;
 }
 
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
