@@ -67,11 +67,15 @@ inline int swz(int row, int c) {
 
 // Copies K tile `k0` of rows [r0, r0 + rows) of `src` ([R, K] elements of `esize` bytes: half
 // or tf32) into `tile`, `threads` items sharing the work. A tile row is 8 chunks of 16 bytes.
+// rows x 8 is a multiple of threads, and both are constants where the kernel calls it: the loop
+// counts from 0, not from tid, so it unrolls and what does not change from tile to tile (each
+// item's rows, columns and addresses but k0's) is computed once, outside the K loop.
 inline void load_rows(__local uint4* tile, __global const uchar* src, int esize, int r0, int rows,
                       int R, int K, int k0, int tid, int threads) {
   const int per_chunk = 16 / esize;
-  for (int e = tid; e < rows * 8; e += threads) {
-    const int row = e >> 3, c = e & 7;
+#pragma unroll
+  for (int i = 0; i < rows * 8 / threads; ++i) {
+    const int e = tid + i * threads, row = e >> 3, c = e & 7;
     const int gr = r0 + row, gk = k0 + c * per_chunk;
     const bool inside = gr < R && gk < K;
     const int bytes = inside ? min(16, (K - gk) * esize) : 0;
@@ -93,8 +97,9 @@ inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esiz
   }
   const int per_chunk = 16 / esize, cin = K / taps, tap = k0 / cin, c0 = k0 - tap * cin;
   const int shift = tap - taps / 2;
-  for (int e = tid; e < rows * 8; e += threads) {
-    const int row = e >> 3, c = e & 7, gr = r0 + row;
+#pragma unroll
+  for (int i = 0; i < rows * 8 / threads; ++i) {
+    const int e = tid + i * threads, row = e >> 3, c = e & 7, gr = r0 + row;
     const int l = gr % len + shift;
     const bool inside = gr < R && l >= 0 && l < len;
     __global const uchar* from =
