@@ -98,7 +98,7 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
   }
   for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
     // Every lane sums its row's 32 partials itself, in the same order: two barriers a pass
-    // where a tree took six (the rows are short; Geneformer's 256 columns spent more time
+    // where the tree took seven (the rows are short; Geneformer's 256 columns spent more time
     // waiting at barriers than moving data).
     partial[r][lane] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
