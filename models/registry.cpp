@@ -28,8 +28,8 @@ namespace sb {
 std::string gemm_refused_options(const WorkloadRequest& r) {
   if (!r.weights.empty() || !r.input.empty())
     return "gemm: --weights, --input and --data do not apply (it multiplies seeded random "
-           "matrices of the size's M = N = K)";
-  if (r.batch > 1) return "gemm: --batch does not apply (the size fixes M = N = K; choose --size)";
+           "matrices of the size's M, N and K)";
+  if (r.batch > 1) return "gemm: --batch does not apply (the size fixes M, N and K; choose --size)";
   return {};
 }
 
@@ -101,9 +101,10 @@ const std::vector<ModelEntry>& model_registry() {
        },
        "train"},
       {"gemm",
-       "GEMM kernel benchmark, y = x . W^T at M = N = K, per precision against the device's "
-       "ceilings (no document claim)",
-       gemm::sizes(), []() -> const std::vector<StageSpec>& { return gemm::ladder(); },
+       "GEMM kernel benchmark, y = x . W^T at M = N = K or a given MxNxK, per precision against "
+       "the device's ceilings (no document claim)",
+       gemm::sizes(),
+       []() -> const std::vector<StageSpec>& { return gemm::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
          if (const std::string bad = gemm_refused_options(r); !bad.empty())
            throw std::invalid_argument(bad);
@@ -111,7 +112,9 @@ const std::vector<ModelEntry>& model_registry() {
          o.size = r.size;
          o.seed = r.seed;
          return std::make_unique<gemm::GemmWorkload>(o, std::move(backend));
-       }},
+       },
+       "inference",
+       {"MxNxK", [](const std::string& size) { return gemm::parse_shape(size).has_value(); }}},
   };
   return models;
 }
@@ -138,8 +141,10 @@ std::string joined(const std::vector<std::string>& names) {
 void check_size(const ModelEntry& m, const std::string& size) {
   for (const auto& s : m.sizes)
     if (s == size) return;
+  if (m.other_sizes.accepts && m.other_sizes.accepts(size)) return;
+  const std::string other = m.other_sizes.accepts ? ", or " + m.other_sizes.form : "";
   throw std::invalid_argument(m.name + ": unknown size '" + size + "' (sizes: " + joined(m.sizes) +
-                              ")");
+                              other + ")");
 }
 
 std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids) {

@@ -30,6 +30,13 @@ struct WorkloadRequest {
   int64_t target = 0;
 };
 
+// Sizes a model takes beyond its named ones: the form they follow ("MxNxK"), for messages, and
+// the test.
+struct SizeForm {
+  std::string form;
+  std::function<bool(const std::string&)> accepts;
+};
+
 struct ModelEntry {
   std::string name;
   std::string summary;
@@ -37,6 +44,7 @@ struct ModelEntry {
   std::function<const std::vector<StageSpec>&()> ladder;
   std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
   std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
+  SizeForm other_sizes;            // none unless set
 };
 
 const std::vector<ModelEntry>& model_registry();

@@ -11,6 +11,7 @@ void add_list(CLI::App& app, int& exit_code) {
     for (const auto& m : model_registry()) {
       std::cout << m.name << ": " << m.summary << "\n  sizes:";
       for (const auto& s : m.sizes) std::cout << ' ' << s;
+      if (m.other_sizes.accepts) std::cout << ", or " << m.other_sizes.form;
       std::cout << "\n  stages:\n";
       const auto& stages = m.ladder();
       for (size_t i = 0; i < stages.size(); ++i) {

@@ -111,7 +111,8 @@ void add_run(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RunArgs>();
   Job& job = a->job;
   cmd->add_option("model", job.model, "Model (see `stagebench list`)")->required();
-  cmd->add_option("--size", job.request.size, "tiny, small or full")->capture_default_str();
+  cmd->add_option("--size", job.request.size, "tiny, small or full (gemm: also MxNxK)")
+      ->capture_default_str();
   cmd->add_option("--backend", job.request.backend, "cpu, opencl or all")->capture_default_str();
   cmd->add_option("--device", job.request.device, "OpenCL device: name substring or P:D");
   cmd->add_option("--stages", job.stages, "Stage ids or indices (default: the whole ladder)")

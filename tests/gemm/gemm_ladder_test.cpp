@@ -102,6 +102,46 @@ TEST(GemmLadderSpec, StagesClaimsAndTolerances) {
   EXPECT_EQ(config_for("small").m, 4096);
 }
 
+TEST(GemmLadderSpec, TakesAModelsOwnShape) {
+  const Config c = config_for("65536x768x256");
+  EXPECT_EQ(c.m, 65536);
+  EXPECT_EQ(c.n, 768);
+  EXPECT_EQ(c.k, 256);
+  EXPECT_EQ(c.size, "65536x768x256");
+  for (const char* bad : {"0x8x8", "8x8", "8x8x8x8", "8x8x", "x8x8", "8X8X8", "8x-8x8",
+                          "8x8x16777217", "99999999999x1x1", "8x8x8 "})
+    EXPECT_FALSE(parse_shape(bad)) << bad;
+  EXPECT_TRUE(parse_shape("16777216x1x1"));
+  const ModelEntry& gemm = find_model("gemm");
+  EXPECT_NO_THROW(check_size(gemm, "3x5x7"));
+  try {
+    check_size(gemm, "3x5");
+    ADD_FAILURE() << "3x5 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("or MxNxK"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_size(find_model("geneformer"), "3x5x7"), std::invalid_argument);
+
+  // A shape that is not square runs, and its fp32 product is x . W^T over K.
+  WorkloadOptions o;
+  o.size = "40x24x56";
+  o.seed = 3;
+  GemmWorkload w(o, make_backend("cpu", ""));
+  w.prepare(kFp32);
+  w.run(kFp32);
+  const std::vector<float> y = w.output(kFp32);
+  ASSERT_EQ(y.size(), size_t{40 * 24});
+  const std::vector<float> x = random_matrix(40, 56, o.seed + 1),
+                           wt = random_matrix(24, 56, o.seed);
+  for (int64_t i : {0, 17, 39})
+    for (int64_t j : {0, 11, 23}) {
+      double sum = 0;
+      for (int64_t k = 0; k < 56; ++k) sum += double(x[i * 56 + k]) * double(wt[j * 56 + k]);
+      EXPECT_NEAR(y[i * 24 + j], sum, 1e-4 * (1 + std::abs(sum))) << i << "," << j;
+    }
+  EXPECT_DOUBLE_EQ(w.counts(kFp16).bytes, 2.0 * (40 * 56 + 24 * 56) + 4.0 * 40 * 24);
+}
+
 TEST(GemmLadderSpec, RefusesOptionsThatDoNotApply) {
   WorkloadRequest r;
   r.size = "tiny";
