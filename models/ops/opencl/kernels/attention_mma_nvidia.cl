@@ -92,7 +92,8 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
 
 // O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
 // item, the head's first column plus 2t; rows are ld_out apart. O has o_tiles n8 tiles (a
-// constant), of which the first cols / 8 are stored.
+// constant), of which the first cols / 8 are stored. Each pair is one 8-byte store: ld_out and
+// the column are even (head widths are multiples of 8), which vstore2 could not assume.
 __attribute__((always_inline)) inline void store_attention_rows(float o[][4], int o_tiles,
                                                                 int cols, float l0, float l8,
                                                                 int r0, int n,
@@ -105,9 +106,12 @@ __attribute__((always_inline)) inline void store_attention_rows(float o[][4], in
 #pragma unroll
   for (int i = 0; i < o_tiles; ++i) {
     if (i * 8 >= cols) break;
-    if (r0 < n) vstore2((float2)(o[i][0] * inv0, o[i][1] * inv0), 0, out + (long)r0 * ld_out + i * 8);
+    if (r0 < n)
+      *(__global float2*)(out + (long)r0 * ld_out + i * 8) =
+          (float2)(o[i][0] * inv0, o[i][1] * inv0);
     if (r0 + 8 < n)
-      vstore2((float2)(o[i][2] * inv8, o[i][3] * inv8), 0, out + (long)(r0 + 8) * ld_out + i * 8);
+      *(__global float2*)(out + (long)(r0 + 8) * ld_out + i * 8) =
+          (float2)(o[i][2] * inv8, o[i][3] * inv8);
   }
 }
 

@@ -148,8 +148,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
       for (int ni = 0; ni < 8; ++ni)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-          vstore2((float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]), 0,
-                  c + (wm + mi * 16 + g + h * 8) * (PIPE_BN + 4) + wn + ni * 8 + 2 * t);
+          *(__local float2*)(c + (wm + mi * 16 + g + h * 8) * (PIPE_BN + 4) + wn + ni * 8 + 2 * t) =
+              (float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   epilogue_rows((__local const float*)smem, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias, has_bias,
