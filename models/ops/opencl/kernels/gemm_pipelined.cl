@@ -111,67 +111,70 @@ inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esiz
 // The epilogue goes through local memory, as CUTLASS's does: written straight from the mma
 // fragments, each item would touch 2 columns of 8 rows per access and wait on every residual
 // load in turn (one work-group per SM leaves 8 warps to hide it); a first version spent more
-// time there than in the mma loop. Staged, each item moves 4 consecutive columns per access and
-// issues PIPE_EPI_BATCH loads before it uses the first. The accesses are 16-byte vectors
-// (LOAD4, AT4; N a multiple of 4 keeps every row's quads aligned): vload4 and vstore4, which
-// need only float alignment, compiled to four scalar accesses each, and the epilogue alone wrote
-// at about 1 TB/s on an H100 (65536 x 768 outputs, the mma loop taken out).
+// time there than in the mma loop, and a direct one tried again on 2026-11-26 took 1.2 to 2.2x
+// the staged one's time. Staged, each item moves 4 consecutive columns per access, always the
+// same 4 (threads is a multiple of the tile's quads), so that its bias and scales are loaded once
+// and no index is divided; it issues PIPE_EPI_BATCH residual loads before it uses the first.
+// The accesses are 16-byte vectors (LOAD4, AT4; N a multiple of 4 keeps every row's quads
+// aligned): vload4 and vstore4, which need only float alignment, compiled to four scalar
+// accesses each. Measured on an H100 with the mma loop taken out (65536 x 768 outputs, 201 MB):
+// the earlier epilogue (divisions, bias loaded per access, vload4) took 198 us, 1.0 TB/s; plain
+// float4 stores from registers took 65 us, 3.1 TB/s.
 // The C tile's row pitch is the tile's width + 4 floats, which spreads a fragment's 8 rows
 // (the accumulators go there in gemm_pipe_body.cl, converted to float: s8's int32 sums are exact
 // to the end, |sum| <= 127^2 K).
 #define PIPE_EPI_BATCH 8
 
-// Four consecutive entries of a per-column vector from column gn, zero past N.
-inline float4 columns4(__global const float* p, int gn, int N, bool vector_rows) {
-  return vector_rows ? LOAD4(p, gn)
-                     : (float4)(p[gn], gn + 1 < N ? p[gn + 1] : 0.0f, gn + 2 < N ? p[gn + 2] : 0.0f,
-                                gn + 3 < N ? p[gn + 3] : 0.0f);
+// Elements at .. at + 3 of a row, gn .. gn + 3 its columns, zero (or not stored) past N.
+inline float4 load_quad(__global const float* p, size_t at, int gn, int N, bool vector_rows) {
+  return vector_rows ? LOAD4(p, at)
+                     : (float4)(p[at], gn + 1 < N ? p[at + 1] : 0.0f, gn + 2 < N ? p[at + 2] : 0.0f,
+                                gn + 3 < N ? p[at + 3] : 0.0f);
 }
 
-// y = act(C + bias) + residual over the tile, 4 columns an access. Residual may be y itself:
-// each element is read before it is written, by the same item.
-// s8 (has_scale): C is first dequantized, x_scale x col_scale[n].
-inline void epilogue_rows(__local const float* c, int bn, int threads, int m0, int n0, int M,
-                          int N, __global const float* bias, int has_bias, int act,
-                          __global const float* residual, int has_residual, __global float* y,
-                          __global const float* col_scale, float x_scale, int has_scale,
-                          int tid) {
-  const int quads = bn / 4, pitch = bn + 4;
+inline void store_quad(__global float* p, size_t at, int gn, int N, bool vector_rows, float4 v) {
+  if (vector_rows) {
+    AT4(p, at) = v;
+    return;
+  }
+  p[at] = v.x;
+  if (gn + 1 < N) p[at + 1] = v.y;
+  if (gn + 2 < N) p[at + 2] = v.z;
+  if (gn + 3 < N) p[at + 3] = v.w;
+}
+
+// y = act(C x scale + bias) + residual over the tile, 4 columns an access. Residual may be y
+// itself: each element is read before it is written, by the same item.
+// s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
+__attribute__((always_inline)) inline void epilogue_rows(
+    __local const float* c, int bn, int threads, int m0, int n0, int M, int N,
+    __global const float* bias, int has_bias, int act, __global const float* residual,
+    int has_residual, __global float* y, __global const float* col_scale, float x_scale,
+    int has_scale, int tid) {
+  const int quads = bn / 4, pitch = bn + 4, rows_a_pass = threads / quads;
+  const int col = (tid % quads) * 4, gn = n0 + col;
+  if (gn >= N) return;
   const bool vector_rows = (N & 3) == 0;
-  for (int base = tid; base < PIPE_BM * quads; base += threads * PIPE_EPI_BATCH) {
+  const float4 scale =
+      has_scale ? x_scale * load_quad(col_scale, gn, gn, N, vector_rows) : (float4)(1.0f);
+  const float4 shift = has_bias ? load_quad(bias, gn, gn, N, vector_rows) : (float4)(0.0f);
+  const int rows = min(PIPE_BM, M - m0);
+  for (int r0 = tid / quads; r0 < rows; r0 += rows_a_pass * PIPE_EPI_BATCH) {
     float4 r[PIPE_EPI_BATCH];
 #pragma unroll
     for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
-      const int i = base + b * threads;
-      const int gm = m0 + i / quads, gn = n0 + (i % quads) * 4;
-      r[b] = (float4)(0.0f);
-      if (!has_residual || gm >= M || gn >= N) continue;
-      const size_t at = (size_t)gm * N + gn;
-      if (vector_rows)
-        r[b] = LOAD4(residual, at);
-      else
-        r[b] = (float4)(residual[at], gn + 1 < N ? residual[at + 1] : 0.0f,
-                        gn + 2 < N ? residual[at + 2] : 0.0f, gn + 3 < N ? residual[at + 3] : 0.0f);
+      const int row = r0 + b * rows_a_pass;
+      r[b] = has_residual && row < rows
+                 ? load_quad(residual, (size_t)(m0 + row) * N + gn, gn, N, vector_rows)
+                 : (float4)(0.0f);
     }
 #pragma unroll
     for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
-      const int i = base + b * threads;
-      const int row = i / quads, col = (i % quads) * 4;
-      const int gm = m0 + row, gn = n0 + col;
-      if (gm >= M || gn >= N) continue;
-      float4 v = *(__local const float4*)(c + row * pitch + col);
-      if (has_scale) v *= x_scale * columns4(col_scale, gn, N, vector_rows);
-      if (has_bias) v += columns4(bias, gn, N, vector_rows);
-      v = apply_act4(v, act) + r[b];
-      const size_t at = (size_t)gm * N + gn;
-      if (vector_rows) {
-        AT4(y, at) = v;
-      } else {
-        y[at] = v.x;
-        if (gn + 1 < N) y[at + 1] = v.y;
-        if (gn + 2 < N) y[at + 2] = v.z;
-        if (gn + 3 < N) y[at + 3] = v.w;
-      }
+      const int row = r0 + b * rows_a_pass;
+      if (row >= rows) break;
+      const float4 v = *(__local const float4*)(c + row * pitch + col);
+      store_quad(y, (size_t)(m0 + row) * N + gn, gn, N, vector_rows,
+                 apply_act4(v * scale + shift, act) + r[b]);
     }
   }
 }
