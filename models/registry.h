@@ -44,7 +44,7 @@ struct ModelEntry {
   std::function<const std::vector<StageSpec>&()> ladder;
   std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
   std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
-  SizeForm other_sizes;            // none unless set
+  SizeForm other_sizes{};          // none unless set
 };
 
 const std::vector<ModelEntry>& model_registry();
