@@ -135,6 +135,15 @@ std::vector<OpCase> gemm_cases() {
                  needs_precision(p), [p](Backend& be) {
                    return run_linear(be, p, true, Act::gelu, Res::separate, false, 200, 300);
                  }});
+  // The pipelines' epilogue unrolls one activation per case; these take two more of its cases.
+  c.push_back(
+      {Op::linear, "f16_aligned_k_bias_gelu_erf", needs_precision(Precision::f16), [](Backend& be) {
+         return run_linear(be, Precision::f16, true, Act::gelu_erf, Res::none, false, 200, 300);
+       }});
+  c.push_back(
+      {Op::linear, "tf32_aligned_k_relu", needs_precision(Precision::tf32), [](Backend& be) {
+         return run_linear(be, Precision::tf32, false, Act::relu, Res::none, false, 200, 300);
+       }});
   // N = 302, not a multiple of 4: the pipelines' epilogue takes its scalar path for every row.
   c.push_back(
       {Op::linear, "f16_aligned_k_n_off_quads", needs_precision(Precision::f16), [](Backend& be) {

@@ -117,9 +117,11 @@ inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esiz
 // and no index is divided; it issues PIPE_EPI_BATCH residual loads before it uses the first.
 // The accesses are 16-byte vectors (LOAD4, AT4; N a multiple of 4 keeps every row's quads
 // aligned): vload4 and vstore4, which need only float alignment, compiled to four scalar
-// accesses each. Measured on an H100 with the mma loop taken out (65536 x 768 outputs, 201 MB):
-// the earlier epilogue (divisions, bias loaded per access, vload4) took 198 us, 1.0 TB/s; plain
-// float4 stores from registers took 65 us, 3.1 TB/s.
+// accesses each.
+// Each unrolled batch holds one activation's code: with apply_act4(v, act) for a runtime act in
+// the unrolled loop (six activations' code eight times over, though act = 0 runs none of it)
+// the epilogue alone took 188 us for 65536 x 768 outputs (201 MB) on an H100, against 68 us
+// storing the tile as it is and 110 us with the activation's branch outside the loop.
 // The C tile's row pitch is the tile's width + 4 floats, which spreads a fragment's 8 rows
 // (the accumulators go there in gemm_pipe_body.cl, converted to float: s8's int32 sums are exact
 // to the end, |sum| <= 127^2 K).
@@ -143,6 +145,32 @@ inline void store_quad(__global float* p, size_t at, int gn, int N, bool vector_
   if (gn + 3 < N) p[at + 3] = v.w;
 }
 
+// The item's quad of columns (col in the tile, gn in y) over rows first, first + step, ... of
+// the tile, in batches: y = act(C x scale + shift) + residual, with rows of whole quads (N a
+// multiple of 4). Called with constant act and with_residual, so that each call site unrolls
+// only its own activation.
+__attribute__((always_inline)) inline void epilogue_quads(
+    __local const float* c, int pitch, int col, int first, int step, int rows, int m0, int gn,
+    int N, float4 scale, float4 shift, int act, bool with_residual,
+    __global const float* residual, __global float* y) {
+  for (int r0 = first; r0 < rows; r0 += step * PIPE_EPI_BATCH) {
+    float4 r[PIPE_EPI_BATCH];
+#pragma unroll
+    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
+      const int row = r0 + b * step;
+      r[b] = with_residual && row < rows ? LOAD4(residual, (size_t)(m0 + row) * N + gn)
+                                         : (float4)(0.0f);
+    }
+#pragma unroll
+    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
+      const int row = r0 + b * step;
+      if (row >= rows) break;
+      const float4 v = *(__local const float4*)(c + row * pitch + col);
+      AT4(y, (size_t)(m0 + row) * N + gn) = apply_act4(v * scale + shift, act) + r[b];
+    }
+  }
+}
+
 // y = act(C x scale + bias) + residual over the tile, 4 columns an access. Residual may be y
 // itself: each element is read before it is written, by the same item.
 // s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
@@ -151,32 +179,40 @@ __attribute__((always_inline)) inline void epilogue_rows(
     __global const float* bias, int has_bias, int act, __global const float* residual,
     int has_residual, __global float* y, __global const float* col_scale, float x_scale,
     int has_scale, int tid) {
-  const int quads = bn / 4, pitch = bn + 4, rows_a_pass = threads / quads;
-  const int col = (tid % quads) * 4, gn = n0 + col;
+  const int quads = bn / 4, pitch = bn + 4, step = threads / quads;
+  const int col = (tid % quads) * 4, gn = n0 + col, first = tid / quads;
   if (gn >= N) return;
   const bool vector_rows = (N & 3) == 0;
   const float4 scale =
       has_scale ? x_scale * load_quad(col_scale, gn, gn, N, vector_rows) : (float4)(1.0f);
   const float4 shift = has_bias ? load_quad(bias, gn, gn, N, vector_rows) : (float4)(0.0f);
   const int rows = min(PIPE_BM, M - m0);
-  for (int r0 = tid / quads; r0 < rows; r0 += rows_a_pass * PIPE_EPI_BATCH) {
-    float4 r[PIPE_EPI_BATCH];
-#pragma unroll
-    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
-      const int row = r0 + b * rows_a_pass;
-      r[b] = has_residual && row < rows
-                 ? load_quad(residual, (size_t)(m0 + row) * N + gn, gn, N, vector_rows)
-                 : (float4)(0.0f);
-    }
-#pragma unroll
-    for (int b = 0; b < PIPE_EPI_BATCH; ++b) {
-      const int row = r0 + b * rows_a_pass;
-      if (row >= rows) break;
+#define PIPE_EPI(ACT, RES) \
+  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, residual, y)
+  // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual.
+  if (vector_rows && !has_residual && act == 0) {
+    PIPE_EPI(0, false);
+  } else if (vector_rows && !has_residual && act == 2) {
+    PIPE_EPI(2, false);
+  } else if (vector_rows && !has_residual && act == 4) {
+    PIPE_EPI(4, false);
+  } else if (vector_rows && !has_residual && act == 1) {
+    PIPE_EPI(1, false);
+  } else if (vector_rows && has_residual && act == 0) {
+    PIPE_EPI(0, true);
+  } else if (vector_rows && has_residual && act == 2) {
+    PIPE_EPI(2, true);
+  } else {
+    // Every other case (rows of N not a multiple of 4, the other activations): a row at a time.
+#pragma unroll 1
+    for (int row = first; row < rows; row += step) {
+      const size_t at = (size_t)(m0 + row) * N + gn;
+      const float4 r = has_residual ? load_quad(residual, at, gn, N, vector_rows) : (float4)(0.0f);
       const float4 v = *(__local const float4*)(c + row * pitch + col);
-      store_quad(y, (size_t)(m0 + row) * N + gn, gn, N, vector_rows,
-                 apply_act4(v * scale + shift, act) + r[b]);
+      store_quad(y, at, gn, N, vector_rows, apply_act4(v * scale + shift, act) + r);
     }
   }
+#undef PIPE_EPI
 }
 
 // fp32 -> half bits, four per item (n a multiple of 4 is not required: the tail is scalar).
