@@ -17,10 +17,12 @@ models/deepfm/params.h uses.
           tf32                + TF32 matmuls/convolutions
           amp-fp16            + torch.autocast(float16) and GradScaler
           amp-bf16            + torch.autocast(bfloat16), no scaler (instead of amp-fp16)
-          compile             torch.compile(model), fp32 with TF32, pinned transfers
+          compile             torch.compile(forward and loss), fp32 with TF32, pinned transfers
         A step is: transfer, forward, loss, backward, AdamW step and the loss.item() a loop logs.
-  peer --size S --peer-json OUT [--runs 20]
-        `stagebench peer`: the ladder's stages, each with fixed steps, as peer_timing.py's JSON.
+  peer --size S --peer-json OUT [--device cuda|cpu] [--runs 20]
+        `stagebench peer`: the ladder's stages and PyTorch's stronger variants (RECIPES: compile
+        over bf16/fp16 autocast, CUDA graphs by mode="reduce-overhead" and by capturing the whole
+        step, max-autotune), each checked against fp32 eager, as peer_timing.py's JSON.
   selftest [--dir DIR]
         numpy only: safetensors reader/writer round trip; with --dir, a numpy forward of step 0 on
         stagebench's files against trace.safetensors' loss[0]. With torch installed it also writes
@@ -30,6 +32,7 @@ Without the `safetensors` package the files are read and written by the small re
 """
 import argparse
 import datetime
+import itertools
 import json
 import math
 import os
@@ -52,6 +55,28 @@ SIZES = {  # embed, hidden, layers, batch, lr, vocabularies (the unknown class a
     "full": dict(embed=768, hidden=1024, layers=2, batch=64, lr=7.6e-5, vocab=(839, 2309, 846, 460)),
 }
 STAGES = ("fp32-eager", "pinned-nonblocking", "tf32", "amp-fp16", "amp-bf16", "compile")
+# How each variant's step is made (make_trainer): the ladder's stages, then the peer's further
+# variants. pinned: pinned host batches copied with non_blocking (else pageable, one blocking
+# .to() per tensor); amp: autocast dtype (fp16 with GradScaler); mode: torch.compile's mode over
+# forward and loss; graph: the whole step (forward, loss, backward, AdamW) captured in one CUDA
+# graph, the batch copied into its static inputs before each replay. The peer's variants come
+# likeliest-fastest first (a deadline cuts the last): this step is launch-bound.
+RECIPES = {
+    "fp32-eager": {},
+    "pinned-nonblocking": dict(pinned=True),
+    "tf32": dict(pinned=True, tf32=True),
+    "amp-fp16": dict(pinned=True, tf32=True, amp="fp16"),
+    "amp-bf16": dict(pinned=True, tf32=True, amp="bf16"),
+    "compile": dict(pinned=True, tf32=True, mode="default"),
+    "cuda-graph": dict(pinned=True, tf32=True, graph=True),
+    "cuda-graph-bf16": dict(pinned=True, tf32=True, amp="bf16", graph=True),
+    "cuda-graph-fp32": dict(pinned=True, graph=True),
+    "compile-cudagraphs": dict(pinned=True, tf32=True, mode="reduce-overhead"),
+    "compile-cuda-graph": dict(pinned=True, tf32=True, mode="default", graph=True),
+    "compile-bf16": dict(pinned=True, tf32=True, amp="bf16", mode="default"),
+    "compile-fp16": dict(pinned=True, tf32=True, amp="fp16", mode="default"),
+    "compile-max-autotune": dict(pinned=True, tf32=True, mode="max-autotune"),
+}
 
 
 def heads_for(embed):
@@ -334,34 +359,38 @@ def synthetic_batches(torch, c, count, seed, pinned):
     return out
 
 
-def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
-    dev = "cuda"
-    pinned = sid != "fp32-eager"
-    set_tf32(torch, sid != "fp32-eager" and sid != "pinned-nonblocking")
-    amp = {"amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}.get(sid)
+def make_trainer(torch, c, r, device, dropout, example):
+    """The model, AdamW and one training step of recipe r (RECIPES) as a peer_timing.Trainer,
+    from the same seeded initial parameters whatever the recipe. example: a host batch, the
+    static inputs' first contents (a captured graph's warm-up must index real rows)."""
+    import peer_timing as pt
+    cuda = device == "cuda"
+    set_tf32(torch, r.get("tf32", False))
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(r.get("amp"))
+    mode, graph = r.get("mode"), r.get("graph", False)
     torch.manual_seed(0)
-    model = build(torch, c, dropout=c["dropout"]).to(dev).train()
+    model = build(torch, c, dropout=dropout).to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=c["lr"], betas=(0.9, 0.999), eps=1e-8,
-                            weight_decay=c["weight_decay"])
-    scaler = None
-    if sid == "amp-fp16":
-        scaler = (torch.amp.GradScaler("cuda") if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler")
-                  else torch.cuda.amp.GradScaler())
-    fwd = torch.compile(model) if sid == "compile" else model
-    tw = (torch.rand(CLASSES[2], generator=torch.Generator().manual_seed(3)) + 0.5).to(dev)
-    prio = torch.tensor(PRIORITY, device=dev)
-    host = synthetic_batches(torch, c, 16, 1, pinned)
+                            weight_decay=c["weight_decay"],
+                            **({"capturable": True} if graph else {}))
+    trainer = pt.Trainer(torch, model, opt, None)
+    trainer.scaler = None
+    if r.get("amp") == "fp16":
+        trainer.scaler = (torch.amp.GradScaler(device) if hasattr(torch, "amp") and
+                          hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler())
+    scaler = trainer.scaler
+    tw = (torch.rand(CLASSES[2], generator=torch.Generator().manual_seed(3)) + 0.5).to(device)
+    prio = torch.tensor(PRIORITY, device=device)
 
-    def step(hb):
-        if pinned:
-            b = {k: v.to(dev, non_blocking=True) for k, v in hb.items()}
-        else:
-            b = {}
-            for k, v in hb.items():
-                b[k] = v.to(dev)
+    def forward_loss(b):
+        return losses(torch, model, model(b["fields"]), b, tw, prio, SMOOTHING)[0]
+    fl = pt.compiled(torch, forward_loss, mode) if mode else forward_loss
+
+    def compute(b):
+        pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=amp or torch.float16, enabled=amp is not None):
-            total, _ = losses(torch, model, fwd(b["fields"]), b, tw, prio, SMOOTHING)
+        with pt.autocast(torch, device, amp, capture=graph):
+            total = fl(b)
         if scaler is not None:
             scaler.scale(total).backward()
             scaler.step(opt)
@@ -369,7 +398,40 @@ def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
         else:
             total.backward()
             opt.step()
-        return total.item()
+        return total
+
+    def transfer(hb):
+        if not cuda:
+            return hb
+        if r.get("pinned"):
+            return {k: v.to(device, non_blocking=True) for k, v in hb.items()}
+        b = {}
+        for k, v in hb.items():
+            b[k] = v.to(device)
+        return b
+
+    if graph:
+        static = {k: v.to(device).clone() for k, v in example.items()}
+        replay = pt.cuda_graph(torch, lambda: compute(static))
+
+        def step(hb):
+            for k, v in hb.items():
+                static[k].copy_(v, non_blocking=True)
+            return replay().item()
+    else:
+        def step(hb):
+            return compute(transfer(hb)).item()
+    trainer.step = step
+    return trainer
+
+
+def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
+    r = RECIPES[sid]
+    pinned = r.get("pinned", False)
+    host = synthetic_batches(torch, c, 16, 1, pinned)
+    trainer = make_trainer(torch, c, r, "cuda", c["dropout"], host[0])
+    step, scaler = trainer.step, trainer.scaler
+    amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(r.get("amp"))
 
     t0 = time.perf_counter()
     for i in range(warmup):
@@ -398,7 +460,7 @@ def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
            "last_loss": last, "tf32": torch.backends.cuda.matmul.allow_tf32,
            "transfer": "pinned, non_blocking" if pinned else "pageable, blocking per tensor",
            "autocast": str(amp).replace("torch.", "") if amp else None,
-           "grad_scaler": scaler is not None, "compiled": sid == "compile"}
+           "grad_scaler": scaler is not None, "compiled": "mode" in r}
     if scaler is not None:
         res["final_scale"] = float(scaler.get_scale())
     return res
@@ -449,36 +511,74 @@ def run_ladder(args):
 
 
 def run_peer(args):
-    """`stagebench peer`: the ladder's stages at a stagebench size as peer variants
-    (peer_timing.py's JSON): one training step each, CUDA only (the ladder's timing)."""
+    """`stagebench peer`: the ladder's stages and the stronger variants of RECIPES at a
+    stagebench size (peer_timing.py's JSON), one training step each, on CUDA or the CPU."""
     import torch
     import peer_timing as pt
-    if args.device != "cuda" or not torch.cuda.is_available():
-        sys.exit("peer: deepfm's training variants are timed on CUDA only")
+    dev = args.device
+    pt.check_device(torch, dev)
     s = SIZES[args.size]
     c = dict(embed=s["embed"], hidden=s["hidden"], layers=s["layers"], heads=heads_for(s["embed"]),
              batch=args.batch or s["batch"], lr=s["lr"], weight_decay=1e-6, dropout=0.1, eps=1e-5,
              cardinality=tuple(v + 1 for v in s["vocab"]))
-    variants = []
-    for sid in STAGES:
-        import gc
-        gc.collect()
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats()
-        try:
-            r = ladder_stage(torch, c, sid, 0.0, args.runs, args.warmup)
-            variants.append({"name": sid, "median_s": r["median_ms"] / 1e3, "samples": r["steps"],
-                             "peak_bytes": r["peak_memory_bytes"],
-                             "throughput": r["samples_per_s"], "unit": "samples/s"})
-        except Exception as e:  # a compile failure (or any other) is recorded, not fatal
-            variants.append({"name": sid, "error": pt.reason(e)})
-        print(f"peer {sid:20s} " + (f"{variants[-1]['median_s'] * 1e3:9.3f} ms" if "median_s" in
-              variants[-1] else "failed: " + variants[-1]["error"]), file=sys.stderr)
-    set_tf32(torch, False)
+    host = {p: synthetic_batches(torch, c, 16, 1, p) for p in ((False, True) if dev == "cuda"
+                                                                else (False,))}
+
+    def variant(name):
+        r = RECIPES[name]
+        batches = host[r.get("pinned", False) and dev == "cuda"]
+
+        def make():
+            tr = make_trainer(torch, c, r, dev, c["dropout"], batches[0])
+            count = itertools.count()
+
+            def check():
+                # dropout off: compiled and captured steps draw other masks than eager's
+                twin = make_trainer(torch, c, r, dev, 0.0, batches[0])
+                return twin.check(batches[0])
+            return pt.Run(lambda: tr.step(batches[next(count) % len(batches)]), check)
+        return make
+
+    def precision(r):
+        return r.get("amp") or ("tf32" if r.get("tf32") and dev == "cuda" else "fp32")
+
+    why = {"pinned": "pinned host memory and non-blocking copies need CUDA",
+           "tf32": "TF32 is a CUDA tensor-core mode",
+           "fp16": "fp16 with GradScaler is timed on CUDA only (bf16 is the CPU's half type)",
+           "graph": "CUDA graphs need CUDA", "max-autotune": "max-autotune is timed on CUDA only"}
+
+    def cuda_only(name, r):
+        if r.get("graph") or r.get("mode") == "reduce-overhead":
+            return why["graph"]
+        if r.get("mode") == "max-autotune":
+            return why["max-autotune"]
+        if r.get("amp") == "fp16":
+            return why["fp16"]
+        return {"pinned-nonblocking": why["pinned"], "tf32": why["tf32"]}.get(name)
+
+    variants = [pt.Variant(n, variant(n), precision(r), cuda_only(n, r)) for n, r in RECIPES.items()]
+    pt.set_tf32(torch, False)
+    ref = make_trainer(torch, c, RECIPES["fp32-eager"], dev, 0.0, host[False][0])
+    reference = ref.check(host[False][0])
+    del ref
+    work = {"batch": c["batch"], "length": len(FIELDS), "layers": c["layers"],
+            "output": "one training step: loss and gradients", "embed": c["embed"],
+            "hidden": c["hidden"], "heads": c["heads"], "dropout": c["dropout"],
+            "step": "host batch to device, forward, loss, backward, AdamW, loss.item()",
+            "data": "16 synthetic host batches made ahead and cycled (no assembly in the step)"}
     timing = (f"one training step (transfer, forward, loss, backward, AdamW, loss.item()) of "
-              f"{c['batch']} synthetic samples, CUDA events, median of {args.runs} after "
-              f"{args.warmup + 3} warm-up; the stages of `deepfm_torch.py ladder`, each on its own")
-    pt.write(args.peer_json, torch, "cuda", "deepfm", args.size, timing, variants)
+              f"{c['batch']} synthetic samples, dropout {c['dropout']}, time.perf_counter after a "
+              f"device synchronize, median of {args.runs} after {args.warmup} warm-up; "
+              "variants as deepfm_torch.py's RECIPES: compile-* torch.compile forward and loss, "
+              "cudagraphs mode reduce-overhead, cuda-graph* the whole step captured in one CUDA "
+              "graph (AdamW capturable), max-autotune mode max-autotune")
+    check = pt.check_block("PyTorch fp32 eager, TF32 off, same initial parameters and batch; "
+                           "one step, dropout off in both", "the step's gradients (cosine, "
+                           "rel_l2) and loss (loss_rel_diff)")
+    pt.write(args.peer_json, torch, dev, "deepfm", args.size, timing,
+             pt.run_variants(torch, dev, variants, reference, c["batch"], "samples/s", args),
+             work=work, check=check, args=args)
+    set_tf32(torch, False)
     return 0
 
 

@@ -30,10 +30,13 @@ MONAI import is needed. The network, as models/dynunet/network.cpp computes it:
           tf32             + TF32 convolutions and matmuls
           bf16-autocast    + torch.autocast(bfloat16) (no scaler: bf16 has fp32's range)
           channels-last    + torch.channels_last_3d model and volumes
-          compile          + torch.compile(model) (a failure is recorded, not fatal)
+          compile          + torch.compile of forward and loss (a failure is recorded, not fatal)
           fused-adamw      + AdamW(fused=True)
-  peer --size S --peer-json OUT [--runs 20]
-        `stagebench peer`: the ladder's stages' training steps, fixed steps, peer_timing.py's JSON.
+  peer --size S --peer-json OUT [--device cuda|cpu] [--runs 20]
+        `stagebench peer`: the ladder's stages and PyTorch's stronger variants (RECIPES: compile
+        over fp16, CUDA graphs by mode="reduce-overhead" and by capturing the whole step or
+        forward, max-autotune), training steps in "variants" and the inference forward under
+        "inference", each checked against fp32 eager, as peer_timing.py's JSON.
   selftest
         tiny on the CPU, no files needed: the parameter names and shapes against params.cpp's
         list, the loss against a float64 formula, a fixture trained a few steps, written in
@@ -44,6 +47,7 @@ Without the `safetensors` package the files are read and written by the small re
 import argparse
 import datetime
 import gc
+import itertools
 import json
 import os
 import struct
@@ -60,6 +64,32 @@ SIZES = {  # models/dynunet/config.cpp
 }
 DEFAULTS = dict(eps=1e-5, smooth=1e-5, weight_decay=0.01, slope=0.01)
 STAGES = ("fp32-eager", "tf32", "bf16-autocast", "channels-last", "compile", "fused-adamw")
+# How each variant is made (make_trainer, make_infer): the ladder's cumulative stages, then the
+# peer's further variants, those likeliest to be fastest first (a deadline cuts the last). amp: autocast dtype (fp16 with GradScaler); cl: channels_last_3d model
+# and volumes; mode: torch.compile's mode (over forward and loss in training); fused: AdamW
+# fused=True; graph: the whole training step, or the forward, captured in one CUDA graph.
+# tf32 and fp32 variants beside the half ones: where rounding fails the check (InstanceNorm's
+# backward amplifies it), they are the strongest correct ones.
+_BEST = dict(tf32=True, amp="bf16", cl=True, fused=True)
+_TF32 = dict(tf32=True, cl=True, fused=True)
+_FP32 = dict(cl=True, fused=True)
+RECIPES = {
+    "fp32-eager": {},
+    "tf32": dict(tf32=True),
+    "bf16-autocast": dict(tf32=True, amp="bf16"),
+    "channels-last": dict(tf32=True, amp="bf16", cl=True),
+    "compile": dict(tf32=True, amp="bf16", cl=True, mode="default"),
+    "fused-adamw": dict(_BEST, mode="default"),
+    "cuda-graph": dict(_BEST, graph=True),
+    "cuda-graph-tf32": dict(_TF32, graph=True),
+    "cuda-graph-fp32": dict(_FP32, graph=True),
+    "compile-tf32": dict(_TF32, mode="default"),
+    "compile-cudagraphs": dict(_BEST, mode="reduce-overhead"),
+    "compile-tf32-cudagraphs": dict(_TF32, mode="reduce-overhead"),
+    "compile-fp16": dict(_BEST, amp="fp16", mode="default"),
+    "compile-fp32": dict(_FP32, mode="default"),
+    "compile-max-autotune": dict(_BEST, mode="max-autotune"),
+}
 
 
 # --- safetensors (the package when installed, else by hand) -------------------------------------
@@ -463,55 +493,115 @@ def timed(torch, fn, batches, budget_s, fixed_steps, warmup):
             "warmup_steps": warmup + 3, "warmup_s": warm_s}, last
 
 
-def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
-    dev = "cuda"
-    k = STAGES.index(sid)
-    set_tf32(torch, k >= STAGES.index("tf32"))
-    torch.backends.cudnn.benchmark = True
-    amp = torch.bfloat16 if k >= STAGES.index("bf16-autocast") else None
-    cl = k >= STAGES.index("channels-last")
-    compiled = k >= STAGES.index("compile")
-    fused = k >= STAGES.index("fused-adamw")
+def _prepare(torch, r, device):
+    set_tf32(torch, r.get("tf32", False))
+    torch.backends.cudnn.benchmark = device == "cuda"
+    return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(r.get("amp"))
+
+
+def _model(torch, c, r, device):
+    """The seeded model (MONAI's init), the same parameters whatever the recipe."""
     torch.manual_seed(0)
     model = build(torch, c["filters"], c["eps"])
     init_monai(torch, model)
-    model = model.to(dev).train()
-    if cl:
-        model = model.to(memory_format=torch.channels_last_3d)
+    model = model.to(device)
+    return model.to(memory_format=torch.channels_last_3d) if r.get("cl") else model
+
+
+def layout(torch, r, v):
+    return v.contiguous(memory_format=torch.channels_last_3d) if r.get("cl") else v
+
+
+def make_trainer(torch, c, r, device, example):
+    """One training step of recipe r (RECIPES) as a peer_timing.Trainer: step((x, t)) uploads the
+    batch (a no-op where it is resident), then forward, loss, backward, AdamW and loss.item().
+    example: a batch, the static inputs' first contents for a captured graph."""
+    import peer_timing as pt
+    amp = _prepare(torch, r, device)
+    mode, graph = r.get("mode"), r.get("graph", False)
+    model = _model(torch, c, r, device).train()
+    extra = {k: True for k in ("fused", "graph") if r.get(k)}
+    if extra.pop("graph", False):
+        extra["capturable"] = True
     opt = torch.optim.AdamW(model.parameters(), lr=c["lr"], betas=(0.9, 0.999), eps=1e-8,
-                            weight_decay=c["weight_decay"], **({"fused": True} if fused else {}))
-    fwd = torch.compile(model) if compiled else model
-    vols = synthetic_volumes(torch, c["batch"], c["patch"], 4, 1, dev)
-    if cl:
-        vols = [(x.contiguous(memory_format=torch.channels_last_3d),
-                 t.contiguous(memory_format=torch.channels_last_3d)) for x, t in vols]
+                            weight_decay=c["weight_decay"], **extra)
+    trainer = pt.Trainer(torch, model, opt, None)
+    scaler = trainer.scaler = None
+    if r.get("amp") == "fp16":
+        scaler = trainer.scaler = torch.amp.GradScaler(device)
 
-    def train_step(x, t):
+    def forward_loss(x, t):
+        return losses(torch, model(x), t, c["smooth"])[0]
+    fl = pt.compiled(torch, forward_loss, mode) if mode else forward_loss
+
+    def compute(x, t):
+        pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=amp or torch.bfloat16, enabled=amp is not None):
-            logits = fwd(x)
-        total, _, _ = losses(torch, logits, t, c["smooth"])
-        total.backward()
-        opt.step()
-        return total.item()
+        with pt.autocast(torch, device, amp, capture=graph):
+            total = fl(x, t)
+        if scaler is not None:
+            scaler.scale(total).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            total.backward()
+            opt.step()
+        return total
 
-    def infer(x, t):
-        with torch.no_grad(), torch.autocast("cuda", dtype=amp or torch.bfloat16, enabled=amp is not None):
+    if graph:
+        sx, st = (layout(torch, r, v.to(device)).clone() for v in example)
+        replay = pt.cuda_graph(torch, lambda: compute(sx, st))
+
+        def step(batch):
+            sx.copy_(batch[0], non_blocking=True)
+            st.copy_(batch[1], non_blocking=True)
+            return replay().item()
+    else:
+        def step(batch):
+            return compute(*(v.to(device, non_blocking=True) for v in batch)).item()
+    trainer.step = step
+    return trainer
+
+
+def make_infer(torch, c, r, device, x):
+    """The no_grad forward of recipe r on the resident batch x (laid out as r says): a callable
+    returning the logits."""
+    import peer_timing as pt
+    amp = _prepare(torch, r, device)
+    mode, graph = r.get("mode"), r.get("graph", False)
+    model = _model(torch, c, r, device).eval()
+    fwd = pt.compiled(torch, model, mode) if mode else model
+    x = layout(torch, r, x.to(device))
+
+    def call():
+        pt.step_begin(torch, mode)
+        with torch.no_grad(), pt.autocast(torch, device, amp, capture=graph):
             return fwd(x)
+    return pt.cuda_graph(torch, call) if graph else call
 
+
+def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
+    dev = "cuda"
+    r = RECIPES[sid]
+    vols = [tuple(layout(torch, r, v) for v in b)
+            for b in synthetic_volumes(torch, c["batch"], c["patch"], 4, 1, dev)]
+    trainer = make_trainer(torch, c, r, dev, vols[0])
     res = {"id": sid, "tf32": torch.backends.cudnn.allow_tf32,
-           "autocast": "bfloat16" if amp else None, "channels_last_3d": cl, "compiled": compiled,
-           "fused_adamw": fused}
+           "autocast": {"bf16": "bfloat16", "fp16": "float16"}.get(r.get("amp")),
+           "channels_last_3d": r.get("cl", False), "compiled": "mode" in r,
+           "fused_adamw": r.get("fused", False)}
     torch.cuda.reset_peak_memory_stats()
-    tr, last = timed(torch, train_step, vols, budget_s / 2, fixed_steps, warmup)
+    tr, last = timed(torch, lambda x, t: trainer.step((x, t)), vols, budget_s / 2, fixed_steps,
+                     warmup)
     res["train"] = dict(tr, fps=c["batch"] / tr["median_ms"] * 1e3,
                         peak_memory_bytes=int(torch.cuda.max_memory_allocated()), last_loss=last)
+    trainer = None
     gc.collect()
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
-    model.eval()
     try:
-        inf, _ = timed(torch, infer, vols, budget_s / 2, fixed_steps, warmup)
+        infer = make_infer(torch, c, r, dev, vols[0][0])
+        inf, _ = timed(torch, lambda x, t: infer(), vols, budget_s / 2, fixed_steps, warmup)
         res["inference"] = dict(inf, fps=c["batch"] / inf["median_ms"] * 1e3,
                                 peak_memory_bytes=int(torch.cuda.max_memory_allocated()))
     except Exception as e:  # e.g. a compile failure of the no_grad graph only
@@ -569,33 +659,91 @@ def run_ladder(args):
 
 
 def run_peer(args):
-    """`stagebench peer`: the ladder's cumulative stages at a stagebench size as peer variants
-    (peer_timing.py's JSON): the training step's time, CUDA only (the ladder's timing)."""
+    """`stagebench peer`: the ladder's stages and the stronger variants of RECIPES at a
+    stagebench size (peer_timing.py's JSON): training steps in "variants", the inference forward
+    under "inference", on CUDA or the CPU."""
     import torch
     import peer_timing as pt
-    if args.device != "cuda" or not torch.cuda.is_available():
-        sys.exit("peer: dynunet's training variants are timed on CUDA only")
+    dev = args.device
+    pt.check_device(torch, dev)
     s = SIZES[args.size]
     c = dict(filters=s["filters"], patch=s["patch"], batch=args.batch or s["batch"], lr=s["lr"],
              weight_decay=DEFAULTS["weight_decay"], eps=DEFAULTS["eps"], smooth=DEFAULTS["smooth"])
-    variants = []
-    for sid in STAGES:
-        gc.collect()
-        torch.cuda.empty_cache()
-        try:
-            tr = ladder_stage(torch, c, sid, 0.0, args.runs, args.warmup)["train"]
-            variants.append({"name": sid, "median_s": tr["median_ms"] / 1e3, "samples": tr["steps"],
-                             "peak_bytes": tr["peak_memory_bytes"], "throughput": tr["fps"],
-                             "unit": "volumes/s"})
-        except Exception as e:  # a compile failure (or any other) is recorded, not fatal
-            variants.append({"name": sid, "error": pt.reason(e)})
-        print(f"peer {sid:15s} " + (f"{variants[-1]['median_s'] * 1e3:9.3f} ms" if "median_s" in
-              variants[-1] else "failed: " + variants[-1]["error"]), file=sys.stderr)
+    vols = synthetic_volumes(torch, c["batch"], c["patch"], 4, 1, "cpu")
+    # made ahead on the host, uploaded in each step as stagebench's step writes its batch
+    host = {cl: [tuple(layout(torch, {"cl": cl}, v).pin_memory() if dev == "cuda" else
+                       layout(torch, {"cl": cl}, v) for v in b) for b in vols]
+            for cl in (False, True)}
+
+    def train_variant(name):
+        r = RECIPES[name]
+        batches = host[r.get("cl", False)]
+
+        def make():
+            tr = make_trainer(torch, c, r, dev, batches[0])
+            count = itertools.count()
+            # no dropout in this model: the timed trainer itself takes the check step
+            return pt.Run(lambda: tr.step(batches[next(count) % len(batches)]),
+                          lambda: tr.check(batches[0]))
+        return make
+
+    def infer_variant(name):
+        return lambda: make_infer(torch, c, RECIPES[name], dev, vols[0][0])
+
+    def precision(r):
+        return r.get("amp") or ("tf32" if r.get("tf32") and dev == "cuda" else "fp32")
+
+    def cuda_only(name, r):
+        if r.get("graph") or r.get("mode") == "reduce-overhead":
+            return "CUDA graphs need CUDA"
+        if r.get("mode") == "max-autotune":
+            return "max-autotune is timed on CUDA only"
+        if r.get("amp") == "fp16":
+            return "fp16 is timed on CUDA only (bf16 is the CPU's half type)"
+        return "TF32 is a CUDA tensor-core mode" if "tf32" in name else None
+
+    def menu(skip, make):
+        return [pt.Variant(n, make(n), precision(r), cuda_only(n, r))
+                for n, r in RECIPES.items() if n not in skip]
+
+    pt.set_tf32(torch, False)
+    reference = make_trainer(torch, c, RECIPES["fp32-eager"], dev, host[False][0])
+    reference = reference.check(host[False][0])
+    pt.set_tf32(torch, False)
+    ref_infer = pt.flatten(torch, make_infer(torch, c, RECIPES["fp32-eager"], dev, vols[0][0])())
+    shape = [c["batch"], 1] + [c["patch"]] * 3
+    work = {"batch": c["batch"], "length": c["patch"], "volume": [c["patch"]] * 3,
+            "layers": len(c["filters"]), "filters": list(c["filters"]),
+            "output": "one training step: loss and gradients",
+            "step": "host batch to device (pinned, non_blocking), forward, loss, backward, "
+                    "AdamW, loss.item()",
+            "data": "4 synthetic host batches made ahead and cycled (no making in the step)"}
+    timing = (f"one training step (upload, forward, Dice + BCE loss, backward, AdamW, "
+              f"loss.item()) of {c['batch']} volumes of {c['patch']}^3, time.perf_counter after "
+              f"a device synchronize, median of {args.runs} after {args.warmup} warm-up; "
+              "variants as dynunet_torch.py's RECIPES (the ladder's cumulative stages, then "
+              "cuda-graph*: the whole step captured, AdamW capturable; *-cudagraphs: mode "
+              "reduce-overhead; compile-max-autotune: mode max-autotune; -tf32 / -fp32 without "
+              "autocast, TF32 on / off)")
+    check = pt.check_block("PyTorch fp32 eager, TF32 off, same initial parameters and batch; "
+                           "one step", "the step's gradients (cosine, rel_l2) and loss "
+                           "(loss_rel_diff)")
+    # training first, leaving the inference menu 45% of --deadline-s
+    variants = pt.run_variants(torch, dev, menu((), train_variant), reference, c["batch"],
+                               "volumes/s", args, share=0.55)
+    inference = {
+        "timing": (f"one no_grad forward of {c['batch']} volumes of {c['patch']}^3 resident on "
+                   f"the device, to the logits; median of {args.runs} after {args.warmup} "
+                   "warm-up; the same recipes, cuda-graph: the forward captured"),
+        "work": {"batch": c["batch"], "length": c["patch"], "volume": [c["patch"]] * 3,
+                 "layers": len(c["filters"]), "output": "logits", "output_shape": shape},
+        "check": pt.check_block("PyTorch fp32 eager, TF32 off, same weights and batch",
+                                "logits"),
+        "variants": pt.run_variants(torch, dev, menu(("fused-adamw",), infer_variant), ref_infer,
+                                    c["batch"], "volumes/s", args)}
+    pt.write(args.peer_json, torch, dev, "dynunet", args.size, timing, variants, work=work,
+             check=check, args=args, inference=inference)
     set_tf32(torch, False)
-    timing = (f"one training step (forward, loss, backward, AdamW, loss.item()) of {c['batch']} "
-              f"volumes of {c['patch']}^3 resident on the GPU, CUDA events, median of {args.runs} "
-              f"after {args.warmup + 3} warm-up; the cumulative stages of `dynunet_torch.py ladder`")
-    pt.write(args.peer_json, torch, "cuda", "dynunet", args.size, timing, variants)
     return 0
 
 

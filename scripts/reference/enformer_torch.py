@@ -296,7 +296,9 @@ def main():
 
 def peer_main():
     """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
-    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights."""
+    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights:
+    a no_grad forward of the size's one-hot sequence to the embeddings and both heads, the output
+    stagebench checks and times."""
     import peer_timing as pt
     ap = argparse.ArgumentParser(description="enformer_torch.py peer mode")
     pt.add_arguments(ap, SIZES)
@@ -308,28 +310,52 @@ def peer_main():
     g = torch.Generator().manual_seed(2)
     x = F.one_hot(torch.randint(0, 4, (batch, c["bp"]), generator=g), 4).float().to(a.device)
 
-    def variant(tf32=False, dtype=None, compiled=False):
+    def variant(tf32=False, dtype=None, mode=None):
         def make():
             pt.set_tf32(torch, tf32)
-            fn = torch.compile(model.forward) if compiled else model.forward
+            fn = pt.compiled(torch, model.forward, mode) if mode else model.forward
 
             def call():
-                with torch.no_grad(), torch.autocast(a.device, dtype=dtype or torch.bfloat16,
-                                                     enabled=dtype is not None):
+                pt.step_begin(torch, mode)
+                with torch.no_grad(), pt.autocast(torch, a.device, dtype):
                     return fn(x)
             return call
         return make
 
-    variants = [("fp32-eager", variant()), ("tf32", variant(tf32=True)),
-                ("bf16-autocast", variant(True, torch.bfloat16))]
-    if a.device == "cuda":
-        variants.append(("fp16-autocast", variant(True, torch.float16)))
-    variants.append(("compile-tf32", variant(True, compiled=True)))
-    timing = (f"one no_grad forward of {batch} x {c['bp']} bp, time.perf_counter after a device "
-              f"synchronize, median of {a.runs} after {a.warmup} warm-up; TF32 off in fp32-eager, "
-              "on from tf32; autocast over the forward; compile-tf32: torch.compile(forward)")
+    pt.set_tf32(torch, False)
+    with torch.no_grad():
+        reference = pt.flatten(torch, model.forward(x))
+    V, f16, bf16 = pt.Variant, torch.float16, torch.bfloat16
+    tf32_why, graphs_why = "TF32 is a CUDA tensor-core mode", "CUDA graphs need CUDA"
+    f16_why = "fp16 is timed on CUDA only (bf16 is the CPU's half type)"
+    variants = [V("fp32-eager", variant(), "fp32"),
+                V("tf32", variant(tf32=True), "tf32", tf32_why),
+                V("bf16-autocast", variant(True, bf16), "bf16"),
+                V("fp16-autocast", variant(True, f16), "fp16", f16_why),
+                V("compile-tf32", variant(True, mode="default"), "tf32", tf32_why)]
+    if a.device == "cpu":  # on CUDA the fp32 graph is compiled with TF32 (compile-tf32)
+        variants.append(V("compile-fp32", variant(mode="default"), "fp32"))
+    # likeliest-fastest first: a deadline cuts the last
+    variants += [V("compile-fp16", variant(True, f16, "default"), "fp16", f16_why),
+                 V("compile-fp16-cudagraphs", variant(True, f16, "reduce-overhead"), "fp16",
+                   graphs_why),
+                 V("compile-bf16", variant(True, bf16, "default"), "bf16"),
+                 V("compile-fp16-max-autotune", variant(True, f16, "max-autotune"), "fp16",
+                   "max-autotune is timed on CUDA only")]
+    out_sizes = [c["target"] * 2 * c["dim"], c["target"] * c["human"], c["target"] * c["mouse"]]
+    work = {"batch": batch, "length": c["bp"], "tokens": c["bp"] // 2 ** len(filters(c)),
+            "layers": c["depth"], "target": c["target"], "output": "embeddings, human, mouse",
+            "output_elements": batch * sum(out_sizes), "input": "one-hot, resident on the device"}
+    timing = (f"one no_grad forward of {batch} x {c['bp']} bp to the embeddings and both heads, "
+              f"time.perf_counter after a device synchronize, median of {a.runs} after "
+              f"{a.warmup} warm-up; TF32 off in fp32-eager (and compile-fp32), on from tf32; "
+              "autocast over the forward; compile-*: torch.compile(forward), cudagraphs: "
+              "mode reduce-overhead, max-autotune: mode max-autotune")
+    check = pt.check_block("PyTorch fp32 eager, TF32 off, same weights and input",
+                           "embeddings, human and mouse heads, concatenated")
     pt.write(a.peer_json, torch, a.device, "enformer", a.size, timing,
-             pt.time_variants(torch, a.device, variants, batch, "sequences/s", a.warmup, a.runs))
+             pt.run_variants(torch, a.device, variants, reference, batch, "sequences/s", a),
+             work=work, check=check, args=a)
 
 
 if __name__ == "__main__":

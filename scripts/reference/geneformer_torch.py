@@ -12,8 +12,9 @@ is checked and timed against. Parameter names are Hugging Face BertModel's.
         samples/s of PyTorch fp32 eager (materialized attention, TF32 off) and of fp16 with fused
         attention (scaled_dot_product_attention: flash / memory-efficient kernels), CUDA events.
   --peer-json OUT --size full [--device cuda|cpu] [--runs 20]
-        `stagebench peer`: fp32 eager, TF32, TF32 with SDPA, fp16/bf16 with SDPA and torch.compile
-        at stagebench's size, as JSON (peer_timing.py).
+        `stagebench peer`: fp32 eager, TF32, TF32 with SDPA, fp16/bf16 with SDPA, torch.compile
+        of those (CUDA graphs and max-autotune too) at stagebench's size, computing the layers the
+        cell embedding needs, as JSON (peer_timing.py).
 """
 import argparse
 import os
@@ -58,8 +59,10 @@ def random_params(c, seed):
     return p
 
 
-def bert(p, c, ids, mask, fused):
-    """Every hidden state; fused=True uses scaled_dot_product_attention."""
+def bert(p, c, ids, mask, fused, layers=None, keep=True):
+    """The hidden states after the embeddings and each of the first `layers` layers (default:
+    all); keep=False holds only the last, as a graph that frees what is dead would.
+    fused=True uses scaled_dot_product_attention."""
     d, h = c["hidden"], c["heads"]
     dh = d // h
     B, S = ids.shape
@@ -68,7 +71,7 @@ def bert(p, c, ids, mask, fused):
     x = F.layer_norm(x, (d,), p["embeddings.LayerNorm.weight"], p["embeddings.LayerNorm.bias"], c.get("eps", 1e-12))
     bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
     states = [x]
-    for l in range(c["layers"]):
+    for l in range(c["layers"] if layers is None else layers):
         pre = f"encoder.layer.{l}."
         lin = lambda t, n: F.linear(t, p[pre + n + ".weight"], p[pre + n + ".bias"])
         heads = lambda t: t.view(B, S, h, dh).transpose(1, 2)
@@ -86,12 +89,25 @@ def bert(p, c, ids, mask, fused):
         x = F.layer_norm(lin(act(lin(a, "intermediate.dense")), "output.dense") + a, (d,),
                          p[pre + "output.LayerNorm.weight"], p[pre + "output.LayerNorm.bias"], c.get("eps", 1e-12))
         states.append(x)
+        if not keep:
+            del states[:-1]
     return states
 
 
 def cell_embedding(state, mask):
     m = mask[..., None].to(state.dtype)
     return (state * m).sum(1) / m.sum(1)
+
+
+def embedding_layer(c):
+    """The layer whose output the cell embedding reads: the second-to-last (models/geneformer/
+    config.h, Config::embedding_layer), so a graph that drops dead code runs only that many."""
+    return c["layers"] - 1 if c["layers"] > 1 else c["layers"]
+
+
+def cells(p, c, ids, mask, fused):
+    """The cell embedding, computing only the layers it needs, as stagebench's graph stages do."""
+    return cell_embedding(bert(p, c, ids, mask, fused, embedding_layer(c), keep=False)[-1], mask)
 
 
 def hf_states(p, c, ids, mask):
@@ -165,7 +181,7 @@ def check(args):
     worst = 0.0
     for i, s in enumerate(states):
         worst = max(worst, compare(f"hidden_states.{i}", ours[f"hidden_states.{i}"], s))
-    emb = cell_embedding(states[c["layers"] - 1], mask)
+    emb = cell_embedding(states[embedding_layer(c)], mask)
     worst = max(worst, compare("cell_embedding", ours["cell_embedding"], emb))
     sys.exit(0 if worst < 1e-4 else 1)
 
@@ -229,7 +245,8 @@ def main():
 
 def peer_main():
     """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
-    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights."""
+    stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights:
+    the cell embedding of the size's padded cells, from the layers it needs (cells())."""
     import peer_timing as pt
     ap = argparse.ArgumentParser(description="geneformer_torch.py peer mode")
     pt.add_arguments(ap, ("tiny", "small", "full"))
@@ -249,31 +266,61 @@ def peer_main():
         mask[b, n:] = 0
     ids, mask = ids.to(a.device), mask.to(a.device)
 
-    def variant(tf32=False, dtype=None, fused=False, compiled=False):
+    def variant(tf32=False, dtype=None, fused=False, mode=None):
         def make():
-            torch.backends.cuda.matmul.allow_tf32 = tf32
+            pt.set_tf32(torch, tf32)
             p = {k: v.to(dtype) for k, v in p32.items()} if dtype else p32
-            fn = torch.compile(bert) if compiled else bert
+            fn = pt.compiled(torch, cells, mode) if mode else cells
 
             def call():
+                pt.step_begin(torch, mode)
                 with torch.no_grad():
                     return fn(p, c, ids, mask, fused)
             return call
         return make
 
-    variants = [("fp32-eager", variant()), ("tf32", variant(tf32=True)),
-                ("tf32-sdpa", variant(tf32=True, fused=True))]
-    if a.device == "cuda":
-        variants.append(("fp16-sdpa", variant(dtype=torch.float16, fused=True)))
-    variants += [("bf16-sdpa", variant(dtype=torch.bfloat16, fused=True)),
-                 ("compile-tf32", variant(tf32=True, compiled=True))]
+    pt.set_tf32(torch, False)
+    with torch.no_grad():
+        reference = pt.flatten(torch, cells(p32, c, ids, mask, False))
+    V, f16, bf16 = pt.Variant, torch.float16, torch.bfloat16
+    tf32_why, graphs_why = "TF32 is a CUDA tensor-core mode", "CUDA graphs need CUDA"
+    f16_why = "fp16 is timed on CUDA only (bf16 is the CPU's half type)"
+    variants = [V("fp32-eager", variant(), "fp32"),
+                V("tf32", variant(tf32=True), "tf32", tf32_why),
+                V("tf32-sdpa", variant(tf32=True, fused=True), "tf32", tf32_why),
+                V("fp16-sdpa", variant(dtype=f16, fused=True), "fp16", f16_why),
+                V("bf16-sdpa", variant(dtype=bf16, fused=True), "bf16"),
+                V("compile-tf32", variant(tf32=True, mode="default"), "tf32", tf32_why)]
+    if a.device == "cpu":  # on CUDA the fp32 graph is compiled with TF32 (compile-tf32)
+        variants.append(V("compile-fp32-sdpa", variant(fused=True, mode="default"), "fp32"))
+    variants += [V("compile-fp16-sdpa", variant(dtype=f16, fused=True, mode="default"), "fp16",
+                   f16_why),
+                 V("compile-bf16-sdpa", variant(dtype=bf16, fused=True, mode="default"), "bf16"),
+                 V("compile-fp16-sdpa-cudagraphs",
+                   variant(dtype=f16, fused=True, mode="reduce-overhead"), "fp16", graphs_why),
+                 V("compile-fp16-sdpa-max-autotune",
+                   variant(dtype=f16, fused=True, mode="max-autotune"), "fp16",
+                   "max-autotune is timed on CUDA only")]
+    gene_tokens = int(mask.sum())
+    work = {"batch": batch, "length": tokens, "layers": embedding_layer(c),
+            "model_layers": c["layers"], "output": "cell_embedding",
+            "output_shape": [batch, c["hidden"]], "gene_tokens": gene_tokens,
+            "padding_fraction": 1 - gene_tokens / (batch * tokens),
+            "padding": "cell 0 full, the others a length drawn from [tokens/2, tokens], "
+                       "pad id 0 masked; attention over the padded length"}
     timing = (f"one no_grad forward of {batch} cells x {tokens} tokens (padded like stagebench's "
-              f"synthetic cells), time.perf_counter after a device synchronize, median of {a.runs} "
-              f"after {a.warmup} warm-up; eager variants materialize the scores, sdpa ones use "
-              "scaled_dot_product_attention; fp16/bf16: weights and activations in that type; "
-              "compile-tf32: torch.compile of the materialized forward")
+              f"synthetic cells) through the {embedding_layer(c)} of {c['layers']} layers the "
+              "cell embedding needs (stagebench's graph stages drop the last as dead code), to "
+              f"the cell embedding; time.perf_counter after a device synchronize, median of "
+              f"{a.runs} after {a.warmup} warm-up; eager variants materialize the scores, sdpa "
+              "ones use scaled_dot_product_attention; fp16/bf16: weights and activations in that "
+              "type; compile-*: torch.compile of that forward, cudagraphs: mode reduce-overhead, "
+              "max-autotune: mode max-autotune")
+    check = pt.check_block("PyTorch fp32 eager (materialized attention), TF32 off, same weights "
+                           "and cells", "cell_embedding")
     pt.write(a.peer_json, torch, a.device, "geneformer", a.size, timing,
-             pt.time_variants(torch, a.device, variants, batch, "cells/s", a.warmup, a.runs))
+             pt.run_variants(torch, a.device, variants, reference, batch, "cells/s", a),
+             work=work, check=check, args=a)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,73 @@
 """The reference scripts' peer mode (`stagebench peer`, docs/method.md): PyTorch's own variants
-of a model timed on the shapes of a stagebench size, written as JSON for the result's reference
-block. Each script says which variants it has and how to build one; this module times them
-alike: warm-up calls first (compilation and allocator growth happen there), then `runs` calls,
-each bracketed by a device synchronize and timed with time.perf_counter; the median is the
-figure. Peak memory is torch.cuda.max_memory_allocated over the variant (null on the CPU). A
-variant that raises (torch.compile without a compiler, out of memory, an op without a kernel
-for the dtype) is recorded with its reason and the next one runs.
+of a model, timed on the shapes of a stagebench size and checked against PyTorch fp32 eager, as
+JSON for the result's reference block.
 
-JSON: {"torch", "device", "model", "size", "timing",
-       "variants": [{"name", "median_s", "samples", "peak_bytes", "throughput", "unit", "error"}]}
+Timing. Each script lists its variants and how to build one; this module runs them alike: warm-up
+calls first (compilation, CUDA-graph recording and allocator growth happen there), then `runs`
+calls, each bracketed by a device synchronize and timed with time.perf_counter; the median is the
+figure. Peak memory is torch.cuda.max_memory_allocated over the whole variant: build, warm-up,
+check and timed calls (null on the CPU).
+
+Failures and budgets. A variant that raises (torch.compile without a compiler, out of memory, an
+op without a kernel for the dtype, a capture that is not allowed) is recorded with its reason and
+the next one runs. A variant's build, warm-up and check, where compilation happens, get
+--variant-budget-s seconds (--autotune-budget-s for the *max-autotune variants): past that it is
+interrupted (SIGALRM) and recorded with that reason, so that a max-autotune compile cannot hang
+the peer. --deadline-s bounds the whole script:
+variants not started in time are recorded as not run. A variant that needs CUDA (TF32, fp16,
+CUDA graphs) is recorded on --device cpu as skipped, its reason in "error": harness/peer.cpp
+accepts a variant with either median_s or error.
+
+Equal work. Each script computes what stagebench's stage computes from the same shapes (batch,
+length, tokens, padding, layers, output); the top-level "work" records them so that a reader can
+refuse a peer whose shapes differ from the run's.
+
+Correctness. Each variant's output is compared with PyTorch fp32 eager (TF32 off) on the same
+weights and input:
+- inference: the output of the variant's last warm-up call, i.e. the compiled or replayed path
+  that the timed calls run, flattened in the order stagebench writes it;
+- a training step: one step from the initial parameters on a fixed batch with dropout off
+  (compiled and captured graphs draw other dropout masks than eager, so with dropout on no two
+  variants would compute the same step; a model with dropout is checked on a dropout-free twin
+  built the same way). Compared are the step's gradients and its loss, not the parameters after
+  it: AdamW's first step moves every parameter by about +-lr whatever its gradient's size, so
+  the updated parameters hardly tell a wrong gradient from a right one.
+In float64: cosine, rel_l2 = ||y - ref|| / ||ref||, max_abs, and for a training step
+loss_rel_diff = |loss - ref| / |ref|. "correct" is true when the output is finite, the cosine
+reaches the floor and rel_l2 (and loss_rel_diff) stay within the bound of the variant's precision:
+
+    precision    cosine >=   rel_l2 <=
+    fp32         0.99999     1e-4
+    tf32         0.9999      5e-3
+    fp16, bf16   0.999       3e-2
+
+These are the floors and bounds harness/correctness.cpp holds stagebench's own stages to, so both
+sides clear the same bar. The half bound is looser than one layer would need (about 1e-2): a whole
+network's rounding adds up, and a cosine of 0.999 already allows a rel_l2 near 4.5e-2. "best" is
+the fastest variant that is correct (null when none is).
+
+JSON (keys beyond those harness/peer.cpp reads are additions; it ignores them):
+  {"torch", "device", "model", "size", "timing", "variants": [variant...],
+   "peer_schema": 2, "best", "work": {...}, "check": {"against", "output", "tolerances"},
+   "threads", "budget": {"variant_s", "autotune_s", "deadline_s"},
+   "inference": {"timing", "work", "check", "variants", "best"}   (a training model's forward)}
+  variant: {"name", "median_s", "samples", "peak_bytes", "throughput", "unit", "error",
+            "precision", "skipped", "warmup_s", "cosine", "rel_l2", "max_abs", "loss_rel_diff",
+            "correct", "check_error"}
 """
+import contextlib
 import gc
 import json
+import math
+import signal
 import statistics
 import sys
 import time
+
+PEER_SCHEMA = 2
+TOLERANCES = {"fp32": (0.99999, 1e-4), "tf32": (0.9999, 5e-3), "fp16": (0.999, 3e-2),
+              "bf16": (0.999, 3e-2)}
+_STARTED = time.monotonic()
 
 
 def device_name(torch, device):
@@ -65,46 +118,305 @@ def reason(e):
     return f"{type(e).__name__}: {text[0][:300] if text else ''}".rstrip(": ")
 
 
-def time_variants(torch, device, variants, items, unit, warmup, runs):
-    """variants: (name, make) pairs; make() sets the variant's switches and returns the callable
-    one timed repetition runs. TF32 is reset after each, whatever make() set."""
+# --- building variants ----------------------------------------------------------------------------
+
+class Variant:
+    """One entry of a menu. make() sets the variant's switches and returns its Run (or a bare
+    callable: an inference variant's repetition, whose return value is its output). cuda_only,
+    when set, says why the variant needs CUDA; on the CPU it is then recorded as skipped."""
+
+    def __init__(self, name, make, precision, cuda_only=None):
+        if precision not in TOLERANCES:
+            raise ValueError(f"variant {name}: precision {precision} has no tolerance")
+        self.name, self.make, self.precision, self.cuda_only = name, make, precision, cuda_only
+
+
+class Run:
+    """fn: one timed repetition. check: None for inference (the last warm-up call's output is
+    compared), else a callable run before the warm-up that returns a training check's
+    {"loss", "grads"} (Trainer.check)."""
+
+    def __init__(self, fn, check=None):
+        self.fn, self.check = fn, check
+
+
+GRAPH_MODES = ("reduce-overhead", "max-autotune")
+
+
+def compiled(torch, fn, mode):
+    """torch.compile(fn) in a mode: "default", "reduce-overhead" (CUDA graphs) or "max-autotune"
+    (autotuned kernels and CUDA graphs)."""
+    return torch.compile(fn) if mode == "default" else torch.compile(fn, mode=mode)
+
+
+def step_begin(torch, mode):
+    """Before each call of a graph-recording compile: tells cudagraph trees that a new iteration
+    starts, so the previous call's outputs may be overwritten (one call per step, not a chain)."""
+    if mode in GRAPH_MODES:
+        torch.compiler.cudagraph_mark_step_begin()
+
+
+def autocast(torch, device, dtype, capture=False):
+    """Autocast to dtype (None: off). Under CUDA-graph capture autocast's weight cache must be
+    off: cached casts would be made once at capture and their memory freed behind the graph."""
+    kw = {"cache_enabled": False} if capture else {}
+    return torch.autocast(device, dtype=dtype or torch.bfloat16, enabled=dtype is not None, **kw)
+
+
+def cuda_graph(torch, body, warmup=3):
+    """body() (no arguments, static inputs) captured into one CUDA graph after warm-up calls on a
+    side stream, as torch.cuda.graphs' whole-network recipe does; returns a callable that replays
+    it and returns body's static output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            body()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = body()
+
+    def replay():
+        graph.replay()
+        return out
+    replay.graph = graph  # kept alive with the callable
+    return replay
+
+
+class Trainer:
+    """A training variant's model, optimizer and step(batch) -> loss (a float). The initial
+    parameters are kept at construction, so that check() can run one step from them after the
+    warm-up has trained on: the parameters are copied back in place and the optimizer's state
+    zeroed in place (a captured graph or a compiled step holds on to these very tensors)."""
+
+    def __init__(self, torch, model, opt, step):
+        self.torch, self.model, self.opt, self.step = torch, model, opt, step
+        self._init = [p.detach().clone() for p in model.parameters()]
+
+    def restore(self):
+        with self.torch.no_grad():
+            for p, p0 in zip(self.model.parameters(), self._init):
+                p.copy_(p0)
+            for state in self.opt.state.values():
+                for v in state.values():
+                    if self.torch.is_tensor(v):
+                        v.zero_()
+
+    def check(self, batch):
+        self.restore()
+        loss = float(self.step(batch))
+        grads = [p.grad if p.grad is not None else self.torch.zeros_like(p)
+                 for p in self.model.parameters()]
+        return {"loss": loss, "grads": flatten(self.torch, grads)}
+
+
+# --- checking -------------------------------------------------------------------------------------
+
+def flatten(torch, out):
+    """A model's output (a tensor, or a dict / list of them, in order) as one float64 CPU vector."""
+    if isinstance(out, dict):
+        out = list(out.values())
+    if isinstance(out, (list, tuple)):
+        return torch.cat([flatten(torch, o) for o in out])
+    return out.detach().reshape(-1).double().cpu()
+
+
+def _finite(x):
+    return x if math.isfinite(x) else None
+
+
+def agreement(torch, y, ref):
+    """cosine, rel_l2 and max_abs of y against ref (float64 vectors), or check_error."""
+    if y.numel() != ref.numel():
+        return {"check_error": f"output has {y.numel()} values, the reference {ref.numel()}"}
+    if not bool(torch.isfinite(y).all()):
+        return {"check_error": "output has NaN or Inf"}
+    ny, nr = y.norm().item(), ref.norm().item()
+    cos = (y @ ref).item() / (ny * nr) if ny > 0 and nr > 0 else (1.0 if ny == nr else 0.0)
+    rel = (y - ref).norm().item() / nr if nr > 0 else (0.0 if ny == 0 else math.inf)
+    return {"cosine": _finite(cos), "rel_l2": _finite(rel), "max_abs": (y - ref).abs().max().item()}
+
+
+def judge(torch, got, ref, precision):
+    """The check's record: agreement of got with ref (a flat output, or a training check's
+    {"loss", "grads"}) and "correct" by the precision's floor and bound."""
+    floor, bound = TOLERANCES[precision]
+    if isinstance(ref, dict):
+        rec = agreement(torch, got["grads"], ref["grads"])
+        if "check_error" in rec:
+            rec["check_error"] = "gradients: " + rec["check_error"]
+        loss_rel = abs(got["loss"] - ref["loss"]) / max(abs(ref["loss"]), 1e-30)
+        rec["loss_rel_diff"] = _finite(loss_rel)
+        if not math.isfinite(loss_rel) and "check_error" not in rec:
+            rec["check_error"] = "loss is NaN or Inf"
+    else:
+        rec = agreement(torch, got, ref)
+    rec["correct"] = ("check_error" not in rec and rec["cosine"] is not None and
+                      rec["rel_l2"] is not None and rec["cosine"] >= floor and
+                      rec["rel_l2"] <= bound and (rec.get("loss_rel_diff") or 0.0) <= bound)
+    return rec
+
+
+def check_block(against, output):
+    return {"against": against, "output": output,
+            "tolerances": {p: {"cosine": f, "rel_l2": b} for p, (f, b) in TOLERANCES.items()}}
+
+
+# --- running a menu -------------------------------------------------------------------------------
+
+class BudgetExceeded(BaseException):
+    """Raised by the alarm. A BaseException, so that library code which catches Exception (an
+    autotuner skipping a failed candidate, say) does not swallow it."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Interrupts the block after `seconds`, and every 5 s after that in case one interruption
+    lands where it is swallowed."""
+    if not seconds or seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise BudgetExceeded()
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 5.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _release(torch, device):
+    gc.collect()
+    if hasattr(torch, "_dynamo"):
+        torch._dynamo.reset()  # compiled code and graph pools of the variant before
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def _show(rec):
+    if "median_s" in rec:
+        ok = {True: "correct", False: "INCORRECT", None: "unchecked"}[rec.get("correct")]
+        detail = (f"rel_l2 {rec['rel_l2']:.2e}" if rec.get("rel_l2") is not None
+                  else rec.get("check_error", ""))
+        line = f"{rec['median_s'] * 1e3:10.3f} ms ({rec['samples']} runs) {ok} {detail}"
+    else:
+        line = rec["error"] if rec.get("skipped") else "failed: " + rec["error"]
+    print(f"peer {rec['name']:28s} {line}", file=sys.stderr, flush=True)
+
+
+def run_variants(torch, device, variants, reference, items, unit, args, share=1.0):
+    """Every variant of the menu, each built, warmed up and checked under the variant budget,
+    then timed; its records in menu order. reference: fp32 eager's flat output, or a training
+    check's {"loss", "grads"}. share: the part of --deadline-s (from the start) this menu may
+    use up to, so that a first menu leaves time to a second. TF32 is reset after each variant,
+    whatever make() set."""
     out = []
-    for name, make in variants:
-        gc.collect()
-        if device == "cuda":
-            torch.cuda.empty_cache()
-            torch.cuda.reset_peak_memory_stats()
-        rec = {"name": name}
+    deadline = _STARTED + share * args.deadline_s if args.deadline_s else math.inf
+    wanted = set(args.variants.split(",")) if args.variants else None
+    for v in variants:
+        if wanted is not None and v.name not in wanted:
+            continue
+        rec = {"name": v.name, "precision": v.precision}
+        out.append(rec)
+        if device != "cuda" and v.cuda_only:
+            rec.update(skipped=True, error="skipped on the CPU: " + v.cuda_only, correct=None)
+            _show(rec)
+            continue
+        left = deadline - time.monotonic()
+        if left < 1:
+            rec.update(error=f"not run: the peer's --deadline-s {args.deadline_s:g} was spent",
+                       correct=None)
+            _show(rec)
+            continue
+        limit = args.autotune_budget_s if "max-autotune" in v.name else args.variant_budget_s
+        budget = min(limit or math.inf, left)
+        _release(torch, device)
+        run = None
         try:
-            median_s, n = measure(torch, device, make(), warmup, runs)
+            t0 = time.perf_counter()
+            with time_limit(budget if math.isfinite(budget) else 0):
+                run = v.make()
+                run = run if isinstance(run, Run) else Run(run)
+                # a training check first: from the initial parameters, before the warm-up, so
+                # that the timed graphs are the last recorded and replay undisturbed
+                got = run.check() if run.check else None
+                last = None
+                for _ in range(max(args.warmup, 1)):
+                    last = run.fn()
+                if got is None:
+                    got = flatten(torch, last)
+                last = None
+                synchronize(torch, device)
+            rec["warmup_s"] = time.perf_counter() - t0
+            rec.update(judge(torch, got, reference, v.precision))
+            median_s, n = measure(torch, device, run.fn, 0, args.runs)
             rec.update(median_s=median_s, samples=n)
             if items:
                 rec.update(throughput=items / median_s, unit=unit)
             if device == "cuda":
                 rec["peak_bytes"] = int(torch.cuda.max_memory_allocated())
+        except BudgetExceeded:
+            rec["error"] = (f"exceeded the variant budget of {budget:.0f} s (build, compile, "
+                            "warm-up and check): not timed")
         except Exception as e:  # recorded, not fatal: the other variants still run
             rec["error"] = reason(e)
         finally:
             set_tf32(torch, False)
-        out.append(rec)
-        print(f"peer {name:16s} " + (f"{rec['median_s'] * 1e3:10.3f} ms ({rec['samples']} runs)"
-              if "median_s" in rec else "failed: " + rec["error"]), file=sys.stderr)
+            run = None
+        if "error" in rec:
+            for k in ("cosine", "rel_l2", "max_abs", "loss_rel_diff", "check_error"):
+                rec.pop(k, None)
+            rec["correct"] = None
+        _show(rec)
+    _release(torch, device)
     return out
 
 
-def write(path, torch, device, model, size, timing, variants):
+def best(variants):
+    """The fastest variant that is correct, or None."""
+    ok = [v for v in variants if v.get("correct") and v.get("median_s") is not None]
+    return min(ok, key=lambda v: v["median_s"])["name"] if ok else None
+
+
+def write(path, torch, device, model, size, timing, variants, work=None, check=None, args=None,
+          inference=None):
+    """The peer JSON. inference: a training model's forward menu, {"timing", "work", "check",
+    "variants"}; its "best" is added here."""
     doc = {"torch": torch.__version__, "device": device_name(torch, device), "model": model,
-           "size": size, "timing": timing, "variants": variants}
+           "size": size, "timing": timing, "variants": variants, "peer_schema": PEER_SCHEMA,
+           "best": best(variants), "work": work or {}, "check": check or {},
+           "threads": torch.get_num_threads()}
+    if args is not None:
+        doc["budget"] = {"variant_s": args.variant_budget_s or None,
+                         "autotune_s": args.autotune_budget_s or None,
+                         "deadline_s": args.deadline_s or None}
+    if inference is not None:
+        doc["inference"] = dict(inference, best=best(inference["variants"]))
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
+    print(f"peer best: {doc['best']}" + (f"; inference best: {doc['inference']['best']}"
+                                         if inference is not None else ""), file=sys.stderr)
 
 
 def add_arguments(ap, sizes, default_warmup=3):
-    """The options every script's peer mode takes (harness/peer.cpp passes them)."""
+    """The options every script's peer mode takes (harness/peer.cpp passes the first five)."""
     ap.add_argument("--size", default="full", choices=sizes)
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     ap.add_argument("--runs", type=int, default=20, help="timed repetitions per variant")
+    ap.add_argument("--peer-json", required=True, help="write the variants' JSON here")
     ap.add_argument("--warmup", type=int, default=default_warmup)
     ap.add_argument("--batch", type=int, default=0, help="default: the size's batch")
-    ap.add_argument("--peer-json", required=True, help="write the variants' JSON here")
+    ap.add_argument("--variant-budget-s", type=float, default=300.0,
+                    help="seconds for one variant's build, compile, warm-up and check (0: none)")
+    ap.add_argument("--autotune-budget-s", type=float, default=300.0,
+                    help="the same for the max-autotune variants (0: none)")
+    ap.add_argument("--deadline-s", type=float, default=0.0,
+                    help="seconds for the whole peer, from start; later variants are not run")
+    ap.add_argument("--variants", help="comma-separated names: run only these")
