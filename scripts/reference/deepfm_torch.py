@@ -374,7 +374,6 @@ def make_trainer(torch, c, r, device, dropout, example):
                             weight_decay=c["weight_decay"],
                             **({"capturable": True} if graph else {}))
     trainer = pt.Trainer(torch, model, opt, None)
-    trainer.scaler = None
     if r.get("amp") == "fp16":
         trainer.scaler = (torch.amp.GradScaler(device) if hasattr(torch, "amp") and
                           hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler())

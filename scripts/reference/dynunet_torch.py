@@ -526,9 +526,9 @@ def make_trainer(torch, c, r, device, example):
     opt = torch.optim.AdamW(model.parameters(), lr=c["lr"], betas=(0.9, 0.999), eps=1e-8,
                             weight_decay=c["weight_decay"], **extra)
     trainer = pt.Trainer(torch, model, opt, None)
-    scaler = trainer.scaler = None
     if r.get("amp") == "fp16":
-        scaler = trainer.scaler = torch.amp.GradScaler(device)
+        trainer.scaler = torch.amp.GradScaler(device)
+    scaler = trainer.scaler
 
     def forward_loss(x, t):
         return losses(torch, model(x), t, c["smooth"])[0]

@@ -31,7 +31,9 @@ weights and input:
   variants would compute the same step; a model with dropout is checked on a dropout-free twin
   built the same way). Compared are the step's gradients and its loss, not the parameters after
   it: AdamW's first step moves every parameter by about +-lr whatever its gradient's size, so
-  the updated parameters hardly tell a wrong gradient from a right one.
+  the updated parameters hardly tell a wrong gradient from a right one. With a GradScaler the
+  step is retried from the initial parameters while the scaler skips it for overflow, as its
+  first steps at scale 65536 do (check_retries counts them).
 In float64: cosine, rel_l2 = ||y - ref|| / ||ref||, max_abs, and for a training step
 loss_rel_diff = |loss - ref| / |ref|. "correct" is true when the output is finite, the cosine
 reaches the floor and rel_l2 (and loss_rel_diff) stay within the bound of the variant's precision:
@@ -53,7 +55,7 @@ JSON (keys beyond those harness/peer.cpp reads are additions; it ignores them):
    "inference": {"timing", "work", "check", "variants", "best"}   (a training model's forward)}
   variant: {"name", "median_s", "samples", "peak_bytes", "throughput", "unit", "error",
             "precision", "skipped", "warmup_s", "cosine", "rel_l2", "max_abs", "loss_rel_diff",
-            "correct", "check_error"}
+            "correct", "check_error", "check_retries"}
 """
 import contextlib
 import gc
@@ -63,6 +65,7 @@ import signal
 import statistics
 import sys
 import time
+import traceback
 
 PEER_SCHEMA = 2
 TOLERANCES = {"fp32": (0.99999, 1e-4), "tf32": (0.9999, 5e-3), "fp16": (0.999, 3e-2),
@@ -174,7 +177,8 @@ def cuda_graph(torch, body, warmup=3):
             body()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    # thread_local: only this thread's calls can spoil the capture (not, say, a compile worker's)
+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):
         out = body()
 
     def replay():
@@ -185,13 +189,15 @@ def cuda_graph(torch, body, warmup=3):
 
 
 class Trainer:
-    """A training variant's model, optimizer and step(batch) -> loss (a float). The initial
-    parameters are kept at construction, so that check() can run one step from them after the
-    warm-up has trained on: the parameters are copied back in place and the optimizer's state
-    zeroed in place (a captured graph or a compiled step holds on to these very tensors)."""
+    """A training variant's model, optimizer and step(batch) -> loss (a float); scaler: its
+    GradScaler, if any. The initial parameters are kept at construction, so that check() can run
+    one step from them after a graph's capture has trained on: the parameters are copied back in
+    place and the optimizer's state zeroed in place (a captured graph or a compiled step holds
+    on to these very tensors)."""
 
     def __init__(self, torch, model, opt, step):
         self.torch, self.model, self.opt, self.step = torch, model, opt, step
+        self.scaler = None
         self._init = [p.detach().clone() for p in model.parameters()]
 
     def restore(self):
@@ -204,11 +210,16 @@ class Trainer:
                         v.zero_()
 
     def check(self, batch):
-        self.restore()
-        loss = float(self.step(batch))
-        grads = [p.grad if p.grad is not None else self.torch.zeros_like(p)
-                 for p in self.model.parameters()]
-        return {"loss": loss, "grads": flatten(self.torch, grads)}
+        # A GradScaler's first steps overflow and are skipped while it lowers its scale (65536 at
+        # the start): the step is taken again from the initial parameters, as training would.
+        for retries in range(25 if self.scaler is not None else 1):
+            self.restore()
+            loss = float(self.step(batch))
+            grads = flatten(self.torch, [p.grad if p.grad is not None else
+                                         self.torch.zeros_like(p) for p in self.model.parameters()])
+            if self.scaler is None or bool(self.torch.isfinite(grads).all()):
+                break
+        return {"loss": loss, "grads": grads, "retries": retries}
 
 
 # --- checking -------------------------------------------------------------------------------------
@@ -355,6 +366,8 @@ def run_variants(torch, device, variants, reference, items, unit, args, share=1.
                 synchronize(torch, device)
             rec["warmup_s"] = time.perf_counter() - t0
             rec.update(judge(torch, got, reference, v.precision))
+            if isinstance(got, dict) and got.get("retries"):
+                rec["check_retries"] = got["retries"]  # steps GradScaler skipped first
             median_s, n = measure(torch, device, run.fn, 0, args.runs)
             rec.update(median_s=median_s, samples=n)
             if items:
@@ -366,6 +379,7 @@ def run_variants(torch, device, variants, reference, items, unit, args, share=1.
                             "warm-up and check): not timed")
         except Exception as e:  # recorded, not fatal: the other variants still run
             rec["error"] = reason(e)
+            traceback.print_exc()  # the log keeps what the one-line reason leaves out
         finally:
             set_tf32(torch, False)
             run = None
