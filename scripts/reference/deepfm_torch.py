@@ -383,13 +383,13 @@ def make_trainer(torch, c, r, device, dropout, example):
 
     def forward_loss(b):
         return losses(torch, model, model(b["fields"]), b, tw, prio, SMOOTHING)[0]
-    fl = pt.compiled(torch, forward_loss, mode) if mode else forward_loss
+    fl = pt.with_autocast(torch, forward_loss, device, amp, capture=graph)
+    fl = pt.compiled(torch, fl, mode) if mode else fl
 
     def compute(b):
         pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
-        with pt.autocast(torch, device, amp, capture=graph):
-            total = fl(b)
+        total = fl(b)
         if scaler is not None:
             scaler.scale(total).backward()
             scaler.step(opt)

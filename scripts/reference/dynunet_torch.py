@@ -532,13 +532,13 @@ def make_trainer(torch, c, r, device, example):
 
     def forward_loss(x, t):
         return losses(torch, model(x), t, c["smooth"])[0]
-    fl = pt.compiled(torch, forward_loss, mode) if mode else forward_loss
+    fl = pt.with_autocast(torch, forward_loss, device, amp, capture=graph)
+    fl = pt.compiled(torch, fl, mode) if mode else fl
 
     def compute(x, t):
         pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
-        with pt.autocast(torch, device, amp, capture=graph):
-            total = fl(x, t)
+        total = fl(x, t)
         if scaler is not None:
             scaler.scale(total).backward()
             scaler.step(opt)
@@ -570,12 +570,13 @@ def make_infer(torch, c, r, device, x):
     amp = _prepare(torch, r, device)
     mode, graph = r.get("mode"), r.get("graph", False)
     model = _model(torch, c, r, device).eval()
-    fwd = pt.compiled(torch, model, mode) if mode else model
+    fwd = pt.with_autocast(torch, model, device, amp, capture=graph)
+    fwd = pt.compiled(torch, fwd, mode) if mode else fwd
     x = layout(torch, r, x.to(device))
 
     def call():
         pt.step_begin(torch, mode)
-        with torch.no_grad(), pt.autocast(torch, device, amp, capture=graph):
+        with torch.no_grad():
             return fwd(x)
     return pt.cuda_graph(torch, call) if graph else call
 

@@ -313,11 +313,12 @@ def peer_main():
     def variant(tf32=False, dtype=None, mode=None):
         def make():
             pt.set_tf32(torch, tf32)
-            fn = pt.compiled(torch, model.forward, mode) if mode else model.forward
+            fn = pt.with_autocast(torch, model.forward, a.device, dtype)
+            fn = pt.compiled(torch, fn, mode) if mode else fn
 
             def call():
                 pt.step_begin(torch, mode)
-                with torch.no_grad(), pt.autocast(torch, a.device, dtype):
+                with torch.no_grad():
                     return fn(x)
             return call
         return make

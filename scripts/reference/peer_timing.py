@@ -166,6 +166,20 @@ def autocast(torch, device, dtype, capture=False):
     return torch.autocast(device, dtype=dtype or torch.bfloat16, enabled=dtype is not None, **kw)
 
 
+def with_autocast(torch, fn, device, dtype, capture=False):
+    """fn running under autocast to dtype (None: fn itself), as one function to compile, so that
+    the traced graph carries the dtype. Autocast entered around a compiled call is not in the
+    graph: in PyTorch 2.11 the compile caches then served a graph compiled under one half type
+    to a variant of the other (results/h200/peer-2026-11-27, run 1)."""
+    if dtype is None:
+        return fn
+
+    def run(*args):
+        with autocast(torch, device, dtype, capture):
+            return fn(*args)
+    return run
+
+
 def cuda_graph(torch, body, warmup=3):
     """body() (no arguments, static inputs) captured into one CUDA graph after warm-up calls on a
     side stream, as torch.cuda.graphs' whole-network recipe does; returns a callable that replays
