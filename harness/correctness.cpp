@@ -17,6 +17,14 @@ Tolerance tolerance_for(const std::string& basis) {
                               "' (expected fp32, tf32, bf16, fp16 or int8)");
 }
 
+Tolerance tolerance_that_ran(const Tolerance& declared, const std::string& ran) {
+  if (ran.empty() || ran == declared.basis) return declared;
+  Tolerance t = tolerance_for(ran);  // an unknown name is a model's bug: it throws
+  if (t.min_cosine >= declared.min_cosine) return declared;
+  t.max_loss_rel = declared.max_loss_rel;
+  return t;
+}
+
 namespace {
 
 std::string first_non_finite(const std::vector<float>& v, const char* which) {
@@ -36,6 +44,7 @@ CorrectnessResult compare(const std::vector<float>& candidate, const std::vector
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   CorrectnessResult r;
   r.tolerance = tolerance.min_cosine;
+  r.rel_l2_tolerance = tolerance.max_rel_l2();
   r.basis = tolerance.basis;
   r.cosine = r.max_abs = r.rel_l2 = kNaN;
 
@@ -79,11 +88,17 @@ CorrectnessResult compare(const std::vector<float>& candidate, const std::vector
     r.cosine = dot / (std::sqrt(cc) * std::sqrt(rr));
     r.rel_l2 = std::sqrt(diff2 / rr);
   }
-  r.pass = r.cosine >= tolerance.min_cosine;
-  if (!r.pass) {
-    char buf[96];
+  const bool direction = r.cosine >= tolerance.min_cosine;
+  const bool magnitude = r.rel_l2 <= r.rel_l2_tolerance;
+  r.pass = direction && magnitude;
+  char buf[128];
+  if (!direction) {
     std::snprintf(buf, sizeof buf, "cosine %.8f < %.8g (%s)", r.cosine, tolerance.min_cosine,
                   tolerance.basis.c_str());
+    r.reason = buf;
+  } else if (!magnitude) {
+    std::snprintf(buf, sizeof buf, "relative L2 error %.3g > %.3g (%s)", r.rel_l2,
+                  r.rel_l2_tolerance, tolerance.basis.c_str());
     r.reason = buf;
   }
   return r;

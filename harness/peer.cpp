@@ -11,10 +11,38 @@ using json = nlohmann::json;
 // Inference scripts take the options directly; the training scripts have subcommands (check,
 // ladder, selftest) and time their peer variants under `peer`.
 const std::vector<PeerScript>& scripts() {
-  static const std::vector<PeerScript> s{{"enformer", "enformer_torch.py", {}},
-                                         {"geneformer", "geneformer_torch.py", {}},
-                                         {"deepfm", "deepfm_torch.py", {"peer"}},
-                                         {"dynunet", "dynunet_torch.py", {"peer"}}};
+  // The work each script reports, against the run's params (models' params()): the shapes
+  // that make the work equal. Geneformer's peer computes the layers the cell embedding needs,
+  // as the graph stages do; its padding is drawn alike, so the fraction agrees within 5 points.
+  static const std::vector<PeerScript> s{
+      {"enformer",
+       "enformer_torch.py",
+       {},
+       {{"batch", "batch"},
+        {"length", "input_bp"},
+        {"layers", "depth"},
+        {"tokens", "tokens"},
+        {"target", "target"}}},
+      {"geneformer",
+       "geneformer_torch.py",
+       {},
+       {{"batch", "batch"},
+        {"length", "tokens"},
+        {"layers", "embedding_layer"},
+        {"model_layers", "layers"},
+        {"padding_fraction", "padding_fraction", 0.05}}},
+      {"deepfm",
+       "deepfm_torch.py",
+       {"peer"},
+       {{"batch", "batch"},
+        {"embed", "embed"},
+        {"hidden", "hidden"},
+        {"heads", "heads"},
+        {"layers", "deep_layers"}}},
+      {"dynunet",
+       "dynunet_torch.py",
+       {"peer"},
+       {{"batch", "batch"}, {"length", "patch"}, {"filters", "filters"}}}};
   return s;
 }
 
@@ -78,11 +106,43 @@ ReferenceRecord reference_from_script(const json& out, const std::string& script
     out_v.throughput = non_negative(v, "throughput", where);
     if (!text_at(v, "unit").empty()) out_v.throughput_unit = text_at(v, "unit");
     if (!text_at(v, "error").empty()) out_v.error = text_at(v, "error");
+    if (!text_at(v, "precision").empty()) out_v.precision = text_at(v, "precision");
+    if (const auto c = v.find("correct"); c != v.end() && c->is_boolean())
+      out_v.correct = c->get<bool>();
+    out_v.rel_l2 = non_negative(v, "rel_l2", where);
     // A variant is either timed or explained: a reader never sees a silent gap.
     if (!out_v.median_ms && !out_v.error)
       throw std::invalid_argument(where + " (" + out_v.name + "): neither median_s nor error");
   }
+  if (const auto w = out.find("work"); w != out.end() && w->is_object()) r.work = *w;
+  const ReferenceVariant* best = nullptr;
+  for (const ReferenceVariant& v : r.variants)
+    if (v.correct.value_or(false) && v.median_ms && (!best || *v.median_ms < *best->median_ms))
+      best = &v;
+  if (best) r.best = best->name;
   return r;
+}
+
+std::vector<std::string> work_differences(const PeerScript& script, const json& work,
+                                          const json& run_params) {
+  std::vector<std::string> out;
+  auto at = [](const json& j, const std::string& key) -> const json* {
+    if (!j.is_object()) return nullptr;
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  };
+  for (const WorkKey& k : script.work) {
+    const json* peer = at(work, k.work);
+    const json* run = at(run_params, k.param);
+    bool same = peer && run && *peer == *run;
+    if (!same && peer && run && peer->is_number() && run->is_number())
+      same = std::fabs(peer->get<double>() - run->get<double>()) <= k.tolerance;
+    if (same) continue;
+    out.push_back(k.work + ": peer " + (peer ? peer->dump() : "not given") + ", run " +
+                  (run ? run->dump() : "not given") +
+                  (k.param == k.work ? "" : " (params." + k.param + ")"));
+  }
+  return out;
 }
 
 size_t add_reference(json& document, const std::string& model, const std::string& size,

@@ -12,10 +12,18 @@
 
 namespace sb {
 
+// One figure of equal work: the key in the script's `work` and the run's `params` key that
+// must agree with it, within `tolerance` (absolute; 0: equal).
+struct WorkKey {
+  std::string work, param;
+  double tolerance = 0;
+};
+
 struct PeerScript {
   std::string model;
   std::string file;                  // under scripts/reference/
   std::vector<std::string> leading;  // arguments before the common ones (a subcommand)
+  std::vector<WorkKey> work;         // what must agree for the peer to do the stage's work
 };
 
 // The script of `model`; throws std::invalid_argument naming the models that have one.
@@ -27,10 +35,18 @@ std::vector<std::string> peer_arguments(const PeerScript& script, const std::str
                                         const std::string& device, int runs,
                                         const std::filesystem::path& json_out);
 
-// The script's JSON ({torch, device, timing, variants: [{name, median_s, samples, peak_bytes,
-// throughput, unit, error}]}) as a reference block: seconds become milliseconds, a variant
-// without a median must carry its error. Throws std::invalid_argument naming what is wrong.
+// The script's JSON ({torch, device, timing, work, variants: [{name, median_s, samples,
+// peak_bytes, throughput, unit, error, precision, correct, rel_l2}]}) as a reference block:
+// seconds become milliseconds, a variant without a median must carry its error. `best` is
+// computed here, not taken from the script: the fastest timed variant whose check passed.
+// Throws std::invalid_argument naming what is wrong.
 ReferenceRecord reference_from_script(const nlohmann::json& out, const std::string& script);
+
+// Where the script's work and a run's parameters disagree, one "key: peer X, run Y" each;
+// empty when they agree. A key missing on either side is a difference too: equal work that
+// cannot be shown is not assumed.
+std::vector<std::string> work_differences(const PeerScript& script, const nlohmann::json& work,
+                                          const nlohmann::json& run_params);
 
 // Sets the block on every run of `model` and `size` in a stagebench/1 document (replacing an
 // earlier peer's) and returns how many; nothing else in the document changes.

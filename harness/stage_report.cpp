@@ -15,6 +15,7 @@ StageRecord empty_stage_record(const StageSpec& spec) {
   r.title = spec.title;
   r.claim = {spec.claim.source, spec.claim.text, spec.claim.speedup};
   r.correctness.tolerance = spec.tolerance.min_cosine;
+  r.correctness.rel_l2_tolerance = spec.tolerance.max_rel_l2();
   r.correctness.basis = spec.tolerance.basis;
   return r;
 }
@@ -48,7 +49,10 @@ ThroughputRecord throughput_record(const WorkCounts& counts, double median_s,
     if (counts.bytes > 0 && ceilings->peak_gbytes_per_s > 0) {
       floor_s = std::max(floor_s, counts.bytes / (ceilings->peak_gbytes_per_s * 1e9));
     }
-    if (floor_s > 0) t.roofline_frac = floor_s / median_s;
+    // A stage faster than the floor shows that the "ceiling" (measured here by the backend's
+    // own library kernels, e.g. CLBlast on PoCL) is no ceiling: no fraction rather than one
+    // above 100%.
+    if (floor_s > 0 && floor_s <= median_s) t.roofline_frac = floor_s / median_s;
   }
   return t;
 }
@@ -83,6 +87,7 @@ CorrectnessRecord correctness_record(const CorrectnessResult& c) {
   r.max_abs = finite_or_unknown(c.max_abs);
   r.rel_l2 = finite_or_unknown(c.rel_l2);
   r.tolerance = c.tolerance;
+  r.rel_l2_tolerance = c.rel_l2_tolerance;
   r.basis = c.basis;
   if (c.loss_max_rel) r.loss_max_rel = finite_or_unknown(*c.loss_max_rel);
   r.loss_tolerance = c.loss_tolerance;
@@ -107,12 +112,13 @@ void set_reasons(StageRecord& r, const std::string& status, std::vector<std::str
 // names): a training stage by its trace, any other by its output.
 void judge(StageRecord& r, const StageState& st, const StageState* baseline) {
   std::vector<std::string> reasons = st.rule->unmet_quality(SampleState{st.samples_s, 0});
+  const Tolerance tolerance = tolerance_that_ran(st.spec.tolerance, st.counts.precision);
   if (baseline && baseline->trace && st.trace) {
-    const CorrectnessResult c = compare_training(*st.trace, *baseline->trace, st.spec.tolerance);
+    const CorrectnessResult c = compare_training(*st.trace, *baseline->trace, tolerance);
     r.correctness = correctness_record(c);
     if (!c.pass) reasons.push_back("correctness: " + c.reason);
   } else if (baseline && baseline->has_output && st.has_output) {
-    const CorrectnessResult c = compare(st.output, baseline->output, st.spec.tolerance);
+    const CorrectnessResult c = compare(st.output, baseline->output, tolerance);
     r.correctness = correctness_record(c);
     if (!c.pass) reasons.push_back("correctness: " + c.reason);
   } else {
@@ -166,6 +172,7 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
   RunRecord run = run_header(info, params, complete);
   for (const auto& st : stages) {
     StageRecord r = empty_stage_record(st.spec);
+    if (!st.spec.baseline.empty()) r.speedup.baseline = st.spec.baseline;
     if (opt.keep_samples) r.samples_ms = to_ms(st.samples_s);
     if (st.phase == StageState::Phase::kSkipped || st.phase == StageState::Phase::kFailed) {
       set_reasons(r, st.phase == StageState::Phase::kSkipped ? "skipped" : "failed", {st.reason});
@@ -173,6 +180,7 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
     } else if (st.measured()) {
       const Summary s = summarize(st.samples_s);
       r.time = time_record(s, st);
+      if (!st.counts.precision.empty()) r.precision = st.counts.precision;
       r.throughput = throughput_record(st.counts, s.median, opt.ceilings);
       judge(r, st, baseline_of(st));
       add_collector_reports(r, st);

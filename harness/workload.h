@@ -1,6 +1,7 @@
 #pragma once
 // What the runner measures: one model at one size on one backend, able to run any stage of its
 // ladder. Models implement it; the harness never sees the op layer.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct Tolerance {
   double min_cosine;
   std::string basis;  // fp32, tf32, bf16, fp16, int8
   double max_loss_rel;
+  // The relative L2 error allowed beside the cosine: sqrt(2 (1 - min_cosine)), what the cosine
+  // bound allows two outputs of equal norm. The cosine alone is blind to magnitude (an output
+  // off by a constant factor has cosine 1); this holds the magnitude to the same budget.
+  double max_rel_l2() const { return std::sqrt(2 * (1 - min_cosine)); }
 };
 
 struct StageSpec {

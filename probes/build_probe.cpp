@@ -1,6 +1,10 @@
-// How this binary was built: compiler, flags, type, git commit (from CMake) and the versions of
-// the libraries compiled in.
+// How this binary was built: compiler, flags, type, git commit and dirty flag (stamped at build
+// time, cmake/build_stamp.cmake) and the versions of the libraries compiled in.
 #include "probes/probe.h"
+
+#if __has_include("build_stamp.h")
+#include "build_stamp.h"
+#endif
 
 #ifdef STAGEBENCH_HAVE_PAPI
 #include <papi.h>
@@ -8,6 +12,9 @@
 
 #ifndef STAGEBENCH_GIT
 #define STAGEBENCH_GIT "unknown"
+#endif
+#ifndef STAGEBENCH_GIT_DIRTY
+#define STAGEBENCH_GIT_DIRTY -1
 #endif
 #ifndef STAGEBENCH_VERSION
 #define STAGEBENCH_VERSION "unknown"
@@ -41,6 +48,7 @@ BuildInfo probe_build() {
   build.flags = STAGEBENCH_CXX_FLAGS;
   build.type = STAGEBENCH_BUILD_TYPE;
   build.git = STAGEBENCH_GIT;
+  if (STAGEBENCH_GIT_DIRTY >= 0) build.git_dirty = STAGEBENCH_GIT_DIRTY == 1;
   build.version = STAGEBENCH_VERSION;
   build.libraries = nlohmann::json::object();
   build.libraries["nlohmann_json"] = std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +

@@ -3,6 +3,7 @@
 // Every probe reports what it could not find instead of throwing, so that `stagebench probe`
 // and the result's "context" block work on any machine (no PMU, no GPU, no OpenCL driver).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct BuildInfo {
   std::string flags;
   std::string type;
   std::string git;
+  // Whether tracked files differed from the commit when the binary was built; unset when
+  // unknown (no git). A figure from a dirty build traces to no commit.
+  std::optional<bool> git_dirty;
   std::string version;
   nlohmann::json libraries;  // {name: version} of the libraries compiled in
 };

@@ -28,8 +28,11 @@ nlohmann::json to_json(const OsInfo& os) {
 }
 
 nlohmann::json to_json(const BuildInfo& build) {
-  return {{"compiler", build.compiler}, {"flags", build.flags},     {"type", build.type},
-          {"git", build.git},           {"version", build.version}, {"libraries", build.libraries}};
+  nlohmann::json out = {{"compiler", build.compiler}, {"flags", build.flags},
+                        {"type", build.type},         {"git", build.git},
+                        {"version", build.version},   {"libraries", build.libraries}};
+  out["git_dirty"] = build.git_dirty ? nlohmann::json(*build.git_dirty) : nlohmann::json();
+  return out;
 }
 
 nlohmann::json to_json(const PapiEventStatus& event) {

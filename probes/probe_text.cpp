@@ -32,6 +32,13 @@ std::string str(const json& object, const char* key) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
+// ", dirty" or ", clean" after the commit; nothing when unknown (older results, no git).
+std::string dirty_text(const json& build) {
+  const json flag = build.is_object() ? build.value("git_dirty", json()) : json();
+  if (!flag.is_boolean()) return "";
+  return flag.get<bool>() ? " (dirty: uncommitted changes)" : " (clean)";
+}
+
 std::string yes_no(const json& object, const char* key) {
   return object.is_object() && object.value(key, false) ? "yes" : "no";
 }
@@ -60,7 +67,7 @@ void system_lines(const json& context, std::ostream& out) {
   out << "\n";
   const json build = context.value("build", json::object());
   out << "Build    " << str(build, "compiler") << ", " << str(build, "type") << ", git "
-      << str(build, "git") << ", version " << str(build, "version") << "\n";
+      << str(build, "git") << dirty_text(build) << ", version " << str(build, "version") << "\n";
   out << "         flags: " << str(build, "flags") << "\n";
   if (const json threading = context.value("threading", json::object()); !threading.empty())
     out << "Load     " << str(threading, "note") << "\n";

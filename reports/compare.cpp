@@ -96,7 +96,7 @@ class Comparer {
         used[i] = matched = true;
         compare_runs(br, b, cr, cand_runs[i]);
       }
-      if (!matched) result_.problems.push_back("run " + run_name(br) + " only in base");
+      if (!matched) lost("run " + run_name(br) + " only in base");
     }
     for (size_t i = 0; i < cand.size(); ++i)
       if (!used[i]) result_.problems.push_back("run " + run_name(cand[i]) + " only in candidate");
@@ -120,7 +120,7 @@ class Comparer {
       seen[bs.id] = true;
       const auto it = cand_index.find(bs.id);
       if (it == cand_index.end()) {
-        result_.problems.push_back("run " + run_name(br) + ": stage " + bs.id + " only in base");
+        lost("run " + run_name(br) + ": stage " + bs.id + " only in base");
         continue;
       }
       compare_stage(br, bs, stage_json(bj, i), cr.stages[it->second], stage_json(cj, it->second));
@@ -130,6 +130,13 @@ class Comparer {
         result_.problems.push_back("run " + run_name(cr) + ": stage " + cs.id +
                                    " only in candidate");
   }
+
+  void lost(const std::string& what) {
+    result_.problems.push_back(what);
+    result_.vanished.push_back(what);
+  }
+
+  static bool measured(const std::string& status) { return status == "ok" || status == "invalid"; }
 
   MetricComparison row_for(const RunSummary& run, const StageRow& s, const std::string& metric) {
     MetricComparison m;
@@ -148,11 +155,14 @@ class Comparer {
     candidate_ok_ = c.status == "ok";
     if (b.status != c.status) {
       MetricComparison m = row_for(run, b, "status");
-      const bool broke = b.status == "ok" && (c.status == "failed" || c.status == "invalid");
+      // Measured before and not now is a loss, not a status change to report.
+      const bool gone = measured(b.status) && !measured(c.status);
+      const bool broke = gone || (b.status == "ok" && c.status == "invalid");
       m.verdict = broke ? Verdict::slower : Verdict::ambiguous;
       m.regression = broke;
-      if (broke) m.rule = "ok in base, " + c.status + " in candidate";
+      if (broke) m.rule = b.status + " in base, " + c.status + " in candidate";
       append(m.note, b.status + " -> " + c.status + (c.reason.empty() ? "" : ": " + c.reason));
+      if (gone) lost("run " + run_name(run) + ": stage " + b.id + " " + c.status + " in candidate");
       result_.regression |= broke;
       result_.rows.push_back(std::move(m));
     }
@@ -467,7 +477,7 @@ bool CompareResult::comparable() const {
 
 CompareOutcome CompareResult::outcome() const {
   if (!comparable()) return CompareOutcome::nothing_comparable;
-  if (regression) return CompareOutcome::regression;
+  if (regression || !vanished.empty()) return CompareOutcome::regression;
   if (suspected > 0 && policy != InconclusivePolicy::pass) return CompareOutcome::regression;
   if (undecidable > 0 && policy == InconclusivePolicy::fail) return CompareOutcome::regression;
   if (undecidable > 0 && policy == InconclusivePolicy::undecidable)

@@ -50,9 +50,14 @@ struct CompareResult {
   size_t suspected = 0, undecidable = 0;                        // rows so marked
   InconclusivePolicy policy = InconclusivePolicy::undecidable;  // options', else the file's
   std::vector<std::string> problems;  // runs or stages found on one side only, and the like
-  bool comparable() const;            // at least one stage was compared
-  // regression when one is found, or suspected ones under policy undecidable or fail, or
-  // undecidable ones under policy fail; undecidable when some are under policy undecidable.
+  // What BASE measured and CANDIDATE lost: a run or stage only in base, or a stage measured
+  // (ok or invalid) in base and failed or skipped in candidate. Fails the comparison whatever
+  // the thresholds say: a gate must not pass because what it gated is gone (docs/compare.md).
+  std::vector<std::string> vanished;
+  bool comparable() const;  // at least one stage was compared
+  // regression when one is found or something vanished, or suspected ones under policy undecidable
+  // or fail, or undecidable ones under policy fail; undecidable when some are under policy
+  // undecidable.
   CompareOutcome outcome() const;
   // One line saying what would make the suspected and undecidable comparisons decidable;
   // "" when there are none.

@@ -101,7 +101,11 @@ std::string compare_markdown(const CompareResult& r, const CompareOptions& o,
       out += "nothing comparable\n";
       break;
     case CompareOutcome::regression:
-      if (r.regression)
+      if (!r.vanished.empty())
+        out += "REGRESSION (" + std::to_string(r.vanished.size()) +
+               " measured in base and gone in candidate, " + std::to_string(regressions) + of +
+               " regressed" + also + ")\n";
+      else if (r.regression)
         out += "REGRESSION (" + std::to_string(regressions) + of + also + ")\n";
       else if (r.suspected)
         out += "SUSPECTED REGRESSION (" + std::to_string(r.suspected) + of +
@@ -172,6 +176,7 @@ nlohmann::json compare_json(const CompareResult& r, const CompareOptions& o,
           {"hint", r.hint},
           {"comparable", r.comparable()},
           {"problems", r.problems},
+          {"vanished", r.vanished},
           {"rows", std::move(rows)}};
 }
 

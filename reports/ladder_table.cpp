@@ -61,14 +61,43 @@ ClaimRange claim_range(const ClaimRecord& claim) {
   return std::isnan(rate.lo) ? point : rate;
 }
 
-std::string claim_verdict(const StageRecord& stage, int index) {
+ClaimRange widened_claim(const ClaimRange& c) {
+  double below = kClaimSlack * c.lo;
+  if (c.lo > 1) below = std::min(below, (c.lo - 1) / 2);
+  return {c.lo - below, c.hi * (1 + kClaimSlack)};
+}
+
+std::string claim_verdict(const StageRecord& stage, int index, const std::string& unmet) {
   const auto& ci = stage.speedup.ci95;
-  if (index == 0 || stage.status != "ok") return "";
+  if (index == 0 || stage.status != "ok" || !unmet.empty()) return "";
   const ClaimRange c = claim_range(stage.claim);
   if (std::isnan(c.lo) || !ci || !(*ci)[0] || !(*ci)[1]) return "";
-  if (*(*ci)[1] < c.lo) return "below claim";
-  if (*(*ci)[0] > c.hi) return "above claim";
-  return "confirmed";
+  const auto [lo, hi] = widened_claim(c);
+  const double ci_lo = *(*ci)[0], ci_hi = *(*ci)[1];
+  if (ci_hi < lo) return "not reproduced (below)";
+  if (ci_lo > hi) return "not reproduced (above)";
+  if (ci_lo >= lo && ci_hi <= hi) return "confirmed";
+  return "inconclusive";
+}
+
+std::string claim_precondition(const std::vector<StageRecord>& stages, size_t index) {
+  if (index == 0 || index >= stages.size()) return "";
+  // The stage's phase: the stages over the same baseline (stage 0, or the one it names).
+  const Text& phase = stages[index].speedup.baseline;
+  size_t base = 0;
+  if (phase) {
+    base = index;
+    for (size_t i = 0; i < stages.size(); ++i)
+      if (stages[i].id == *phase) base = i;
+    if (base == index) return "it is its phase's reference";
+  }
+  const std::string base_name = base == 0 ? "stage 0" : "stage " + stages[base].id;
+  if (stages[base].status != "ok") return base_name + " is " + stages[base].status;
+  for (size_t i = base + 1; i < index; ++i)
+    if (stages[i].speedup.baseline == phase && stages[i].status != "ok" &&
+        stages[i].status != "invalid")
+      return "stage " + stages[i].id + " was " + stages[i].status;
+  return "";
 }
 
 std::string claim_verdict(const json& stage, int index) {
@@ -129,7 +158,9 @@ std::string ladder_table_text(const json& run) {
       "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
       "ratios; vs prev: incremental speedup; model peak: the model's own " +
       std::string(r.backend == "opencl" ? "device buffers" : "host tensors") + "; items: " + item +
-      "; of peak: fraction of the roofline." +
+      "; of peak: fraction of the roofline; verdict: the speedup's 95% interval against the "
+      "claimed range widened by 10%, confirmed inside it, not reproduced wholly outside, "
+      "inconclusive across a bound." +
       (std::any_of(r.stages.begin(), r.stages.end(),
                    [](const StageRow& s) { return std::isfinite(s.loss_max_rel); })
            ? " loss Δ: the loss curve's largest relative difference from the baseline's; cos: the "
@@ -144,7 +175,11 @@ std::string ladder_table_text(const json& run) {
   for (const StageRow& s : r.stages) {
     if (s.claim_text.empty()) continue;
     notes += "- " + s.id + " claim" + (s.claim_source.empty() ? "" : " (" + s.claim_source + ")") +
-             ": " + s.claim_text + "\n";
+             ": " + s.claim_text +
+             (s.claim_unmet.empty() || s.status != "ok" || std::isnan(s.claim_speedup)
+                  ? ""
+                  : " (no verdict: " + s.claim_unmet + ")") +
+             "\n";
   }
   if (!notes.empty()) out += "\n" + notes;
   return out;

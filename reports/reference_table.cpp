@@ -38,6 +38,7 @@ ReferenceTable reference_table(const json& run) {
   t.device = ref.device;
   t.script = ref.script;
   t.timing = ref.timing;
+  t.best = ref.best.value_or("");
   double stage0 = NAN, best = NAN;
   if (!r.stages.empty() && measured(r.stages.front())) stage0 = *r.stages.front().time.median_ms;
   for (const StageRecord& s : r.stages) {
@@ -49,8 +50,9 @@ ReferenceTable reference_table(const json& run) {
   }
   for (const ReferenceVariant& v : ref.variants) {
     ReferenceRow row;
-    row.label = t.name + ": " + v.name;
-    row.status = v.error || !v.median_ms ? "failed" : "ok";
+    row.label = t.name + ": " + v.name + (v.name == t.best ? " (best)" : "");
+    row.status = v.error || !v.median_ms ? "failed" : v.correct == false ? "wrong" : "ok";
+    row.rel_l2 = v.rel_l2.value_or(NAN);
     row.error = v.error.value_or("");
     row.median_ms = v.median_ms.value_or(NAN);
     row.samples = v.samples > 0 ? static_cast<double>(v.samples) : NAN;
@@ -95,6 +97,10 @@ std::string reference_table_legend(const ReferenceTable& t) {
       (t.best_stage.empty() ? "" : ", " + t.best_stage) +
       ") median time over this variant's, above 1x PyTorch is faster; peak mem: PyTorch's peak "
       "allocated device memory.";
+  if (!t.best.empty())
+    out +=
+        " (best): PyTorch's best, its fastest variant whose output passed the check against "
+        "PyTorch fp32 eager; wrong: a variant that failed it.";
   if (!t.timing.empty()) out += " Timing: " + t.timing + ".";
   return out;
 }
@@ -107,12 +113,18 @@ std::string reference_table_text(const json& run) {
   std::string out =
       "#### " + t.name + "\n\n" + markdown_table(rows) + "\n" + reference_table_legend(t) + "\n";
   std::string notes;
-  for (const ReferenceRow& r : t.rows)
+  for (const ReferenceRow& r : t.rows) {
+    if (r.status == "wrong")
+      notes += "- " + r.label + ": output off PyTorch fp32 eager" +
+               (std::isfinite(r.rel_l2) ? ", relative L2 error " + format_significant(r.rel_l2)
+                                        : std::string()) +
+               "\n";
     if (!r.error.empty()) {
       std::string error = r.error;  // one line: a traceback must not break the list
       std::replace(error.begin(), error.end(), '\n', ' ');
       notes += "- " + r.label + ": " + error + "\n";
     }
+  }
   return notes.empty() ? out : out + "\n" + notes;
 }
 

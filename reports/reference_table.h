@@ -14,9 +14,12 @@
 namespace sb {
 
 struct ReferenceRow {
-  std::string label;   // "PyTorch on this machine: fp32-eager"
-  std::string status;  // "ok" or "failed"
+  std::string label;  // "PyTorch on this machine: fp32-eager", "... (best)" for PyTorch's best
+  // "ok"; "wrong" when it ran but its output failed the check against PyTorch fp32 eager;
+  // "failed" when it did not run
+  std::string status;
   std::string error;
+  double rel_l2 = NAN;  // its output against PyTorch fp32 eager, where checked
   double median_ms = NAN, samples = NAN, peak_bytes = NAN, throughput = NAN;
   std::string unit;  // of throughput
   // Our stage's median over this variant's, so that it reads like the ladder's speedups: above
@@ -27,6 +30,7 @@ struct ReferenceRow {
 struct ReferenceTable {
   std::string name, torch, device, script, timing;
   std::string best_stage;  // our fastest stage with status ok
+  std::string best;        // PyTorch's best: its fastest variant that passed the check
   std::vector<ReferenceRow> rows;
 };
 

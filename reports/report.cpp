@@ -4,6 +4,7 @@
 
 #include "reports/frames_table.h"
 #include "reports/ladder_table.h"
+#include "reports/provenance.h"
 #include "reports/reference_table.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
@@ -34,6 +35,8 @@ std::string report_markdown(const std::vector<ReportInput>& inputs) {
   std::string out;
   for (const ReportInput& in : inputs) {
     out += "## " + in.name + "\n\n";
+    if (in.document.is_object() && in.document.contains("context"))
+      out += provenance_text(in.document["context"]) + "\n\n";
     const nlohmann::json& runs = runs_of(in.document);
     if (runs.empty()) {
       out += "(no runs)\n\n";

@@ -8,6 +8,7 @@
 #include "reports/frames_table.h"
 #include "reports/ladder_table.h"
 #include "reports/number_format.h"
+#include "reports/provenance.h"
 #include "reports/reference_table.h"
 #include "reports/report.h"
 #include "reports/runs_of.h"
@@ -30,7 +31,7 @@ table.ladder th { background: #f0f0f0; }
 table.ladder td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.status-skipped td, tr.status-failed td, tr.status-invalid td { color: #777; }
 td.status-failed, td.status-invalid { color: #b00 !important; font-weight: bold; }
-td.verdict-confirmed { color: #070; } td.verdict-below { color: #b00; } td.verdict-above { color: #05a; }
+td.verdict-confirmed { color: #070; } td.verdict-below { color: #b00; } td.verdict-above { color: #05a; } td.verdict-inconclusive { color: #777; }
 ul.notes { font-size: 0.85em; color: #444; }
 div.charts { display: flex; flex-wrap: wrap; gap: 1em; }
 svg.chart { background: #fff; border: 1px solid #ddd; }
@@ -52,8 +53,9 @@ std::string status_class(const std::string& status) {
 
 std::string verdict_class(const std::string& verdict) {
   if (verdict == "confirmed") return "verdict-confirmed";
-  if (verdict == "below claim") return "verdict-below";
-  if (verdict == "above claim") return "verdict-above";
+  if (verdict == "not reproduced (below)") return "verdict-below";
+  if (verdict == "not reproduced (above)") return "verdict-above";
+  if (verdict == "inconclusive") return "verdict-inconclusive";
   return "verdict-none";
 }
 
@@ -68,10 +70,7 @@ std::string context_line(const json& document) {
   add("host ", string_at(ctx, "host"));
   add("", string_at(ctx, "date"));
   if (ctx.is_object() && ctx.contains("cpu")) add("CPU ", string_at(ctx["cpu"], "model"));
-  if (ctx.is_object() && ctx.contains("build")) {
-    add("git ", string_at(ctx["build"], "git"));
-    add("", string_at(ctx["build"], "compiler"));
-  }
+  if (ctx.is_object()) add("", provenance_text(ctx));
   return line;
 }
 

@@ -8,6 +8,7 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/frames_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reference_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/svg_chart.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/provenance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_csv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_html.cpp
@@ -17,4 +18,5 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/thresholds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare_render.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ab_compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gbench.cpp)

@@ -65,7 +65,8 @@ TrainFigures train_figures(const json& summaries) {
   return t;
 }
 
-StageRow summarize_stage(const StageRecord& s, int index, const std::string& backend) {
+StageRow summarize_stage(const StageRecord& s, int index, const std::string& backend,
+                         const std::string& claim_unmet) {
   StageRow r;
   r.index = index;
   r.id = or_unknown(s.id);
@@ -119,7 +120,8 @@ StageRow summarize_stage(const StageRecord& s, int index, const std::string& bac
   r.claim_source = s.claim.source;
   r.claim_text = s.claim.text;
   r.claim_speedup_hi = claim_range(s.claim).hi;
-  r.claim_verdict = claim_verdict(s, index);
+  r.claim_verdict = claim_verdict(s, index, claim_unmet);
+  r.claim_unmet = claim_unmet;
   return r;
 }
 
@@ -148,8 +150,9 @@ RunSummary summarize_run(const RunRecord& run) {
   r.backend = or_unknown(run.backend);
   r.device = or_unknown(run.device);
   r.mode = run.mode;
-  int i = 0;
-  for (const StageRecord& s : run.stages) r.stages.push_back(summarize_stage(s, i++, r.backend));
+  for (size_t i = 0; i < run.stages.size(); ++i)
+    r.stages.push_back(summarize_stage(run.stages[i], static_cast<int>(i), r.backend,
+                                       claim_precondition(run.stages, i)));
   return r;
 }
 

@@ -61,6 +61,9 @@ struct StageRow {
   double claim_speedup = NAN;     // the claim's figure, or the low end of its range
   double claim_speedup_hi = NAN;  // the range's upper end (== claim_speedup for a single figure)
   std::string claim_source, claim_text, claim_verdict;
+  // Why a claim gets no verdict though the stage is ok ("stage 0 is invalid", "stage
+  // bf16-mixed was skipped"): claim_precondition, reports/ladder_table.h.
+  std::string claim_unmet;
 };
 
 struct RunSummary {

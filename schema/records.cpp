@@ -185,15 +185,15 @@ class Reader {
   std::vector<std::string>& problems_;
 };
 
-const std::set<std::string> kStageKeys = {"id",          "title",     "claim",     "status",
-                                          "reason",      "reasons",   "time",      "speedup",
-                                          "throughput",  "memory",    "counters",  "opencl",
-                                          "correctness", "summaries", "samples_ms"};
+const std::set<std::string> kStageKeys = {"id",          "title",     "claim",      "status",
+                                          "reason",      "reasons",   "time",       "speedup",
+                                          "throughput",  "memory",    "counters",   "opencl",
+                                          "correctness", "summaries", "samples_ms", "precision"};
 const std::set<std::string> kRunKeys = {"model",  "size",     "backend",  "device", "mode",
                                         "params", "complete", "status",   "reason", "ceilings",
                                         "job",    "stages",   "reference"};
-const std::set<std::string> kReferenceKeys = {"name",   "torch",  "device",
-                                              "script", "timing", "variants"};
+const std::set<std::string> kReferenceKeys = {"name",   "torch",    "device", "script",
+                                              "timing", "variants", "best",   "work"};
 
 void read_time(Reader& r, TimeRecord& t) {
   r.number("median_ms", t.median_ms);
@@ -233,6 +233,7 @@ void read_correctness(Reader& r, CorrectnessRecord& c) {
   r.number("max_abs", c.max_abs);
   r.number("rel_l2", c.rel_l2);
   r.number("tolerance", c.tolerance);
+  r.number("rel_l2_tolerance", c.rel_l2_tolerance);
   r.string("basis", c.basis, false);
   r.number("loss_max_rel", c.loss_max_rel);
   r.number("loss_tolerance", c.loss_tolerance);
@@ -256,6 +257,7 @@ StageRecord read_stage(const json& j, const std::string& where,
     r.add(r.path("status"), "'" + s.status + "' is not one of ok, skipped, failed, invalid");
   }
   r.text("reason", s.reason);
+  r.text("precision", s.precision);
   r.strings("reasons", s.reasons);
   if (auto c = r.block("claim")) {
     c->string("source", s.claim.source, false);
@@ -264,6 +266,7 @@ StageRecord read_stage(const json& j, const std::string& where,
   }
   if (auto t = r.block("time")) read_time(*t, s.time);
   if (auto sp = r.block("speedup")) {
+    sp->text("baseline", s.speedup.baseline);
     sp->number("vs_baseline", s.speedup.vs_baseline);
     read_ci95(*sp, s.speedup);
     sp->number("vs_previous", s.speedup.vs_previous);
@@ -366,6 +369,13 @@ ReferenceRecord read_reference(const json& j, const std::string& where,
   r.string("device", ref.device, false);
   r.string("script", ref.script, false);
   r.string("timing", ref.timing, false);
+  r.text("best", ref.best);
+  if (const json* work = r.find("work"); work && !work->is_null()) {
+    if (work->is_object())
+      ref.work = *work;
+    else
+      r.add(r.path("work"), std::string("expected an object, got ") + work->type_name());
+  }
   const json* variants = r.find("variants");
   if (!variants) {
     r.add(r.path("variants"), "missing");
@@ -383,6 +393,9 @@ ReferenceRecord read_reference(const json& j, const std::string& where,
       v.number("throughput", out.throughput);
       v.text("throughput_unit", out.throughput_unit);
       v.text("error", out.error);
+      v.text("precision", out.precision);
+      v.boolean("correct", out.correct);
+      v.number("rel_l2", out.rel_l2);
     }
   }
   r.rest(ref.sections, kReferenceKeys);
@@ -409,6 +422,7 @@ void to_json(json& j, const StageRecord& s) {
          {"speedup", number_json(s.claim.speedup)}}},
        {"status", s.status},
        {"reason", text_json(s.reason)},
+       {"precision", text_json(s.precision)},
        {"reasons", s.reasons},
        {"time",
         {{"median_ms", number_json(t.median_ms)},
@@ -422,7 +436,8 @@ void to_json(json& j, const StageRecord& s) {
          {"samples", t.samples},
          {"stop_reason", text_json(t.stop_reason)}}},
        {"speedup",
-        {{"vs_baseline", number_json(s.speedup.vs_baseline)},
+        {{"baseline", text_json(s.speedup.baseline)},
+         {"vs_baseline", number_json(s.speedup.vs_baseline)},
          {"ci95", ci95},
          {"vs_previous", number_json(s.speedup.vs_previous)}}},
        {"throughput",
@@ -444,6 +459,7 @@ void to_json(json& j, const StageRecord& s) {
          {"max_abs", number_json(s.correctness.max_abs)},
          {"rel_l2", number_json(s.correctness.rel_l2)},
          {"tolerance", number_json(s.correctness.tolerance)},
+         {"rel_l2_tolerance", number_json(s.correctness.rel_l2_tolerance)},
          {"basis", s.correctness.basis},
          {"loss_max_rel", number_json(s.correctness.loss_max_rel)},
          {"loss_tolerance", number_json(s.correctness.loss_tolerance)},
@@ -480,9 +496,18 @@ void to_json(json& j, const ReferenceRecord& r) {
                         {"peak_bytes", bytes_json(v.peak_bytes)},
                         {"throughput", number_json(v.throughput)},
                         {"throughput_unit", text_json(v.throughput_unit)},
-                        {"error", text_json(v.error)}});
-  j = {{"name", r.name},     {"torch", r.torch},   {"device", r.device},
-       {"script", r.script}, {"timing", r.timing}, {"variants", variants}};
+                        {"error", text_json(v.error)},
+                        {"precision", text_json(v.precision)},
+                        {"correct", bool_json(v.correct)},
+                        {"rel_l2", number_json(v.rel_l2)}});
+  j = {{"name", r.name},
+       {"torch", r.torch},
+       {"device", r.device},
+       {"script", r.script},
+       {"timing", r.timing},
+       {"variants", variants},
+       {"best", text_json(r.best)},
+       {"work", r.work.is_object() ? r.work : json()}};
   for (const auto& [k, v] : r.sections) j[k] = v;
 }
 

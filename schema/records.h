@@ -42,6 +42,9 @@ struct TimeRecord {
 };
 
 struct SpeedupRecord {
+  // The stage the speedups are over, when it is not stage 0: a phase of its own (DeepFM's
+  // preprocessing) names its first stage. Null for stage 0's phase and in older files.
+  Text baseline;
   Number vs_baseline;
   std::optional<std::array<Number, 2>> ci95;
   Number vs_previous;
@@ -71,7 +74,8 @@ struct CounterRecord {
 
 struct CorrectnessRecord {
   Number cosine, max_abs, rel_l2;
-  Number tolerance;  // the minimum cosine that passes
+  Number tolerance;         // the minimum cosine that passes
+  Number rel_l2_tolerance;  // the largest relative L2 error that passes (null in older files)
   std::string basis = "fp32";
   // Training stages: the loss curve's largest relative difference from the baseline's, and
   // the bound it is held to; null for inference.
@@ -84,6 +88,10 @@ struct StageRecord {
   ClaimRecord claim;
   std::string status = "ok";  // ok, skipped, failed, invalid
   Text reason;                // the reasons joined with "; "; null when ok
+  // The precision the stage's GEMMs ran in here ("fp32", "tf32", "bf16", "fp16", "int8"): a
+  // stage named for bf16 runs fp16 where the device has no bf16. Null when not measured, and in
+  // files older than the field.
+  Text precision;
   std::vector<std::string> reasons;
   TimeRecord time;
   SpeedupRecord speedup;
@@ -125,6 +133,11 @@ struct ReferenceVariant {
   Number throughput;     // items per second, where the script names the item
   Text throughput_unit;  // "sequences/s", "samples/s", ...
   Text error;            // why the variant did not run (compile unavailable, out of memory)
+  Text precision;        // what it computes in: "fp32", "tf32", "fp16", "bf16"
+  // Its output against PyTorch fp32 eager on the same weights and input (the script's check,
+  // at docs/method.md's tolerances): null where not checked, and in older files.
+  std::optional<bool> correct;
+  Number rel_l2;
 };
 
 struct ReferenceRecord {
@@ -134,6 +147,12 @@ struct ReferenceRecord {
   std::string script;  // "scripts/reference/geneformer_torch.py"
   std::string timing;  // how the script timed, in its words
   std::vector<ReferenceVariant> variants;
+  // PyTorch's best: the fastest variant whose output passed the check against PyTorch fp32;
+  // null when none was checked (older scripts) or none passed.
+  Text best;
+  // The work the script timed, in its words (batch, length, layers, output, ...): `peer`
+  // attaches a block only to a run whose own parameters agree (harness/peer.h).
+  nlohmann::json work;
   std::map<std::string, nlohmann::json> sections;  // keys a newer writer added, kept
 };
 

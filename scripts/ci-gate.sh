@@ -3,9 +3,10 @@
 # Enformer tiny, cpu and opencl, three stages, a few seconds each) and compares it with the
 # committed baseline (results/ci-baseline.json) under loose thresholds (.ci/thresholds.txt, in
 # docs/compare.md's format: correctness floors from docs/method.md, memory, and speedup floors far
-# below what is measured, because the machine is shared and noisy). Exit status is
-# `stagebench compare`'s: 0 pass, 1 regression (or a suspected one), 2 invalid input (or the sweep
-# could not run), 3 undecidable: some gated comparisons could not be judged (too few samples; the
+# below what is measured, because the machine is shared and noisy). Time is gated by the A/B
+# run of scripts/ab-gate.sh, not here. Exit status is `stagebench compare`'s: 0 pass,
+# 1 regression (a suspected one, anything the baseline measured that vanished, or a sweep job
+# that failed), 2 invalid input (or the sweep could not run), 3 undecidable: some gated comparisons could not be judged (too few samples; the
 # sweep's min_samples 12 keeps them decidable, .ci/thresholds.txt's policy line says so).
 #
 # Usage: scripts/ci-gate.sh            (expects build/harness/stagebench: scripts/build.sh)
@@ -31,15 +32,23 @@ mkdir -p "$out"
 # swing by several times. The baseline is measured the same way.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
-rc=0
-"$bin" sweep "$sweep" --restart -o "$out/candidate.json" || rc=$?
-# 1 means a stage failed or a backend was missing: still compare, the gate reports it.
-if [[ $rc -ne 0 && $rc -ne 1 ]]; then
-  echo "ci-gate: the sweep did not finish (exit $rc)" >&2
+sweep_rc=0
+"$bin" sweep "$sweep" --restart -o "$out/candidate.json" || sweep_rc=$?
+# 1 means a stage failed or a backend was missing: the gate fails, after compare has said what.
+if [[ $sweep_rc -ne 0 && $sweep_rc -ne 1 ]]; then
+  echo "ci-gate: the sweep did not finish (exit $sweep_rc)" >&2
   exit 2
 fi
 
 if [[ "${STAGEBENCH_GATE_UPDATE:-0}" == 1 ]]; then
+  # A baseline is the reference every later submission is held to: only from a sweep that
+  # passed, built from a clean tree, so its commit is one the A/B gate can build
+  # (docs/compare.md#re-baselining).
+  [[ $sweep_rc -eq 0 ]] || { echo "ci-gate: the sweep failed; the baseline is unchanged" >&2; exit 1; }
+  if ! grep -q '"git_dirty": false' "$out/candidate.json"; then
+    echo "ci-gate: $bin was not built from a clean, committed tree; the baseline is unchanged" >&2
+    exit 1
+  fi
   cp "$out/candidate.json" "$baseline"
   echo "ci-gate: baseline refreshed: $baseline (commit it)"
   exit 0
@@ -51,4 +60,10 @@ for f in "$baseline" "$thresholds"; do
     exit 2
   fi
 done
-exec "$bin" compare "$baseline" "$out/candidate.json" --thresholds "$thresholds"
+rc=0
+"$bin" compare "$baseline" "$out/candidate.json" --thresholds "$thresholds" || rc=$?
+if [[ $sweep_rc -ne 0 && $rc -eq 0 ]]; then
+  echo "ci-gate: the sweep failed (exit $sweep_rc): a failed job fails the gate" >&2
+  rc=1
+fi
+exit "$rc"

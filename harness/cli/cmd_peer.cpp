@@ -126,6 +126,19 @@ int execute(const PeerArgs& a) {
               << a.output << " is unchanged\n";
     return kExitFailed;
   }
+  // Equal work or nothing: a peer timed on other shapes is no comparison (harness/peer.h).
+  for (const nlohmann::json& run : doc["runs"]) {
+    if (run.value("model", "") != a.model || run.value("size", "") != a.size) continue;
+    const std::vector<std::string> diff =
+        work_differences(script, reference.work, run.value("params", nlohmann::json()));
+    if (diff.empty()) continue;
+    std::string text;
+    for (const std::string& d : diff) text += (text.empty() ? "" : "; ") + d;
+    std::cerr << "stagebench peer: PyTorch's work differs from the " << a.model << "/" << a.size
+              << "/" << run.value("backend", "?") << " run's: " << text << "; " << a.output
+              << " is unchanged\n";
+    return kExitFailed;
+  }
   add_reference(doc, a.model, a.size, reference);
   const auto problems = validate_document(doc);  // never write what read_document would refuse
   if (!problems.empty())

@@ -17,6 +17,7 @@ void add_report(CLI::App& app, int& exit_code);
 void add_sweep(CLI::App& app, int& exit_code);
 void add_merge(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
+void add_compare_ab(CLI::App& app, int& exit_code);
 void add_trace(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
 void add_peer(CLI::App& app, int& exit_code);

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <string_view>
 
 #include "harness/cli/threading.h"
 #include "probes/probe.h"
@@ -27,6 +29,30 @@ std::string utc_now() {
 
 }  // namespace
 
+nlohmann::json timing_environment(char** env) {
+  // Every variable that can switch a timed path: stagebench's own knobs (the kernel choices,
+  // STAGEBENCH_FAULT, STAGEBENCH_CL_SOURCE_DIR), the threading runtimes' and the OpenCL
+  // drivers'. Sorted, so equal environments give equal JSON.
+  static constexpr std::string_view kPrefixes[] = {
+      "STAGEBENCH_", "OMP_",      "GOMP_", "KMP_",     "POCL_",   "DNNL_",
+      "ONEDNN_",     "OPENBLAS_", "CUDA_", "OCL_ICD_", "CLBLAST_"};
+  std::map<std::string, std::string> found;
+  for (char** e = env; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = entry.substr(0, eq);
+    for (std::string_view prefix : kPrefixes)
+      if (name.substr(0, prefix.size()) == prefix) {
+        found.emplace(name, entry.substr(eq + 1));
+        break;
+      }
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : found) out[name] = value;
+  return out;
+}
+
 void remember_argv(int argc, char** argv) {
   argv_store().assign(argv, argv + argc);
 }
@@ -42,6 +68,7 @@ nlohmann::json run_context(const std::vector<std::string>& papi_events, bool ope
   ctx["host"] = host;
   ctx["argv"] = argv_store();
   ctx["threading"] = threading_context();
+  ctx["environment"] = timing_environment(environ);
   return ctx;
 }
 

@@ -8,6 +8,9 @@
 namespace sb::cli {
 
 void remember_argv(int argc, char** argv);
+// {name: value} of the environment variables that can change a timed path (STAGEBENCH_*,
+// OMP_*, the OpenCL drivers' and the math libraries'), from a null-terminated `environ`.
+nlohmann::json timing_environment(char** env);
 nlohmann::json run_context(const std::vector<std::string>& papi_events, bool opencl);
 
 }  // namespace sb::cli

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "models/ops/op_checks.h"
+#include "models/ops/slow_op_fault.h"
 
 namespace sb {
 
@@ -111,7 +112,7 @@ void Backend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue
   expect_act(op, ep.act);
   expect_distinct(op, "the output", y, "the input", x);
   if (m == 0) return;
-  do_linear(x, w, y, ep);
+  run_op(*this, Op::linear, [&] { do_linear(x, w, y, ep); });
 }
 
 void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
@@ -150,7 +151,7 @@ void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
     inside(i, g.b_offsets[i], b_rows, b_cols, g.ldb, b, "B");
     inside(i, g.c_offsets[i], g.m, g.n, g.ldc, c, "C");
   }
-  do_gemm_batched(g, a, b, c);
+  run_op(*this, Op::gemm_batched, [&] { do_gemm_batched(g, a, b, c); });
 }
 
 bool Backend::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {
@@ -182,7 +183,7 @@ void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform&
   expect_transform(op, t, channels, "cols", cols);
   expect_distinct(op, "cols", cols, "the input", x);
   if (cols.numel() == 0) return;
-  do_im2col(x, k, cols, t);
+  run_op(*this, Op::im2col, [&] { do_im2col(x, k, cols, t); });
 }
 
 void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
@@ -215,12 +216,12 @@ void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
   }
   if (y.numel() == 0) return;
   if (!conv1d_gathers_columns(k, w, channels)) {
-    do_conv1d(x, k, w, y, ep, t, nullptr);
+    run_op(*this, Op::conv1d, [&] { do_conv1d(x, k, w, y, ep, t, nullptr); });
     return;
   }
   Tensor own;
   if (columns == nullptr) own = empty({m, k * channels}), columns = &own;
-  do_conv1d(x, k, w, y, ep, t, columns);
+  run_op(*this, Op::conv1d, [&] { do_conv1d(x, k, w, y, ep, t, columns); });
 }
 
 void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
@@ -256,7 +257,7 @@ void Backend::embedding(const Tensor& table, const Tensor& ids, const Tensor* ro
   expect_distinct(op, "the output", y, "the table", table);
   if (tokens > 0) expect_ids_inside(op, ids, vocab, seq);
   if (y.numel() == 0) return;
-  do_embedding(table, ids, rows, y);
+  run_op(*this, Op::embedding, [&] { do_embedding(table, ids, rows, y); });
 }
 
 // --- elementwise ------------------------------------------------------------------------
@@ -291,7 +292,7 @@ void Backend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
   expect_f32_numel(op, "b", b, a.numel(), "a's size");
   expect_f32_numel(op, "output", y, a.numel(), "a's size");
   if (y.numel() == 0) return;
-  do_mul(a, b, y);
+  run_op(*this, Op::mul, [&] { do_mul(a, b, y); });
 }
 
 void Backend::add(const Tensor& a, const Tensor& b, Tensor& y) {
@@ -300,7 +301,7 @@ void Backend::add(const Tensor& a, const Tensor& b, Tensor& y) {
   expect_f32_numel(op, "b", b, a.numel(), "a's size");
   expect_f32_numel(op, "output", y, a.numel(), "a's size");
   if (y.numel() == 0) return;
-  do_add(a, b, y);
+  run_op(*this, Op::add, [&] { do_add(a, b, y); });
 }
 
 void Backend::activation(const Tensor& x, Act act, Tensor& y) {
@@ -309,7 +310,7 @@ void Backend::activation(const Tensor& x, Act act, Tensor& y) {
   expect_f32_numel(op, "output", y, x.numel(), "the input's size");
   expect_act(op, act);
   if (y.numel() == 0) return;
-  do_activation(x, act, y);
+  run_op(*this, Op::activation, [&] { do_activation(x, act, y); });
 }
 
 // --- normalization and softmax ----------------------------------------------------------
@@ -336,7 +337,7 @@ void Backend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta
                         Tensor& y) {
   expect_norm(Op::layernorm, x, gamma, beta, eps, y);
   if (y.numel() == 0) return;
-  do_layernorm(x, gamma, beta, eps, y);
+  run_op(*this, Op::layernorm, [&] { do_layernorm(x, gamma, beta, eps, y); });
 }
 
 void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
@@ -345,7 +346,7 @@ void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tenso
   expect_norm(op, x, gamma, beta, eps, y);
   expect_f32_numel(op, "residual", residual, x.numel(), "the input's size");
   if (y.numel() == 0) return;
-  do_add_layernorm(x, residual, gamma, beta, eps, y);
+  run_op(*this, Op::add_layernorm, [&] { do_add_layernorm(x, residual, gamma, beta, eps, y); });
 }
 
 void Backend::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
@@ -365,7 +366,7 @@ void Backend::softmax_rows(Tensor& x) {
   expect_f32(Op::softmax_rows, "input", x);
   expect_channels(Op::softmax_rows, "input", x);
   if (x.numel() == 0) return;
-  do_softmax_rows(x);
+  run_op(*this, Op::softmax_rows, [&] { do_softmax_rows(x); });
 }
 
 void Backend::softmax_axis1(const Tensor& x, Tensor& y) {
@@ -413,7 +414,7 @@ void Backend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
   expect_distinct(op, "the output", y, "the input", x);
   expect_distinct(op, "the output", y, "the weights", weights);
   if (y.numel() == 0) return;
-  do_masked_mean(x, weights, y);
+  run_op(*this, Op::masked_mean, [&] { do_masked_mean(x, weights, y); });
 }
 
 // --- attention --------------------------------------------------------------------------
@@ -464,7 +465,7 @@ void Backend::attention_fused(const AttentionShape& s, const Tensor& q, const Te
     expect_distinct(op, "out", out, "key_bias", *key_bias);
   }
   if (rows * width == 0) return;
-  do_attention_fused(s, q, k, v, key_bias, out);
+  run_op(*this, Op::attention_fused, [&] { do_attention_fused(s, q, k, v, key_bias, out); });
 }
 
 void Backend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
@@ -491,7 +492,8 @@ void Backend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
   for (const auto& [what, in] : inputs) expect_distinct(op, "out", out, what, *in);
   if (out.numel() == 0) return;
   if (s.dk == 0) fail(op, "dk = 0: every logit would be an empty sum");
-  do_rel_attention_fused(s, q, k, v, rel_k, content_bias, pos_bias, out);
+  run_op(*this, Op::rel_attention_fused,
+         [&] { do_rel_attention_fused(s, q, k, v, rel_k, content_bias, pos_bias, out); });
 }
 
 // --- Enformer only ----------------------------------------------------------------------
@@ -509,7 +511,7 @@ void Backend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
   expect_distinct(op, "the output", y, "the input", x);
   expect_distinct(op, "the output", y, "the logits", logits);
   if (y.numel() == 0) return;
-  do_attention_pool(x, logits, y);
+  run_op(*this, Op::attention_pool, [&] { do_attention_pool(x, logits, y); });
 }
 
 }  // namespace sb

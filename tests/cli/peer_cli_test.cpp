@@ -23,17 +23,25 @@ using sb::testing::run_stagebench;
 
 const std::string kFixtures = SB_REPORTS_FIXTURES;
 
-// What a reference script's --peer-json writes: three timed variants and one that failed.
+// What a reference script's --peer-json writes: three timed variants and one that failed, on
+// the work of the fixture's Enformer tiny runs. bf16-autocast is the fastest but failed its
+// check against PyTorch fp32, so PyTorch's best is tf32.
 constexpr const char* kCannedVariants =
     R"({"torch": "2.5.1+cu124", "device": "NVIDIA H100 80GB HBM3",
  "model": "enformer", "size": "tiny", "timing": "canned by peer_cli_test",
+ "work": {"batch": 1, "length": 4096, "layers": 2, "tokens": 32, "target": 16,
+          "output": "embeddings, human, mouse"},
+ "best": "bf16-autocast",
  "variants": [
   {"name": "fp32-eager", "median_s": 0.0425, "samples": 20, "peak_bytes": 123456789,
-   "throughput": 23.529411764705884, "unit": "sequences/s"},
+   "throughput": 23.529411764705884, "unit": "sequences/s", "precision": "fp32",
+   "correct": true, "rel_l2": 0.0},
   {"name": "tf32", "median_s": 0.031, "samples": 20, "peak_bytes": 123456789,
-   "throughput": 32.25806451612903, "unit": "sequences/s"},
+   "throughput": 32.25806451612903, "unit": "sequences/s", "precision": "tf32",
+   "correct": true, "rel_l2": 0.0008},
   {"name": "bf16-autocast", "median_s": 0.0187, "samples": 20, "peak_bytes": 80000000,
-   "throughput": 53.475935828877006, "unit": "sequences/s"},
+   "throughput": 53.475935828877006, "unit": "sequences/s", "precision": "bf16",
+   "correct": false, "rel_l2": 0.2},
   {"name": "compile-tf32", "error": "RuntimeError: torch.compile needs a C++ compiler"}]})";
 
 std::string read(const fs::path& p) {
@@ -93,6 +101,26 @@ TEST_F(PeerCli, AddsTheBlockToEveryRunOfTheModelAndSize) {
   EXPECT_DOUBLE_EQ(block["variants"][0]["median_ms"].get<double>(), 42.5);
   EXPECT_EQ(block["variants"][3]["median_ms"], nullptr);
   EXPECT_EQ(block["variants"][3]["error"], "RuntimeError: torch.compile needs a C++ compiler");
+  // The fastest variant that passed its check, whatever the script named.
+  EXPECT_EQ(block["best"], "tf32");
+  EXPECT_EQ(block["variants"][2]["correct"], false);
+  EXPECT_EQ(block["work"]["length"], 4096);
+}
+
+// A peer timed on other shapes is no comparison: refused, naming each difference, and the
+// result is left as it was.
+TEST_F(PeerCli, RefusesAPeerThatDidOtherWork) {
+  nlohmann::json canned = nlohmann::json::parse(kCannedVariants);
+  canned["work"]["batch"] = 4;
+  canned["work"].erase("layers");
+  dir_.write("variants.json", canned.dump());
+  const auto r = run_stagebench(peer());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("PyTorch's work differs from the enformer/tiny/cpu run's: batch: peer "
+                          "4, run 1; layers: peer not given, run 2 (params.depth)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
 }
 
 TEST_F(PeerCli, LeavesEverythingElseAsItWas) {

@@ -36,6 +36,40 @@ TEST(Correctness, IdenticalPasses) {
   EXPECT_TRUE(r.reason.empty());
 }
 
+TEST(Correctness, AStageIsJudgedAtThePrecisionThatRan) {
+  // graph-compile is declared fp32; on a device with TF32 its GEMMs ran tf32.
+  const Tolerance fp32 = tolerance_for("fp32");
+  EXPECT_EQ(tolerance_that_ran(fp32, "tf32").basis, "tf32");
+  EXPECT_DOUBLE_EQ(tolerance_that_ran(fp32, "tf32").min_cosine, 0.9999);
+  EXPECT_EQ(tolerance_that_ran(fp32, "fp32").basis, "fp32");
+  EXPECT_EQ(tolerance_that_ran(fp32, "").basis, "fp32");
+  // Never tighter than declared: an int8 stage whose GEMMs report fp32 stays int8.
+  EXPECT_EQ(tolerance_that_ran(tolerance_for("int8"), "fp32").basis, "int8");
+  // A training stage keeps its loss bound.
+  const Tolerance train(0.99999, "fp32", 2e-3);
+  EXPECT_DOUBLE_EQ(tolerance_that_ran(train, "bf16").max_loss_rel, 2e-3);
+  EXPECT_THROW(tolerance_that_ran(fp32, "fp8"), std::invalid_argument);
+}
+
+TEST(Correctness, AConstantFactorFailsOnTheRelativeL2Error) {
+  // Cosine is blind to magnitude: 1.01 x the reference has cosine 1.
+  const auto ref = reference();
+  std::vector<float> scaled = ref;
+  for (float& v : scaled) v *= 1.01f;
+  const CorrectnessResult fp32 = compare(scaled, ref, tolerance_for("fp32"));
+  EXPECT_NEAR(fp32.cosine, 1, 1e-9);
+  EXPECT_NEAR(fp32.rel_l2, 0.01, 1e-4);
+  EXPECT_NEAR(fp32.rel_l2_tolerance, std::sqrt(2 * 1e-5), 1e-12);
+  EXPECT_FALSE(fp32.pass);
+  EXPECT_NE(fp32.reason.find("relative L2 error 0.01 > 0.00447 (fp32)"), std::string::npos)
+      << fp32.reason;
+  // bf16's budget (sqrt(2 * 0.001) = 0.0447) holds a 1% scale.
+  EXPECT_TRUE(compare(scaled, ref, tolerance_for("bf16")).pass);
+  // int8's budget is sqrt(2 * 0.01) = 0.141: 20% off fails it.
+  for (float& v : scaled) v *= 1.2f / 1.01f;
+  EXPECT_FALSE(compare(scaled, ref, tolerance_for("int8")).pass);
+}
+
 TEST(Correctness, NoiseFailsFp32ButPassesInt8) {
   const auto ref = reference();
   std::mt19937 rng(7);

@@ -43,5 +43,14 @@ TEST(StageReport, TensorCoreStagesUseTheirPrecisionsCeiling) {
   EXPECT_DOUBLE_EQ(throughput_record(c, 1, given_fp32).roofline_frac.value(), 0.2);
 }
 
+// A stage faster than the floor shows the measured "ceiling" is none (CLBlast's fp32 GEMM on
+// PoCL, beaten by our own kernels): no fraction, never one above 100%.
+TEST(StageReport, NoFractionAboveTheMeasuredCeiling) {
+  const WorkCounts counts{2e9, 0, 1, "sequences", "fp32"};
+  EXPECT_TRUE(!throughput_record(counts, 0.1, DeviceCeilings{8, 0, {}}).roofline_frac);
+  EXPECT_DOUBLE_EQ(throughput_record(counts, 0.25, DeviceCeilings{8, 0, {}}).roofline_frac.value(),
+                   1.0);
+}
+
 }  // namespace
 }  // namespace sb

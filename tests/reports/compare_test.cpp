@@ -223,6 +223,43 @@ TEST(Compare, UnmatchedRunsAndStagesAreProblems) {
   EXPECT_TRUE(has("run enformer/tiny/opencl only in base"));
   EXPECT_TRUE(has("run enformer/base/opencl only in candidate"));
   EXPECT_TRUE(has("stage int8 only in base"));
+  // What the base measured and the candidate lost fails the comparison, whatever the rules.
+  EXPECT_EQ(r.vanished.size(), 2u);
+  EXPECT_FALSE(r.regression);
+  EXPECT_EQ(r.outcome(), sb::CompareOutcome::regression);
+}
+
+TEST(Compare, AVanishedRunFailsWithoutAnyRule) {
+  auto base = fixture_document();
+  auto cand = fixture_document();
+  cand["runs"].erase(1);  // the whole OpenCL run gone
+  const sb::CompareResult r = sb::compare_documents(base, cand, sb::CompareOptions{});
+  ASSERT_EQ(r.vanished.size(), 1u);
+  EXPECT_EQ(r.vanished[0], "run enformer/tiny/opencl only in base");
+  EXPECT_EQ(r.outcome(), sb::CompareOutcome::regression);
+  EXPECT_NE(sb::compare_markdown(r, {}, "b", "c").find("REGRESSION (1 measured in base and gone"),
+            std::string::npos);
+  // An extra run in the candidate is listed, and gates nothing.
+  const sb::CompareResult extra = sb::compare_documents(cand, base, sb::CompareOptions{});
+  EXPECT_TRUE(extra.vanished.empty());
+  EXPECT_EQ(extra.outcome(), sb::CompareOutcome::pass);
+}
+
+TEST(Compare, AStageMeasuredInBaseAndSkippedOrFailedNowFails) {
+  for (const char* status : {"skipped", "failed"}) {
+    auto base = fixture_document();
+    auto cand = fixture_document();
+    cand["runs"][0]["stages"][2]["status"] = status;
+    const sb::CompareResult r = sb::compare_documents(base, cand, sb::CompareOptions{});
+    ASSERT_EQ(r.vanished.size(), 1u) << status;
+    EXPECT_NE(r.vanished[0].find(std::string(" ") + status + " in candidate"), std::string::npos);
+    EXPECT_EQ(r.outcome(), sb::CompareOutcome::regression) << status;
+  }
+  // Skipped on both sides is no loss.
+  auto base = fixture_document();
+  base["runs"][0]["stages"][2]["status"] = "skipped";
+  const sb::CompareResult same = sb::compare_documents(base, base, sb::CompareOptions{});
+  EXPECT_TRUE(same.vanished.empty());
 }
 
 TEST(Compare, NothingComparable) {
@@ -231,6 +268,7 @@ TEST(Compare, NothingComparable) {
   const sb::CompareResult r = sb::compare_documents(fixture_document(), cand, sb::CompareOptions{});
   EXPECT_FALSE(r.comparable());
   EXPECT_FALSE(r.regression);
+  EXPECT_EQ(r.outcome(), sb::CompareOutcome::nothing_comparable);  // exit 2, still a failure
   EXPECT_FALSE(sb::compare_documents(nlohmann::json(), nlohmann::json(42), {}).comparable());
 }
 

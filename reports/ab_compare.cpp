@@ -1,0 +1,253 @@
+#include "reports/ab_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "reports/number_format.h"
+#include "reports/runs_of.h"
+#include "reports/stage_row.h"
+#include "reports/text_table.h"
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+bool measured(const std::string& status) {
+  return status == "ok" || status == "invalid";
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string run_key(const RunSummary& r) {
+  return r.model + "/" + r.size + "/" + r.backend + (r.mode == "inference" ? "" : " " + r.mode);
+}
+
+// What one side's processes recorded of a stage: the medians of those that measured it.
+struct Side {
+  std::vector<double> medians;
+  std::string lost_how;  // the first non-measured status seen ("failed: ...", "skipped")
+};
+
+// run key -> stage id -> side; keys and ids in first-seen order. A process may hold one run
+// (one ladder a process) or several (--backend all): each run counts the processes holding it.
+struct Collected {
+  std::vector<std::string> runs;
+  std::map<std::string, size_t> processes;  // holding the run
+  std::map<std::string, std::vector<std::string>> stage_ids;
+  std::map<std::string, std::map<std::string, Side>> sides;
+};
+
+Collected collect(const std::vector<json>& docs, const char* side_name) {
+  if (docs.empty()) throw std::invalid_argument(std::string("no ") + side_name + " results");
+  Collected c;
+  for (size_t d = 0; d < docs.size(); ++d) {
+    const json& runs = runs_of(docs[d]);
+    if (runs.empty())
+      throw std::invalid_argument(std::string(side_name) + " result " + std::to_string(d + 1) +
+                                  " has no runs");
+    std::map<std::string, bool> seen_run;
+    for (const json& rj : runs) {
+      const RunSummary run = summarize_run(rj);
+      const std::string key = run_key(run);
+      if (seen_run[key]) continue;  // one figure per process and run
+      seen_run[key] = true;
+      if (!c.sides.count(key)) c.runs.push_back(key);
+      ++c.processes[key];
+      auto& stages = c.sides[key];
+      for (const StageRow& s : run.stages) {
+        if (!stages.count(s.id)) c.stage_ids[key].push_back(s.id);
+        Side& side = stages[s.id];
+        if (measured(s.status) && std::isfinite(s.median_ms)) {
+          side.medians.push_back(s.median_ms);
+        } else if (side.lost_how.empty()) {
+          side.lost_how = s.status + (s.reason.empty() ? "" : ": " + s.reason);
+        }
+      }
+    }
+  }
+  return c;
+}
+
+std::string ratio_text(double r) {
+  if (!std::isfinite(r)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", r);
+  return buf;
+}
+
+std::string ms_range(double lo, double hi) {
+  if (!std::isfinite(lo)) return "-";
+  return "[" + format_significant(lo) + ", " + format_significant(hi) + "] ms";
+}
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json();
+}
+
+}  // namespace
+
+bool AbResult::regression() const {
+  if (!vanished.empty()) return true;
+  return std::any_of(stages.begin(), stages.end(), [](const AbStage& s) { return s.regression; });
+}
+
+int AbResult::exit_code() const {
+  if (regression()) return 1;
+  if (stages.empty()) return 2;
+  if (!unsettled.empty()) return 3;
+  return 0;
+}
+
+AbResult compare_ab(const std::vector<json>& base, const std::vector<json>& candidate,
+                    const AbOptions& o) {
+  if (!(o.slower >= 1) || !std::isfinite(o.slower))
+    throw std::invalid_argument("the slowdown that fails must be a finite ratio >= 1");
+  const Collected b = collect(base, "base");
+  const Collected c = collect(candidate, "candidate");
+  AbResult r;
+  r.base_processes = base.size();
+  r.candidate_processes = candidate.size();
+  for (const std::string& run : b.runs) {
+    const size_t nb = b.processes.at(run);
+    const size_t nc = c.processes.count(run) ? c.processes.at(run) : 0;
+    for (const std::string& id : b.stage_ids.at(run)) {
+      const Side& bs = b.sides.at(run).at(id);
+      const std::string what = "run " + run + ": stage " + id;
+      if (bs.medians.empty()) continue;  // skipped or failed everywhere: nothing to hold
+      if (bs.medians.size() < nb) {
+        r.unsettled.push_back(what + " measured by " + std::to_string(bs.medians.size()) + " of " +
+                              std::to_string(nb) + " base processes" +
+                              (bs.lost_how.empty() ? "" : " (" + bs.lost_how + ")"));
+        continue;
+      }
+      const Side* cs = nullptr;
+      if (nc > 0) {
+        const auto st = c.sides.at(run).find(id);
+        if (st != c.sides.at(run).end()) cs = &st->second;
+      }
+      const size_t got = cs ? cs->medians.size() : 0;
+      // As many candidate processes as base ones, each measuring it: a process that crashed
+      // or lost the run is a loss, not a smaller sample.
+      if (got < nb || got < nc) {
+        r.vanished.push_back(what + " measured by all " + std::to_string(nb) +
+                             " base processes, by " + std::to_string(got) + " candidate ones" +
+                             (cs && !cs->lost_how.empty() ? " (" + cs->lost_how + ")" : ""));
+        continue;
+      }
+      AbStage s;
+      s.run = run;
+      s.stage = id;
+      s.base_ms = bs.medians;
+      s.candidate_ms = cs->medians;
+      s.ratio = median(s.candidate_ms) / median(s.base_ms);
+      const auto [blo, bhi] = std::minmax_element(s.base_ms.begin(), s.base_ms.end());
+      const auto [clo, chi] = std::minmax_element(s.candidate_ms.begin(), s.candidate_ms.end());
+      s.base_lo = *blo, s.base_hi = *bhi, s.candidate_lo = *clo, s.candidate_hi = *chi;
+      const size_t n = std::min(s.base_ms.size(), s.candidate_ms.size());
+      s.coverage = 1 - 2 * std::pow(0.5, static_cast<double>(n));
+      const bool above = s.candidate_lo > s.base_hi, below = s.candidate_hi < s.base_lo;
+      s.disjoint = above || below;
+      if (above && s.ratio >= o.slower) {
+        s.regression = true;
+        s.verdict = "SLOWER (regression)";
+        s.note =
+            "ratio " + ratio_text(s.ratio) + " >= " + ratio_text(o.slower) + ", ranges disjoint";
+      } else if (above) {
+        s.verdict = "slower";
+        s.note = "disjoint, below the " + ratio_text(o.slower) + " that fails";
+      } else if (below) {
+        s.verdict = "faster";
+      } else {
+        s.verdict = "same";
+        s.note = "ranges overlap";
+      }
+      r.stages.push_back(std::move(s));
+    }
+  }
+  for (const std::string& run : c.runs)
+    for (const std::string& id : c.stage_ids.at(run))
+      if (!b.sides.count(run) || !b.sides.at(run).count(id))
+        r.new_in_candidate.push_back("run " + run + ": stage " + id);
+  return r;
+}
+
+std::string ab_markdown(const AbResult& r, const AbOptions& o) {
+  std::string out =
+      "compare-ab: " + std::to_string(r.base_processes) + " base and " +
+      std::to_string(r.candidate_processes) +
+      " candidate processes, interleaved; a stage fails at >= " + ratio_text(o.slower) +
+      " slower with disjoint ranges of process medians\n";
+  std::vector<std::vector<std::string>> table = {
+      {"run", "stage", "base", "candidate", "ratio", "coverage", "verdict", "note"}};
+  for (const AbStage& s : r.stages) {
+    char coverage[32];
+    std::snprintf(coverage, sizeof coverage, "%.1f%%", s.coverage * 100);
+    table.push_back({s.run, s.stage, ms_range(s.base_lo, s.base_hi),
+                     ms_range(s.candidate_lo, s.candidate_hi), ratio_text(s.ratio), coverage,
+                     s.verdict, s.note});
+  }
+  if (table.size() > 1) out += "\n" + markdown_table(table);
+  auto list = [&out](const char* title, const std::vector<std::string>& items) {
+    if (items.empty()) return;
+    out += std::string("\n") + title + ":\n";
+    for (const std::string& v : items) out += "- " + v + "\n";
+  };
+  list("vanished (fails the gate)", r.vanished);
+  list("not gated", r.unsettled);
+  list("only in candidate (gated once the baseline has them)", r.new_in_candidate);
+  size_t slower = 0;
+  for (const AbStage& s : r.stages) slower += s.regression;
+  out += "\nresult: ";
+  switch (r.exit_code()) {
+    case 1:
+      out += "REGRESSION (" + std::to_string(slower) + " of " + std::to_string(r.stages.size()) +
+             " stages slower, " + std::to_string(r.vanished.size()) + " vanished)\n";
+      break;
+    case 2:
+      out += "nothing comparable\n";
+      break;
+    case 3:
+      out += "UNDECIDABLE (" + std::to_string(r.unsettled.size()) + " not gated)\n";
+      break;
+    default:
+      out += "no regression (" + std::to_string(r.stages.size()) + " stages)\n";
+  }
+  return out;
+}
+
+json ab_json(const AbResult& r, const AbOptions& o) {
+  json stages = json::array();
+  for (const AbStage& s : r.stages)
+    stages.push_back({{"run", s.run},
+                      {"stage", s.stage},
+                      {"base_ms", s.base_ms},
+                      {"candidate_ms", s.candidate_ms},
+                      {"ratio", number(s.ratio)},
+                      {"base_range_ms", {number(s.base_lo), number(s.base_hi)}},
+                      {"candidate_range_ms", {number(s.candidate_lo), number(s.candidate_hi)}},
+                      {"coverage", number(s.coverage)},
+                      {"disjoint", s.disjoint},
+                      {"regression", s.regression},
+                      {"verdict", s.verdict},
+                      {"note", s.note}});
+  return {{"schema", "stagebench-compare-ab/1"},
+          {"slower", o.slower},
+          {"base_processes", r.base_processes},
+          {"candidate_processes", r.candidate_processes},
+          {"exit_code", r.exit_code()},
+          {"vanished", r.vanished},
+          {"not_gated", r.unsettled},
+          {"new_in_candidate", r.new_in_candidate},
+          {"stages", std::move(stages)}};
+}
+
+}  // namespace sb
