@@ -1,5 +1,4 @@
 target_sources(sb_harness PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stopping.cpp
   ${CMAKE_CURRENT_LIST_DIR}/correctness.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stage_report.cpp

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "harness/correctness.h"
-#include "harness/statistics.h"
+#include "stats/statistics.h"
 
 namespace sb {
 

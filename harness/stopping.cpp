@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "harness/statistics.h"
+#include "stats/statistics.h"
 
 namespace sb {
 

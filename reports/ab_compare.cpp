@@ -10,6 +10,7 @@
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/text_table.h"
+#include "stats/statistics.h"
 
 namespace sb {
 namespace {
@@ -84,11 +85,6 @@ std::string ratio_text(double r) {
   return buf;
 }
 
-std::string ms_range(double lo, double hi) {
-  if (!std::isfinite(lo)) return "-";
-  return "[" + format_significant(lo) + ", " + format_significant(hi) + "] ms";
-}
-
 json number(double v) {
   return std::isfinite(v) ? json(v) : json();
 }
@@ -148,27 +144,29 @@ AbResult compare_ab(const std::vector<json>& base, const std::vector<json>& cand
       s.stage = id;
       s.base_ms = bs.medians;
       s.candidate_ms = cs->medians;
-      s.ratio = median(s.candidate_ms) / median(s.base_ms);
-      const auto [blo, bhi] = std::minmax_element(s.base_ms.begin(), s.base_ms.end());
-      const auto [clo, chi] = std::minmax_element(s.candidate_ms.begin(), s.candidate_ms.end());
-      s.base_lo = *blo, s.base_hi = *bhi, s.candidate_lo = *clo, s.candidate_hi = *chi;
-      const size_t n = std::min(s.base_ms.size(), s.candidate_ms.size());
-      s.coverage = 1 - 2 * std::pow(0.5, static_cast<double>(n));
-      const bool above = s.candidate_lo > s.base_hi, below = s.candidate_hi < s.base_lo;
-      s.disjoint = above || below;
-      if (above && s.ratio >= o.slower) {
+      std::vector<double> ratios;
+      for (size_t i = 0; i < std::min(s.base_ms.size(), s.candidate_ms.size()); ++i)
+        if (s.base_ms[i] > 0) ratios.push_back(s.candidate_ms[i] / s.base_ms[i]);
+      if (ratios.empty()) {
+        r.unsettled.push_back(what + ": no positive base time");
+        continue;
+      }
+      s.ratio = median(ratios);
+      const Interval ci = median_ci(ratios, 0.95);
+      s.ratio_lo = ci.lo, s.ratio_hi = ci.hi, s.coverage = ci.coverage;
+      if (s.ratio_lo > 1 && s.ratio >= o.slower) {
         s.regression = true;
         s.verdict = "SLOWER (regression)";
         s.note =
-            "ratio " + ratio_text(s.ratio) + " >= " + ratio_text(o.slower) + ", ranges disjoint";
-      } else if (above) {
+            "ratio " + ratio_text(s.ratio) + " >= " + ratio_text(o.slower) + ", interval above 1x";
+      } else if (s.ratio_lo > 1) {
         s.verdict = "slower";
-        s.note = "disjoint, below the " + ratio_text(o.slower) + " that fails";
-      } else if (below) {
+        s.note = "interval above 1x, below the " + ratio_text(o.slower) + " that fails";
+      } else if (s.ratio_hi < 1) {
         s.verdict = "faster";
       } else {
         s.verdict = "same";
-        s.note = "ranges overlap";
+        s.note = "interval holds 1x";
       }
       r.stages.push_back(std::move(s));
     }
@@ -184,15 +182,17 @@ std::string ab_markdown(const AbResult& r, const AbOptions& o) {
   std::string out =
       "compare-ab: " + std::to_string(r.base_processes) + " base and " +
       std::to_string(r.candidate_processes) +
-      " candidate processes, interleaved; a stage fails at >= " + ratio_text(o.slower) +
-      " slower with disjoint ranges of process medians\n";
+      " candidate processes in back-to-back pairs; a stage fails when the median of its paired "
+      "ratios is >= " +
+      ratio_text(o.slower) + " and their interval lies above 1x\n";
   std::vector<std::vector<std::string>> table = {
-      {"run", "stage", "base", "candidate", "ratio", "coverage", "verdict", "note"}};
+      {"run", "stage", "base", "candidate", "ratio", "interval", "coverage", "verdict", "note"}};
   for (const AbStage& s : r.stages) {
     char coverage[32];
     std::snprintf(coverage, sizeof coverage, "%.1f%%", s.coverage * 100);
-    table.push_back({s.run, s.stage, ms_range(s.base_lo, s.base_hi),
-                     ms_range(s.candidate_lo, s.candidate_hi), ratio_text(s.ratio), coverage,
+    table.push_back({s.run, s.stage, format_significant(median(s.base_ms)) + " ms",
+                     format_significant(median(s.candidate_ms)) + " ms", ratio_text(s.ratio),
+                     "[" + ratio_text(s.ratio_lo) + ", " + ratio_text(s.ratio_hi) + "]", coverage,
                      s.verdict, s.note});
   }
   if (table.size() > 1) out += "\n" + markdown_table(table);
@@ -232,10 +232,8 @@ json ab_json(const AbResult& r, const AbOptions& o) {
                       {"base_ms", s.base_ms},
                       {"candidate_ms", s.candidate_ms},
                       {"ratio", number(s.ratio)},
-                      {"base_range_ms", {number(s.base_lo), number(s.base_hi)}},
-                      {"candidate_range_ms", {number(s.candidate_lo), number(s.candidate_hi)}},
+                      {"ratio_interval", {number(s.ratio_lo), number(s.ratio_hi)}},
                       {"coverage", number(s.coverage)},
-                      {"disjoint", s.disjoint},
                       {"regression", s.regression},
                       {"verdict", s.verdict},
                       {"note", s.note}});

@@ -1,16 +1,16 @@
 #pragma once
 // `stagebench compare-ab`: the CI time gate's judgement over an A/B run, in the manner of asv's
 // continuous benchmarking (two builds, one machine, interleaved). BASE and CANDIDATE are lists
-// of result documents, one per process, run alternately (scripts/ab-gate.sh). Each process
-// gives one figure per stage, its median time; the variation between processes (clocks,
-// placement, page cache, the machine's other jobs) is what a single process's interval misses,
-// so the interval here is over processes:
-//  - a side's interval is the range [min, max] of its R process medians. It covers the median
-//    of the population of process medians with probability 1 - 2 * 0.5^R (R = 5: 93.75%), and
-//    the JSON states that coverage;
-//  - the ratio is median(candidate) / median(base);
-//  - a stage regresses when the ratio is at least `slower` (1.25 by default) and the intervals
-//    are disjoint, the candidate's above the base's.
+// of result documents, one per process, run in pairs back to back (scripts/ab-gate.sh): the i-th
+// base and the i-th candidate process holding a run are a pair. Each process gives one figure
+// per stage, its median time. The variation between processes (clock phases, placement, the
+// machine's other jobs) is what a single process's interval misses, and on a shared VM it comes
+// in phases longer than a pair, so the judgement is on paired ratios, which cancel it:
+//  - for each pair, r = candidate median / base median; the estimate is the median of the r;
+//  - its interval is the distribution-free order-statistic interval of that median
+//    (stats/statistics.h), 95% where n >= 6 ([min, max] below, coverage 1 - 2^(1-n), stated);
+//  - a stage regresses when the estimate is at least `slower` (1.25 by default) and the whole
+//    interval lies above 1: the slowdown is large and not explained by the pairs' noise.
 // It fails closed: a run or stage every base process measured (ok or invalid) and some
 // candidate process lacks, failed or skipped is a regression, whatever its time. docs/compare.md.
 #include <string>
@@ -21,18 +21,17 @@
 namespace sb {
 
 struct AbOptions {
-  double slower = 1.25;  // the ratio at which a disjoint slowdown fails
+  double slower = 1.25;  // the ratio at which a significant slowdown fails
 };
 
 struct AbStage {
   std::string run, stage;                     // "enformer/tiny/cpu", "graph-compile"
-  std::vector<double> base_ms, candidate_ms;  // the process medians, in the order given
-  double ratio = NAN;                         // median(candidate) / median(base)
-  double base_lo = NAN, base_hi = NAN, candidate_lo = NAN, candidate_hi = NAN;
-  double coverage = NAN;  // of the smaller side's range, as the header says
-  bool disjoint = false;  // the two ranges do not meet
+  std::vector<double> base_ms, candidate_ms;  // the process medians, pair by pair
+  double ratio = NAN;                         // median of candidate / base over the pairs
+  double ratio_lo = NAN, ratio_hi = NAN;      // its interval
+  double coverage = NAN;                      // the interval's coverage
   bool regression = false;
-  std::string verdict;  // "same", "faster", "slower", "SLOWER (regression)", "VANISHED", ...
+  std::string verdict;  // "same", "faster", "slower", "SLOWER (regression)"
   std::string note;
 };
 

@@ -1,4 +1,4 @@
-#include "harness/statistics.h"
+#include "stats/statistics.h"
 
 #include <cmath>
 #include <random>

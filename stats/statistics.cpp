@@ -1,4 +1,4 @@
-#include "harness/statistics.h"
+#include "stats/statistics.h"
 
 #include <algorithm>
 #include <cmath>
