@@ -2,9 +2,9 @@
 # The CI time gate: an A/B run of two builds on this machine, in the manner of asv's continuous
 # benchmarking. The base is the commit results/ci-baseline.json was measured from (its
 # context.build.git), so a slowdown anywhere in a submission's commits is caught, not only in
-# its last one. Both binaries run the gated ladders in alternating processes (base then
-# candidate, then candidate then base, ...), and `stagebench compare-ab` fails a stage that is
-# >= 1.25x slower with disjoint ranges of process medians, or one that vanished
+# its last one. Both binaries run the gated ladders in back-to-back pairs of processes (base
+# then candidate, then candidate then base, ...), and `stagebench compare-ab` fails a stage whose
+# median paired ratio is >= 1.25 with its interval above 1x, or one that vanished
 # (docs/testing.md#the-time-gate, docs/compare.md).
 #
 # Usage: scripts/ab-gate.sh          (expects build/harness/stagebench: scripts/build.sh)
