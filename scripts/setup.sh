@@ -2,7 +2,7 @@
 # Installs every Debian package the build, the tests and the default sweep need. Safe to re-run.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config git clang-format ccache
+  build-essential cmake ninja-build pkg-config git clang-format ccache python3
   libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libpcre2-dev libclblast-dev libdnnl-dev libpapi-dev libpfm4-dev papi-tools libhwloc-dev

@@ -390,13 +390,7 @@ def make_trainer(torch, c, r, device, dropout, example):
         pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
         total = fl(b)
-        if scaler is not None:
-            scaler.scale(total).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            total.backward()
-            opt.step()
+        pt.backward_step(total, opt, scaler)
         return total
 
     def transfer(hb):

@@ -539,13 +539,7 @@ def make_trainer(torch, c, r, device, example):
         pt.step_begin(torch, mode)
         opt.zero_grad(set_to_none=True)
         total = fl(x, t)
-        if scaler is not None:
-            scaler.scale(total).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            total.backward()
-            opt.step()
+        pt.backward_step(total, opt, scaler)
         return total
 
     if graph:

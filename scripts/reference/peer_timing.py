@@ -457,3 +457,15 @@ def add_arguments(ap, sizes, default_warmup=3):
     ap.add_argument("--deadline-s", type=float, default=0.0,
                     help="seconds for the whole peer, from start; later variants are not run")
     ap.add_argument("--variants", help="comma-separated names: run only these")
+
+
+def backward_step(total, opt, scaler):
+    """A training step's backward and update, through the GradScaler when there is one (the
+    fp16 recipes); the ladders and the peers of the training scripts share it."""
+    if scaler is not None:
+        scaler.scale(total).backward()
+        scaler.step(opt)
+        scaler.update()
+    else:
+        total.backward()
+        opt.step()
