@@ -13,6 +13,7 @@
 //    interval lies above 1: the slowdown is large and not explained by the pairs' noise.
 // It fails closed: a run or stage every base process measured (ok or invalid) and some
 // candidate process lacks, failed or skipped is a regression, whatever its time. docs/compare.md.
+#include <cmath>
 #include <string>
 #include <vector>
 
