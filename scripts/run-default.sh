@@ -17,7 +17,8 @@ bash scripts/build.sh
 ./build/harness/stagebench run deepfm --size small --backend all --noise 0.05 --max-time 60 \
   -o results/latest-deepfm.json "$@"
 # DynUNet: small on the CPU; on OpenCL tiny, because a PoCL training step at small takes ~6 s
-# (results/cpu-2core/dynunet-small-pocl.txt) and the ladder would need ten minutes.
+# (results/cpu-2core/dynunet-2026-11-24/dynunet-small-pocl.txt) and the ladder would need ten
+# minutes.
 ./build/harness/stagebench run dynunet --size small --backend cpu --noise 0.05 --max-time 60 \
   -o results/latest-dynunet.json "$@"
 ./build/harness/stagebench run dynunet --size tiny --backend opencl --noise 0.05 --max-time 30 \
