@@ -17,7 +17,14 @@ Three marks in the Markdown, as HTML comments so they do not show:
   difference of figures in the file, which the file does not hold as written;
 - fenced code blocks are examples and are skipped.
 
-Usage: python3 scripts/check_doc_figures.py [FILE.md...]   (exit 1 on any figure not found)
+Two checks of results/ itself (results/README.md), so that every figure's file can be traced:
+- a path under results/<machine>/ that a document names must exist (a moved file leaves no
+  citation behind);
+- every measuring session is a folder results/<machine>/<session>/ with a README.md manifest that
+  has a `- commit:` line (the commit and dirty flag its files record); no file lies directly in
+  results/<machine>/. results/ci-baseline.json, outside any machine folder, is the CI gate's.
+
+Usage: python3 scripts/check_doc_figures.py [FILE.md...]   (exit 1 on any problem)
 """
 import glob
 import json
@@ -29,6 +36,8 @@ UNITS = (r"(ms|us|µs|TFLOP/s|GFLOP/s|TOP/s|TB/s|GB/s|GiB|GB|MB|cells/s|samples/
          r"volumes/s)")
 FIGURE = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?" + UNITS + r"(?![\w/])")
 SOURCE = re.compile(r"results/[A-Za-z0-9_.\-/*]+")
+CITED = re.compile(r"results/[A-Za-z0-9_.\-/*{},]+")  # any results path, braces included
+MANIFEST_COMMIT = re.compile(r"^- commit:", re.M | re.I)
 DERIVED = re.compile(r"<!--\s*derived:(.*?)-->", re.S)
 NOT_MEASURED = "<!-- not measured:"
 # Factors from a file's numbers to a figure's: as written, per 1000 either way, from bytes.
@@ -141,10 +150,50 @@ def sections(text):
     return out
 
 
+def machines():
+    return sorted(d for d in glob.glob("results/*/") if os.path.isdir(d))
+
+
+def missing_citations(md, text):
+    """Paths into a machine's folder that name nothing (a brace list counts by its prefix)."""
+    out = []
+    for s in sorted(set(CITED.findall(text))):
+        s = s.rstrip(".,;:)`/")
+        if any(s.startswith(m) for m in machines()) and not glob.glob(s.split("{")[0] + "*"):
+            out.append(f"{md}: {s} does not exist")
+    return out
+
+
+def check_results():
+    """One folder per measuring session under results/<machine>/, each with a manifest."""
+    problems = []
+    for machine in machines():
+        for entry in sorted(os.listdir(machine)):
+            path = os.path.join(machine, entry)
+            if os.path.isfile(path):
+                problems.append(f"{path}: a result file outside a session folder "
+                                f"({machine}<what>-<date>/ with a README.md manifest)")
+                continue
+            files = [f for f in glob.glob(os.path.join(path, "**", "*"), recursive=True)
+                     if os.path.isfile(f)]
+            if not files:
+                continue
+            manifest = os.path.join(path, "README.md")
+            if not os.path.isfile(manifest):
+                problems.append(f"{path}/: session folder without a README.md manifest")
+            else:
+                with open(manifest) as f:
+                    if not MANIFEST_COMMIT.search(f.read()):
+                        problems.append(f"{manifest}: no '- commit:' line (the commit and dirty "
+                                        "flag the files record, or 'not recorded')")
+    return problems
+
+
 def check(md):
     problems = []
     with open(md) as f:
         text = f.read()
+    problems += missing_citations(md, text)
     for section in sections(text):
         lines = section.split("\n")
         if len(lines) > 2 and lines[0].startswith("#") and NOT_MEASURED in "\n".join(lines[1:3]):
@@ -172,10 +221,12 @@ def check(md):
 def main(files):
     files = files or ["README.md"] + sorted(glob.glob("docs/*.md"))
     problems = [p for md in files for p in check(md)]
-    for p in problems:
+    layout = check_results()
+    for p in problems + layout:
         print(p)
-    print(f"check_doc_figures: {len(problems)} figures not found in {len(files)} files")
-    return 1 if problems else 0
+    print(f"check_doc_figures: {len(problems)} figures or citations not found in {len(files)} "
+          f"files; {len(layout)} problems in results/ (one folder per session, with a manifest)")
+    return 1 if problems or layout else 0
 
 
 if __name__ == "__main__":
