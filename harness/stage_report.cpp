@@ -13,7 +13,11 @@ StageRecord empty_stage_record(const StageSpec& spec) {
   StageRecord r;
   r.id = spec.id;
   r.title = spec.title;
-  r.claim = {spec.claim.source, spec.claim.text, spec.claim.speedup};
+  r.claim.source = spec.claim.source;
+  r.claim.text = spec.claim.text;
+  r.claim.speedup = spec.claim.speedup;
+  r.claim.pytorch = spec.claim.pytorch;
+  if (!spec.claim.pytorch_none.empty()) r.claim.pytorch_none = spec.claim.pytorch_none;
   r.correctness.tolerance = spec.tolerance.min_cosine;
   r.correctness.rel_l2_tolerance = spec.tolerance.max_rel_l2();
   r.correctness.basis = spec.tolerance.basis;
@@ -206,6 +210,7 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
         const PairedSpeedup vs0 = paired_speedup(baseline->samples_s, st.samples_s);
         sp.vs_baseline = vs0.estimate;
         sp.ci95 = std::array<Number, 2>{vs0.ci95.lo, vs0.ci95.hi};
+        sp.ci95_coverage = vs0.ci95.coverage;
       }
       if (previous) sp.vs_previous = paired_speedup(previous->samples_s, st.samples_s).estimate;
     } catch (const std::invalid_argument&) {

@@ -16,6 +16,12 @@ struct Claim {
   std::string source;             // "seed 000"
   std::string text;               // the document's words
   std::optional<double> speedup;  // cumulative speedup the document implies, when it gives one
+  // PyTorch's counterpart of the stage: the variants of the model's reference script
+  // (scripts/reference/, `stagebench peer`) that do this stage's work, the fastest correct one
+  // standing for PyTorch; or, when PyTorch has none, why (pytorch_none). Reports put PyTorch's
+  // own ratio for the step beside the claim and ours (docs/method.md#verdicts).
+  std::vector<std::string> pytorch = {};
+  std::string pytorch_none = {};
 };
 
 // Correctness thresholds from docs/method.md, by the precision a stage computes in.

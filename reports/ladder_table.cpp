@@ -124,8 +124,17 @@ std::string format_time_with_spread(const StageRow& s) {
 }
 
 std::vector<std::string> ladder_table_header() {
-  return {"#",          "stage",   "status",  "time ms", "speedup [95% CI]", "vs prev", "host RSS",
-          "model peak", "items/s", "GFLOP/s", "of peak", "cosine",           "claimed", "verdict"};
+  return {"#",        "stage",      "status",       "time ms",       "vs prev",
+          "host RSS", "model peak", "items/s",      "GFLOP/s",       "of peak",
+          "cosine",   "claimed",    "PyTorch here", "ours [95% CI]", "verdict"};
+}
+
+// PyTorch's own cumulative ratio for the stage (StageRow::pytorch_speedup); "n/a" where PyTorch
+// has no counterpart (the notes say why), "-" where the run has no peer block.
+static std::string pytorch_cell(const StageRow& s) {
+  if (std::isfinite(s.pytorch_speedup))
+    return format_fixed(s.pytorch_speedup, 2) + "x " + s.pytorch_variant;
+  return s.pytorch_note.empty() ? "-" : "n/a";
 }
 
 std::vector<std::string> ladder_table_cells(const StageRow& s) {
@@ -133,7 +142,6 @@ std::vector<std::string> ladder_table_cells(const StageRow& s) {
           s.id,
           s.status,
           format_time_with_spread(s),
-          speedup_cell(s),
           format_percent_change(s.vs_previous),
           format_bytes(s.host_rss_bytes),
           format_bytes(s.model_peak_bytes),
@@ -142,6 +150,8 @@ std::vector<std::string> ladder_table_cells(const StageRow& s) {
           std::isfinite(s.roofline_frac) ? format_fixed(s.roofline_frac * 100, 0) + "%" : "-",
           cosine_cell(s),
           claimed_cell(s),
+          pytorch_cell(s),
+          speedup_cell(s),
           s.claim_verdict};
 }
 
@@ -155,8 +165,11 @@ std::string ladder_table_text(const json& run) {
   for (const StageRow& s : r.stages)
     if (!s.item_name.empty()) item = s.item_name;
   out +=
-      "time: median ± half the p10-p90 range; speedup: cumulative vs stage 0, median of paired "
-      "ratios; vs prev: incremental speedup; model peak: the model's own " +
+      "time: median ± half the p10-p90 range; claimed: the document's cumulative speedup; "
+      "PyTorch here: PyTorch's own ratio for the stage on this machine (its fastest correct "
+      "counterpart over its counterpart of stage 0, from the peer block; n/a: no counterpart); "
+      "ours: cumulative vs stage 0, median of paired ratios, with its 95% interval; vs prev: "
+      "incremental speedup; model peak: the model's own " +
       std::string(r.backend == "opencl" ? "device buffers" : "host tensors") + "; items: " + item +
       "; of peak: fraction of the roofline; verdict: the speedup's 95% interval against the "
       "claimed range widened by 10%, confirmed inside it, not reproduced wholly outside, "
@@ -181,6 +194,9 @@ std::string ladder_table_text(const json& run) {
                   : " (no verdict: " + s.claim_unmet + ")") +
              "\n";
   }
+  for (const StageRow& s : r.stages)
+    if (!std::isfinite(s.pytorch_speedup) && !s.pytorch_note.empty())
+      notes += "- " + s.id + ", PyTorch: " + s.pytorch_note + "\n";
   if (!notes.empty()) out += "\n" + notes;
   return out;
 }

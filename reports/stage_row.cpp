@@ -1,5 +1,7 @@
 #include "reports/stage_row.h"
 
+#include <algorithm>
+
 #include "reports/ladder_table.h"
 
 namespace sb {
@@ -143,6 +145,53 @@ std::string run_title(const RunSummary& run) {
   return t;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// The fastest variant of `names` that ran and passed the check (or was not checked), by median.
+const ReferenceVariant* fastest_correct(const ReferenceRecord& ref,
+                                        const std::vector<std::string>& names) {
+  const ReferenceVariant* best = nullptr;
+  for (const ReferenceVariant& v : ref.variants) {
+    if (std::find(names.begin(), names.end(), v.name) == names.end()) continue;
+    if (!v.median_ms || !(*v.median_ms > 0) || (v.correct && !*v.correct)) continue;
+    if (!best || *v.median_ms < *best->median_ms) best = &v;
+  }
+  return best;
+}
+
+void add_pytorch_ratios(const RunRecord& run, RunSummary& r) {
+  if (!run.reference) return;
+  for (size_t i = 0; i < run.stages.size(); ++i) {
+    const StageRecord& s = run.stages[i];
+    StageRow& row = r.stages[i];
+    if (s.claim.pytorch.empty()) {
+      row.pytorch_note = s.claim.pytorch_none ? "none: " + *s.claim.pytorch_none : "";
+      continue;
+    }
+    size_t base = 0;
+    if (s.speedup.baseline)
+      for (size_t b = 0; b < run.stages.size(); ++b)
+        if (run.stages[b].id == *s.speedup.baseline) base = b;
+    const ReferenceVariant* mine = fastest_correct(*run.reference, s.claim.pytorch);
+    const ReferenceVariant* theirs =
+        fastest_correct(*run.reference, run.stages[base].claim.pytorch);
+    if (!mine || !theirs) {
+      row.pytorch_note = "no counterpart ran correctly (" + joined(s.claim.pytorch) + ")";
+      continue;
+    }
+    row.pytorch_speedup = *theirs->median_ms / *mine->median_ms;
+    row.pytorch_variant = mine->name;
+  }
+}
+
+}  // namespace
+
 RunSummary summarize_run(const RunRecord& run) {
   RunSummary r;
   r.model = or_unknown(run.model);
@@ -153,6 +202,7 @@ RunSummary summarize_run(const RunRecord& run) {
   for (size_t i = 0; i < run.stages.size(); ++i)
     r.stages.push_back(summarize_stage(run.stages[i], static_cast<int>(i), r.backend,
                                        claim_precondition(run.stages, i)));
+  add_pytorch_ratios(run, r);
   return r;
 }
 

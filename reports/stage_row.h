@@ -64,6 +64,14 @@ struct StageRow {
   // Why a claim gets no verdict though the stage is ok ("stage 0 is invalid", "stage
   // bf16-mixed was skipped"): claim_precondition, reports/ladder_table.h.
   std::string claim_unmet;
+  // PyTorch's own ratio for the stage on this machine, from the run's peer block: the median
+  // of PyTorch's counterpart of the stage's baseline (stage 0's, fp32 eager) over that of its
+  // fastest correct counterpart of this stage (claim.pytorch). NaN when the run has no peer
+  // block, when the stage names no counterpart (pytorch_note then says why PyTorch has none),
+  // or when no counterpart ran correctly (pytorch_note says so).
+  double pytorch_speedup = NAN;
+  std::string pytorch_variant;  // the counterpart that gave pytorch_speedup
+  std::string pytorch_note;
 };
 
 struct RunSummary {

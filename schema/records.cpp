@@ -263,12 +263,17 @@ StageRecord read_stage(const json& j, const std::string& where,
     c->string("source", s.claim.source, false);
     c->string("text", s.claim.text, false);
     c->number("speedup", s.claim.speedup);
+    if (auto pt = c->block("pytorch")) {
+      pt->strings("variants", s.claim.pytorch);
+      pt->text("none", s.claim.pytorch_none);
+    }
   }
   if (auto t = r.block("time")) read_time(*t, s.time);
   if (auto sp = r.block("speedup")) {
     sp->text("baseline", s.speedup.baseline);
     sp->number("vs_baseline", s.speedup.vs_baseline);
     read_ci95(*sp, s.speedup);
+    sp->number("ci95_coverage", s.speedup.ci95_coverage);
     sp->number("vs_previous", s.speedup.vs_previous);
   }
   if (auto tp = r.block("throughput")) {
@@ -419,7 +424,11 @@ void to_json(json& j, const StageRecord& s) {
        {"claim",
         {{"source", s.claim.source},
          {"text", s.claim.text},
-         {"speedup", number_json(s.claim.speedup)}}},
+         {"speedup", number_json(s.claim.speedup)},
+         {"pytorch",
+          s.claim.pytorch.empty() && !s.claim.pytorch_none
+              ? json(nullptr)
+              : json{{"variants", s.claim.pytorch}, {"none", text_json(s.claim.pytorch_none)}}}}},
        {"status", s.status},
        {"reason", text_json(s.reason)},
        {"precision", text_json(s.precision)},
@@ -439,6 +448,7 @@ void to_json(json& j, const StageRecord& s) {
         {{"baseline", text_json(s.speedup.baseline)},
          {"vs_baseline", number_json(s.speedup.vs_baseline)},
          {"ci95", ci95},
+         {"ci95_coverage", number_json(s.speedup.ci95_coverage)},
          {"vs_previous", number_json(s.speedup.vs_previous)}}},
        {"throughput",
         {{"items_per_s", number_json(s.throughput.items_per_s)},

@@ -33,6 +33,10 @@ struct ClaimRecord {
   std::string source;  // "seed 000"
   std::string text;    // the document's words
   Number speedup;      // cumulative speedup the document implies, when it gives one
+  // PyTorch's counterpart (harness/workload.h Claim): the peer variants doing this stage's work,
+  // or why there is none. Both empty in older files.
+  std::vector<std::string> pytorch;
+  Text pytorch_none;
 };
 
 struct TimeRecord {
@@ -47,6 +51,11 @@ struct SpeedupRecord {
   Text baseline;
   Number vs_baseline;
   std::optional<std::array<Number, 2>> ci95;
+  // The probability that ci95 covers the true median speedup: 0.95 or a little more with 6 or
+  // more rounds, less below (the [min, max] of n ratios covers 1 - 2^(1-n)), and for a run of
+  // several processes (run --repeat) the pooled interval's, before it was widened to hold every
+  // process's own median. Null in older files.
+  Number ci95_coverage;
   Number vs_previous;
 };
 

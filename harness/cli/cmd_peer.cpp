@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include "harness/cli/child_process.h"
 #include "harness/cli/commands.h"
@@ -25,6 +26,9 @@ namespace fs = std::filesystem;
 struct PeerArgs {
   std::string model, size = "full", device = "cuda", python, scripts, output;
   int runs = 20;
+  // Time limits handed to the script (0: its own defaults): the whole peer, one variant's build
+  // and compile, a max-autotune variant's. A GPU session's command has a wall-clock limit.
+  double deadline_s = 0, variant_budget_s = 0, autotune_budget_s = 0;
 };
 
 // --python, else $STAGEBENCH_PYTHON, else python3 from PATH.
@@ -111,6 +115,10 @@ int execute(const PeerArgs& a) {
   for (const std::string& arg : peer_arguments(script, a.size, a.device, a.runs, json_out))
     argv.push_back(arg);
   if (!batch.empty()) argv.insert(argv.end(), {"--batch", batch});
+  for (const auto& [flag, value] : {std::pair{"--deadline-s", a.deadline_s},
+                                    std::pair{"--variant-budget-s", a.variant_budget_s},
+                                    std::pair{"--autotune-budget-s", a.autotune_budget_s}})
+    if (value > 0) argv.insert(argv.end(), {flag, std::to_string(value)});
   std::cerr << "stagebench peer: " << python << ' ' << script_path.string() << " ...\n";
   const ChildResult r = run_child(argv, false);
   if (r.status != 0) {
@@ -172,6 +180,15 @@ void add_peer(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "The stagebench result to add the block to")
       ->required();
+  cmd->add_option("--deadline", a->deadline_s,
+                  "Seconds for the whole script; variants not started by then are left out")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--variant-budget", a->variant_budget_s,
+                  "Seconds for one variant's build, compile, warm-up and check")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--autotune-budget", a->autotune_budget_s,
+                  "Seconds for a max-autotune variant's compile")
+      ->check(CLI::PositiveNumber);
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 

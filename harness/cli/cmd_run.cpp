@@ -7,6 +7,7 @@
 #include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
 #include "harness/cli/progress_line.h"
+#include "harness/cli/repeat_run.h"
 #include "harness/cli/run_context.h"
 #include "harness/cli/stop_signal.h"
 #include "models/registry.h"
@@ -24,6 +25,7 @@ struct RunArgs {
   std::string format = "json";              // or "gbench": Google Benchmark JSON
   std::vector<std::string> extra_ceilings;  // "tf32=400000": GFLOP/s measured elsewhere
   bool quiet = false;
+  int repeat = 1;  // processes (harness/cli/repeat_run.h)
 };
 
 // What to say when building the workload asked for more memory than there is: the sizes it was
@@ -54,6 +56,7 @@ int execute(RunArgs& a) {
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   const OutputLock lock(a.output);  // before measuring: a second run on the same file stops now
+  if (a.repeat > 1) return run_repeated({a.repeat, a.output, a.format, a.quiet});
   std::vector<RunRecord> runs;
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
   nlohmann::json context = run_context(papi, true);
@@ -180,6 +183,11 @@ void add_run(CLI::App& app, int& exit_code) {
                   "GEMM ceiling measured elsewhere for a precision, e.g. tf32=400000 (GFLOP/s)")
       ->delimiter(',');
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+  cmd->add_option("--repeat", a->repeat,
+                  "Run the ladder in K fresh processes, one after the other, and merge them: "
+                  "the intervals then hold the variation between processes")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 

@@ -57,6 +57,8 @@ void remember_argv(int argc, char** argv) {
   argv_store().assign(argv, argv + argc);
 }
 
+const std::vector<std::string>& remembered_argv() { return argv_store(); }
+
 nlohmann::json run_context(const std::vector<std::string>& papi_events, bool opencl) {
   ProbeOptions o;
   if (!papi_events.empty()) o.papi_events = papi_events;

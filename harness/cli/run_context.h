@@ -8,6 +8,7 @@
 namespace sb::cli {
 
 void remember_argv(int argc, char** argv);
+const std::vector<std::string>& remembered_argv();  // as main() received it
 // {name: value} of the environment variables that can change a timed path (STAGEBENCH_*,
 // OMP_*, the OpenCL drivers' and the math libraries'), from a null-terminated `environ`.
 nlohmann::json timing_environment(char** env);

@@ -31,10 +31,11 @@ const std::vector<StageSpec>& ladder() {
                       "Persistent prefetch workers (batches assembled while the device computes)",
                       {s2, "pinned memory and workers: 10-30% faster data loading", std::nullopt},
                       bf16};
-    s[kAutotune] = {"autotune",
-                    "Autotuned GEMM kernels per shape, chosen by measuring on first use (cudnn.benchmark)",
-                    {s2, "cudnn.benchmark 5-10%, TF32 up to 8x matmul", std::nullopt},
-                    bf16};
+    s[kAutotune] = {
+        "autotune",
+        "Autotuned GEMM kernels per shape, chosen by measuring on first use (cudnn.benchmark)",
+        {s2, "cudnn.benchmark 5-10%, TF32 up to 8x matmul", std::nullopt},
+        bf16};
     s[kPreprocess] = {"preprocess",
                       "Preprocessing with regex cleaning (the data phase's baseline)",
                       {s2, "-", 1.0},
@@ -45,6 +46,19 @@ const std::vector<StageSpec>& ladder() {
                           {s2, "10-100x faster preprocessing", 10.0},
                           fp32,
                           "preprocess"};
+    // PyTorch's counterparts (scripts/reference/deepfm_torch.py's RECIPES).
+    s[kBaseline].claim.pytorch = {"fp32-eager"};
+    s[kVectorizedFm].claim.pytorch_none =
+        "the reference computes the FM term in the batched form from the start";
+    s[kBatchedTransfer].claim.pytorch = {"pinned-nonblocking"};
+    s[kPreallocatedLoss].claim.pytorch_none =
+        "the reference computes its loss in one call, with no per-step list to remove";
+    s[kAmp].claim.pytorch = {"amp-fp16", "amp-bf16"};
+    s[kDataloader].claim.pytorch_none = "the reference times steps from a pinned host batch";
+    s[kAutotune].claim.pytorch_none =
+        "cudnn.benchmark tunes convolutions, of which DeepFM has none";
+    s[kPreprocess].claim.pytorch_none = "data phase: the reference times training steps only";
+    s[kLiteralStrings].claim.pytorch_none = "data phase: the reference times training steps only";
     return s;
   }();
   return stages;

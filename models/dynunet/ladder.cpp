@@ -45,6 +45,15 @@ const std::vector<StageSpec>& ladder() {
                       "Persistent prefetch workers (volumes made while the device computes)",
                       {s4, "all optimizations: +152% train / +140% inference", 5.3 / 2.1},
                       bf16};
+    // PyTorch's counterparts (scripts/reference/dynunet_torch.py's RECIPES).
+    s[kBaseline].claim.pytorch = {"fp32-eager"};
+    s[kMixedPrecision].claim.pytorch = {"bf16-autocast"};
+    s[kChannelsLast].claim.pytorch = {"channels-last"};
+    s[kCompile].claim.pytorch = {"compile"};
+    s[kFusedOptimizer].claim.pytorch = {"fused-adamw"};
+    s[kCheckpointing].claim.pytorch_none = "the reference has no checkpointed variant";
+    s[kGraphReplay].claim.pytorch = {"compile-cudagraphs"};
+    s[kDataloader].claim.pytorch_none = "the reference times steps on volumes already made";
     return s;
   }();
   return stages;

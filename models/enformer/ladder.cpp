@@ -39,6 +39,21 @@ const std::vector<StageSpec>& ladder() {
                        "INT8 weights, per-channel scales",
                        {src, "future improvement: INT8 quantization", std::nullopt},
                        {0.99, "int8"}};
+    // PyTorch's counterparts (scripts/reference/enformer_torch.py's peer variants).
+    const std::string by_compile =
+        "no switch of its own in PyTorch: torch.compile makes this fusion with the others "
+        "(graph-compile's row)";
+    s[kOriginal].claim.pytorch = {"fp32-eager"};
+    s[kTf32].claim.pytorch = {"tf32"};
+    s[kFusedAttention].claim.pytorch_none =
+        "Enformer's attention (relative-position logits) has no fused PyTorch kernel; "
+        "torch.compile fuses it (graph-compile's row)";
+    s[kFusedGelu].claim.pytorch_none = by_compile;
+    s[kFusedLayerNorm].claim.pytorch_none = by_compile;
+    s[kGraphCompile].claim.pytorch = {"compile-tf32", "compile-fp32"};
+    s[kBf16].claim.pytorch = {"compile-bf16", "compile-fp16", "compile-fp16-cudagraphs",
+                              "compile-fp16-max-autotune"};
+    s[kInt8Weights].claim.pytorch_none = "the reference's menu has no int8 inference";
     return s;
   }();
   return stages;

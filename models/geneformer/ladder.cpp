@@ -35,6 +35,15 @@ const std::vector<StageSpec>& ladder() {
                       "Engine int8 (calibrated, per-channel weights, per-tensor activations)",
                       {src, "TensorRT INT8 5-10x, memory 20-30%", 5.0},
                       {0.99, "int8"}};
+    // PyTorch's counterparts (scripts/reference/geneformer_torch.py's peer variants).
+    s[kEager].claim.pytorch = {"fp32-eager"};
+    s[kOnnxGraph].claim.pytorch_none =
+        "ONNX Runtime's graph passes; PyTorch's nearest, torch.compile, is engine-fp32's row";
+    s[kEngineFp32].claim.pytorch = {"compile-tf32", "compile-fp32-sdpa"};
+    s[kEngineFp16].claim.pytorch = {"compile-fp16-sdpa", "compile-bf16-sdpa",
+                                    "compile-fp16-sdpa-cudagraphs",
+                                    "compile-fp16-sdpa-max-autotune"};
+    s[kEngineInt8].claim.pytorch_none = "TensorRT INT8; the reference's menu has no int8 inference";
     return s;
   }();
   return stages;

@@ -79,6 +79,29 @@ TEST(Cli, TinyRunWritesAValidDocument) {
   std::filesystem::remove(f);
 }
 
+// --repeat K: K fresh processes merged into one run whose stages hold every process's median.
+TEST(Cli, RepeatMergesFreshProcesses) {
+  const auto f = temp_file("repeat.json");
+  const Result r =
+      run("run enformer --size tiny --backend cpu --stages graph-compile --repeat 2 "
+          "--max-time 1 --warmup 0.05 --min-samples 3 --no-ceilings -q -o " +
+          f.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json doc = sb::read_document(f);
+  EXPECT_EQ(doc["context"]["repeat"]["processes"], 2);
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  EXPECT_EQ(doc["runs"][0]["repeat"]["processes"], 2);
+  for (const auto& s : doc["runs"][0]["stages"]) {
+    EXPECT_EQ(s["repeat"]["median_ms"].size(), 2u) << s.dump();
+    EXPECT_EQ(s["samples_ms"].size(), s["time"]["samples"].get<size_t>());
+    EXPECT_TRUE(s["speedup"]["ci95_coverage"].is_number()) << s.dump();
+  }
+  EXPECT_FALSE(std::filesystem::exists(f.string() + ".repeat-1.json")) << "process files go";
+  EXPECT_NE(r.output.find("2 processes merged"), std::string::npos) << r.output;
+  std::filesystem::remove(f);
+  EXPECT_EQ(run("run enformer --size tiny --repeat 0 -o " + f.string()).status, 2);
+}
+
 TEST(Cli, GeneformerTinyRunRecordsItsSummaries) {
   const auto f = temp_file("geneformer.json");
   const Result r =

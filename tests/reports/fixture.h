@@ -62,6 +62,15 @@ inline nlohmann::json fixture_run(const std::string& backend,
     s["claim"] = {{"source", "seed 000"},
                   {"text", "the document's words for " + f.id},
                   {"speedup", std::isnan(f.claim) ? nlohmann::json() : nlohmann::json(f.claim)}};
+    // PyTorch's counterparts, as a model's ladder names them (the peer fixture's variants).
+    const std::map<std::string, nlohmann::json> pytorch = {
+        {"original", {{"variants", {"fp32-eager"}}, {"none", nullptr}}},
+        {"fused-gelu",
+         {{"variants", nlohmann::json::array()}, {"none", "no switch of its own in PyTorch"}}},
+        {"graph-compile", {{"variants", {"compile-tf32", "tf32"}}, {"none", nullptr}}},
+        {"fp16", {{"variants", {"bf16-autocast"}}, {"none", nullptr}}},
+        {"int8", {{"variants", nlohmann::json::array()}, {"none", "no int8 in the menu"}}}};
+    s["claim"]["pytorch"] = pytorch.at(f.id);
     s["reason"] = f.reason.empty() ? nlohmann::json() : nlohmann::json(f.reason);
     s["reasons"] = f.reason.empty() ? nlohmann::json::array() : nlohmann::json::array({f.reason});
     const nlohmann::json null;

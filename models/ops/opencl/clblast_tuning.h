@@ -59,7 +59,7 @@ struct TuningGemm {
 // tall activations times a square weight, and attention's scores and context products batched
 // over heads. CLBlast's tuners search one square shape only; parameters found there can be much
 // slower on the others. Not a model's whole set: on an H200 a tuning these passed still slowed
-// Enformer's deep-K convolution GEMMs (results/h200/kernels-2026-11-26.md).
+// Enformer's deep-K convolution GEMMs (results/h200/kernels-2026-11-26/summary.md).
 std::vector<TuningGemm> tuning_gemms(size_t n);
 
 // Why a tuning timed at `before` and `after` (seconds, one per GEMM) is not kept, or "" when it
