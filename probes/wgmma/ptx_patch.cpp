@@ -42,7 +42,7 @@ std::string helpers(const std::vector<int>& widths) {
   return s;
 }
 
-Patched patch(const std::string& ptx) {
+Patched patch(const std::string& ptx, int maxnreg) {
   Patched out;
   static const std::regex target(R"(^(\s*)\.target\s+sm_90(\b[^a].*|)$)");
   static const std::regex version(R"(^\s*\.version\s+(\d+)\.(\d+)\s*$)");
@@ -52,10 +52,16 @@ Patched patch(const std::string& ptx) {
   static const std::regex simple(R"(^(\s*)//\s*SBW_(FENCE|COMMIT|PROXY_FENCE)\b.*$)");
   std::istringstream in(ptx);
   std::string line;
-  bool have_target = false;
+  bool have_target = false, in_entry_header = false;
   std::smatch m;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind(".entry", 0) == 0 || line.rfind(".visible .entry", 0) == 0) {
+      in_entry_header = true;
+    } else if (in_entry_header && line == "{") {
+      in_entry_header = false;
+      if (maxnreg > 0) out.ptx += ".maxnreg " + std::to_string(maxnreg) + "\n";
+    }
     if (std::regex_match(line, m, target)) {
       out.target_before = line;
       line = m[1].str() + ".target sm_90a" + m[2].str();

@@ -31,7 +31,9 @@ struct Patched {
 //   SBW_COMMIT                       -> wgmma.commit_group.sync.aligned;
 //   SBW_WAIT n {d...}                -> wgmma.wait_group.sync.aligned n;
 //   SBW_PROXY_FENCE                  -> fence.proxy.async.shared::cta;
+// maxnreg > 0 adds `.maxnreg maxnreg` to every entry (before its body's opening brace): the
+// register cap ptxas allocates under, e.g. 128 so that two 256-item work-groups share an SM.
 // An SBW comment that does not parse, or a missing .target line, sets `error`.
-Patched patch(const std::string& ptx);
+Patched patch(const std::string& ptx, int maxnreg = 0);
 
 }  // namespace sb::wgmma

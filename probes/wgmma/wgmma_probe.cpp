@@ -14,7 +14,8 @@
 //         two kernels against each other at the timed sizes), then timed with OpenCL profiling
 //         events, variants in turn each round, median of the rounds after warm-up.
 // Without a GPU: `--emit SRC.cl` writes the wgmma program's source, `--patch IN OUT` patches a
-// PTX file (for checking the text with ptxas on a machine that has no NVIDIA driver).
+// PTX file, with an optional register cap (for checking the text with ptxas on a machine that
+// has no NVIDIA driver).
 //
 // Usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR [--phase tile|gemm|mma]
 //                    [--sizes 4096,8192] [--rounds 15]
@@ -250,12 +251,12 @@ std::string program_ptx(cl_program p) {
 
 // The wgmma route: source -> PTX -> patched PTX -> program from binary.
 cl_program build_wgmma(const Cl& cl, const std::string& source, const std::string& options,
-                       const std::string& out, const std::string& name) {
+                       const std::string& out, const std::string& name, int maxnreg = 0) {
   cl_program src = build_source(cl, source, options, out, name + "-source");
   const std::string ptx = program_ptx(src);
   clReleaseProgram(src);
   write_file(out + "/" + name + ".orig.ptx", ptx);
-  const Patched pt = sb::wgmma::patch(ptx);
+  const Patched pt = sb::wgmma::patch(ptx, maxnreg);
   write_file(out + "/" + name + ".ptx", pt.ptx);
   std::printf("%s: PTX %s | %s -> patched: %d wgmma.mma_async, %d fence, %d commit, %d wait, "
               "%d proxy fence\n",
@@ -398,7 +399,7 @@ std::string mma_source(const std::string& dir, int bn) {
 }
 
 struct Gemm {
-  int bn, stages;
+  int bn, stages, maxnreg = 0;  // maxnreg 128: two work-groups an SM (with 3 stages' 97 KB)
 };
 
 int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
@@ -407,18 +408,20 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
   std::vector<Variant> vs;
   std::vector<cl_program> programs;
   if (wgmma) {
-    for (const Gemm g : {Gemm{128, 4}, Gemm{256, 3}, Gemm{256, 4}}) {
-      const std::string name =
-          "wgmma_" + std::to_string(g.bn) + "_s" + std::to_string(g.stages);
+    for (const Gemm g : {Gemm{128, 4}, Gemm{128, 3, 128}, Gemm{256, 3}, Gemm{256, 4}}) {
+      const std::string name = "wgmma_" + std::to_string(g.bn) + "_s" +
+                               std::to_string(g.stages) +
+                               (g.maxnreg ? "_r" + std::to_string(g.maxnreg) : "");
       const std::string opts = "-cl-std=CL1.2 -DGEMM_BN=" + std::to_string(g.bn) +
                                " -DGEMM_STAGES=" + std::to_string(g.stages) +
                                " -DGEMM_WAIT_COPIES=" + std::to_string(g.stages - 3);
       try {
-        cl_program p = build_wgmma(cl, wgmma_source(kdir), opts, out, name);
+        cl_program p = build_wgmma(cl, wgmma_source(kdir), opts, out, name, g.maxnreg);
         cl_int err;
         Variant v;
         v.name = name + " (wgmma m64n" + std::to_string(g.bn) + "k16, 128x" +
-                 std::to_string(g.bn) + "x64, " + std::to_string(g.stages) + " stages)";
+                 std::to_string(g.bn) + "x64, " + std::to_string(g.stages) + " stages" +
+                 (g.maxnreg ? ", .maxnreg " + std::to_string(g.maxnreg) : "") + ")";
         v.kernel = clCreateKernel(p, "wgmma_gemm", &err);
         check(err, "clCreateKernel wgmma_gemm");
         v.local = 256;
@@ -607,7 +610,8 @@ int main(int argc, char** argv) {
         return 0;
       }
       if (a == "--patch" && i + 2 < argc) {
-        const Patched p = sb::wgmma::patch(read_file(argv[i + 1]));
+        const int maxnreg = i + 3 < argc ? std::stoi(argv[i + 3]) : 0;
+        const Patched p = sb::wgmma::patch(read_file(argv[i + 1]), maxnreg);
         write_file(argv[i + 2], p.ptx);
         std::printf("%d mma, %d fence, %d commit, %d wait, %d proxy fence%s%s\n", p.mma, p.fence,
                     p.commit, p.wait, p.proxy_fence, p.error.empty() ? "" : "; error: ",
@@ -617,7 +621,7 @@ int main(int argc, char** argv) {
       if (!opt.count(a) || i + 1 >= argc) {
         std::fprintf(stderr, "usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR "
                              "[--phase tile|gemm|mma] [--sizes 4096,8192] [--rounds 15]\n"
-                             "       wgmma_probe [--kernels DIR] --emit SRC.cl | --patch IN OUT\n");
+                             "       wgmma_probe [--kernels DIR] --emit SRC.cl | --patch IN OUT [MAXNREG]\n");
         return 2;
       }
       opt[a] = argv[++i];
