@@ -129,7 +129,15 @@ void wgmma_tile(__global const ushort* a, __global const ushort* b, __global flo
 #define A_CHUNKS (BM * 8)
 #define B_CHUNKS (GEMM_BN * 8)
 #define STAGE_CHUNKS (A_CHUNKS + B_CHUNKS)
+#ifdef GEMM_DRAIN
+// The variant that waits for each K tile's wgmma before the next barrier (wait_group 0): one
+// tile further ahead in the same local memory, against tensor cores idle across the barrier.
+#define AHEAD (GEMM_STAGES - 1)
+#define WAIT_LOOP WAIT0
+#else
 #define AHEAD (GEMM_STAGES - 2)
+#define WAIT_LOOP WAIT1
+#endif
 #define RASTER_GROUP 8
 
 #define SBW_JOIN2(a, b) a##b
@@ -195,7 +203,7 @@ void wgmma_gemm(__global const ushort* a, __global const ushort* b, __global flo
     const int next = kt + AHEAD;
     if (next < k_tiles) load_tile(smem, next % GEMM_STAGES, a, b, m0, n0, K, next, tid);
     cp_async_commit();
-    WAIT1(acc);
+    WAIT_LOOP(acc);
   }
   WAIT0(acc);
 
