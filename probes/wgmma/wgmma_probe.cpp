@@ -19,7 +19,9 @@
 //
 // Usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR [--phase tile|gemm|mma]
 //                    [--sizes 4096,8192] [--rounds 15]
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 
 #include <algorithm>
