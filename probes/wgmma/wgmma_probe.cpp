@@ -1,0 +1,657 @@
+// wgmma_probe: does Hopper's wgmma.mma_async run from NVIDIA's OpenCL? (issue 27, part 3's
+// first step; docs/wgmma.md has the answer and the figures.)
+//
+// Why this exists: our f16 GEMM on NVIDIA is our own OpenCL kernel (mma.sync through inline PTX),
+// because no OpenCL library reaches the tensor cores; cuBLAS's speed on Hopper comes from wgmma,
+// which the OpenCL compiler rejects. This program builds wgmma_gemm.cl with the instructions
+// written as PTX comments, patches the PTX (ptx_patch.h), builds that through
+// clCreateProgramWithBinary, and checks and times the result:
+//   tile  one warpgroup, D[64, 64] = A[64, K] B[64, K]^T, K = 16 and 64, against a CPU reference,
+//         with the 128-byte swizzle and without swizzle (both offset assignments);
+//   gemm  the 128 x 128 and 128 x 256 wgmma GEMMs, and the project's mma.sync pipeline
+//         (models/ops/opencl/kernels, the 128 x 256 and 128 x 128 double-buffered variants) on the
+//         same inputs: checked (a full CPU reference at a small size; sampled entries and the
+//         two kernels against each other at the timed sizes), then timed with OpenCL profiling
+//         events, variants in turn each round, median of the rounds after warm-up.
+// Without a GPU: `--emit SRC.cl` writes the wgmma program's source, `--patch IN OUT` patches a
+// PTX file, with an optional register cap (for checking the text with ptxas on a machine that
+// has no NVIDIA driver).
+//
+// Usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR [--phase tile|gemm|mma]
+//                    [--sizes 4096,8192] [--rounds 15]
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "probes/wgmma/ptx_patch.h"
+
+namespace {
+
+using sb::wgmma::Patched;
+
+struct ClError : std::runtime_error {
+  ClError(const std::string& what, cl_int code)
+      : std::runtime_error(what + ": OpenCL error " + std::to_string(code)), code(code) {}
+  cl_int code;
+};
+
+void check(cl_int err, const std::string& what) {
+  if (err != CL_SUCCESS) throw ClError(what, err);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// f32 -> f16 bits, round to nearest even (inputs here are normal and in range).
+uint16_t to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const int exp = static_cast<int>((x >> 23) & 0xFF) - 127 + 15;
+  uint32_t mant = x & 0x7FFFFFu;
+  if (exp <= 0) return static_cast<uint16_t>(sign);  // flush tiny values (|x| < 2^-14)
+  uint32_t h = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(h);
+}
+
+float from_half(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, mant = h & 0x3FFu;
+  uint32_t x;
+  if (exp == 0) {
+    x = sign;  // zero (no subnormals are produced by to_half)
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+// Random halves in [-1, 1), fresh per call (the seed advances).
+std::vector<uint16_t> random_halves(size_t n, uint64_t seed) {
+  std::vector<uint16_t> v(n);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& e : v) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    e = to_half(static_cast<float>(static_cast<int64_t>(s >> 40) - (1 << 23)) / (1 << 23));
+  }
+  return v;
+}
+
+double ref_entry(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, int K, int i,
+                 int j) {
+  double s = 0;
+  for (int k = 0; k < K; ++k)
+    s += static_cast<double>(from_half(a[static_cast<size_t>(i) * K + k])) *
+         from_half(b[static_cast<size_t>(j) * K + k]);
+  return s;
+}
+
+struct Check {
+  double rel_l2 = 0, max_abs = 0;
+  size_t nonfinite = 0, compared = 0;
+  bool pass() const { return nonfinite == 0 && rel_l2 < 1e-4 && compared > 0; }
+  std::string text() const {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s rel_l2 %.3g max_abs %.3g nonfinite %zu of %zu",
+                  pass() ? "PASS" : "FAIL", rel_l2, max_abs, nonfinite, compared);
+    return buf;
+  }
+};
+
+// got (row-major M x N) against the double reference on `pairs` entries (all when empty).
+Check check_against_ref(const std::vector<float>& got, const std::vector<uint16_t>& a,
+                        const std::vector<uint16_t>& b, int M, int N, int K,
+                        const std::vector<std::pair<int, int>>& pairs) {
+  Check c;
+  double num = 0, den = 0;
+  auto one = [&](int i, int j) {
+    const double r = ref_entry(a, b, K, i, j), g = got[static_cast<size_t>(i) * N + j];
+    if (!std::isfinite(g)) ++c.nonfinite;
+    num += (g - r) * (g - r);
+    den += r * r;
+    c.max_abs = std::max(c.max_abs, std::fabs(g - r));
+    ++c.compared;
+  };
+  if (pairs.empty()) {
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) one(i, j);
+  } else {
+    for (auto [i, j] : pairs) one(i, j);
+  }
+  c.rel_l2 = std::sqrt(num / std::max(den, 1e-300));
+  if (!std::isfinite(c.rel_l2)) c.rel_l2 = INFINITY;
+  return c;
+}
+
+Check check_against(const std::vector<float>& got, const std::vector<float>& ref) {
+  Check c;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) ++c.nonfinite;
+    const double d = static_cast<double>(got[i]) - ref[i];
+    num += d * d;
+    den += static_cast<double>(ref[i]) * ref[i];
+    c.max_abs = std::max(c.max_abs, std::fabs(d));
+  }
+  c.compared = got.size();
+  c.rel_l2 = std::sqrt(num / std::max(den, 1e-300));
+  if (!std::isfinite(c.rel_l2)) c.rel_l2 = INFINITY;
+  return c;
+}
+
+struct Cl {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  std::string device_name, driver;
+};
+
+std::string device_info(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  clGetDeviceInfo(d, what, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+Cl open_nvidia() {
+  cl_uint np = 0;
+  check(clGetPlatformIDs(0, nullptr, &np), "clGetPlatformIDs");
+  std::vector<cl_platform_id> ps(np);
+  check(clGetPlatformIDs(np, ps.data(), nullptr), "clGetPlatformIDs");
+  Cl cl;
+  for (auto p : ps) {
+    char name[256] = {};
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+    if (!std::strstr(name, "NVIDIA")) continue;
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &cl.device, &nd) != CL_SUCCESS || nd == 0)
+      continue;
+    cl.platform = p;
+    break;
+  }
+  if (!cl.device) throw std::runtime_error("no NVIDIA OpenCL GPU");
+  cl.device_name = device_info(cl.device, CL_DEVICE_NAME);
+  cl.driver = device_info(cl.device, CL_DRIVER_VERSION);
+  cl_int err;
+  cl.context = clCreateContext(nullptr, 1, &cl.device, nullptr, nullptr, &err);
+  check(err, "clCreateContext");
+  cl.queue = clCreateCommandQueue(cl.context, cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  check(err, "clCreateCommandQueue");
+  return cl;
+}
+
+std::string build_log(const Cl& cl, cl_program p) {
+  size_t n = 0;
+  clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+// Builds `source`; writes its build log to out/name-build.txt. Throws with the log on failure.
+cl_program build_source(const Cl& cl, const std::string& source, const std::string& options,
+                        const std::string& out, const std::string& name) {
+  const char* text = source.c_str();
+  const size_t len = source.size();
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(cl.context, 1, &text, &len, &err);
+  check(err, name + ": clCreateProgramWithSource");
+  err = clBuildProgram(p, 1, &cl.device, options.c_str(), nullptr, nullptr);
+  const std::string log = build_log(cl, p);
+  write_file(out + "/" + name + "-build.txt", "options: " + options + "\n" + log);
+  if (err != CL_SUCCESS) throw ClError(name + ": clBuildProgram (source)\n" + log, err);
+  return p;
+}
+
+std::string program_ptx(cl_program p) {
+  size_t size = 0;
+  check(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+        "CL_PROGRAM_BINARY_SIZES");
+  std::string s(size, '\0');
+  unsigned char* ptr = reinterpret_cast<unsigned char*>(s.data());
+  check(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr),
+        "CL_PROGRAM_BINARIES");
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+// The wgmma route: source -> PTX -> patched PTX -> program from binary.
+cl_program build_wgmma(const Cl& cl, const std::string& source, const std::string& options,
+                       const std::string& out, const std::string& name, int maxnreg = 0) {
+  cl_program src = build_source(cl, source, options, out, name + "-source");
+  const std::string ptx = program_ptx(src);
+  clReleaseProgram(src);
+  write_file(out + "/" + name + ".orig.ptx", ptx);
+  const Patched pt = sb::wgmma::patch(ptx, maxnreg);
+  write_file(out + "/" + name + ".ptx", pt.ptx);
+  std::printf("%s: PTX %s | %s -> patched: %d wgmma.mma_async, %d fence, %d commit, %d wait, "
+              "%d proxy fence\n",
+              name.c_str(), pt.version_before.c_str(), pt.target_before.c_str(), pt.mma, pt.fence,
+              pt.commit, pt.wait, pt.proxy_fence);
+  if (!pt.error.empty()) throw std::runtime_error(name + ": patch: " + pt.error);
+  if (pt.mma == 0)
+    throw std::runtime_error(name + ": no SBW_MMA comment in the compiler's PTX (see " + name +
+                             ".orig.ptx)");
+  const unsigned char* bin = reinterpret_cast<const unsigned char*>(pt.ptx.c_str());
+  const size_t len = pt.ptx.size() + 1;  // with the terminating NUL, as read back
+  cl_int status = CL_SUCCESS, err;
+  cl_program p = clCreateProgramWithBinary(cl.context, 1, &cl.device, &len, &bin, &status, &err);
+  check(err, name + ": clCreateProgramWithBinary");
+  check(status, name + ": clCreateProgramWithBinary (binary status)");
+  err = clBuildProgram(p, 1, &cl.device, "-cl-nv-verbose", nullptr, nullptr);
+  if (err == CL_INVALID_BUILD_OPTIONS) {  // in case a binary takes no compiler options
+    std::printf("%s: -cl-nv-verbose refused for a binary (%d); built without it\n", name.c_str(),
+                err);
+    err = clBuildProgram(p, 1, &cl.device, "", nullptr, nullptr);
+  }
+  const std::string log = build_log(cl, p);
+  write_file(out + "/" + name + "-binary-build.txt", log);
+  std::printf("%s: binary build %d; log: %s\n", name.c_str(), err, log.c_str());
+  if (err != CL_SUCCESS) throw ClError(name + ": clBuildProgram (patched binary)\n" + log, err);
+  return p;
+}
+
+std::string wgmma_source(const std::string& kernels_dir) {
+  return sb::wgmma::helpers({64, 128, 256}) + read_file(kernels_dir + "/wgmma_gemm.cl");
+}
+
+cl_mem buffer(const Cl& cl, size_t bytes, const void* host = nullptr) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                            bytes, const_cast<void*>(host), &err);
+  check(err, "clCreateBuffer " + std::to_string(bytes));
+  return m;
+}
+
+template <class T>
+void set_arg(cl_kernel k, cl_uint i, const T& v) {
+  check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg " + std::to_string(i));
+}
+
+std::vector<float> read_floats(const Cl& cl, cl_mem m, size_t n) {
+  std::vector<float> v(n);
+  check(clEnqueueReadBuffer(cl.queue, m, CL_TRUE, 0, n * 4, v.data(), 0, nullptr, nullptr),
+        "clEnqueueReadBuffer");
+  return v;
+}
+
+void poison(const Cl& cl, cl_mem m, size_t n) {
+  const uint32_t nan = 0x7FC00001u;
+  check(clEnqueueFillBuffer(cl.queue, m, &nan, 4, 0, n * 4, 0, nullptr, nullptr), "fill");
+  check(clFinish(cl.queue), "clFinish");
+}
+
+double run_timed(const Cl& cl, cl_kernel k, size_t global, size_t local, size_t global_y = 1) {
+  const size_t g[2] = {global, global_y}, l[2] = {local, 1};
+  cl_event e;
+  check(clEnqueueNDRangeKernel(cl.queue, k, 2, nullptr, g, l, 0, nullptr, &e), "launch");
+  check(clWaitForEvents(1, &e), "clWaitForEvents");
+  cl_ulong t0 = 0, t1 = 0;
+  clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
+  clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
+  clReleaseEvent(e);
+  return static_cast<double>(t1 - t0) * 1e-9;
+}
+
+// ---- phase tile -------------------------------------------------------------------------
+int phase_tile(const Cl& cl, const std::string& kdir, const std::string& out) {
+  cl_program p = build_wgmma(cl, wgmma_source(kdir), "-cl-std=CL1.2 -DSBW_TILE", out, "tile");
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "wgmma_tile", &err);
+  check(err, "clCreateKernel wgmma_tile");
+  int failures = 0;
+  struct Mode {
+    const char* name;
+    int mode, lbo, sbo;
+  };
+  const Mode modes[] = {{"128B swizzle (LBO 16, SBO 1024)", 1, 16, 1024},
+                        {"no swizzle, LBO 1024 (K) SBO 128 (M)", 0, 1024, 128},
+                        {"no swizzle, LBO 128 SBO 1024", 0, 128, 1024}};
+  uint64_t seed = 1;
+  for (const int K : {16, 64}) {
+    for (const Mode& md : modes) {
+      const auto a = random_halves(64 * K, seed++), b = random_halves(64 * K, seed++);
+      cl_mem ba = buffer(cl, a.size() * 2, a.data()), bb = buffer(cl, b.size() * 2, b.data());
+      cl_mem bd = buffer(cl, 64 * 64 * 4);
+      poison(cl, bd, 64 * 64);
+      set_arg(k, 0, ba);
+      set_arg(k, 1, bb);
+      set_arg(k, 2, bd);
+      set_arg(k, 3, K);
+      set_arg(k, 4, md.mode);
+      set_arg(k, 5, md.lbo);
+      set_arg(k, 6, md.sbo);
+      std::string result;
+      try {
+        run_timed(cl, k, 128, 128);
+        const Check c = check_against_ref(read_floats(cl, bd, 64 * 64), a, b, 64, 64, K, {});
+        result = c.text();
+        if (!c.pass()) ++failures;
+      } catch (const std::exception& e) {
+        result = std::string("ERROR ") + e.what();
+        ++failures;
+      }
+      std::printf("tile m64n64, K %d, %s: %s\n", K, md.name, result.c_str());
+      clReleaseMemObject(ba);
+      clReleaseMemObject(bb);
+      clReleaseMemObject(bd);
+    }
+  }
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return failures;
+}
+
+// ---- phase gemm -------------------------------------------------------------------------
+struct Variant {
+  std::string name;
+  cl_kernel kernel = nullptr;
+  size_t global = 0, local = 0, global_y = 1;
+  std::function<void(cl_kernel, cl_mem, cl_mem, cl_mem, int, int, int)> args;
+  std::function<void(int, int, Variant&)> grid;  // sets global, global_y for M, N
+  int bm = 128, bn = 128;
+};
+
+std::string mma_source(const std::string& dir, int bn) {
+  const std::string threads = std::to_string(2 * bn / 64 * 32);
+  return read_file(dir + "/common.cl") + "\n" + read_file(dir + "/gemm_mma_nvidia.cl") + "\n" +
+         read_file(dir + "/gemm_pipelined.cl") + "\n#define PIPE_NAME gemm_f16_pipe_" +
+         std::to_string(bn) + "_db\n#define PIPE_BN " + std::to_string(bn) +
+         "\n#define PIPE_THREADS " + threads +
+         "\n#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n"
+         "#define PIPE_FRAG(r) (r)\n#define PIPE_ACC float\n#define PIPE_EXTRA_PARAMS\n"
+         "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n" +
+         read_file(dir + "/gemm_pipe_body.cl");
+}
+
+struct Gemm {
+  int bn, stages, maxnreg = 0;  // maxnreg 128: two work-groups an SM (with 3 stages' 97 KB)
+  bool drain = false;           // GEMM_DRAIN: wait_group 0 each K tile, one more tile ahead
+  int ahead() const { return drain ? stages - 1 : stages - 2; }
+};
+
+int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
+               const std::string& out, const std::vector<int>& sizes, int rounds, bool wgmma,
+               bool mma) {
+  std::vector<Variant> vs;
+  std::vector<cl_program> programs;
+  if (wgmma) {
+    // Run 1 and 2 (2026-11-27) also had {128, 3, 128} and {256, 3}: 421 and 318 TFLOP/s at
+    // 8192^3, one tile ahead being too few.
+    for (const Gemm g : {Gemm{128, 4}, Gemm{128, 6}, Gemm{256, 4}, Gemm{256, 4, 0, true}}) {
+      const std::string name = "wgmma_" + std::to_string(g.bn) + "_s" +
+                               std::to_string(g.stages) +
+                               (g.maxnreg ? "_r" + std::to_string(g.maxnreg) : "") +
+                               (g.drain ? "_drain" : "");
+      const std::string opts = "-cl-std=CL1.2 -DGEMM_BN=" + std::to_string(g.bn) +
+                               " -DGEMM_STAGES=" + std::to_string(g.stages) +
+                               " -DGEMM_WAIT_COPIES=" + std::to_string(g.ahead() - 1) +
+                               (g.drain ? " -DGEMM_DRAIN" : "");
+      try {
+        cl_program p = build_wgmma(cl, wgmma_source(kdir), opts, out, name, g.maxnreg);
+        cl_int err;
+        Variant v;
+        v.name = name + " (wgmma m64n" + std::to_string(g.bn) + "k16, 128x" +
+                 std::to_string(g.bn) + "x64, " + std::to_string(g.stages) + " stages, " +
+                 std::to_string(g.ahead()) + " ahead" +
+                 (g.maxnreg ? ", .maxnreg " + std::to_string(g.maxnreg) : "") + ")";
+        v.kernel = clCreateKernel(p, "wgmma_gemm", &err);
+        check(err, "clCreateKernel wgmma_gemm");
+        v.local = 256;
+        v.bn = g.bn;
+        v.args = [](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
+          set_arg(k, 0, a);
+          set_arg(k, 1, b);
+          set_arg(k, 2, c);
+          set_arg(k, 3, M);
+          set_arg(k, 4, N);
+          set_arg(k, 5, K);
+        };
+        v.grid = [](int M, int N, Variant& v) {
+          v.global = static_cast<size_t>(M / 128) * (N / v.bn) * 256;
+          v.global_y = 1;
+        };
+        programs.push_back(p);
+        vs.push_back(v);
+      } catch (const std::exception& e) {
+        std::printf("%s: BUILD FAILED: %s\n", name.c_str(), e.what());
+      }
+    }
+  }
+  if (mma) {
+    for (const int bn : {256, 128}) {
+      const std::string name = "mma_sync_" + std::to_string(bn);
+      try {
+        cl_program p = build_source(cl, mma_source(mdir, bn),
+                                    "-cl-std=CL1.2 -DREDUCE_WG=256 -cl-nv-verbose", out, name);
+        cl_int err;
+        Variant v;
+        v.name = name + " (project's mma.sync pipeline, 128x" + std::to_string(bn) +
+                 "x64, 3 stages, fragments double-buffered)";
+        v.kernel = clCreateKernel(p, ("gemm_f16_pipe_" + std::to_string(bn) + "_db").c_str(), &err);
+        check(err, "clCreateKernel " + name);
+        v.local = static_cast<size_t>(2 * bn / 64 * 32);
+        v.bn = bn;
+        v.args = [](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
+          const cl_mem none = nullptr;
+          const int zero = 0;
+          set_arg(k, 0, a);
+          set_arg(k, 1, b);
+          set_arg(k, 2, none);
+          set_arg(k, 3, zero);
+          set_arg(k, 4, zero);
+          set_arg(k, 5, none);
+          set_arg(k, 6, zero);
+          set_arg(k, 7, M);
+          set_arg(k, 8, N);
+          set_arg(k, 9, K);
+          set_arg(k, 10, c);
+          set_arg(k, 11, zero);
+          set_arg(k, 12, zero);
+        };
+        v.grid = [](int M, int N, Variant& v) {
+          v.global = static_cast<size_t>(N / v.bn) * v.local;
+          v.global_y = static_cast<size_t>(M / 128);
+        };
+        programs.push_back(p);
+        vs.push_back(v);
+      } catch (const std::exception& e) {
+        std::printf("%s: BUILD FAILED: %s\n", name.c_str(), e.what());
+      }
+    }
+  }
+  if (vs.empty()) return 1;
+  int failures = 0;
+  std::vector<bool> broken(vs.size(), false);
+  std::ofstream json(out + "/gemm.json");
+  json << "{\n  \"device\": \"" << cl.device_name << "\", \"driver\": \"" << cl.driver
+       << "\",\n  \"timing\": \"OpenCL profiling events (COMMAND_START..END), variants in turn "
+          "each round, median of the rounds after 3 warm-up rounds\",\n  \"results\": [\n";
+  bool first_json = true;
+
+  // Sizes: a small one with a full CPU reference, then the timed ones.
+  std::vector<int> all_sizes = {-1};
+  all_sizes.insert(all_sizes.end(), sizes.begin(), sizes.end());
+  uint64_t seed = 100;
+  for (const int size : all_sizes) {
+    const int M = size < 0 ? 256 : size, N = size < 0 ? 512 : size, K = size < 0 ? 1024 : size;
+    const auto a = random_halves(static_cast<size_t>(M) * K, seed++);
+    const auto b = random_halves(static_cast<size_t>(N) * K, seed++);
+    cl_mem ba = buffer(cl, a.size() * 2, a.data()), bb = buffer(cl, b.size() * 2, b.data());
+    const size_t cn = static_cast<size_t>(M) * N;
+    std::vector<cl_mem> outs;
+    std::vector<std::pair<int, int>> pairs;
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    if (size > 0)
+      for (int i = 0; i < 2048; ++i) pairs.emplace_back(rng() % M, rng() % N);
+    std::vector<float> first_out;
+    std::string first_name;
+    for (size_t vi = 0; vi < vs.size(); ++vi) {
+      Variant& v = vs[vi];
+      cl_mem bc = buffer(cl, cn * 4);
+      outs.push_back(bc);
+      if (broken[vi]) continue;
+      poison(cl, bc, cn);
+      v.grid(M, N, v);
+      v.args(v.kernel, ba, bb, bc, M, N, K);
+      std::string result;
+      try {
+        run_timed(cl, v.kernel, v.global, v.local, v.global_y);
+        const auto got = read_floats(cl, bc, cn);
+        const Check c = check_against_ref(got, a, b, M, N, K, pairs);
+        result = c.text() + (size < 0 ? " (full CPU reference)" : " (2048 sampled entries)");
+        if (!c.pass()) {
+          ++failures;
+          broken[vi] = true;
+        }
+        if (first_out.empty()) {
+          first_out = got;
+          first_name = v.name.substr(0, v.name.find(' '));
+        } else {
+          result += "; against " + first_name + ": " + check_against(got, first_out).text();
+        }
+      } catch (const std::exception& e) {
+        result = std::string("ERROR ") + e.what();
+        ++failures;
+        broken[vi] = true;
+      }
+      std::printf("check %dx%dx%d %s: %s\n", M, N, K, v.name.c_str(), result.c_str());
+      std::fflush(stdout);
+    }
+    if (size > 0) {
+      std::vector<std::vector<double>> times(vs.size());
+      for (int r = 0; r < rounds + 3; ++r)
+        for (size_t vi = 0; vi < vs.size(); ++vi) {
+          if (broken[vi]) continue;
+          Variant& v = vs[vi];
+          v.args(v.kernel, ba, bb, outs[vi], M, N, K);
+          const double t = run_timed(cl, v.kernel, v.global, v.local, v.global_y);
+          if (r >= 3) times[vi].push_back(t);
+        }
+      for (size_t vi = 0; vi < vs.size(); ++vi) {
+        if (broken[vi]) continue;
+        auto t = times[vi];
+        std::sort(t.begin(), t.end());
+        const double med = t[t.size() / 2], flops = 2.0 * M * N * static_cast<double>(K);
+        std::printf("time %d^3 %-60s median %8.3f ms  %6.1f TFLOP/s  (min %.3f max %.3f ms, %zu runs)\n",
+                    size, vs[vi].name.c_str(), med * 1e3, flops / med / 1e12, t.front() * 1e3,
+                    t.back() * 1e3, t.size());
+        json << (first_json ? "" : ",\n") << "    {\"kernel\": \"" << vs[vi].name
+             << "\", \"m\": " << M << ", \"n\": " << N << ", \"k\": " << K
+             << ", \"median_ms\": " << med * 1e3 << ", \"tflops\": " << flops / med / 1e12
+             << ", \"min_ms\": " << t.front() * 1e3 << ", \"max_ms\": " << t.back() * 1e3
+             << ", \"runs\": " << t.size() << ", \"samples_ms\": [";
+        for (size_t i = 0; i < times[vi].size(); ++i)
+          json << (i ? ", " : "") << times[vi][i] * 1e3;
+        json << "]}";
+        first_json = false;
+      }
+      std::fflush(stdout);
+    }
+    for (cl_mem m : outs) clReleaseMemObject(m);
+    clReleaseMemObject(ba);
+    clReleaseMemObject(bb);
+  }
+  json << "\n  ]\n}\n";
+  for (auto& v : vs) clReleaseKernel(v.kernel);
+  for (auto p : programs) clReleaseProgram(p);
+  return failures;
+}
+
+std::vector<int> parse_sizes(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) v.push_back(std::stoi(item));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> opt = {{"--kernels", "probes/wgmma"},
+                                            {"--mma-kernels", "models/ops/opencl/kernels"},
+                                            {"--out", "."},
+                                            {"--phase", "tile"},
+                                            {"--sizes", "4096,8192"},
+                                            {"--rounds", "15"}};
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--emit" && i + 1 < argc) {  // the wgmma program's source, for offline checks
+        write_file(argv[i + 1], wgmma_source(opt["--kernels"]));
+        return 0;
+      }
+      if (a == "--patch" && i + 2 < argc) {
+        const int maxnreg = i + 3 < argc ? std::stoi(argv[i + 3]) : 0;
+        const Patched p = sb::wgmma::patch(read_file(argv[i + 1]), maxnreg);
+        write_file(argv[i + 2], p.ptx);
+        std::printf("%d mma, %d fence, %d commit, %d wait, %d proxy fence%s%s\n", p.mma, p.fence,
+                    p.commit, p.wait, p.proxy_fence, p.error.empty() ? "" : "; error: ",
+                    p.error.c_str());
+        return p.error.empty() ? 0 : 1;
+      }
+      if (!opt.count(a) || i + 1 >= argc) {
+        std::fprintf(stderr, "usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR "
+                             "[--phase tile|gemm|mma] [--sizes 4096,8192] [--rounds 15]\n"
+                             "       wgmma_probe [--kernels DIR] --emit SRC.cl | --patch IN OUT [MAXNREG]\n");
+        return 2;
+      }
+      opt[a] = argv[++i];
+    }
+    const Cl cl = open_nvidia();
+    std::printf("device: %s, driver %s\n", cl.device_name.c_str(), cl.driver.c_str());
+    const std::string phase = opt["--phase"];
+    int failures = 0;
+    if (phase == "tile") {
+      failures = phase_tile(cl, opt["--kernels"], opt["--out"]);
+    } else if (phase == "gemm" || phase == "mma" || phase == "wgmma") {
+      failures = phase_gemm(cl, opt["--kernels"], opt["--mma-kernels"], opt["--out"],
+                            parse_sizes(opt["--sizes"]), std::stoi(opt["--rounds"]),
+                            phase != "mma", phase != "wgmma");
+    } else {
+      throw std::runtime_error("unknown phase " + phase);
+    }
+    std::printf("phase %s: %d failure(s)\n", phase.c_str(), failures);
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("FATAL: %s\n", e.what());
+    return 3;
+  }
+}
