@@ -10,6 +10,7 @@
 #
 # Usage: scripts/gpu-ladders.sh OUT   (tars OUT/ladders into OUT/ladders.tar.gz)
 #   MAX_TIME=s   measuring seconds per ladder and process (default 30)
+#   LIMIT=s      everything ends within this (default 540: the device call's limit is 600)
 set -uo pipefail
 out="${1:-${OUT:?}}"
 o="$out/ladders"
@@ -27,29 +28,47 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || gpus=1
 cores=$(nproc)
 per=$(( cores / 4 )); [ "$per" -ge 1 ] || per=1
+start=$(date +%s)
+limit="${LIMIT:-540}"  # seconds: everything, the tarball included, ends before the call's limit
+left() { echo $(( limit - ($(date +%s) - start) )); }
 
-# lane INDEX MODEL PEER_DEADLINE RUN_ARGS...
+# cuBLAS's GEMM ceilings on this GPU model, so that tensor-core stages get a roofline fraction.
+ceilings=$(CUDA_VISIBLE_DEVICES=0 python3 scripts/reference/gemm_ceilings.py 2> "$o/ceilings.txt" | tail -n1)
+echo "cuBLAS ceilings (GFLOP/s): $ceilings" >> "$o/ceilings.txt"
+ceiling_args=()
+IFS=',' read -ra pairs <<< "$ceilings"
+for p in "${pairs[@]}"; do [ -n "$p" ] && ceiling_args+=(--ceiling "$p"); done
+
+# lane INDEX MODEL LADDER_SECONDS PEER_SECONDS RUN_ARGS...: the ladder within LADDER_SECONDS
+# (interrupted there, it keeps what it measured), the peer within what is left of PEER_SECONDS.
 lane() {
-  local i=$1 model=$2 deadline=$3; shift 3
+  local i=$1 model=$2 ladder_s=$3 peer_s=$4; shift 4
   local gpu=$(( i % gpus )) first=$(( i * per )) last=$(( i * per + per - 1 ))
   local log="$o/$model.log" json="$o/$model-full-opencl.json"
   (
     export CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=$per
     taskset -pc "$first-$last" $BASHPID > /dev/null 2>&1
     echo "$(date +%T) lane $i: $model on GPU $gpu, cores $first-$last" >> "$o/lanes.txt"
-    bash "$sb" run "$model" --size full --backend opencl --repeat 2 --max-time "$max_time" -q \
-      "$@" -o "$json" > "$log" 2>&1
+    timeout -s INT "$ladder_s" bash "$sb" run "$model" --size full --backend opencl --repeat 2 \
+      --max-time "$max_time" -q "${ceiling_args[@]}" "$@" -o "$json" > "$log" 2>&1
     echo "$(date +%T) $model ladder rc=$?" >> "$o/lanes.txt"
-    bash "$sb" peer "$model" --size full -o "$json" --deadline "$deadline" \
-      --variant-budget 100 --autotune-budget 90 >> "$log" 2>&1
-    echo "$(date +%T) $model peer rc=$?" >> "$o/lanes.txt"
+    local budget=$(( $(left) - 100 ))  # a variant started before the deadline may run past it
+    [ "$budget" -gt "$peer_s" ] && budget=$peer_s
+    if [ "$budget" -ge 60 ] && [ -s "$json" ]; then
+      bash "$sb" peer "$model" --size full -o "$json" --deadline "$budget" \
+        --variant-budget 90 --autotune-budget 80 >> "$log" 2>&1
+      echo "$(date +%T) $model peer rc=$? (deadline ${budget}s)" >> "$o/lanes.txt"
+    else
+      echo "$(date +%T) $model peer not run: ${budget}s left" >> "$o/lanes.txt"
+    fi
     bash "$sb" report "$json" > "$o/$model-full-opencl.md" 2>> "$log"
   ) &
 }
 [ "$gpus" -ge 4 ] || echo "only $gpus GPU(s): lanes share them" >> "$o/lanes.txt"
-lane 0 enformer 230
-lane 1 geneformer 200
-lane 2 deepfm 200
-lane 3 dynunet 260 --max-samples 200
-wait
+lane 0 enformer 240 230
+lane 1 geneformer 200 200
+lane 2 deepfm 200 200
+lane 3 dynunet 270 220 --max-time 50 --max-samples 200
+while [ -n "$(jobs -rp)" ] && [ "$(left)" -gt 10 ]; do sleep 5; done
+echo "$(date +%T) tar with $(jobs -rp | wc -l) lane(s) still running" >> "$o/lanes.txt"
 tar czf "$out/ladders.tar.gz" -C "$out" ladders

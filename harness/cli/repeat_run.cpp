@@ -104,6 +104,13 @@ int run_repeated(const RepeatPlan& plan) {
       std::cerr << "stagebench run --repeat: process " << k << " of " << plan.processes << '\n';
     const ChildResult child = run_child(args, false);
     files.push_back(file);
+    if (child.status == kExitStopped && fs::exists(file)) {
+      // Interrupted: the process saved what it measured ("complete": false); keep it.
+      try {
+        docs.push_back(load_result_file(file));
+      } catch (const std::exception&) {
+      }
+    }
     if (child.status != 0 && child.status != kExitFailed) {
       // Bad input is the same for every process: the first says so, and nothing was measured.
       if (child.status == kExitBadInput && docs.empty()) return kExitBadInput;
