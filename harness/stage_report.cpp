@@ -18,6 +18,11 @@ StageRecord empty_stage_record(const StageSpec& spec) {
   r.claim.speedup = spec.claim.speedup;
   r.claim.pytorch = spec.claim.pytorch;
   if (!spec.claim.pytorch_none.empty()) r.claim.pytorch_none = spec.claim.pytorch_none;
+  if (!spec.claim.phase.empty()) {
+    r.claim.phase = spec.claim.phase;
+    r.claim.phase_speedup_lo = spec.claim.phase_lo;
+    r.claim.phase_speedup_hi = spec.claim.phase_hi;
+  }
   r.correctness.tolerance = spec.tolerance.min_cosine;
   r.correctness.rel_l2_tolerance = spec.tolerance.max_rel_l2();
   r.correctness.basis = spec.tolerance.basis;

@@ -22,6 +22,11 @@ struct Claim {
   // own ratio for the step beside the claim and ours (docs/method.md#verdicts).
   std::vector<std::string> pytorch = {};
   std::string pytorch_none = {};
+  // A claim about one phase of a training step rather than the whole ("reduces CPU-GPU transfer
+  // overhead by ~20-30%"): the phase, a key of the stage's summaries.phase_samples_ms, and the
+  // speedup [lo, hi] the words imply for that phase over the stage before (docs/method.md).
+  std::string phase = {};
+  double phase_lo = 0, phase_hi = 0;
 };
 
 // Correctness thresholds from docs/method.md, by the precision a stage computes in.

@@ -72,8 +72,11 @@ std::string claim_verdict(const StageRecord& stage, int index, const std::string
   if (index == 0 || stage.status != "ok" || !unmet.empty()) return "";
   const ClaimRange c = claim_range(stage.claim);
   if (std::isnan(c.lo) || !ci || !(*ci)[0] || !(*ci)[1]) return "";
-  const auto [lo, hi] = widened_claim(c);
-  const double ci_lo = *(*ci)[0], ci_hi = *(*ci)[1];
+  return interval_verdict(c, *(*ci)[0], *(*ci)[1]);
+}
+
+std::string interval_verdict(const ClaimRange& claimed, double ci_lo, double ci_hi) {
+  const auto [lo, hi] = widened_claim(claimed);
   if (ci_hi < lo) return "not reproduced (below)";
   if (ci_lo > hi) return "not reproduced (above)";
   if (ci_lo >= lo && ci_hi <= hi) return "confirmed";
@@ -152,7 +155,7 @@ std::vector<std::string> ladder_table_cells(const StageRow& s) {
           claimed_cell(s),
           pytorch_cell(s),
           speedup_cell(s),
-          s.claim_verdict};
+          s.claim_verdict.empty() ? s.phase_claim_verdict : s.claim_verdict};
 }
 
 std::string ladder_table_text(const json& run) {
@@ -194,6 +197,9 @@ std::string ladder_table_text(const json& run) {
                   : " (no verdict: " + s.claim_unmet + ")") +
              "\n";
   }
+  for (const StageRow& s : r.stages)
+    if (!s.phase_claim.empty())
+      notes += "- " + s.id + " claim about one phase: " + s.phase_claim + "\n";
   for (const StageRow& s : r.stages)
     if (!std::isfinite(s.pytorch_speedup) && !s.pytorch_note.empty())
       notes += "- " + s.id + ", PyTorch: " + s.pytorch_note + "\n";

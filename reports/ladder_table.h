@@ -30,6 +30,9 @@ inline constexpr double kClaimSlack = 0.10;
 // [lo, hi] of the claimed range widened as above.
 ClaimRange widened_claim(const ClaimRange& claimed);
 
+// The verdict of a 95% interval [lo, hi] against a claimed range (widened_claim): the rule below.
+std::string interval_verdict(const ClaimRange& claimed, double lo, double hi);
+
 // A claim's verdict from the stage's 95% interval of its cumulative speedup:
 //  - "confirmed": the whole interval lies inside the widened claimed range;
 //  - "not reproduced (below)" / "not reproduced (above)": it lies wholly under / over it;

@@ -14,6 +14,7 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/report_html.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mann_whitney.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/phase_verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sample_verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thresholds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare.cpp

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/ladder_table.h"
+#include "reports/phase_verdict.h"
 
 namespace sb {
 
@@ -203,6 +204,11 @@ RunSummary summarize_run(const RunRecord& run) {
     r.stages.push_back(summarize_stage(run.stages[i], static_cast<int>(i), r.backend,
                                        claim_precondition(run.stages, i)));
   add_pytorch_ratios(run, r);
+  for (size_t i = 0; i < run.stages.size(); ++i) {
+    const PhaseVerdict v = phase_verdict(run.stages, i);
+    r.stages[i].phase_claim_verdict = v.verdict.empty() ? "" : v.phase + ": " + v.verdict;
+    r.stages[i].phase_claim = phase_verdict_text(v);
+  }
   return r;
 }
 

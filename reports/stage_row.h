@@ -72,6 +72,9 @@ struct StageRow {
   double pytorch_speedup = NAN;
   std::string pytorch_variant;  // the counterpart that gave pytorch_speedup
   std::string pytorch_note;
+  // A claim about one phase of the step (reports/phase_verdict.h): its verdict, and the line
+  // that says what was compared ("" for a claim about the whole stage).
+  std::string phase_claim_verdict, phase_claim;
 };
 
 struct RunSummary {

@@ -37,6 +37,10 @@ struct ClaimRecord {
   // or why there is none. Both empty in older files.
   std::vector<std::string> pytorch;
   Text pytorch_none;
+  // A claim about one phase of the step (harness/workload.h Claim): the phase and the speedup
+  // range it implies over the previous stage. Null when the claim is about the whole stage.
+  Text phase;
+  Number phase_speedup_lo, phase_speedup_hi;
 };
 
 struct TimeRecord {

@@ -239,7 +239,7 @@ void Trainer::fm_forward() {
   be_.concat_last(list, fm_);
 }
 
-void Trainer::forward(const DeviceBatch& batch) {
+void Trainer::forward_model(const DeviceBatch& batch) {
   const int64_t e = c_.embed, n = rows_;
   be_.embedding(table_, batch.ids, nullptr, s_);
   // Encoder layer, post-norm: x1 = S + drop(attn(S)); h1 = LN1(x1); x2 = h1 + drop(FFN(h1)).
@@ -266,7 +266,6 @@ void Trainer::forward(const DeviceBatch& batch) {
   const Tensor* parts[] = {&z_.back(), &fm_};
   be_.concat_last(parts, hcat_);
   for (int t = 0; t < kTasks; ++t) linear_forward(hcat_, heads_[t], logits_[t], batch_);
-  losses(batch);
 }
 
 // Each loss writes its value and the gradient of the weighted total (times the loss scale)
@@ -366,12 +365,12 @@ void Trainer::attention_backward() {
       dk.a_offsets.push_back(item), dk.b_offsets.push_back(base);
       dk.c_offsets.push_back(base + e);
     }
-  batched(dp, dattn_, qkv_act_, dprobs_);      // d(dropped P) = dO V^T
-  batched(dv, probs_drop_, dattn_, dqkv_);     // dV = P^T dO
+  batched(dp, dattn_, qkv_act_, dprobs_);               // d(dropped P) = dO V^T
+  batched(dv, probs_drop_, dattn_, dqkv_);              // dV = P^T dO
   be_.dropout(dprobs_, key(kAttnProbs), dprobs_);       // through the probabilities' dropout
   be_.softmax_rows_backward(probs_, dprobs_, dprobs_);  // d scores
-  batched(dq, dprobs_, qkv_act_, dqkv_);       // dQ = dS K / sqrt(dh)
-  batched(dk, dprobs_, qkv_act_, dqkv_);       // dK = dS^T Q / sqrt(dh)
+  batched(dq, dprobs_, qkv_act_, dqkv_);                // dQ = dS K / sqrt(dh)
+  batched(dk, dprobs_, qkv_act_, dqkv_);                // dK = dS^T Q / sqrt(dh)
   Tensor ds = ds_.reshaped({rows_, e});
   linear_backward(s_.reshaped({rows_, e}), dqkv_, qkv_, &ds, rows_, 1.f);
 }

@@ -45,7 +45,13 @@ class Trainer {
 
   // Back to the initial parameters, zero moments, step 0, the initial loss scale.
   void reset();
-  void forward(const DeviceBatch& b);
+  void forward(const DeviceBatch& b) {
+    forward_model(b);
+    losses(b);
+  }
+  // The two parts of forward(), apart so that a step's phases can time the loss on its own.
+  void forward_model(const DeviceBatch& b);
+  void losses(const DeviceBatch& b);
   void backward(const DeviceBatch& b);
   // Reads the task losses back (the one synchronization of a step, as loss.item() is), then
   // updates every parameter; with loss scaling, skips the update on a non-finite gradient.
@@ -79,7 +85,6 @@ class Trainer {
   void fm_backward();
   void attention_forward();
   void attention_backward();
-  void losses(const DeviceBatch& b);
 
   Backend& be_;
   Config c_;

@@ -61,6 +61,7 @@ class DeepFmWorkload : public Workload {
   // The four phases of one step; `sync` makes each phase end when its device work has.
   struct PhaseTimes {
     double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
+    double loss = 0;  // the losses' part of forward, for the claim about them
   };
   StepResult step(StageRun& r, PhaseTimes* times);
 

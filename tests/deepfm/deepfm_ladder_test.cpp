@@ -56,6 +56,12 @@ TEST_P(DeepFmLadder, EveryStageMatchesItsBaseline) {
     EXPECT_TRUE(r.pass) << GetParam() << " stage " << id << ": " << r.reason;
     const nlohmann::json sum = w.summaries(s);
     EXPECT_EQ(sum["phases_ms"].size(), 5u) << id;
+    // Every step's phases, for the phase claims; the loss is a part of the forward phase.
+    const auto& each = sum["phase_samples_ms"];
+    ASSERT_EQ(each["loss"].size(), each["forward"].size()) << id;
+    ASSERT_GE(each["h2d"].size(), 6u) << id << ": enough steps for a 95% interval";
+    for (size_t i = 0; i < each["loss"].size(); ++i)
+      EXPECT_LE(each["loss"][i].get<double>(), each["forward"][i].get<double>()) << id;
     EXPECT_GT(sum["memory_split_bytes"]["optimizer_state"].get<double>(),
               sum["memory_split_bytes"]["parameters"].get<double>())
         << id << ": AdamW keeps two moments per parameter";
