@@ -267,6 +267,15 @@ StageRecord read_stage(const json& j, const std::string& where,
       pt->strings("variants", s.claim.pytorch);
       pt->text("none", s.claim.pytorch_none);
     }
+    if (auto ph = c->block("phase")) {
+      ph->text("name", s.claim.phase);
+      std::optional<std::vector<double>> range;
+      ph->numbers("speedup", range);
+      if (range && range->size() == 2) {
+        s.claim.phase_speedup_lo = (*range)[0];
+        s.claim.phase_speedup_hi = (*range)[1];
+      }
+    }
   }
   if (auto t = r.block("time")) read_time(*t, s.time);
   if (auto sp = r.block("speedup")) {
@@ -428,7 +437,12 @@ void to_json(json& j, const StageRecord& s) {
          {"pytorch",
           s.claim.pytorch.empty() && !s.claim.pytorch_none
               ? json(nullptr)
-              : json{{"variants", s.claim.pytorch}, {"none", text_json(s.claim.pytorch_none)}}}}},
+              : json{{"variants", s.claim.pytorch}, {"none", text_json(s.claim.pytorch_none)}}},
+         {"phase", !s.claim.phase ? json(nullptr)
+                                  : json{{"name", *s.claim.phase},
+                                         {"speedup",
+                                          {number_json(s.claim.phase_speedup_lo),
+                                           number_json(s.claim.phase_speedup_hi)}}}}}},
        {"status", s.status},
        {"reason", text_json(s.reason)},
        {"precision", text_json(s.precision)},
