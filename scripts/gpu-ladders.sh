@@ -9,7 +9,7 @@
 # result after checking that PyTorch does the same work.
 #
 # Usage: scripts/gpu-ladders.sh OUT   (tars OUT/ladders into OUT/ladders.tar.gz)
-#   MAX_TIME=s   measuring seconds per ladder and process (default 30)
+#   MAX_TIME=s   measuring seconds per ladder and process (default 30; DynUNet 50)
 #   LIMIT=s      everything ends within this (default 540: the device call's limit is 600)
 set -uo pipefail
 out="${1:-${OUT:?}}"
@@ -22,7 +22,6 @@ export PYTHONUNBUFFERED=1
   nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv
   nproc
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
-  git rev-parse HEAD 2>/dev/null || echo "no git"
 } > "$o/machine.txt" 2>&1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || gpus=1
@@ -39,10 +38,12 @@ ceiling_args=()
 IFS=',' read -ra pairs <<< "$ceilings"
 for p in "${pairs[@]}"; do [ -n "$p" ] && ceiling_args+=(--ceiling "$p"); done
 
-# lane INDEX MODEL LADDER_SECONDS PEER_SECONDS RUN_ARGS...: the ladder within LADDER_SECONDS
-# (interrupted there, it keeps what it measured), the peer within what is left of PEER_SECONDS.
+# lane INDEX MODEL LADDER_SECONDS PEER_SECONDS MAX_TIME RUN_ARGS...: the ladder within
+# LADDER_SECONDS (interrupted there, it keeps what it measured), measuring MAX_TIME seconds a
+# process, then the peer within what is left of PEER_SECONDS. LANES="enformer dynunet" runs those.
 lane() {
-  local i=$1 model=$2 ladder_s=$3 peer_s=$4; shift 4
+  local i=$1 model=$2 ladder_s=$3 peer_s=$4 mt=$5; shift 5
+  case " ${LANES:-enformer geneformer deepfm dynunet} " in *" $model "*) ;; *) return ;; esac
   local gpu=$(( i % gpus )) first=$(( i * per )) last=$(( i * per + per - 1 ))
   local log="$o/$model.log" json="$o/$model-full-opencl.json"
   (
@@ -50,7 +51,7 @@ lane() {
     taskset -pc "$first-$last" $BASHPID > /dev/null 2>&1
     echo "$(date +%T) lane $i: $model on GPU $gpu, cores $first-$last" >> "$o/lanes.txt"
     timeout -s INT "$ladder_s" bash "$sb" run "$model" --size full --backend opencl --repeat 2 \
-      --max-time "$max_time" -q "${ceiling_args[@]}" "$@" -o "$json" > "$log" 2>&1
+      --max-time "$mt" -q "${ceiling_args[@]}" "$@" -o "$json" > "$log" 2>&1
     echo "$(date +%T) $model ladder rc=$?" >> "$o/lanes.txt"
     local budget=$(( $(left) - 100 ))  # a variant started before the deadline may run past it
     [ "$budget" -gt "$peer_s" ] && budget=$peer_s
@@ -65,10 +66,10 @@ lane() {
   ) &
 }
 [ "$gpus" -ge 4 ] || echo "only $gpus GPU(s): lanes share them" >> "$o/lanes.txt"
-lane 0 enformer 240 230
-lane 1 geneformer 200 200
-lane 2 deepfm 200 200
-lane 3 dynunet 270 220 --max-time 50 --max-samples 200
+lane 0 enformer 240 230 "$max_time"
+lane 1 geneformer 200 200 "$max_time"
+lane 2 deepfm 200 200 "$max_time"
+lane 3 dynunet 270 220 50 --max-samples 200
 while [ -n "$(jobs -rp)" ] && [ "$(left)" -gt 10 ]; do sleep 5; done
 echo "$(date +%T) tar with $(jobs -rp | wc -l) lane(s) still running" >> "$o/lanes.txt"
 tar czf "$out/ladders.tar.gz" -C "$out" ladders
