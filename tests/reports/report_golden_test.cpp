@@ -4,7 +4,9 @@
 // machine, whereas numbers computed at test time may differ in the last bit (FMA contraction).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <optional>
 
 #include "schema/document.h"
 
@@ -117,7 +119,7 @@ TEST(Report, TrainCsvHasASecondSectionWithOneRowPerTrainingStage) {
 TEST(Report, MarkdownShowsWhatTheDocumentsShow) {
   const std::string md = sb::report_markdown(fixture_inputs());
   for (const char* needle :
-       {"## fixture.json", "### enformer / tiny / cpu on Test CPU (2 threads)", "speedup [95% CI]",
+       {"## fixture.json", "### enformer / tiny / cpu on Test CPU (2 threads)", "ours [95% CI]",
         "vs prev", "host RSS", "model peak", "items/s", "GFLOP/s", "of peak", "cosine", "claimed",
         "confirmed", "skipped: no fp16 on the cpu backend",
         "int8: invalid: correctness: cosine 0.98000000 < 0.99 (int8)", "FAIL",
@@ -220,13 +222,20 @@ TEST(Report, ClaimVerdictOnARange) {
                               {"speedup", {{"ci95", {c.lo, c.hi}}}}};
     EXPECT_EQ(sb::claim_verdict(s, 2), c.verdict) << c.text << " [" << c.lo << ", " << c.hi << "]";
   }
-  const sb::ClaimRange r = sb::claim_range({"seed 003", "TensorRT FP16 3-6x, memory 35-50%", 3.0});
+  auto claim = [](const char* source, const char* text, std::optional<double> speedup) {
+    sb::ClaimRecord c;
+    c.source = source, c.text = text, c.speedup = speedup;
+    return c;
+  };
+  const sb::ClaimRange r =
+      sb::claim_range(claim("seed 003", "TensorRT FP16 3-6x, memory 35-50%", 3.0));
   EXPECT_DOUBLE_EQ(r.lo, 3.0);
   EXPECT_DOUBLE_EQ(r.hi, 6.0);
-  const sb::ClaimRange pct = sb::claim_range({"seed 001", "~10-15% faster forward pass", 1.10});
+  const sb::ClaimRange pct =
+      sb::claim_range(claim("seed 001", "~10-15% faster forward pass", 1.10));
   EXPECT_DOUBLE_EQ(pct.lo, 1.10);
   EXPECT_DOUBLE_EQ(pct.hi, 1.15);
-  EXPECT_TRUE(std::isnan(sb::claim_range({"seed 001", "~20-30%", std::nullopt}).lo));
+  EXPECT_TRUE(std::isnan(sb::claim_range(claim("seed 001", "~20-30%", std::nullopt)).lo));
 }
 
 // Stage 0 is the reference and claims nothing; an invalid stage's speed is not a result.

@@ -13,7 +13,9 @@ StageRecord measured_stage() {
   StageRecord s;
   s.id = "fused";
   s.title = "Fused";
-  s.claim = {"seed 000", "faster", 1.5};
+  s.claim.source = "seed 000";
+  s.claim.text = "faster";
+  s.claim.speedup = 1.5;
   s.status = "invalid";
   s.reason = "noise 2.0% > 1.0%";
   s.reasons = {"noise 2.0% > 1.0%"};
