@@ -87,6 +87,28 @@ TEST(HostileCli, NumbersBeyondDoubleAndWrongTypesNameTheFileAndField) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+// {"status": "failed", "status": "ok"} read as ok: nlohmann keeps the last of two equal keys
+// (issue 29). Every reader refuses the file, naming the key and where it is.
+TEST(HostileCli, AKeyNamedTwiceIsRefusedByEveryReader) {
+  const TempDir dir;
+  std::string text = sb::test::fixture_document().dump();
+  const size_t at = text.find("\"status\":\"ok\"");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"status\":\"failed\",");
+  const auto res = dir.write("twice.json", text);
+  const std::string out = dir.file("out.json").string();
+  for (const std::string& args : {"report " + res.string(), "merge " + res.string() + " -o " + out,
+                                  "compare " + res.string() + " " + res.string()}) {
+    expect_bad_input(args, "twice.json: duplicate key \"status\" in runs[0].stages[");
+  }
+  const auto sweep = dir.write(
+      "twice-sweep.json",
+      R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu", "batch": 1,
+                      "batch": 2}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + out,
+                   "twice-sweep.json: duplicate key \"batch\" in entries[0]");
+}
+
 TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
   const TempDir dir;
   const auto fifo = dir.file("pipe.json");
