@@ -1,5 +1,6 @@
 #include "schema/json_text.h"
 
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -177,6 +178,14 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(source + ": unreadable JSON: " + e.what());
   }
+}
+
+int64_t json_int64(const nlohmann::json& value, const std::string& what) {
+  if (!value.is_number_integer()) throw std::invalid_argument(what + " is not an integer");
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw std::invalid_argument(what + " is " + value.dump() + ", beyond a 64-bit integer");
+  return value.get<int64_t>();
 }
 
 }  // namespace sb

@@ -230,6 +230,23 @@ TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
   }
 }
 
+// Cells of zero tokens or of padding only ran to an all-zero embedding and exit 0 (issue 29).
+TEST(HostileCli, EmptyOrAllPaddingCellsAreBadInput) {
+  const TempDir dir;
+  const std::string out = " --output " + dir.file("o.safetensors").string();
+  const auto empty = npy_f8(dir, "empty.npy", {});
+  expect_bad_input("infer geneformer --size tiny --input " + empty.string() + out,
+                   "1 cells of 0 tokens");
+  const auto padding = npy_f8(dir, "padding.npy", {0, 0, 0, 0});
+  expect_bad_input("infer geneformer --size tiny --input " + padding.string() + out,
+                   "cell 0 is all padding");
+  expect_bad_input("run geneformer --size tiny --stages eager --max-time 1 --input " +
+                       padding.string() + " -o " + dir.file("r.json").string(),
+                   "cell 0 is all padding");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o.safetensors")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.json")));
+}
+
 // Two runs writing the same file: the second is refused at once while the first holds the lock.
 TEST(HostileCli, SecondWriterOfAnOutputIsRefused) {
   const TempDir dir;
