@@ -8,14 +8,6 @@ namespace sb {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-const char* non_finite_name(float v) {
-  return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
-}
-
-}  // namespace
-
 fs::path weights_file(const fs::path& weights) {
   if (!fs::is_directory(weights)) return weights;
   const fs::path file = weights / "model.safetensors";
