@@ -1,10 +1,10 @@
 #include "harness/slurm_config.h"
 
 #include <cctype>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
+
+#include "schema/user_file.h"
 
 namespace sb {
 namespace {
@@ -83,14 +83,8 @@ SlurmResources read_slurm_section(const nlohmann::json& sweep, const std::string
 }
 
 SlurmResources read_slurm_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot open the sweep file");
-  std::stringstream body;
-  body << in.rdbuf();
-  // read_sweep_file has already refused a malformed file; this reads the same text again.
-  const nlohmann::json doc = nlohmann::json::parse(body.str(), nullptr, false);
-  if (doc.is_discarded()) throw std::invalid_argument(path.string() + ": not valid JSON");
-  return read_slurm_section(doc, path.string());
+  // read_sweep_file has already refused a malformed file; this reads it again the same way.
+  return read_slurm_section(read_json_file(path), path.string());
 }
 
 }  // namespace sb

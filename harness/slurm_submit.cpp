@@ -12,6 +12,7 @@
 #include "harness/sweep_config.h"
 #include "harness/sweep_status.h"
 #include "schema/document.h"
+#include "schema/user_file.h"
 
 namespace sb {
 namespace {
@@ -51,8 +52,8 @@ void check_path(const std::filesystem::path& p, const std::string& what) {
 // The sweep file's name, or the file's stem, as a job name (letters, digits, '_', '.', '-').
 std::string job_name(const std::filesystem::path& config) {
   std::string name = config.stem().string();
-  std::ifstream in(config);
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  // read_sweep_file has refused a malformed file already; this reads it again the same way.
+  const nlohmann::json doc = read_json_file(config);
   if (doc.is_object() && doc.contains("name") && doc["name"].is_string())
     name = doc["name"].get<std::string>();
   for (char& c : name)

@@ -8,6 +8,7 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_merge.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal_match.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_script.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_commands.cpp

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "harness/journal.h"
+#include "harness/journal_match.h"
 #include "harness/sweep_progress.h"
 #include "schema/document.h"
 #include "schema/records.h"
@@ -35,6 +36,8 @@ class Sweep {
     journal_ = &journal;
     nlohmann::json start = s_.start_record.is_object() ? s_.start_record : nlohmann::json::object();
     start["type"] = "start";
+    // What tells this sweep's journal from another's when none of their keys meet (an edit).
+    if (!s_.config.empty()) start["config"] = s_.config.string();
     start["jobs"] = keys_;
     start["resumed"] = complete_.size();
     journal.append(start);
@@ -60,11 +63,27 @@ class Sweep {
   bool cancelled() const { return s_.cancel && s_.cancel->load(); }
 
   void load_journal() {
-    std::error_code ec;
-    if (s_.mode == JournalMode::kRestart) std::filesystem::remove(s_.journal, ec);
-    const JournalContents prior = read_journal(s_.journal);
-    if (s_.mode == JournalMode::kNew &&
-        (!prior.starts.empty() || !prior.complete.empty() || !prior.partial.empty())) {
+    std::map<std::string, const SweepJob*> jobs;
+    for (const auto& job : s_.jobs) {
+      keys_.push_back(job_key(job));
+      jobs[keys_.back()] = &job;
+    }
+    // A record is used for its key's job only when its run is that job's run: an edited or
+    // corrupted journal must not put one job's numbers under another's name. Keys of other
+    // shards (or an edited file) are left out below.
+    const RecordCheck check = [&jobs](const std::string& key, const nlohmann::json& run) {
+      const auto it = jobs.find(key);
+      return it == jobs.end() ? std::string() : run_mismatch(run, key, *it->second);
+    };
+    JournalContents prior = read_journal(s_.journal, check);
+    // Before anything is appended or deleted: the file must be this sweep's journal (or new).
+    check_journal_owner(s_.journal, prior, keys_, s_.config);
+    if (s_.mode == JournalMode::kRestart) {
+      std::filesystem::remove(s_.journal);
+      prior = JournalContents();
+    }
+    if (s_.mode == JournalMode::kNew && (!prior.starts.empty() || !prior.complete.empty() ||
+                                         !prior.partial.empty() || !prior.failed.empty())) {
       throw std::invalid_argument(
           s_.journal.string() + ": the journal of an earlier sweep is there (" +
           std::to_string(prior.complete.size()) +
@@ -72,12 +91,13 @@ class Sweep {
     }
     out_.warnings = prior.warnings;
     size_t foreign = 0;
-    for (const auto& job : s_.jobs) keys_.push_back(job_key(job));
     for (const auto& key : keys_) {
       if (auto c = prior.complete.find(key); c != prior.complete.end()) {
         complete_[key] = c->second;
       } else if (auto p = prior.partial.find(key); p != prior.partial.end()) {
         latest_[key] = p->second;
+      } else if (auto f = prior.failed.find(key); f != prior.failed.end()) {
+        latest_[key] = f->second;  // shown as failed until it is measured again
       }
     }
     for (const auto& [key, run] : prior.complete)

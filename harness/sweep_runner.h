@@ -47,6 +47,9 @@ struct SweepSession {
   std::vector<SweepJob> jobs;  // this session's jobs (one shard), in sweep order
   std::filesystem::path output;
   std::filesystem::path journal;
+  // The sweep file: an existing journal whose start record names it is this sweep's (as is one
+  // holding a key of `jobs`); any other is refused. Empty: the keys alone decide.
+  std::filesystem::path config;
   JournalMode mode = JournalMode::kNew;
   nlohmann::json context = nlohmann::json::object();       // the output document's context
   nlohmann::json start_record = nlohmann::json::object();  // more facts for the "start" record
@@ -77,8 +80,10 @@ void tag_run(RunRecord& run, const SweepJob& job);
 // A run object for a job that produced none (its backend could not be made, it threw).
 RunRecord stub_run(const SweepJob& job, const std::string& status, const std::string& reason);
 
-// Throws std::invalid_argument for a kNew session whose journal already holds records, and
-// std::runtime_error when the journal or the output cannot be written.
+// Throws std::invalid_argument (bad input) for a journal that is not this sweep's
+// (check_journal_owner, in every mode: nothing is appended to or deleted from such a file) and
+// for a kNew session whose journal already holds records; std::runtime_error when the journal or
+// the output cannot be written.
 SweepOutcome run_sweep(const SweepSession& session, const JobExecutor& execute);
 
 }  // namespace sb

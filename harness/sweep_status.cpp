@@ -3,32 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iomanip>
 #include <map>
-#include <set>
 #include <stdexcept>
 
 #include "harness/journal.h"
+#include "schema/user_file.h"
 
 namespace sb {
 namespace {
-
-// Keys with a "failed" record (a job that threw or whose backend was missing): read_journal
-// keeps complete and partial runs only.
-std::set<std::string> failed_keys(const std::filesystem::path& journal) {
-  std::set<std::string> keys;
-  std::ifstream in(journal);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find("\"failed\"") == std::string::npos) continue;
-    const nlohmann::json rec = nlohmann::json::parse(line, nullptr, false);
-    if (rec.is_object() && rec.value("type", "") == "failed" && rec.contains("key") &&
-        rec["key"].is_string())
-      keys.insert(rec["key"].get<std::string>());
-  }
-  return keys;
-}
 
 bool one_of(const std::string& s, std::initializer_list<const char*> words) {
   for (const char* w : words)
@@ -71,11 +54,12 @@ nlohmann::json to_json(const SlurmState& s) {
 }
 
 SlurmState read_slurm_state(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in)
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
     throw std::invalid_argument(path.parent_path().string() +
                                 ": not a folder of `stagebench sweep --slurm` (no slurm.json)");
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  // The one reader of users' JSON: a FIFO is refused, not waited on; a key named twice is refused.
+  const nlohmann::json j = read_json_file(path);
   SlurmState s;
   try {
     if (!j.is_object() || j.value("format", "") != "stagebench-slurm/1")
@@ -125,11 +109,10 @@ SweepStatus sweep_status(const SlurmLayout& layout, const SlurmState& state,
     s.index = i;
     s.jobs = per_shard[i].size();
     const JournalContents journal = read_journal(layout.shard_journal(i));
-    const std::set<std::string> failed = failed_keys(layout.shard_journal(i));
     for (const auto& key : per_shard[i]) {
       if (journal.complete.count(key)) {
         ++s.complete;
-      } else if (failed.count(key)) {
+      } else if (journal.failed.count(key)) {
         ++s.failed;
         s.unfinished.push_back(key + " (failed)");
       } else if (journal.partial.count(key)) {

@@ -1,6 +1,9 @@
 #include "schema/json_text.h"
 
+#include <limits>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 namespace sb {
 
@@ -64,12 +67,108 @@ std::string overflowing_literal(std::string_view text, const std::string& what) 
   return ": " + shown + " at " + json_position(text, at + 1);
 }
 
+// nlohmann's parser keeps the last of two equal keys, so {"status": "failed", "status": "ok"}
+// read as "ok": a file that says two things must not be read as one of them. This SAX handler
+// builds the same tree as json::parse (it forwards every event to nlohmann's own DOM builder)
+// and refuses a key its object already has, naming the object's path. Keys are compared after
+// unescaping, so "a\u0062" repeats "ab".
+class NoDuplicateKeys {
+ public:
+  using json = nlohmann::json;
+  NoDuplicateKeys(json& root, const std::string& source) : dom_(root, true), source_(source) {}
+
+  bool null() { return begin_value(), dom_.null(); }
+  bool boolean(bool v) { return begin_value(), dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return begin_value(), dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return begin_value(), dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return begin_value(), dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return begin_value(), dom_.string(v); }
+  bool binary(json::binary_t& v) { return begin_value(), dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    begin_value();
+    frames_.push_back({true, {}, {}, 0});
+    return dom_.start_object(n);
+  }
+  bool key(json::string_t& k) {
+    Frame& f = frames_.back();
+    if (!f.keys.insert(k).second) {
+      const std::string where = path();
+      throw std::invalid_argument(source_ + ": duplicate key \"" + shown(k) + "\" " +
+                                  (where.empty() ? "at the top level" : "in " + where) +
+                                  " (a JSON object names each key once)");
+    }
+    f.key = k;
+    return dom_.key(k);
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    begin_value();
+    frames_.push_back({false, {}, {}, 0});
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return dom_.end_array();
+  }
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+    return dom_.parse_error(at, token, e);  // rethrows: parse_json_text names the position
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;  // an object's keys so far
+    std::string key;             // an object's current key
+    size_t count;                // an array's elements begun so far
+  };
+
+  void begin_value() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().count;
+  }
+
+  // "runs[0].stages[1]": where the innermost open object sits.
+  std::string path() const {
+    std::string p;
+    for (size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.object) {
+        if (!p.empty()) p += '.';
+        p += shown(f.key);
+      } else {
+        p += '[';
+        p += std::to_string(f.count - 1);
+        p += ']';
+      }
+    }
+    return p;
+  }
+
+  // A hostile key can be a megabyte long: messages show its start.
+  static std::string shown(const std::string& key) {
+    constexpr size_t kShown = 60;
+    return key.size() > kShown ? key.substr(0, kShown) + "..." : key;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  const std::string& source_;
+  std::vector<Frame> frames_;
+};
+
 }  // namespace
 
-nlohmann::json parse_json_text(std::string_view text, const std::string& source) {
-  check_json_depth(text, source);
+nlohmann::json parse_json_text(std::string_view text, const std::string& source, int max_depth) {
+  check_json_depth(text, source, max_depth);
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    nlohmann::json root;
+    NoDuplicateKeys handler(root, source);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &handler);
+    return root;
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(source + ": not valid JSON at " + json_position(text, e.byte) +
                                 ": " + e.what());
@@ -79,6 +178,14 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(source + ": unreadable JSON: " + e.what());
   }
+}
+
+int64_t json_int64(const nlohmann::json& value, const std::string& what) {
+  if (!value.is_number_integer()) throw std::invalid_argument(what + " is not an integer");
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw std::invalid_argument(what + " is " + value.dump() + ", beyond a 64-bit integer");
+  return value.get<int64_t>();
 }
 
 }  // namespace sb

@@ -55,6 +55,20 @@ std::string read_user_file(const std::filesystem::path& path) {
   return text;
 }
 
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
+    return std::filesystem::equivalent(a, b, ec);
+  const auto full = [](const std::filesystem::path& p) {
+    std::error_code e;
+    std::filesystem::path abs = std::filesystem::absolute(p, e);
+    if (e) abs = p;
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(abs, e);
+    return e ? abs.lexically_normal() : canonical;
+  };
+  return full(a) == full(b);
+}
+
 nlohmann::json read_json_file(const std::filesystem::path& path) {
   return parse_json_text(read_user_file(path), path.string());
 }

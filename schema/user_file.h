@@ -18,4 +18,9 @@ std::string read_user_file(const std::filesystem::path& path);
 // problem a std::invalid_argument naming the path.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
+// Whether two paths name one file: the same inode where both exist (a hard link, "./x" and "x"),
+// else the same absolute path once "." and ".." and symbolic links are resolved. Used to refuse
+// an output that would replace an input.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 }  // namespace sb

@@ -58,6 +58,7 @@ void add_infer(CLI::App& app, int& exit_code) {
                   "also write the weights used as .safetensors (reference names)");
   cmd->callback([a, &exit_code] {
     find_model(a->model);  // names the known models
+    std::string non_finite;
     if (a->model == "enformer") {
       enformer::InferRequest r;
       r.weights = a->weights, r.input = a->input, r.output = a->output;
@@ -68,6 +69,7 @@ void add_infer(CLI::App& app, int& exit_code) {
       if (a->heads != 0 || a->eps)
         throw std::invalid_argument("infer enformer: --heads and --eps do not apply");
       const auto s = enformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
+      non_finite = s.non_finite;
       std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
                 << s.length << " bp -> " << r.output.string() << '\n'
                 << "configuration: " << s.config << '\n';
@@ -80,6 +82,7 @@ void add_infer(CLI::App& app, int& exit_code) {
       if (!a->size.empty()) r.size = a->size;
       if (!a->stage.empty()) r.stage = a->stage;
       const auto s = geneformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
+      non_finite = s.non_finite;
       std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
                 << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string() << '\n'
                 << "configuration: " << s.configuration << '\n';
@@ -87,6 +90,13 @@ void add_infer(CLI::App& app, int& exit_code) {
       throw std::invalid_argument("infer: model '" + a->model + "' has no infer command yet");
     }
     exit_code = 0;
+    // NaN or Inf in an output is no result (an overflowing stage, an input holding NaN): the
+    // command fails naming the first, and the file stays for a look at the rest.
+    if (!non_finite.empty()) {
+      std::cerr << "stagebench infer: the output is not finite: " << non_finite << " (written to "
+                << a->output.string() << " all the same)\n";
+      exit_code = kExitFailed;
+    }
   });
 }
 

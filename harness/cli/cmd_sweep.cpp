@@ -22,6 +22,7 @@
 #include "reports/gbench.h"
 #include "reports/ladder_table.h"
 #include "schema/document.h"
+#include "schema/user_file.h"
 
 namespace sb::cli {
 namespace {
@@ -90,6 +91,22 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
     }
     in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
   }
+}
+
+// The output is replaced after every job and the journal appended to: either one naming the
+// sweep file (or each other) would destroy it. Refused before anything is written.
+void check_paths_apart(const std::filesystem::path& config, const std::filesystem::path& output,
+                       const std::filesystem::path& journal) {
+  if (same_file(output, config))
+    throw std::invalid_argument("-o " + output.string() +
+                                " is the sweep file itself: the results would replace it");
+  if (same_file(journal, config))
+    throw std::invalid_argument("--journal " + journal.string() +
+                                " is the sweep file itself: the journal would be appended to it");
+  if (same_file(journal, output))
+    throw std::invalid_argument("--journal " + journal.string() + " and -o " + output.string() +
+                                " name one file: each write of the output would replace the "
+                                "journal");
 }
 
 // A sweep job as the one job shape `run` also uses.
@@ -173,6 +190,8 @@ int execute(const SweepArgs& a) {
   s.journal = a.journal.empty()
                   ? std::filesystem::path(a.output).replace_extension(".journal.jsonl")
                   : std::filesystem::path(a.journal);
+  s.config = a.config;
+  check_paths_apart(a.config, s.output, s.journal);
   s.mode = a.resume ? JournalMode::kResume : a.restart ? JournalMode::kRestart : JournalMode::kNew;
   s.quiet = a.quiet;
   s.cancel = &g_cancel;
@@ -185,7 +204,6 @@ int execute(const SweepArgs& a) {
   s.context = sweep_context(a, all, mine);
   s.start_record = {{"date", s.context.value("date", "")},
                     {"argv", s.context.value("argv", nlohmann::json::array())},
-                    {"config", a.config},
                     {"shard", a.shard}};
 
   JobRunner runner(a.quiet);

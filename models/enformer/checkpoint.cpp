@@ -1,8 +1,11 @@
 #include "models/enformer/checkpoint.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
+#include "schema/json_text.h"
 #include "schema/user_file.h"
 
 namespace sb::enformer {
@@ -23,9 +26,9 @@ void apply_config_json(const fs::path& path, Config& c) {
   const nlohmann::json j = read_json_file(path);
   const std::string jw = "config.json " + path.string() + ": ";
   if (!j.is_object()) throw bad(jw + "not a JSON object");
+  // json_int64: 2^64-1 is refused as written, not wrapped to -1 ("no crop").
   auto integer = [&](const nlohmann::json& v, const std::string& key) {
-    if (!v.is_number_integer()) throw bad(jw + key + " is not an integer");
-    return v.get<int64_t>();
+    return json_int64(v, jw + key);
   };
   auto check = [&](const std::string& key, const nlohmann::json& v, int64_t have,
                    const std::string& from) {
@@ -59,15 +62,45 @@ void apply_config_json(const fs::path& path, Config& c) {
   }
 }
 
+// How checkpoints may spell the parameter names: a prefix, and enformer-pytorch's "_trunk.N."
+// aliases of the trunk's modules.
+const std::vector<std::string> kPrefixes = {"enformer.", "model."};
+const std::vector<SafetensorsWeights::Alias> kAliases = {{"stem.", "_trunk.1."},
+                                                         {"conv_tower.", "_trunk.2."},
+                                                         {"transformer.", "_trunk.4."},
+                                                         {"final_pointwise.", "_trunk.6."}};
+
+// The block index N of a stored name "<family>N.<rest>" (family "transformer." or
+// "conv_tower.", under any prefix or alias); -1 for other names.
+int64_t block_of(std::string name, const std::string& family) {
+  for (const std::string& prefix : kPrefixes)
+    if (name.starts_with(prefix)) name = name.substr(prefix.size());
+  for (const auto& [from, to] : kAliases)
+    if (from == family && name.starts_with(to)) name = from + name.substr(to.size());
+  if (!name.starts_with(family)) return -1;
+  size_t i = family.size();
+  int64_t index = 0;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) &&
+         i - family.size() < 7)
+    index = index * 10 + (name[i++] - '0');
+  return i > family.size() && i < name.size() && name[i] == '.' ? index : -1;
+}
+
+// Blocks are counted from 0 while the next one is there: a block after a gap would be left
+// out silently (transformer.0 and .2 without .1 ran as a one-layer model), so it is refused.
+void check_no_gap(const SafetensorsWeights& src, const std::string& family, int64_t count,
+                  const std::string& where) {
+  int64_t last = -1;
+  for (const std::string& name : src.file().names()) last = std::max(last, block_of(name, family));
+  if (last >= count)
+    throw bad(where + family + n(count) + " is missing, but the file has blocks up to " + family +
+              n(last) + " (they must be numbered from 0 without gaps)");
+}
+
 }  // namespace
 
 std::unique_ptr<SafetensorsWeights> open_weights(const fs::path& weights) {
-  return std::make_unique<SafetensorsWeights>(
-      weights_file(weights), std::vector<std::string>{"enformer.", "model."},
-      std::vector<SafetensorsWeights::Alias>{{"stem.", "_trunk.1."},
-                                             {"conv_tower.", "_trunk.2."},
-                                             {"transformer.", "_trunk.4."},
-                                             {"final_pointwise.", "_trunk.6."}});
+  return std::make_unique<SafetensorsWeights>(weights_file(weights), kPrefixes, kAliases);
 }
 
 int64_t target_rule(const Config& c) {
@@ -153,6 +186,8 @@ Config config_from_checkpoint(const Config& preset, const fs::path& weights,
   c.depth = 0;
   while (src->has("transformer." + n(c.depth) + ".0.fn.1.to_q.weight")) ++c.depth;
   if (c.depth == 0) throw bad(where + "missing tensor 'transformer.0.0.fn.1.to_q.weight'");
+  check_no_gap(*src, "conv_tower.", static_cast<int64_t>(c.filter_list.size()) - 1, where);
+  check_no_gap(*src, "transformer.", c.depth, where);
   const std::vector<int64_t> rel = shape("transformer.0.0.fn.1.to_rel_k.weight", 2);
   if (rel[1] < 1 || c.dim % rel[1] != 0)
     throw bad(where + "tensor 'transformer.0.0.fn.1.to_rel_k.weight' has shape " +

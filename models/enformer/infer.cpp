@@ -98,11 +98,12 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   Backend& be = w.backend();
   const Tensor x = be.upload(one_hot, {sum.batch, sum.length, 4});
   const Outputs out = w.forward(stage, x);
-  write_safetensors(r.output,
-                    {{"embeddings", host(be, out.embeddings)},
-                     {"human", host(be, out.human)},
-                     {"mouse", host(be, out.mouse)}},
-                    "F32",
+  const std::vector<std::pair<std::string, TensorData>> tensors = {
+      {"embeddings", host(be, out.embeddings)},
+      {"human", host(be, out.human)},
+      {"mouse", host(be, out.mouse)}};
+  sum.non_finite = first_non_finite(tensors);
+  write_safetensors(r.output, tensors, "F32",
                     {{"model", "enformer"},
                      {"size", sum.size},
                      {"stage", sum.stage},

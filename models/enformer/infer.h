@@ -26,6 +26,9 @@ struct InferSummary {
   int64_t length = 0;
   std::string stage;
   std::string config;  // describe()'s line
+  // The first NaN or Inf of the outputs (first_non_finite), "" when all are finite: the output
+  // is written all the same, and the command fails (exit 1) naming it.
+  std::string non_finite;
 };
 
 InferSummary run_inference(const InferRequest& request, std::unique_ptr<Backend> backend);

@@ -1,5 +1,6 @@
 #include "models/geneformer/cells.h"
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -35,6 +36,12 @@ Cells synthetic_cells(const Config& c, int64_t batch, uint64_t seed) {
 
 Cells cells_from_ids(std::vector<int32_t> ids, std::vector<float> mask, int64_t batch,
                      int64_t tokens, int64_t vocab) {
+  // No cell, or cells of no token, leave nothing to compute: the run printed a shape of 0 and
+  // wrote empty outputs.
+  if (batch < 1 || tokens < 1)
+    throw std::invalid_argument("geneformer: " + std::to_string(batch) + " cells of " +
+                                std::to_string(tokens) +
+                                " tokens: there must be at least one cell of at least one token");
   const size_t count = static_cast<size_t>(batch * tokens);
   if (ids.size() != count)
     throw std::invalid_argument("geneformer: " + std::to_string(ids.size()) +
@@ -59,6 +66,16 @@ Cells cells_from_ids(std::vector<int32_t> ids, std::vector<float> mask, int64_t 
       throw std::invalid_argument("geneformer: attention mask value " + std::to_string(mask[i]) +
                                   " at cell " + std::to_string(i / tokens) + ", position " +
                                   std::to_string(i % tokens) + " is not 0 or 1");
+  }
+  // A cell of padding only has no gene to attend to or to pool: its embedding came out all
+  // zeros, which no model computes. Refused, naming the cell.
+  for (int64_t cell = 0; cell < batch; ++cell) {
+    const auto first = mask.begin() + cell * tokens;
+    if (std::find(first, first + tokens, 1.f) == first + tokens)
+      throw std::invalid_argument(
+          "geneformer: cell " + std::to_string(cell) + " is all padding (" +
+          std::to_string(tokens) +
+          " tokens, none a gene: id 0 or attention mask 0); each cell needs a gene token");
   }
   return {batch, tokens, std::move(ids), std::move(mask)};
 }

@@ -7,6 +7,7 @@
 
 #include "models/geneformer/params.h"
 #include "models/io/weight_source.h"
+#include "schema/json_text.h"
 #include "schema/user_file.h"
 
 namespace sb::geneformer {
@@ -119,8 +120,7 @@ Config config_from_checkpoint(const Config& preset, const fs::path& weights,
     if (!j.is_object()) throw std::invalid_argument(jw + "not a JSON object");
     auto integer = [&](const char* key) -> std::optional<int64_t> {
       if (!j.contains(key)) return std::nullopt;
-      if (!j[key].is_number_integer()) throw std::invalid_argument(jw + key + " is not an integer");
-      return j[key].get<int64_t>();
+      return json_int64(j[key], jw + key);  // beyond int64: refused as written, not wrapped
     };
     const std::tuple<const char*, int64_t, const char*> checks[] = {
         {"hidden_size", c.hidden, "embeddings.word_embeddings.weight"},

@@ -48,6 +48,7 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   for (size_t l = 0; l < out.hidden.size(); ++l)
     tensors.emplace_back("hidden_states." + std::to_string(l), host(be, out.hidden[l]));
   tensors.emplace_back("cell_embedding", host(be, out.cell_embedding));
+  sum.non_finite = first_non_finite(tensors);
   write_safetensors(r.output, tensors, "F32",
                     {{"model", "geneformer"},
                      {"size", r.size},

@@ -30,6 +30,9 @@ struct InferSummary {
   std::string size, stage;
   int64_t batch = 0, tokens = 0, layers = 0;
   std::string configuration;  // describe(config): dimensions, heads and eps and where from
+  // The first NaN or Inf of the outputs (first_non_finite), "" when all are finite: the output
+  // is written all the same, and the command fails (exit 1) naming it.
+  std::string non_finite;
 };
 
 InferSummary run_inference(const InferRequest& request, std::unique_ptr<Backend> backend);

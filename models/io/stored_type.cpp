@@ -111,6 +111,11 @@ size_t stored_type_size(StoredType type) {
   return facts(type).size;
 }
 
+bool stored_type_is_float(StoredType type) {
+  return type == StoredType::f64 || type == StoredType::f32 || type == StoredType::f16 ||
+         type == StoredType::bf16;
+}
+
 void decode_to_f32(StoredType type, std::span<const std::byte> bytes, std::span<float> out) {
   check_sizes(type, bytes.size(), out.size());
   switch (type) {

@@ -30,6 +30,8 @@ enum class StoredType : uint8_t {
 std::optional<StoredType> stored_type_from_name(std::string_view name);
 const char* stored_type_name(StoredType type);
 size_t stored_type_size(StoredType type);
+// F64, F32, F16 and BF16: the types a floating-point value (a weight) may be stored as.
+bool stored_type_is_float(StoredType type);
 
 // Decodes little-endian elements (bytes.size() == out.size() * element size; unaligned is fine).
 void decode_to_f32(StoredType type, std::span<const std::byte> bytes, std::span<float> out);

@@ -1,5 +1,6 @@
 #include "models/io/tensor_data.h"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -36,6 +37,19 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
   text += "]";
   if (elided) text += " (" + std::to_string(shape.size()) + " dimensions)";
   return text;
+}
+
+std::string first_non_finite(const std::vector<std::pair<std::string, TensorData>>& tensors) {
+  for (const auto& [name, tensor] : tensors)
+    for (size_t i = 0; i < tensor.values.size(); ++i)
+      if (!std::isfinite(tensor.values[i]))
+        return "tensor '" + name + "' holds " + non_finite_name(tensor.values[i]) + " at element " +
+               std::to_string(i);
+  return {};
+}
+
+const char* non_finite_name(float value) {
+  return std::isnan(value) ? "NaN" : value > 0 ? "inf" : "-inf";
 }
 
 }  // namespace sb

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -25,5 +26,12 @@ inline constexpr size_t kMaxDimensions = 64;
 // "[2,3,4]", the form every shape error message uses. Long shapes are elided, with their count:
 // "[1,1,1,1,...,1,1,1,1] (4000000 dimensions)".
 std::string shape_to_string(const std::vector<int64_t>& shape);
+
+// "tensor 'NAME' holds NaN at element I" for the first NaN or Inf (in order, tensor by tensor),
+// "" when every value is finite: what `infer` says of an output that is no result.
+std::string first_non_finite(const std::vector<std::pair<std::string, TensorData>>& tensors);
+
+// "NaN", "inf" or "-inf", as the messages above name a value that is not finite.
+const char* non_finite_name(float value);
 
 }  // namespace sb

@@ -1,5 +1,6 @@
 #include "models/io/weight_source.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -68,7 +69,21 @@ std::vector<float> SafetensorsWeights::get(const std::string& name,
                                 shape_to_string(entry.shape) + ", expected " +
                                 shape_to_string(expected_shape));
   }
+  // A model's parameters are floating point: an integer tensor under a parameter's name is not
+  // the checkpoint it claims to be, whatever its values would convert to.
+  if (!stored_type_is_float(entry.type))
+    throw std::invalid_argument(where + "tensor '" + name + "'" + stored_note + " is stored as " +
+                                entry.dtype +
+                                ", an integer type, but the model reads it as floating-point "
+                                "weights (F32, F16, BF16 or F64)");
   TensorData tensor = file_.read(stored);
+  // NaN or Inf in a parameter makes every output NaN: refused here, naming the first, rather
+  // than measured and written as if it were a result.
+  for (size_t i = 0; i < tensor.values.size(); ++i)
+    if (!std::isfinite(tensor.values[i]))
+      throw std::invalid_argument(where + "tensor '" + name + "'" + stored_note + " holds " +
+                                  non_finite_name(tensor.values[i]) + " at element " +
+                                  std::to_string(i) + " (weights must be finite)");
   consumed_.insert(stored);
   return std::move(tensor.values);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "schema/document.h"
@@ -153,6 +154,27 @@ TEST(Cli, GeneformerInferNamesABadTokenId) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("99999"), std::string::npos) << r.output;
   std::filesystem::remove(ids);
+}
+
+// An input holding NaN ran to NaN outputs and exit 0 (issue 29): infer checks what it writes and
+// fails (exit 1) naming the first tensor that is not finite, the file kept for inspection.
+TEST(Cli, InferFailsNamingAnOutputThatIsNotFinite) {
+  const auto x = temp_file("one_hot.npy");
+  std::vector<float> one_hot(4096 * 4, 0.f);
+  for (size_t i = 0; i < 4096; ++i) one_hot[i * 4 + i % 4] = 1.f;
+  one_hot[7] = std::numeric_limits<float>::quiet_NaN();
+  write_ids_npy(x, one_hot, 4096);  // [4096, 4]: one-hot, batch 1
+  const auto out = temp_file("y.safetensors");
+  const Result r =
+      run("infer enformer --size tiny --input " + x.string() + " --output " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("stagebench infer: the output is not finite: tensor 'embeddings' "
+                          "holds NaN at element "),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out));
+  std::filesystem::remove(x);
+  std::filesystem::remove(out);
 }
 
 TEST(Cli, GeneformerRunsOnTokenIdsFromAFile) {

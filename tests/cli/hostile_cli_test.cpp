@@ -87,6 +87,28 @@ TEST(HostileCli, NumbersBeyondDoubleAndWrongTypesNameTheFileAndField) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+// {"status": "failed", "status": "ok"} read as ok: nlohmann keeps the last of two equal keys
+// (issue 29). Every reader refuses the file, naming the key and where it is.
+TEST(HostileCli, AKeyNamedTwiceIsRefusedByEveryReader) {
+  const TempDir dir;
+  std::string text = sb::test::fixture_document().dump();
+  const size_t at = text.find("\"status\":\"ok\"");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"status\":\"failed\",");
+  const auto res = dir.write("twice.json", text);
+  const std::string out = dir.file("out.json").string();
+  for (const std::string& args : {"report " + res.string(), "merge " + res.string() + " -o " + out,
+                                  "compare " + res.string() + " " + res.string()}) {
+    expect_bad_input(args, "twice.json: duplicate key \"status\" in runs[0].stages[");
+  }
+  const auto sweep = dir.write(
+      "twice-sweep.json",
+      R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu", "batch": 1,
+                      "batch": 2}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + out,
+                   "twice-sweep.json: duplicate key \"batch\" in entries[0]");
+}
+
 TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
   const TempDir dir;
   const auto fifo = dir.file("pipe.json");
@@ -206,6 +228,23 @@ TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
     expect_bad_input("infer geneformer --size tiny --input " + ids.string() + out,
                      "value " + shown + " at 1 is not a token id");
   }
+}
+
+// Cells of zero tokens or of padding only ran to an all-zero embedding and exit 0 (issue 29).
+TEST(HostileCli, EmptyOrAllPaddingCellsAreBadInput) {
+  const TempDir dir;
+  const std::string out = " --output " + dir.file("o.safetensors").string();
+  const auto empty = npy_f8(dir, "empty.npy", {});
+  expect_bad_input("infer geneformer --size tiny --input " + empty.string() + out,
+                   "1 cells of 0 tokens");
+  const auto padding = npy_f8(dir, "padding.npy", {0, 0, 0, 0});
+  expect_bad_input("infer geneformer --size tiny --input " + padding.string() + out,
+                   "cell 0 is all padding");
+  expect_bad_input("run geneformer --size tiny --stages eager --max-time 1 --input " +
+                       padding.string() + " -o " + dir.file("r.json").string(),
+                   "cell 0 is all padding");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o.safetensors")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.json")));
 }
 
 // Two runs writing the same file: the second is refused at once while the first holds the lock.

@@ -145,6 +145,51 @@ TEST(EnformerCheckpoint, RefusalsNameTheFirstProblem) {
   EXPECT_NE(refusal(o).find("no model.safetensors"), std::string::npos) << refusal(o);
 }
 
+// A checkpoint with transformer.0 and transformer.2 but no transformer.1 ran as a one-layer
+// model, and one with a tower block missing as a shorter tower (issue 29): refused, naming the
+// gap, under any spelling of the names.
+TEST(EnformerCheckpoint, ALayerGapIsRefused) {
+  TempDir dir;
+  const Config c = user_config();
+  const Params p = Params::random(c, 5);
+  const auto write_renumbered = [&](const fs::path& path, const std::string& from,
+                                    const std::string& to) {
+    std::vector<std::pair<std::string, TensorData>> t;
+    for (const auto& spec : param_specs(c)) {
+      std::string name = spec.name;
+      if (name.starts_with(from)) name = to + name.substr(from.size());
+      t.emplace_back(stored_name(name), TensorData{"F32", spec.shape, p.at(spec.name).values});
+    }
+    write_safetensors(path, t, "F32");
+  };
+  WorkloadOptions o = user_options(dir.path() / "gap.safetensors");
+  write_renumbered(o.weights, "transformer.1.", "transformer.2.");
+  EXPECT_NE(refusal(o).find("transformer.1 is missing, but the file has blocks up to "
+                            "transformer.2"),
+            std::string::npos)
+      << refusal(o);
+  o.weights = dir.path() / "tower.safetensors";
+  write_renumbered(o.weights, "conv_tower.2.", "conv_tower.7.");
+  EXPECT_NE(refusal(o).find("conv_tower.2 is missing, but the file has blocks up to "
+                            "conv_tower.7"),
+            std::string::npos)
+      << refusal(o);
+}
+
+// target_length 2^64-1 was read as -1, "no crop" (issue 29): a value beyond int64 is named as
+// written, not wrapped.
+TEST(EnformerCheckpoint, AConfigValueBeyondItsTypeIsRefusedAsWritten) {
+  TempDir dir;
+  write_enformer(dir.path() / "model.safetensors", user_config(), "F32");
+  const WorkloadOptions o = user_options(dir.path());
+  for (const std::string& key : {"target_length", "depth"}) {
+    write_text(dir.path() / "config.json", "{\"" + key + "\": 18446744073709551615}");
+    EXPECT_NE(refusal(o).find(key + " is 18446744073709551615, beyond a 64-bit integer"),
+              std::string::npos)
+        << refusal(o);
+  }
+}
+
 class EnformerCheckpointBackends : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EnformerCheckpointBackends, EveryStageAndInferAt16kbp) {

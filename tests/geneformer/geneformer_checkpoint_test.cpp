@@ -132,6 +132,22 @@ TEST(GeneformerCheckpoint, RefusalsNameTheFirstProblem) {
   EXPECT_NE(refusal(o).find("no model.safetensors"), std::string::npos) << refusal(o);
 }
 
+// A config.json value beyond int64 was wrapped (2^64-1 read as -1); it is refused as written
+// (issue 29).
+TEST(GeneformerCheckpoint, AConfigValueBeyondItsTypeIsRefusedAsWritten) {
+  TempDir dir;
+  write_bert(dir.path() / "model.safetensors", user_config(), "bert.", "F32");
+  WorkloadOptions o;
+  o.size = "tiny";
+  o.weights = dir.path();
+  for (const std::string& key : {"num_attention_heads", "num_hidden_layers"}) {
+    write_text(dir.path() / "config.json", "{\"" + key + "\": 18446744073709551615}");
+    EXPECT_NE(refusal(o).find(key + " is 18446744073709551615, beyond a 64-bit integer"),
+              std::string::npos)
+        << refusal(o);
+  }
+}
+
 class GeneformerCheckpointBackends : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GeneformerCheckpointBackends, EveryStageAndInferAt77Tokens) {

@@ -96,5 +96,27 @@ TEST(GeneformerCells, BadIdsAndMasksAreNamed) {
   EXPECT_EQ(ok.length(1), 1);  // id 0 is padding without a mask
 }
 
+// A cell of zero tokens or of padding only ran, and its embedding came out all zeros (issue 29).
+TEST(GeneformerCells, EmptyAndAllPaddingCellsAreRefused) {
+  const auto message = [](std::vector<int32_t> ids, std::vector<float> mask, int64_t batch,
+                          int64_t tokens) -> std::string {
+    try {
+      cells_from_ids(std::move(ids), std::move(mask), batch, tokens, 1024);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(message({}, {}, 1, 0).find("1 cells of 0 tokens: there must be at least one cell"),
+            std::string::npos);
+  EXPECT_NE(message({}, {}, 0, 8).find("0 cells of 8 tokens"), std::string::npos);
+  EXPECT_NE(message({5, 6, 0, 0}, {}, 2, 2).find("cell 1 is all padding"), std::string::npos)
+      << message({5, 6, 0, 0}, {}, 2, 2);
+  EXPECT_NE(message({5, 6, 7, 8}, {0, 0, 1, 1}, 2, 2).find("cell 0 is all padding"),
+            std::string::npos)
+      << "a mask of zeros pads genes too";
+  EXPECT_EQ(message({5, 0, 0, 7}, {}, 2, 2), "accepted");
+}
+
 }  // namespace
 }  // namespace sb::geneformer

@@ -158,12 +158,24 @@ TEST(SafetensorsErrors, AbsurdHeaderLength) {
 TEST(SafetensorsErrors, HeaderNotJsonOrNotObject) {
   const TempDir dir;
   const std::string not_json = open_error(dir, raw_file("{\"a\": [1, 2", 0));
-  EXPECT_NE(not_json.find("header is not valid JSON"), std::string::npos) << not_json;
+  EXPECT_NE(not_json.find("header: not valid JSON"), std::string::npos) << not_json;
   const std::string array = open_error(dir, raw_file("[1, 2]", 0));
   EXPECT_NE(array.find("header is not a JSON object"), std::string::npos) << array;
   const std::string deep =
       open_error(dir, raw_file(std::string(100000, '[') + std::string(100000, ']'), 0));
   EXPECT_NE(deep.find("nested deeper"), std::string::npos) << deep;
+}
+
+// A tensor named twice read as its last entry (issue 29): the header is refused, naming it.
+TEST(SafetensorsErrors, TensorNamedTwice) {
+  const TempDir dir;
+  const std::string message =
+      open_error(dir, raw_file(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},)"
+                               R"( "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+                               8));
+  EXPECT_NE(message.find("bad.safetensors': header: duplicate key \"w\" at the top level"),
+            std::string::npos)
+      << message;
 }
 
 TEST(SafetensorsErrors, EntryMissingFields) {

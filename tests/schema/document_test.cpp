@@ -165,5 +165,29 @@ TEST(JsonText, NumbersOutOfRangeAndSyntaxErrorsNameTheSource) {
   }
 }
 
+// nlohmann keeps the last of two equal keys, so {"status": "failed", "status": "ok"} read as ok
+// (issue 29): a second key is refused, naming where it is.
+TEST(JsonText, DuplicateKeysAreRefusedWithTheirPlace) {
+  const auto message = [](const std::string& text) -> std::string {
+    try {
+      parse_json_text(text, "d.json");
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message(R"({"runs": [{"stages": [{}, {"status": "failed", "status": "ok"}]}]})"),
+            "d.json: duplicate key \"status\" in runs[0].stages[1] (a JSON object names each key "
+            "once)");
+  EXPECT_EQ(message(R"({"a": 1, "b": {"a": 2}, "a": 3})"),
+            "d.json: duplicate key \"a\" at the top level (a JSON object names each key once)");
+  // The same key spelt with an escape is the same key.
+  EXPECT_NE(message(R"({"ab": 1, "a\u0062": 2})").find("duplicate key \"ab\""), std::string::npos);
+  // Equal keys in different objects are not duplicates.
+  EXPECT_EQ(message(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]})"), "");
+  const nlohmann::json j = parse_json_text(R"({"a": [1, {"b": null}], "c": "d"})", "d.json");
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"a": [1, {"b": null}], "c": "d"})"));
+}
+
 }  // namespace
 }  // namespace sb

@@ -118,6 +118,38 @@ TEST(SweepCli, BadSweepFilesAreNamedWithTheField) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("o.json"))) << "nothing runs on bad input";
 }
 
+// `--journal result.json` appended the sweep's records to a result, `--journal sweep.json` to the
+// sweep file, and `-o sweep.json` replaced the sweep file, each exiting 0 (issue 29). Each is
+// refused (exit 2) before anything runs, and the file is left as it was.
+TEST(SweepCli, AJournalOrOutputThatWouldDestroyAFileIsRefused) {
+  TempDir dir;
+  const std::string sweep = sweep_file();
+  const auto cfg = dir.write("sweep.json", sweep);
+  const std::string result = "{\n  \"context\": {},\n  \"runs\": []\n}\n";
+  const auto res = dir.write("result.json", result);
+  const std::string out = " -q -o " + dir.file("o.json").string();
+  struct Case {
+    std::string args, named;
+  };
+  for (const Case& c : {
+           Case{out + " --journal " + res.string(),
+                "result.json: exists and is not a sweep journal"},
+           Case{out + " --journal " + res.string() + " --resume", "is not a sweep journal"},
+           Case{out + " --journal " + res.string() + " --restart", "is not a sweep journal"},
+           Case{out + " --journal " + cfg.string(), "is the sweep file itself"},
+           Case{" -q -o " + cfg.string(), "sweep.json is the sweep file itself"},
+           Case{" -q -o " + (dir.path() / "." / "sweep.json").string(), "is the sweep file itself"},
+           Case{" -q -o " + res.string() + " --journal " + res.string(), "name one file"},
+       }) {
+    const Result r = run("sweep " + cfg.string() + c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.named), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_EQ(slurp(cfg), sweep) << c.args;
+    EXPECT_EQ(slurp(res), result) << c.args;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("o.json"))) << c.args;
+  }
+}
+
 TEST(SweepCli, ShardsMergeIntoTheUnshardedSweep) {
   TempDir dir;
   const auto cfg = dir.write("sweep.json", sweep_file());
