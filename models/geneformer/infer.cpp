@@ -30,7 +30,8 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
   const Config probe = workload_config(o);  // the vocabulary the ids are checked against
   o.cells = read_cells(r.input, r.mask, probe.vocab);
   InferSummary sum{
-      r.size, ladder()[stage_index(r.stage)].id, o.cells->batch, o.cells->tokens, probe.layers, {}};
+      r.size, ladder()[stage_index(r.stage)].id, o.cells->batch, o.cells->tokens, probe.layers, {},
+      {}};
   const size_t stage = stage_index(r.stage);
   GeneformerWorkload w(o, std::move(backend));
   sum.configuration = describe(w.config());

@@ -182,7 +182,7 @@ TEST(EnformerCheckpoint, AConfigValueBeyondItsTypeIsRefusedAsWritten) {
   TempDir dir;
   write_enformer(dir.path() / "model.safetensors", user_config(), "F32");
   const WorkloadOptions o = user_options(dir.path());
-  for (const std::string& key : {"target_length", "depth"}) {
+  for (const std::string key : {"target_length", "depth"}) {
     write_text(dir.path() / "config.json", "{\"" + key + "\": 18446744073709551615}");
     EXPECT_NE(refusal(o).find(key + " is 18446744073709551615, beyond a 64-bit integer"),
               std::string::npos)

@@ -140,7 +140,7 @@ TEST(GeneformerCheckpoint, AConfigValueBeyondItsTypeIsRefusedAsWritten) {
   WorkloadOptions o;
   o.size = "tiny";
   o.weights = dir.path();
-  for (const std::string& key : {"num_attention_heads", "num_hidden_layers"}) {
+  for (const std::string key : {"num_attention_heads", "num_hidden_layers"}) {
     write_text(dir.path() / "config.json", "{\"" + key + "\": 18446744073709551615}");
     EXPECT_NE(refusal(o).find(key + " is 18446744073709551615, beyond a 64-bit integer"),
               std::string::npos)
