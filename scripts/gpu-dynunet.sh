@@ -37,12 +37,17 @@ print('== %s: stagebench (opencl, %s) against PyTorch, %d steps; verdict from %s
          '; '.join(c['failures'])))
 for name, r in c['comparisons'].items():
     s = r['summary']
-    print('   %-12s%s loss rel diff %.3g | parameters cosine %.10f rel L2 %.3g | step-0 gradients '
-          'cosine %.10f rel L2 %.3g, worst tensor %.3g (%s) | within tolerances %s'
+    print('   %-12s%s loss rel diff %.3g | parameters 1 - cosine %.3g, rel L2 %.3g | step-0 '
+          'gradients 1 - cosine %.3g, rel L2 %.3g, worst tensor %.3g (%s) | within tolerances %s'
           % (name, ' (arbiter)' if name == c['verdict_from'] else ' (beside) ',
-             s['max_rel_loss_diff'], s['param_cosine'], s['param_rel_l2'], s['grad_cosine'],
-             s['grad_rel_l2'], s['grad_max_tensor_rel_l2'], s['grad_max_rel_l2_tensor'],
-             r['within_tolerances']))
+             s['max_rel_loss_diff'], 1 - s['param_cosine'], s['param_rel_l2'],
+             1 - s['grad_cosine'], s['grad_rel_l2'], s['grad_max_tensor_rel_l2'],
+             s['grad_max_rel_l2_tensor'], r['within_tolerances']))
+y = c.get('torch_fp32_vs_float64')
+if y:
+    print('   PyTorch fp32 against its own float64 run: loss rel diff %.3g, parameters rel L2 %.3g, '
+          'step-0 gradients rel L2 %.3g (worst tensor %.3g)' % (y['max_rel_loss_diff'],
+          y['param_rel_l2'], y['grad_rel_l2'], y['grad_max_tensor_rel_l2']))
 for r in c['comparisons'][c['verdict_from']]['loss']:
     print('   step %d  loss %.7f / %.7f  dice %.7f / %.7f  bce %.7f / %.7f' % (r['step'],
           r['stagebench'], r['torch'], r.get('dice_stagebench', float('nan')),

@@ -542,12 +542,13 @@ def run_check(args):
     grads_path = os.path.join(args.dir, "grads_step0.safetensors")
     trace = st_read(trace_path)[0] if os.path.exists(trace_path) else None
     grads = st_read(grads_path)[0] if os.path.exists(grads_path) else None
-    ok = True
+    ok, trained = True, {}
     for dev, prec in runs:
         name = f"{dev}-{prec}"
         dtype = torch.float64 if prec == "float64" else torch.float32
         t0 = time.perf_counter()
         curve, final, grads_ref = train_reference(torch, c, init, batches, steps, dev, dtype)
+        trained[name] = (curve, final, grads_ref)
         if args.write_trace and name == arbiter:
             st_write(args.write_trace,
                      dict(**{n: np.asarray(v, np.float32) for n, v in curve.items()}, **final),
@@ -573,6 +574,14 @@ def run_check(args):
         result["pass"] = ok
         result["failures"] = result["comparisons"][arbiter]["failures"]
         result["summary"] = {n: r["summary"] for n, r in result["comparisons"].items()}
+    if "cpu-float64" in trained and "cpu-fp32" in trained:
+        # the yardstick: how far PyTorch's own fp32 run lands from its float64 run on the same
+        # files, rounding alone (AdamW's amplification included)
+        curve, final, g = trained["cpu-fp32"]
+        as_trace = dict(**{n: np.asarray(v, np.float64) for n, v in curve.items()}, **final)
+        ref_curve, ref_final, ref_g = trained["cpu-float64"]
+        result["torch_fp32_vs_float64"] = summary(compare(ref_curve, ref_final, as_trace, steps,
+                                                          ref_g, g))
     emit(result, args.json)
     return 0 if ok else 1
 
