@@ -386,10 +386,10 @@ def train_reference(torch, c, init, batches, steps, device, dtype=None):
 # --- check ---------------------------------------------------------------------------------------
 
 # The check's thresholds (docs/method.md, "DynUNet against PyTorch"). The arbiter is PyTorch on the
-# CPU: its convolutions sum in orders close to oneDNN's and PoCL's, so what remains between them
-# is fp32 rounding (none on the reference's side with --float64). CUDA's cuDNN kernels round
-# differently, and AdamW turns those differences into +-lr steps; its comparison is reported
-# beside the arbiter's and decides nothing.
+# CPU, where no convolution algorithm is chosen for it (float64 with --float64: no rounding on the
+# reference's side at all). On CUDA cuDNN chooses among algorithms that round differently, and
+# AdamW turns those differences into +-lr steps; that comparison is reported beside the arbiter's
+# and decides nothing.
 TOLERANCES = {
     # Step 0's gradients: the same parameters and batch, no optimizer between, so fp32 rounding
     # alone. It grows like sqrt(K) x 6e-8 for sums of K terms: the worst tensor measured at tiny
