@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device-machine session for DynUNet (run there from the repository root, .gpu/ carried): the
 # port's training (baseline stage, 4 steps, tiny and small on NVIDIA OpenCL) checked against the
-# PyTorch reference on the same initial parameters and batches, PyTorch's own ladder at full size
+# PyTorch reference on the same initial parameters and batches (the verdict from PyTorch float64 on
+# the CPU, PyTorch fp32 on the CPU and on CUDA beside it), PyTorch's own ladder at full size
 # (training and inference), and the stagebench ladder at full size on NVIDIA OpenCL, in the same
 # session. Everything lands in $1 (default: $OUT); about 8 minutes with the defaults below.
 # Without .gpu/ (no bundle) only the PyTorch parts run.
@@ -24,18 +25,35 @@ if [ -x .gpu/stagebench ]; then
   for size in tiny small; do
     bash "$sb" trace dynunet --size "$size" --backend opencl --stage baseline --steps "${STEPS:-4}" \
       --out "/tmp/dyn_$size" 2>&1 | tee -a "$log"
-    python3 "$ref" check --dir "/tmp/dyn_$size" --device cuda --json "$out/dynunet-check-$size.json" \
-      > /dev/null 2>>"$log"
-    python3 -c "
-import json; c = json.load(open('$out/dynunet-check-$size.json'))
-print('== $size: stagebench (opencl, baseline) vs PyTorch fp32 (TF32 off), %d steps: max rel loss '
-      'diff %.3g, parameter cosine %.9f (lowest tensor %.9f, %s), max abs %.3g, pass %s'
-      % (c['steps'], c['max_rel_loss_diff'], c['overall_cosine'], c['min_tensor_cosine'],
-         c['min_cosine_tensor'], c['overall_max_abs'], c['pass']))
-for r in c['loss']:
+    # the verdict is the CPU arbiter's (PyTorch float64 on the host's CPU); PyTorch fp32 on the
+    # CPU and on CUDA (cuDNN, TF32 off) are reported beside it (docs/method.md)
+    python3 "$ref" check --dir "/tmp/dyn_$size" --device cuda --float64 \
+      --json "$out/dynunet-check-$size.json" > /dev/null 2>>"$log"
+    python3 - "$out/dynunet-check-$size.json" "$size" <<'PY' 2>&1 | tee -a "$log"
+import json, sys
+c, size = json.load(open(sys.argv[1])), sys.argv[2]
+print('== %s: stagebench (opencl, %s) against PyTorch, %d steps; verdict from %s: pass %s %s'
+      % (size, c['config']['stage'], c['steps'], c['verdict_from'], c['pass'],
+         '; '.join(c['failures'])))
+for name, r in c['comparisons'].items():
+    s = r['summary']
+    print('   %-12s%s loss rel diff %.3g | parameters 1 - cosine %.3g, rel L2 %.3g | step-0 '
+          'gradients 1 - cosine %.3g, rel L2 %.3g, worst tensor %.3g (%s) | within tolerances %s'
+          % (name, ' (arbiter)' if name == c['verdict_from'] else ' (beside) ',
+             s['max_rel_loss_diff'], 1 - s['param_cosine'], s['param_rel_l2'],
+             1 - s['grad_cosine'], s['grad_rel_l2'], s['grad_max_tensor_rel_l2'],
+             s['grad_max_rel_l2_tensor'], r['within_tolerances']))
+y = c.get('torch_fp32_vs_float64')
+if y:
+    print('   PyTorch fp32 against its own float64 run: loss rel diff %.3g, parameters rel L2 %.3g, '
+          'step-0 gradients rel L2 %.3g (worst tensor %.3g)' % (y['max_rel_loss_diff'],
+          y['param_rel_l2'], y['grad_rel_l2'], y['grad_max_tensor_rel_l2']))
+for r in c['comparisons'][c['verdict_from']]['loss']:
     print('   step %d  loss %.7f / %.7f  dice %.7f / %.7f  bce %.7f / %.7f' % (r['step'],
-          r['stagebench'], r['torch'], r.get('dice_stagebench', float('nan')), r.get('dice_torch', float('nan')),
-          r.get('bce_stagebench', float('nan')), r.get('bce_torch', float('nan'))))" 2>&1 | tee -a "$log"
+          r['stagebench'], r['torch'], r.get('dice_stagebench', float('nan')),
+          r.get('dice_torch', float('nan')), r.get('bce_stagebench', float('nan')),
+          r.get('bce_torch', float('nan'))))
+PY
   done
 else
   echo "no .gpu/stagebench: the traces, checks and the stagebench ladder are skipped" | tee -a "$log"

@@ -15,7 +15,8 @@ void add_trace(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "trace",
       "Train a few steps from the initial parameters and write parameters, batches and the "
-      "loss curve (for scripts/reference/deepfm_torch.py and dynunet_torch.py check)");
+      "loss curve, and for dynunet step 0's gradients (for scripts/reference/deepfm_torch.py and "
+      "dynunet_torch.py check)");
   struct Args {
     std::string model, size = "tiny", backend = "cpu", device, stage = "baseline";
     std::filesystem::path weights, data, out;

@@ -360,13 +360,25 @@ StepLoss Network::update() {
   return {l.at(0), l.at(1)};
 }
 
-std::vector<float> Network::parameters() {
+namespace {
+
+std::vector<float> download_all(Backend& be, const std::vector<Tensor>& ts) {
   std::vector<float> out;
-  for (const Tensor& t : params_) {
-    const std::vector<float> v = be_.download(t);
+  for (const Tensor& t : ts) {
+    const std::vector<float> v = be.download(t);
     out.insert(out.end(), v.begin(), v.end());
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<float> Network::parameters() {
+  return download_all(be_, params_);
+}
+
+std::vector<float> Network::gradients() {
+  return download_all(be_, grads_);
 }
 
 MemorySplit Network::memory() const {

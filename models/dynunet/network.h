@@ -46,6 +46,9 @@ class Network {
   std::vector<int64_t> input_shape() const { return vol(1, c_.patch); }
 
   std::vector<float> parameters();  // every parameter, flattened in param_specs() order
+  // Every parameter's gradient from the last backward(), in parameters()' order. update()
+  // only reads them, so they hold until the next backward().
+  std::vector<float> gradients();
   MemorySplit memory() const;
   int64_t steps() const { return step_; }
 

@@ -14,6 +14,25 @@ TensorData f32(std::vector<float> v, std::vector<int64_t> shape) {
   return TensorData{"F32", std::move(shape), std::move(v)};
 }
 
+// A flattened vector in param_specs() order (parameters or their gradients), cut back into
+// tensors under the parameters' names and shapes.
+Named by_parameter(const Params& p, const std::vector<float>& flat, const char* what) {
+  Named out;
+  size_t at = 0;
+  for (const auto& spec : p.specs()) {
+    const auto count = static_cast<size_t>(spec.count());
+    if (at + count > flat.size())
+      throw std::logic_error(std::string("dynunet: ") + what + " count mismatch");
+    out.emplace_back(
+        spec.name,
+        f32(std::vector<float>(flat.begin() + at, flat.begin() + at + count), spec.shape));
+    at += count;
+  }
+  if (at != flat.size())
+    throw std::logic_error(std::string("dynunet: ") + what + " count mismatch");
+  return out;
+}
+
 }  // namespace
 
 TraceSummary export_trace(DynUnetWorkload& w, size_t stage, int64_t steps,
@@ -52,18 +71,14 @@ TraceSummary export_trace(DynUnetWorkload& w, size_t stage, int64_t steps,
   write_safetensors(dir / "batches.safetensors", batches, "F32", meta);
 
   w.prepare(stage);
-  const TrainTrace t = w.train(stage, steps);
+  std::vector<float> grads;
+  const TrainTrace t = w.train(stage, steps, &grads);
   w.release(stage);
-  Named trace;
-  size_t at = 0;
-  for (const auto& spec : p.specs()) {
-    const auto count = static_cast<size_t>(spec.count());
-    if (at + count > t.params.size()) throw std::logic_error("dynunet: parameter count mismatch");
-    trace.emplace_back(
-        spec.name,
-        f32(std::vector<float>(t.params.begin() + at, t.params.begin() + at + count), spec.shape));
-    at += count;
-  }
+  auto grads_meta = meta;
+  grads_meta["gradients"] = "step 0, after backward, before the AdamW update";
+  write_safetensors(dir / "grads_step0.safetensors", by_parameter(p, grads, "gradient"), "F32",
+                    grads_meta);
+  Named trace = by_parameter(p, t.params, "parameter");
   std::vector<float> loss(t.loss.begin(), t.loss.end()), dice, bce;
   for (const StepLoss& l : w.last_loss_parts()) {
     dice.push_back(static_cast<float>(l.dice));

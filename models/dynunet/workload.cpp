@@ -139,7 +139,7 @@ void DynUnetWorkload::prepare(size_t stage) {
   runs_[stage] = std::move(r);
 }
 
-StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times) {
+StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times, std::vector<float>* grads) {
   Backend& be = *backend_;
   auto mark = [&](double* slot, Clock::time_point& t0) {
     if (!times) return;
@@ -169,6 +169,7 @@ StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times) {
   mark(times ? &times->forward : nullptr, t0);
   r.net->backward();
   mark(times ? &times->backward : nullptr, t0);
+  if (grads) *grads = r.net->gradients();
   StepLoss loss = r.net->update();
   be.synchronize();
   if (r.loader) r.loader->release(slot);
@@ -185,7 +186,8 @@ std::vector<float> DynUnetWorkload::output(size_t) {
   return {};  // training stages are checked by their trace
 }
 
-TrainTrace DynUnetWorkload::train(size_t stage, int64_t steps) {
+TrainTrace DynUnetWorkload::train(size_t stage, int64_t steps,
+                                  std::vector<float>* step0_gradients) {
   StageRun& r = *runs_.at(stage);
   r.net->reset();
   // The check's batches: 0, 1, ... made synchronously, for every stage alike.
@@ -200,7 +202,7 @@ TrainTrace DynUnetWorkload::train(size_t stage, int64_t steps) {
   loss_parts_.clear();
   try {
     for (int64_t s = 0; s < steps; ++s) {
-      const StepLoss l = step(check, nullptr);
+      const StepLoss l = step(check, nullptr, s == 0 ? step0_gradients : nullptr);
       t.loss.push_back(l.total());
       loss_parts_.push_back(l);
     }

@@ -45,8 +45,10 @@ class DynUnetWorkload : public Workload {
   const Params& parameters() const { return *params_; }
   Switches switches(size_t stage) const;
   // Trains `steps` from the initial parameters on batches 0, 1, ... (untimed); the dice and
-  // BCE parts of each step's loss are kept for last_loss_parts().
-  TrainTrace train(size_t stage, int64_t steps);
+  // BCE parts of each step's loss are kept for last_loss_parts(). With step0_gradients, every
+  // parameter's gradient after the first backward, before its update, lands there (flattened
+  // as TrainTrace::params): a reference compares them without AdamW's sign steps between.
+  TrainTrace train(size_t stage, int64_t steps, std::vector<float>* step0_gradients = nullptr);
   const std::vector<StepLoss>& last_loss_parts() const { return loss_parts_; }
   // The inference logits of batch 0 on a prepared stage (flattened, [N, 1, P, P, P]).
   std::vector<float> infer(size_t stage);
@@ -59,7 +61,9 @@ class DynUnetWorkload : public Workload {
   struct PhaseTimes {
     double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
   };
-  StepLoss step(StageRun& r, PhaseTimes* times);
+  // grads: when given, the gradients are read back between backward and update (only the
+  // untimed train() asks; timed steps pass null and run the same ops as before).
+  StepLoss step(StageRun& r, PhaseTimes* times, std::vector<float>* grads = nullptr);
 
   WorkloadOptions options_;
   Config config_;
