@@ -12,6 +12,9 @@
 namespace sb::testing {
 
 // d f / d x_i = (f(x + h_i e_i) - f(x - h_i e_i)) / (2 h_i), h_i = rel_step * max(1, |x_i|).
+// Under STAGEBENCH_GRADIENT_SAMPLES=N only N coordinates, spread from first to last, and NaN
+// for the others, which gradient_matches leaves out: the Oclgrind pass (scripts/oclgrind-ci.sh)
+// keeps every backward kernel but not thousands of forward launches.
 DVec numeric_gradient(const Vec& x, const std::function<double(const Vec&)>& f,
                       double rel_step = 1e-2);
 

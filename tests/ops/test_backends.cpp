@@ -1,5 +1,7 @@
 #include "tests/ops/test_backends.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -7,6 +9,7 @@
 #include "models/ops/cpu/cpu_backend.h"
 #ifdef STAGEBENCH_HAVE_OPENCL
 #include "models/ops/opencl/opencl_backend.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
 #endif
 
 namespace sb::testing {
@@ -19,13 +22,34 @@ std::vector<std::string> backend_names() {
 #endif
 }
 
-Backend* test_backend(const std::string& name, std::string* why) {
-  struct Slot {
-    std::unique_ptr<Backend> backend;
-    std::string why;
-  };
+namespace {
+
+struct Slot {
+  std::unique_ptr<Backend> backend;
+  std::string why;
+};
+
+std::map<std::string, Slot>& slots() {
   static std::map<std::string, Slot> slots;
-  auto [it, fresh] = slots.try_emplace(name);
+  return slots;
+}
+
+// The backends are destroyed at the end of the run, inside main, not by a static destructor:
+// at exit, thread-local objects die first, and Oclgrind 21.10's runtime keeps its API-call stack
+// in one, so releasing an OpenCL object after it corrupts the heap ("corrupted double-linked
+// list" in oclgrind::Program::~Program; valgrind: an invalid write in clFinish and
+// clReleaseKernel to a std::stack freed by __call_tls_dtors).
+class ReleaseBackends : public ::testing::Environment {
+ public:
+  void TearDown() override { slots().clear(); }
+};
+[[maybe_unused]] ::testing::Environment* const release_backends =
+    ::testing::AddGlobalTestEnvironment(new ReleaseBackends);
+
+}  // namespace
+
+Backend* test_backend(const std::string& name, std::string* why) {
+  auto [it, fresh] = slots().try_emplace(name);
   Slot& slot = it->second;
   if (fresh) {
     try {
@@ -40,6 +64,13 @@ Backend* test_backend(const std::string& name, std::string* why) {
   }
   if (why) *why = slot.why;
   return slot.backend.get();
+}
+
+std::vector<std::string> program_kernels(Backend& be) {
+#ifdef STAGEBENCH_HAVE_OPENCL
+  if (auto* opencl = dynamic_cast<OpenCLBackend*>(&be)) return opencl->portable_kernel_names();
+#endif
+  return {};
 }
 
 }  // namespace sb::testing

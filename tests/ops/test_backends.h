@@ -15,4 +15,7 @@ std::vector<std::string> backend_names();
 // The shared backend of that name, or null with `why` set when there is none here.
 Backend* test_backend(const std::string& name, std::string* why);
 
+// The kernels of an OpenCL backend's portable program (empty for any other backend).
+std::vector<std::string> program_kernels(Backend& be);
+
 }  // namespace sb::testing

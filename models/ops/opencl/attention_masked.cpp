@@ -7,11 +7,22 @@
 
 namespace sb {
 
+const FusedAttentionKernel* OpenCLBackend::fused_attention_kernel(int64_t dh) const {
+  for (const FusedAttentionKernel& k : kFusedAttentionKernels)
+    if (k.width >= dh && k.local_bytes() <= runtime_->local_mem_bytes()) return &k;
+  return nullptr;
+}
+
 std::string OpenCLBackend::attention_fused_unsupported(int64_t dh) const {
   const int widest = kFusedAttentionKernels[std::size(kFusedAttentionKernels) - 1].width;
-  if (dh <= widest) return {};
-  return "head width dh = " + std::to_string(dh) + " exceeds the " + std::to_string(widest) +
-         " the OpenCL kernels support";
+  if (dh > widest)
+    return "head width dh = " + std::to_string(dh) + " exceeds the " + std::to_string(widest) +
+           " the OpenCL kernels support";
+  if (fused_attention_kernel(dh) == nullptr)
+    return "no OpenCL kernel for head width dh = " + std::to_string(dh) + " fits the " +
+           std::to_string(runtime_->local_mem_bytes()) + " bytes of local memory of " +
+           device_name_;
+  return {};
 }
 
 void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
@@ -58,17 +69,14 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,
                                              const Tensor& k, const Tensor& v,
                                              const Tensor* key_bias, Tensor& out) {
-  const FusedAttentionKernel& kernel =
-      *std::find_if(std::begin(kFusedAttentionKernels), std::end(kFusedAttentionKernels),
-                    [&](const FusedAttentionKernel& k) { return k.width >= s.dh; });
+  const FusedAttentionKernel& kernel = *fused_attention_kernel(s.dh);  // do_ has checked it
   const size_t queries = static_cast<size_t>(kernel.queries);
   // (batch, head) along dimension 0: some drivers cap the work-group count of the others
   // at 65535.
   const size_t query_groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
   const cl::NDRange global(static_cast<size_t>(s.batch * s.heads) * queries, query_groups);
-  launch("attention_fused_d" + std::to_string(kernel.width), global, cl::NDRange(queries, 1), q, k,
-         v, key_bias, key_bias ? 1 : 0, s.n, s.heads, s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v,
-         s.ld_out, s.q_col, s.k_col, s.v_col, out);
+  launch(kernel.name, global, cl::NDRange(queries, 1), q, k, v, key_bias, key_bias ? 1 : 0, s.n,
+         s.heads, s.dh, s.scale, s.ld_q, s.ld_k, s.ld_v, s.ld_out, s.q_col, s.k_col, s.v_col, out);
 }
 
 }  // namespace sb

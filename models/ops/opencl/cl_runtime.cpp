@@ -1,5 +1,6 @@
 #include "models/ops/opencl/cl_runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -37,6 +38,14 @@ ClRuntime::ClRuntime(cl::Device device)
                contains(device_.getInfo<CL_DEVICE_VENDOR>(), "NVIDIA");
   max_work_group_size_ = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   local_mem_bytes_ = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  if (const char* limit = std::getenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT"); limit && *limit) {
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(limit, &end, 10);
+    if (*end != '\0' || bytes == 0 || limit[0] == '-')
+      throw std::invalid_argument(std::string("STAGEBENCH_CL_LOCAL_MEM_LIMIT=") + limit +
+                                  ": not a positive number of bytes");
+    local_mem_bytes_ = std::min<size_t>(local_mem_bytes_, bytes);
+  }
 }
 
 std::string ClRuntime::device_name() const {

@@ -19,6 +19,8 @@ class ClRuntime {
   std::string device_name() const;
   bool is_nvidia() const { return is_nvidia_; }
   size_t max_work_group_size() const { return max_work_group_size_; }
+  // CL_DEVICE_LOCAL_MEM_SIZE, or less under STAGEBENCH_CL_LOCAL_MEM_LIMIT=BYTES: the kernels a
+  // device with that little local memory would get (OpenCL promises 32768), on any device.
   size_t local_mem_bytes() const { return local_mem_bytes_; }
 
   // The program built from `source` with `options`, building it on first use under `key`.

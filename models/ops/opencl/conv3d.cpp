@@ -84,6 +84,14 @@ void OpenCLBackend::conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_
     gemm_batched_mma(g, a, b, c);
     return;
   }
+  if (portable_gemm_) {
+    GemmBatch g;
+    g.m = m, g.n = n, g.k = k, g.trans_a = ta, g.trans_b = tb, g.beta = beta;
+    g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+    g.a_offsets = {a_off}, g.b_offsets = {b_off}, g.c_offsets = {c_off};
+    gemm_portable(g, a, b, c);
+    return;
+  }
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   const auto status = clblast::Gemm<float>(
@@ -123,6 +131,26 @@ void OpenCLBackend::conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m
   Tensor partial = empty({slots, outputs});
   Tensor ones = empty({slots});
   fill(ones, 1.0f);
+  if (portable_gemm_) {  // the same slices, slots and sum, on gemm_general
+    GemmBatch parts;
+    parts.m = m, parts.n = n, parts.k = per, parts.trans_a = ta, parts.trans_b = tb;
+    parts.lda = lda, parts.ldb = ldb, parts.ldc = n;
+    for (int64_t i = 0; i < slices; ++i) {
+      parts.a_offsets.push_back(a_off + a_step * per * i);
+      parts.b_offsets.push_back(b_off + b_step * per * i);
+      parts.c_offsets.push_back(outputs * i);
+    }
+    gemm_portable(parts, a, b, partial);
+    if (rest > 0)
+      conv3d_gemm(p, ta, tb, m, n, rest, a, a_off + a_step * per * slices, lda, b,
+                  b_off + b_step * per * slices, ldb, 0.0f, partial, slices * outputs, n);
+    GemmBatch sum;  // c [1, outputs] = ones [1, slots] . partial [slots, outputs] + beta c
+    sum.m = 1, sum.n = outputs, sum.k = slots, sum.trans_b = false, sum.beta = beta;
+    sum.lda = slots, sum.ldb = outputs, sum.ldc = outputs;
+    sum.a_offsets = sum.b_offsets = sum.c_offsets = {0};
+    gemm_portable(sum, ones, partial, c);
+    return;
+  }
   cl_command_queue queue = runtime_->queue()();
   auto u = [](int64_t v) { return static_cast<size_t>(v); };
   events_.begin_span();

@@ -34,37 +34,54 @@ void check(clblast::StatusCode status, const char* routine) {
                              std::to_string(static_cast<int>(status)));
 }
 
-// One row-major GEMM per item i < count: C_i = A_i op B_i (+ beta C_i), operands at
-// offset + i * stride.
-struct Operand {
-  const cl::Buffer* buffer;
-  size_t ld, stride;
-  bool trans;
-};
-
 clblast::Transpose op(bool t) {
   return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
 }
 
-// The run of GEMMs shared by the three ops.
-void strided_gemm(cl_command_queue queue, size_t m, size_t n, size_t k, const Operand& a,
-                  const Operand& b, float beta, const Operand& c, size_t count) {
-  cl_command_queue q = queue;
-  if (count == 1) {
-    check(clblast::Gemm<float>(clblast::Layout::kRowMajor, op(a.trans), op(b.trans), m, n, k, 1.0f,
-                               (*a.buffer)(), 0, a.ld, (*b.buffer)(), 0, b.ld, beta, (*c.buffer)(),
-                               0, c.ld, &q, nullptr),
-          "Gemm");
-    return;
+// An operand of the GEMMs below: leading dimension, step from one item to the next, transposed.
+struct Operand {
+  int64_t ld, stride;
+  bool trans;
+};
+
+// `count` row-major products C_i = A_i op B_i (+ beta C_i), operands at i * stride.
+GemmBatch strided(int64_t m, int64_t n, int64_t k, const Operand& a, const Operand& b, float beta,
+                  const Operand& c, int64_t count) {
+  GemmBatch g;
+  g.m = m, g.n = n, g.k = k, g.trans_a = a.trans, g.trans_b = b.trans, g.beta = beta;
+  g.lda = a.ld, g.ldb = b.ld, g.ldc = c.ld;
+  for (int64_t i = 0; i < count; ++i) {
+    g.a_offsets.push_back(i * a.stride);
+    g.b_offsets.push_back(i * b.stride);
+    g.c_offsets.push_back(i * c.stride);
   }
-  check(clblast::GemmStridedBatched<float>(clblast::Layout::kRowMajor, op(a.trans), op(b.trans), m,
-                                           n, k, 1.0f, (*a.buffer)(), 0, a.ld, a.stride,
-                                           (*b.buffer)(), 0, b.ld, b.stride, beta, (*c.buffer)(), 0,
-                                           c.ld, c.stride, count, &q, nullptr),
-        "GemmStridedBatched");
+  return g;
 }
 
 }  // namespace
+
+// The run of GEMMs shared by the three ops: one CLBlast Gemm, or one GemmStridedBatched.
+void OpenCLBackend::strided_gemm(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  if (portable_gemm_) return gemm_portable(g, a, b, c);
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const size_t count = g.a_offsets.size();
+  const auto step = [&](const std::vector<int64_t>& o) { return count > 1 ? u(o[1] - o[0]) : 0; };
+  cl_command_queue q = runtime_->queue()();
+  if (count == 1) {
+    check(clblast::Gemm<float>(clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), u(g.m),
+                               u(g.n), u(g.k), 1.0f, device_buffer(a)(), u(g.a_offsets[0]),
+                               u(g.lda), device_buffer(b)(), u(g.b_offsets[0]), u(g.ldb), g.beta,
+                               device_buffer(c)(), u(g.c_offsets[0]), u(g.ldc), &q, nullptr),
+          "Gemm");
+    return;
+  }
+  check(clblast::GemmStridedBatched<float>(
+            clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), u(g.m), u(g.n), u(g.k), 1.0f,
+            device_buffer(a)(), u(g.a_offsets[0]), u(g.lda), step(g.a_offsets), device_buffer(b)(),
+            u(g.b_offsets[0]), u(g.ldb), step(g.b_offsets), g.beta, device_buffer(c)(),
+            u(g.c_offsets[0]), u(g.ldc), step(g.c_offsets), count, &q, nullptr),
+        "GemmStridedBatched");
+}
 
 void OpenCLBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                         const Tensor* bias, Tensor& y) {
@@ -72,17 +89,17 @@ void OpenCLBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, c
   const int64_t vox = s.d * s.h * s.w, k3 = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t cols_n = s.out_channels * k3;
   Tensor cols = empty({s.batch * vox, cols_n});
-  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-  const Operand wop{&device_buffer(w), u(cols_n), 0, false};
-  const Operand cop{&device_buffer(cols), u(cols_n), u(vox * cols_n), false};
+  const Operand wop{cols_n, 0, false};
+  const Operand cop{cols_n, vox * cols_n, false};
   events_.begin_span();
   if (s.layout == Layout3d::ndhwc)  // cols [V, out k^3] = X [V, in] . W
-    strided_gemm(runtime_->queue()(), u(s.batch * vox), u(cols_n), u(s.in_channels),
-                 {&device_buffer(x), u(s.in_channels), 0, false}, wop, 0.0f, cop, 1);
+    strided_gemm(
+        strided(s.batch * vox, cols_n, s.in_channels, {s.in_channels, 0, false}, wop, 0.0f, cop, 1),
+        x, w, cols);
   else  // per sample: cols_n [vox, out k^3] = (X_n [in, vox])^T . W
-    strided_gemm(runtime_->queue()(), u(vox), u(cols_n), u(s.in_channels),
-                 {&device_buffer(x), u(vox), u(s.in_channels * vox), true}, wop, 0.0f, cop,
-                 u(s.batch));
+    strided_gemm(strided(vox, cols_n, s.in_channels, {vox, s.in_channels * vox, true}, wop, 0.0f,
+                         cop, s.batch),
+                 x, w, cols);
   events_.end_span("clblast_conv_transpose3d");
   const int64_t total = y.numel();
   launch("convt3d_scatter", cl::NDRange(round_up(total, 256)), cl::NDRange(256), cols, bias,
@@ -99,18 +116,16 @@ void OpenCLBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, cons
   const int64_t total = dy.numel();
   launch("convt3d_gather", cl::NDRange(round_up(total, 256)), cl::NDRange(256), dy,
          s.layout == Layout3d::ndhwc ? 1 : 0, s.out_channels, s.d, s.h, s.w, s.kernel, total, cols);
-  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
   events_.begin_span();
   if (s.layout == Layout3d::ndhwc)  // dX [V, in] = cols [V, out k^3] . W^T
-    strided_gemm(runtime_->queue()(), u(s.batch * vox), u(s.in_channels), u(cols_n),
-                 {&device_buffer(cols), u(cols_n), 0, false},
-                 {&device_buffer(w), u(cols_n), 0, true}, 0.0f,
-                 {&device_buffer(dx), u(s.in_channels), 0, false}, 1);
+    strided_gemm(strided(s.batch * vox, s.in_channels, cols_n, {cols_n, 0, false},
+                         {cols_n, 0, true}, 0.0f, {s.in_channels, 0, false}, 1),
+                 cols, w, dx);
   else  // per sample: dX_n [in, vox] = W [in, out k^3] . cols_n^T
-    strided_gemm(runtime_->queue()(), u(s.in_channels), u(vox), u(cols_n),
-                 {&device_buffer(w), u(cols_n), 0, false},
-                 {&device_buffer(cols), u(cols_n), u(vox * cols_n), true}, 0.0f,
-                 {&device_buffer(dx), u(vox), u(s.in_channels * vox), false}, u(s.batch));
+    strided_gemm(
+        strided(s.in_channels, vox, cols_n, {cols_n, 0, false}, {cols_n, vox * cols_n, true}, 0.0f,
+                {vox, s.in_channels * vox, false}, s.batch),
+        w, cols, dx);
   events_.end_span("clblast_conv_transpose3d_backward_data");
 }
 
@@ -125,28 +140,23 @@ void OpenCLBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, c
   const int64_t total = dy.numel();
   launch("convt3d_gather", cl::NDRange(round_up(total, 256)), cl::NDRange(256), dy, channels_last,
          s.out_channels, s.d, s.h, s.w, s.kernel, total, cols);
-  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-  cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   if (channels_last) {  // dW [in, out k^3] = X^T [in, V] . cols [V, out k^3]
-    strided_gemm(queue, u(s.in_channels), u(cols_n), u(s.batch * vox),
-                 {&device_buffer(x), u(s.in_channels), 0, true},
-                 {&device_buffer(cols), u(cols_n), 0, false}, 0.0f,
-                 {&device_buffer(dw), u(cols_n), 0, false}, 1);
+    strided_gemm(strided(s.in_channels, cols_n, s.batch * vox, {s.in_channels, 0, true},
+                         {cols_n, 0, false}, 0.0f, {cols_n, 0, false}, 1),
+                 x, cols, dw);
   } else {  // dW = sum_n X_n [in, vox] . cols_n [vox, out k^3], accumulated in sample order
-    for (int64_t n = 0; n < s.batch; ++n)
-      check(clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                 clblast::Transpose::kNo, u(s.in_channels), u(cols_n), u(vox), 1.0f,
-                                 device_buffer(x)(), u(n * s.in_channels * vox), u(vox),
-                                 device_buffer(cols)(), u(n * vox * cols_n), u(cols_n),
-                                 n == 0 ? 0.0f : 1.0f, device_buffer(dw)(), 0, u(cols_n), &queue,
-                                 nullptr),
-            "Gemm");
+    for (int64_t n = 0; n < s.batch; ++n) {
+      GemmBatch g = strided(s.in_channels, cols_n, vox, {vox, 0, false}, {cols_n, 0, false},
+                            n == 0 ? 0.0f : 1.0f, {cols_n, 0, false}, 1);
+      g.a_offsets = {n * s.in_channels * vox}, g.b_offsets = {n * vox * cols_n};
+      strided_gemm(g, x, cols, dw);
+    }
   }
   events_.end_span("clblast_conv_transpose3d_backward_weights");
   if (dbias == nullptr) return;
-  launch("convt3d_bias_grad", cl::NDRange(u(s.out_channels) * 64), cl::NDRange(64), dy,
-         channels_last, s.out_channels, s.batch, vox * k3, *dbias);
+  launch("convt3d_bias_grad", cl::NDRange(static_cast<size_t>(s.out_channels) * 64),
+         cl::NDRange(64), dy, channels_last, s.out_channels, s.batch, vox * k3, *dbias);
 }
 
 }  // namespace sb

@@ -32,16 +32,24 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
   const bool needs_scratch = residual_is_y && !residual_in_gemm;
   Tensor scratch = needs_scratch ? empty(y.shape()) : Tensor();
   Tensor& gemm_out = needs_scratch ? scratch : y;
-  cl_command_queue queue = runtime_->queue()();
-  events_.begin_span();
-  const auto status = clblast::Gemm<float>(
-      clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
-      static_cast<size_t>(m), static_cast<size_t>(w.n), static_cast<size_t>(w.k), 1.0f,
-      device_buffer(x)(), 0, static_cast<size_t>(w.k), device_buffer(w.data)(), 0,
-      static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(gemm_out)(), 0,
-      static_cast<size_t>(w.n), &queue, nullptr);
-  events_.end_span("clblast_gemm");
-  check(status, "Gemm");
+  if (portable_gemm_) {
+    GemmBatch g;  // y = x . W^T (+ y)
+    g.m = m, g.n = w.n, g.k = w.k, g.lda = g.ldb = w.k, g.ldc = w.n;
+    g.beta = residual_in_gemm ? 1.0f : 0.0f;
+    g.a_offsets = g.b_offsets = g.c_offsets = {0};
+    gemm_portable(g, x, w.data, gemm_out);
+  } else {
+    cl_command_queue queue = runtime_->queue()();
+    events_.begin_span();
+    const auto status = clblast::Gemm<float>(
+        clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
+        static_cast<size_t>(m), static_cast<size_t>(w.n), static_cast<size_t>(w.k), 1.0f,
+        device_buffer(x)(), 0, static_cast<size_t>(w.k), device_buffer(w.data)(), 0,
+        static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(gemm_out)(), 0,
+        static_cast<size_t>(w.n), &queue, nullptr);
+    events_.end_span("clblast_gemm");
+    check(status, "Gemm");
+  }
 
   const Tensor* residual = residual_in_gemm ? nullptr : ep.residual;
   if (!ep.bias && ep.act == Act::none && !residual) return;
@@ -110,6 +118,7 @@ const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
 
 void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a,
                                      const Tensor& b, Tensor& c) {
+  if (portable_gemm_) return gemm_portable(g, a, b, c);
   const size_t count = g.a_offsets.size();
   const auto op = [](bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; };
   const auto m = static_cast<size_t>(g.m), n = static_cast<size_t>(g.n),
@@ -245,6 +254,7 @@ void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const T
     throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
                                 " products need the NVIDIA tensor-core kernels, which " +
                                 device_name_ + " does not take (f32 only here)");
+  if (portable_gemm_) return gemm_portable(g, a, b, c);  // nothing to choose or tune
   if (const auto forced = forced_batched_kernel(g)) return gemm_batched_f32(*forced, g, a, b, c);
   // Untuned: one product is CLBlast's Gemm, as a framework calls it for one matrix product
   // (GemmBatched over a single item measured about 2x slower on an H100); several are one

@@ -1,7 +1,29 @@
-// f16 / int8 weight GEMMs through the portable tiled kernel (kernels/gemm_tiled.cl).
+// f16 / int8 weight GEMMs through the portable tiled kernel (kernels/gemm_tiled.cl), and the
+// portable stand-in for CLBlast's fp32 GEMMs (kernels/gemm_general.cl).
+#include <cstdlib>
+
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
+
+bool OpenCLBackend::portable_f32_gemm_requested() {
+  const char* env = std::getenv("STAGEBENCH_F32_GEMM");
+  if (env == nullptr || *env == '\0' || std::string(env) == "clblast") return false;
+  if (std::string(env) == "portable") return true;
+  throw std::invalid_argument(std::string("STAGEBENCH_F32_GEMM=") + env +
+                              ": unknown (clblast, portable)");
+}
+
+void OpenCLBackend::gemm_portable(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  if (g.m == 0 || g.n == 0) return;
+  const cl::NDRange global(round_up(g.n, 16), round_up(g.m, 16));
+  // An item at a time: GemmBatched's offsets need not step evenly, and the simulator it serves
+  // gains nothing from one launch.
+  for (size_t i = 0; i < g.a_offsets.size(); ++i)
+    launch("gemm_general", global, cl::NDRange(16, 16), g.m, g.n, g.k, g.trans_a ? 1 : 0,
+           g.trans_b ? 1 : 0, g.alpha, a, g.a_offsets[i], g.lda, b, g.b_offsets[i], g.ldb, g.beta,
+           c, g.c_offsets[i], g.ldc);
+}
 
 void OpenCLBackend::linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
                                  int64_t m) {

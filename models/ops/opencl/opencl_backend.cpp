@@ -1,5 +1,6 @@
 #include "models/ops/opencl/opencl_backend.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/ops/opencl/clblast_tuning.h"
@@ -18,28 +19,32 @@ std::string tiled_gemm_variant(const char* name, const char* weight_type, const 
          "\n#undef GEMM_NAME\n#undef WEIGHT_T\n#undef LOAD_WEIGHT\n";
 }
 
-// The fused attention body once per head width (kFusedAttentionKernels).
+// The fused attention body once per variant (kFusedAttentionKernels). The widest heads keep
+// their queries in local memory (query and accumulator would not both fit in registers).
 std::string fused_attention_variant(const FusedAttentionKernel& k) {
   const std::string width = std::to_string(k.width);
-  // Keys per tile: 32 while local memory allows; the widest heads keep their queries in local
-  // memory (query and accumulator would not both fit in registers).
-  const bool wide = k.width > 64;
-  return "#define FA_NAME attention_fused_d" + width + "\n#define FA_DH " + width +
+  return std::string("#define FA_NAME ") + k.name + "\n#define FA_DH " + width +
          "\n#define FA_BQ " + std::to_string(k.queries) + "\n#define FA_TK " +
-         (wide ? "16" : "32") + "\n#define FA_Q_LOCAL " + (wide ? "1" : "0") + "\n" +
+         std::to_string(k.keys) + "\n#define FA_CHUNK " + std::to_string(std::min(k.keys, 16)) +
+         "\n#define FA_Q_LOCAL " + (k.width > 64 ? "1" : "0") + "\n" +
          std::string(embedded_cl_source("attention_masked.cl")) +
-         "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_BQ\n#undef FA_TK\n#undef FA_Q_LOCAL\n";
+         "\n#undef FA_NAME\n#undef FA_DH\n#undef FA_BQ\n#undef FA_TK\n#undef FA_CHUNK\n"
+         "#undef FA_Q_LOCAL\n";
 }
 
-// Everything but the NVIDIA-only kernels: one program, one build per device.
-std::string portable_source() {
+// Everything but the NVIDIA-only kernels: one program, one build per device, holding the
+// fused attention variants whose local memory the device has (a kernel declaring more may fail
+// the whole program's build on some compilers).
+std::string portable_source(size_t local_mem_bytes) {
   std::string s;
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl", "losses.cl", "volume.cl", "optimizer.cl", "conv_transpose3d.cl"})
+        "conv3d.cl", "losses.cl", "volume.cl", "optimizer.cl", "conv_transpose3d.cl",
+        "gemm_general.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
-  for (const FusedAttentionKernel& k : kFusedAttentionKernels) s += fused_attention_variant(k);
+  for (const FusedAttentionKernel& k : kFusedAttentionKernels)
+    if (k.local_bytes() <= local_mem_bytes) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
   s += tiled_gemm_variant("gemm_i8w", "char", "((float)(w)[(i)])");
   return s;
@@ -65,6 +70,10 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
       device_name_(runtime_->device_name()),
       dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {
   library_tuning_ = apply_cached_clblast_tuning(runtime_->device());
+  portable_gemm_ = portable_f32_gemm_requested();
+  if (portable_gemm_)
+    library_tuning_ =
+        "none: CLBlast replaced by the portable gemm_general (STAGEBENCH_F32_GEMM=portable)";
 }
 
 OpenCLBackend::~OpenCLBackend() {
@@ -81,14 +90,29 @@ size_t OpenCLBackend::reduce_group() const {
   return wg;
 }
 
+const cl::Program& OpenCLBackend::portable_program() {
+  const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_group()) +
+                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
+  if (portable_source_.empty()) portable_source_ = portable_source(runtime_->local_mem_bytes());
+  return runtime_->program("portable", portable_source_, options);
+}
+
 cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
   faults_.before_build(name);
-  const std::string options = "-cl-std=CL1.2 -DREDUCE_WG=" + std::to_string(reduce_group()) +
-                              " -DRA_TQ=16 -DRA_TK=16 -DRA_MAX_COLS=16";
-  static const std::string source = portable_source();
-  const cl::Program& program = runtime_->program("portable", source, options);
-  return kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+  return kernels_.emplace(name, cl::Kernel(portable_program(), name.c_str())).first->second;
+}
+
+std::vector<std::string> OpenCLBackend::portable_kernel_names() {
+  const std::string names = portable_program().getInfo<CL_PROGRAM_KERNEL_NAMES>();
+  std::vector<std::string> out;
+  for (size_t start = 0; start < names.size();) {
+    size_t end = names.find(';', start);
+    if (end == std::string::npos) end = names.size();
+    if (end > start) out.push_back(names.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
 }
 
 Tensor OpenCLBackend::do_empty(std::vector<int64_t> shape, DType dtype) {

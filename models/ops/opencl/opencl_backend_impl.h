@@ -56,6 +56,33 @@ bool gemm_pipelined(Precision p, int64_t k);
 // 16-query blocks a warp of the f16 masked attention kernel (STAGEBENCH_MMA_ATTENTION).
 int attention_blocks();
 
+// The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
+// compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
+// (= work-items) per work-group, the faster of 32 and 64 on an H100 at B 8, n 512 (32 wins at
+// dh 48 and 64), and their keys per local-memory tile.
+struct FusedAttentionKernel {
+  int width;
+  int queries;
+  int keys;
+  const char* name;
+  // The local memory the kernel declares: the key and value tiles, the tile's key biases and,
+  // at widths over 64, the queries (FA_Q_LOCAL).
+  constexpr size_t local_bytes() const {
+    const size_t tiles = 2 * size_t(keys) * width + keys;
+    return 4 * (tiles + (width > 64 ? size_t(width) * queries : 0));
+  }
+};
+// A width's variants in order of preference: a device builds and runs only those whose
+// local_bytes() its CL_DEVICE_LOCAL_MEM_SIZE holds. OpenCL promises 32 KiB; the first dh-128
+// kernel needs 49,216 bytes, more than Oclgrind's 32 KiB (which refused its launch) and than the
+// 49,152 that NVIDIA's driver reports, so those run the second (24,608 bytes).
+inline constexpr FusedAttentionKernel kFusedAttentionKernels[] = {
+    {16, 64, 32, "attention_fused_d16"},
+    {32, 32, 32, "attention_fused_d32"},
+    {64, 32, 32, "attention_fused_d64"},
+    {128, 64, 16, "attention_fused_d128"},
+    {128, 32, 8, "attention_fused_d128_k8"}};
+
 class OpenCLBackend : public Backend {
  public:
   explicit OpenCLBackend(cl::Device device);
@@ -77,6 +104,9 @@ class OpenCLBackend : public Backend {
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
   // True when the NVIDIA tensor-core (inline PTX mma.sync) kernels serve tf32 and f16 here.
   bool has_mma() const;
+  // The kernels of the portable program as built for this device (CL_PROGRAM_KERNEL_NAMES):
+  // what the Oclgrind pass must see launched (scripts/oclgrind-ci.sh).
+  std::vector<std::string> portable_kernel_names();
 
  private:
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
@@ -149,6 +179,9 @@ class OpenCLBackend : public Backend {
                 const AdamWStep& s) override;
 
   // conv_transpose3d.cpp: kernel == stride, padding 0 only (CLBlast GEMM + column moves).
+  // The fp32 products of the three, their items' offsets stepping evenly: CLBlast's Gemm (one
+  // item) or GemmStridedBatched, or gemm_portable.
+  void strided_gemm(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) override;
   void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
@@ -175,6 +208,7 @@ class OpenCLBackend : public Backend {
   // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
   // backend).
   cl::Kernel& kernel(const std::string& name);
+  const cl::Program& portable_program();  // built on first use
   cl::Kernel& mma_kernel(const std::string& name);
   // Work-group size of the row reductions (REDUCE_WG in the kernels): 256 items, or the
   // device's largest power of two below that.
@@ -223,6 +257,13 @@ class OpenCLBackend : public Backend {
   // the NVIDIA mma kernels.
   void linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   void linear_tiled(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
+  // STAGEBENCH_F32_GEMM=portable: every fp32 product that CLBlast computes (linear, gemm_batched,
+  // the 3-D convolutions' column GEMMs) goes to the portable gemm_general instead, one launch
+  // per item, so that a simulator can run those ops (scripts/oclgrind-ci.sh; CLBlast's own
+  // kernels take minutes a call under Oclgrind). Unset or "clblast": CLBlast. Never timed: a run
+  // under it says so in its params (library_tuning).
+  static bool portable_f32_gemm_requested();
+  void gemm_portable(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   void linear_mma(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // The f16, tf32 or s8 GEMM on the cp.async pipeline: x [m, k] and w [n, k] half, fp32 or
   // int8, rows 16-byte aligned (gemm_pipelined()); s8 also takes the dequantization scales.
@@ -274,6 +315,9 @@ class OpenCLBackend : public Backend {
   BatchedKernel tune_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
                                   const Tensor& c);
 
+  // attention_fused in fp32 on any device (kernels/attention_masked.cl): the first kernel of
+  // kFusedAttentionKernels that takes dh and fits the device's local memory, or null.
+  const FusedAttentionKernel* fused_attention_kernel(int64_t dh) const;
   // attention_fused in fp32 on any device (kernels/attention_masked.cl).
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
@@ -315,23 +359,15 @@ class OpenCLBackend : public Backend {
   std::string device_name_;
   cl::Buffer dummy_;
   std::map<std::string, cl::Kernel> kernels_;
+  std::string portable_source_;  // the portable program for this device, built on first use
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
+  bool portable_gemm_ = false;  // STAGEBENCH_F32_GEMM=portable (gemm_portable)
 };
-
-// The portable fused attention kernels: the head widths they are compiled for (a narrower head
-// runs in the next wider kernel, zero-padded) and their queries (= work-items) per work-group,
-// the faster of 32 and 64 on an H100 at B 8, n 512 (32 wins at dh 48 and 64).
-struct FusedAttentionKernel {
-  int width;
-  int queries;
-};
-inline constexpr FusedAttentionKernel kFusedAttentionKernels[] = {
-    {16, 64}, {32, 32}, {64, 32}, {128, 64}};
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.
 int to_cl_int(int64_t v, const char* what);

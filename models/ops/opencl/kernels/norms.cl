@@ -87,13 +87,18 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
   __local float partial[LN_ROWS][LN_LANES];
   const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
   const int row = get_group_id(0) * LN_ROWS + r;
-  const size_t base = (size_t)min(row, rows - 1) * cols;
+  // The last group's rows past `rows` read nothing: they only take part in the barriers. (They
+  // used to re-read the last row, clamped, which its own items overwrite when y is x or
+  // residual: a read-write race by the OpenCL memory model, since barriers with
+  // CLK_LOCAL_MEM_FENCE order no global accesses. Oclgrind found it; docs/testing.md.)
+  const bool live = row < rows;
+  const size_t base = (size_t)row * cols;
   float v[LN_PER_LANE];
   float sum = 0.0f;
 #pragma unroll
   for (int i = 0; i < LN_PER_LANE; ++i) {
     const int c = lane + i * LN_LANES;
-    v[i] = c < cols ? x[base + c] + residual[base + c] : 0.0f;
+    v[i] = live && c < cols ? x[base + c] + residual[base + c] : 0.0f;
     sum += v[i];
   }
   for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
@@ -116,7 +121,7 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
       }
     } else {
       const float inv_std = 1.0f / sqrt(total / cols + eps);
-      if (row < rows) {
+      if (live) {
 #pragma unroll
         for (int i = 0; i < LN_PER_LANE; ++i) {
           const int c = lane + i * LN_LANES;
