@@ -33,6 +33,7 @@ std::string config_name(const Config& c) {
 }
 
 Conv3dShape shape_of(const Config& c, bool small) {
+  small = small || small_shapes();  // op_case.h: every case at the gradient checks' shape
   Conv3dShape s;
   s.batch = small ? 1 : 2;
   s.in_channels = small ? 2 : 3;
@@ -173,11 +174,13 @@ Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const
 
 void add_conv3d_cases(std::vector<OpCase>& cases) {
   // A reduction long enough that OpenCL splits the weight gradient's k dimension (conv3d.cpp:
-  // slices of at least 512 rows, here with a remainder): 13^3 voxels per sample. dW starts as NaN,
-  // as a pooled buffer may: the first chunk overwrites it (CLBlast's GEMV once let 0 x NaN in).
+  // slices of at least 512 rows, here with a remainder): 13^3 voxels per sample (small shapes:
+  // one sample of 5 x 5 x 41 and one channel in, two slices and one row left). dW starts as NaN, as
+  // a pooled buffer may: the first chunk overwrites it (CLBlast's GEMV once let 0 x NaN in).
   for (Layout3d layout : {Layout3d::ncdhw, Layout3d::ndhwc}) {
     Conv3dShape s = shape_of({layout, 3, 1, 1}, true);
-    s.batch = 2, s.d = s.h = s.w = 13;
+    s.batch = shape(2, 1), s.d = s.h = shape(13, 5), s.w = shape(13, 41);
+    s.in_channels = shape(s.in_channels, 1);
     const std::string name =
         std::string("reference_split_k_") + (layout == Layout3d::ncdhw ? "ncdhw" : "ndhwc");
     cases.push_back({Op::conv3d_backward_weights, name, {}, [=](Backend& be) {

@@ -2,6 +2,8 @@
 // at every precision, batched strided GEMMs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/ops/op_case.h"
 
 namespace sb::testing {
@@ -57,9 +59,12 @@ enum class Res { none, separate, in_place };
 // the kernels that accept any K; `k`, `n` given: K = 200 (a multiple of 8, not of 64 or 32) and
 // N = 300 take the f16 and tf32 cp.async pipelines, across two 256-column tiles with a K tail,
 // K = 208 (a multiple of 16, not of 128) the s8 one.
+// Small shapes (op_case.h): M = 2 x 8, N = 37 and K = 20, inside one 64 x 64 tile of the
+// portable kernels and across two K steps of 16 (the pipelines are NVIDIA's).
 std::vector<Check> run_linear(Backend& be, Precision p, bool bias, Act act, Res res,
                               bool calibrated = false, int64_t k = 45, int64_t n = 67) {
-  const int64_t batch = 2, rows = 150, m = batch * rows;
+  k = shape(k, 20), n = shape(n, 37);
+  const int64_t batch = 2, rows = shape(150, 8), m = batch * rows;
   const Vec x = random_vec(m * k, 10), w = random_vec(n * k, 11), b = random_vec(n, 12);
   const Vec r = random_vec(m * n, 13);
   Weight weight = be.prepare_weight(w, n, k, p);
@@ -78,6 +83,7 @@ std::vector<Check> run_linear(Backend& be, Precision p, bool bias, Act act, Res 
 // conv1d with BN + GELU on its input, bias and a residual: `len` positions of `c` channels
 // (c = 64 takes NVIDIA's implicit GEMM at f16 and tf32: a K tile lies within one tap).
 std::vector<Check> run_conv1d(Backend& be, Precision p, int64_t len, int64_t c) {
+  len = shape(len, std::min<int64_t>(len, 9)), c = shape(c, std::min<int64_t>(c, 4));
   const int64_t batch = 2, n = 24, m = batch * len;
   const int k = 5;
   const Vec x = random_vec(m * c, 20), w = random_vec(n * k * c, 21, -0.3f, 0.3f);

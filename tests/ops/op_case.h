@@ -47,6 +47,15 @@ void add_conv3d_cases(std::vector<OpCase>& cases);
 // A case that needs GEMMs at precision p.
 std::function<std::string(Backend&)> needs_precision(Precision p);
 
+// STAGEBENCH_OP_SHAPES=small: the cases that would cost minutes under a simulator (Oclgrind runs
+// a kernel about a million times slower than a GPU; scripts/oclgrind-ci.sh) take smaller shapes,
+// still off the kernels' tile and work-group multiples. Unset: the shapes as written.
+bool small_shapes();
+// `full`, or `small` under small_shapes().
+inline int64_t shape(int64_t full, int64_t small) {
+  return small_shapes() ? small : full;
+}
+
 // Empty when `check` holds, else what failed (the worst element, or the L2 error).
 std::string compare(const Check& check);
 

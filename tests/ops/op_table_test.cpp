@@ -160,6 +160,9 @@ TEST(OpTableCoverage, CompareFlagsWhatIsOutOfTolerance) {
   EXPECT_NE(compare({"y", {1.f}, {1.0, 2.0}}), "");
   EXPECT_EQ(compare({"y", {1.f, 2.f}, {1.0, 2.01}, Precision::f16}), "");
   EXPECT_NE(compare({"y", {1.f, 2.f}, {1.0, 2.1}, Precision::f16}), "");
+  // By the relative L2 error, a zero reference holds only an exact zero.
+  EXPECT_EQ(compare({"y", {0.f, 0.f}, {0.0, 0.0}, Precision::f16}), "");
+  EXPECT_NE(compare({"y", {0.f, 1e-9f}, {0.0, 0.0}, Precision::f16}), "");
 }
 
 // Run through a recording backend, every case must reach the op it names (on the cpu backend,
