@@ -3,11 +3,13 @@
 // skip on devices without mma.sync).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 
 #include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/device_select.h"
@@ -93,6 +95,50 @@ TEST_F(OpsOpenCL, PrecisionsAndKernelLimits) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("dh = 129"), std::string::npos) << e.what();
   }
+}
+
+// The fused attention kernels' local memory as the host reckons it (local_bytes(), which picks
+// the variants a device can hold) is what the compiler gives them.
+TEST_F(OpsOpenCL, FusedAttentionKernelsDeclareTheLocalMemoryTheHostReckons) {
+  const std::vector<std::string> built = be->portable_kernel_names();
+  int checked = 0;
+  for (const FusedAttentionKernel& k : kFusedAttentionKernels) {
+    if (std::find(built.begin(), built.end(), k.name) == built.end()) continue;
+    EXPECT_EQ(be->kernel_local_mem_bytes(k.name), k.local_bytes()) << k.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 3);
+}
+
+// A device with OpenCL's minimum 32 KiB of local memory (Oclgrind's) runs dh 128 on a kernel
+// that fits it; the first dh-128 kernel declares 49,216 bytes, and Oclgrind refused its launch.
+TEST(OpsOpenCLLocalMemory, HeadsOf128RunOnAKernelThatFits32KiB) {
+  ::setenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT", "32768", 1);
+  std::unique_ptr<Backend> made;
+  try {
+    made = make_opencl_backend("");
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  ::unsetenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT");
+  auto* be = static_cast<OpenCLBackend*>(made.get());
+  const int64_t n = 5, dh = 128;
+  AttentionShape s;
+  s.batch = 1, s.n = n, s.heads = 1, s.dh = dh, s.scale = 0.1f;
+  s.ld_q = s.ld_k = s.ld_v = s.ld_out = dh;
+  const Vec qkv = random_vec(n * dh, 60);
+  const Tensor x = be->upload(qkv, {1, n, dh});
+  Tensor out = be->empty({1, n, dh});
+  be->attention_fused(s, x, x, x, nullptr, out);
+  EXPECT_EQ(compare({"out", be->download(out), attention_ref(s, qkv, qkv, qkv, {})}), "");
+  int launched = 0;
+  for (const auto& [name, totals] : be->kernel_log()->kernels()) {
+    if (name.rfind("attention_fused", 0) != 0) continue;
+    EXPECT_LE(be->kernel_local_mem_bytes(name), 32768u) << name;
+    ++launched;
+  }
+  EXPECT_EQ(launched, 1);
 }
 
 TEST_F(OpsOpenCL, FreedBuffersServeTheNextAllocationOfTheirSize) {

@@ -103,6 +103,10 @@ cl::Kernel& OpenCLBackend::kernel(const std::string& name) {
   return kernels_.emplace(name, cl::Kernel(portable_program(), name.c_str())).first->second;
 }
 
+uint64_t OpenCLBackend::kernel_local_mem_bytes(const std::string& name) {
+  return kernel(name).getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(runtime_->device());
+}
+
 std::vector<std::string> OpenCLBackend::portable_kernel_names() {
   const std::string names = portable_program().getInfo<CL_PROGRAM_KERNEL_NAMES>();
   std::vector<std::string> out;

@@ -75,13 +75,15 @@ struct FusedAttentionKernel {
 // A width's variants in order of preference: a device builds and runs only those whose
 // local_bytes() its CL_DEVICE_LOCAL_MEM_SIZE holds. OpenCL promises 32 KiB; the first dh-128
 // kernel needs 49,216 bytes, more than Oclgrind's 32 KiB (which refused its launch) and than the
-// 49,152 that NVIDIA's driver reports, so those run the second (24,608 bytes).
+// 49,152 that NVIDIA's driver reports, so those run the second (24,608 bytes). No name is
+// another's prefix: Oclgrind charges a kernel with every __local array whose name starts with
+// the kernel's (its Kernel.cpp), so a kernel "..._d128" would be charged with "..._d128_k8"'s.
 inline constexpr FusedAttentionKernel kFusedAttentionKernels[] = {
     {16, 64, 32, "attention_fused_d16"},
     {32, 32, 32, "attention_fused_d32"},
     {64, 32, 32, "attention_fused_d64"},
     {128, 64, 16, "attention_fused_d128"},
-    {128, 32, 8, "attention_fused_d128_k8"}};
+    {128, 32, 8, "attention_fused_k8_d128"}};
 
 class OpenCLBackend : public Backend {
  public:
@@ -107,6 +109,8 @@ class OpenCLBackend : public Backend {
   // The kernels of the portable program as built for this device (CL_PROGRAM_KERNEL_NAMES):
   // what the Oclgrind pass must see launched (scripts/oclgrind-ci.sh).
   std::vector<std::string> portable_kernel_names();
+  // CL_KERNEL_LOCAL_MEM_SIZE of a portable kernel on this device (its __local arrays).
+  uint64_t kernel_local_mem_bytes(const std::string& name);
 
  private:
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
