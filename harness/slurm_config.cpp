@@ -1,8 +1,10 @@
 #include "harness/slurm_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "schema/user_file.h"
 
@@ -36,13 +38,41 @@ bool plain(const std::string& s, const std::string& also) {
   return true;
 }
 
+bool digits(const std::string& s) {
+  return !s.empty() && s.size() <= 9 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit((unsigned char)c); });
+}
+
+// Slurm's time forms (sbatch(1) --time): "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S", and
+// UNLIMITED. "-5", "-1:00:00" and ":::" passed the character check and reached sbatch.
+bool slurm_time(const std::string& t) {
+  if (t == "UNLIMITED" || t == "INFINITE") return true;
+  std::string clock = t;
+  const size_t dash = t.find('-');
+  const bool has_days = dash != std::string::npos;
+  if (has_days) {
+    if (!digits(t.substr(0, dash))) return false;
+    clock = t.substr(dash + 1);
+  }
+  std::vector<std::string> parts(1);
+  for (const char c : clock) {
+    if (c == ':')
+      parts.emplace_back();
+    else
+      parts.back().push_back(c);
+  }
+  if (parts.size() > 3 || !std::all_of(parts.begin(), parts.end(), digits)) return false;
+  return true;
+}
+
 }  // namespace
 
 void check_slurm_resources(const SlurmResources& r, const std::string& where) {
   const auto name = [&](const std::string& field) { return where + field; };
   if (!plain(r.partition, "_.,-")) fail(name("partition"), "'" + r.partition + "' is not a name");
-  if (!plain(r.time, ":-"))
-    fail(name("time"), "'" + r.time + "' is not a Slurm time (minutes, H:MM:SS or D-HH:MM)");
+  if (!r.time.empty() && !slurm_time(r.time))
+    fail(name("time"),
+         "'" + r.time + "' is not a Slurm time (M, M:SS, H:MM:SS, D-H, D-H:MM or D-H:MM:SS)");
   if (!r.mem.empty() &&
       (!plain(r.mem, "") || !std::isdigit(static_cast<unsigned char>(r.mem.front()))))
     fail(name("mem"), "'" + r.mem + "' is not a size (e.g. 32G)");

@@ -49,7 +49,8 @@ void check_budget(const char* what, double seconds, double limit) {
 }  // namespace
 
 void SamplingOptions::validate() const {
-  if (!(noise_target > 0)) throw std::invalid_argument("noise target must be > 0");
+  if (!(noise_target > 0) || !std::isfinite(noise_target))
+    throw std::invalid_argument("noise target must be a finite number > 0");
   if (min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
   if (max_samples < min_samples) throw std::invalid_argument("max samples must be >= min samples");
   if (!(max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");

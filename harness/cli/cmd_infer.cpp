@@ -4,6 +4,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
+#include "harness/cli/output_path.h"
 #include "models/enformer/infer.h"
 #include "models/geneformer/infer.h"
 #include "models/registry.h"
@@ -29,13 +30,16 @@ void add_infer(CLI::App& app, int& exit_code) {
   cmd->add_option("--heads", a->heads,
                   "geneformer: attention heads of --weights (default: config.json beside it, "
                   "else hidden/64)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--eps", a->eps,
                   "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
+      ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--target", a->target,
                   "enformer: centre tokens kept after the transformer (default: config.json's "
                   "target_length, else the size's at its length, else 896/1536 of the tokens)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--input", a->input,
                   "enformer: one-hot [B,L,4] or base indices [B,L]; geneformer: token ids "
@@ -53,11 +57,16 @@ void add_infer(CLI::App& app, int& exit_code) {
                   "geneformer: full)");
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
-  cmd->add_option("--seed", a->seed, "seed of the random weights")->check(kNonNegativeInteger);
+  cmd->add_option("--seed", a->seed, "seed of the random weights")->check(kNonNegativeUnsigned);
   cmd->add_option("--export-weights", a->export_weights,
                   "also write the weights used as .safetensors (reference names)");
   cmd->callback([a, &exit_code] {
     find_model(a->model);  // names the known models
+    check_output(a->output, "--output");
+    if (!a->export_weights.empty()) check_output(a->export_weights, "--export-weights");
+    if (a->backend == "cpu" && !a->device.empty())
+      throw std::invalid_argument("--device '" + a->device +
+                                  "' names an OpenCL device, and the cpu backend has none");
     std::string non_finite;
     if (a->model == "enformer") {
       enformer::InferRequest r;

@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/output_lock.h"
+#include "harness/cli/output_path.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_merge.h"
 #include "reports/gbench.h"
@@ -36,6 +37,7 @@ int execute(const MergeArgs& a) {
   const nlohmann::json merged = merge_documents(inputs, order, &missing);
   for (const auto& key : missing)
     std::cerr << "stagebench merge: job " << key << " of " << a.config << " is in no input\n";
+  check_output(a.output, "-o");
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   const OutputLock lock(a.output);  // a second merge into the same file at once is refused

@@ -13,7 +13,9 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
+#include "harness/cli/output_path.h"
 #include "harness/peer.h"
 #include "schema/document.h"
 #include "schema/user_file.h"
@@ -89,6 +91,7 @@ int execute(const PeerArgs& a) {
     throw std::invalid_argument("peer: " + a.output + " does not exist: peer adds PyTorch's rows " +
                                 "to a result; run `stagebench run " + a.model + " --size " +
                                 a.size + " -o " + a.output + "` first");
+  check_output(a.output, "-o");
   const OutputLock lock(a.output);  // no run, sweep or merge rewrites it meanwhile
   nlohmann::json doc = load_result_file(a.output);
   size_t runs = 0;
@@ -182,12 +185,15 @@ void add_peer(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--deadline", a->deadline_s,
                   "Seconds for the whole script; variants not started by then are left out")
+      ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--variant-budget", a->variant_budget_s,
                   "Seconds for one variant's build, compile, warm-up and check")
+      ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--autotune-budget", a->autotune_budget_s,
                   "Seconds for a max-autotune variant's compile")
+      ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });
 }

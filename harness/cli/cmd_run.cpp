@@ -6,6 +6,7 @@
 #include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
+#include "harness/cli/output_path.h"
 #include "harness/cli/progress_line.h"
 #include "harness/cli/repeat_run.h"
 #include "harness/cli/run_context.h"
@@ -47,12 +48,17 @@ int execute(RunArgs& a) {
   if (job.model == "gemm")
     if (const std::string bad = gemm_refused_options(job.request); !bad.empty())
       throw std::invalid_argument(bad);
+  if (job.request.backend == "cpu" && !job.request.device.empty())
+    throw std::invalid_argument("--device '" + job.request.device +
+                                "' names an OpenCL device, and the cpu backend has none: drop "
+                                "--device or use --backend opencl or all");
   resolve_stages(model, job.stages);
   const std::vector<std::string> backends = resolve_backends(job.request.backend);
   const bool explicit_backend = job.request.backend != "all";
   for (const auto& e : a.extra_ceilings) job.given_ceilings.insert(parse_ceiling(e));
   job.runner.validate();
 
+  check_output(a.output, "-o");
   const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   const OutputLock lock(a.output);  // before measuring: a second run on the same file stops now
@@ -123,12 +129,14 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--events", job.events, "PAPI events (default: perf software events + PMU)")
       ->delimiter(',');
   cmd->add_option("--noise", job.runner.noise_target, "Target relative noise of the median")
+      ->check(kFiniteNumber)
       ->capture_default_str();
   cmd->add_option("--quality", job.runner.quality,
                   "Stopping criteria that must all hold (noise, min-samples, ...)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--max-time", job.runner.max_time_s, "Seconds of measuring per ladder")
+      ->check(kFiniteNumber)
       ->capture_default_str();
   cmd->add_option("--min-samples", job.runner.min_samples)
       ->check(kNonNegativeInteger)
@@ -137,9 +145,10 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(kNonNegativeInteger)
       ->capture_default_str();
   cmd->add_option("--warmup", job.runner.warmup_s, "Seconds of warm-up per stage")
+      ->check(kFiniteNumber)
       ->capture_default_str();
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")
-      ->check(kNonNegativeInteger)
+      ->check(kNonNegativeUnsigned)
       ->capture_default_str();
   cmd->add_option("--weights", job.request.weights,
                   ".safetensors weights, or a folder with model.safetensors (default: seeded "
@@ -148,17 +157,21 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--heads", job.request.heads,
                   "geneformer: attention heads of --weights (default: config.json beside it, "
                   "else hidden/64)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--eps", job.request.eps,
                   "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
+      ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--length", job.request.length,
                   "enformer: input length in bp, a multiple of the pools' factor (128 for the "
                   "published tower; default: the size's)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--target", job.request.target,
                   "enformer: centre tokens kept after the transformer (default: config.json's "
                   "target_length, else the size's at its length, else 896/1536 of the tokens)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::PositiveNumber);
   auto* input = cmd->add_option("--input", job.request.input,
                                 "geneformer: token ids [B,S] (.npy/.safetensors, with "

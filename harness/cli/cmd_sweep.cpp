@@ -13,6 +13,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
 #include "harness/cli/output_lock.h"
+#include "harness/cli/output_path.h"
 #include "harness/cli/run_context.h"
 #include "harness/slurm_submit.h"
 #include "harness/sweep_config.h"
@@ -68,7 +69,14 @@ auto in_field(const std::string& where, F&& check) {
 
 // Every job names a known model, size, backend and stages: checked before anything runs.
 void check_jobs(const std::vector<SweepJob>& jobs) {
+  // An entry whose device filter no job can use (all its backends are cpu) is a mistake, not a
+  // no-op: the user meant an OpenCL device and would get CPU figures.
+  std::map<std::string, bool> entry_has_opencl;
+  for (const auto& j : jobs) entry_has_opencl[j.origin] |= j.backend != "cpu";
   for (const auto& j : jobs) {
+    if (!j.device.empty() && !entry_has_opencl[j.origin])
+      throw std::invalid_argument(j.origin + ".device: '" + j.device +
+                                  "' names an OpenCL device, and the entry's only backend is cpu");
     const ModelEntry& model =
         in_field(j.origin + ".models", [&]() -> const ModelEntry& { return find_model(j.model); });
     in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
@@ -90,6 +98,9 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
         throw std::invalid_argument(j.origin + ": " + bad);
     }
     in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
+    // A job that cannot start is found now, not hours into the sweep.
+    if (!j.weights.empty() && !std::filesystem::exists(j.weights))
+      throw std::invalid_argument(j.origin + ".weights: " + j.weights + " does not exist");
   }
 }
 
@@ -192,6 +203,8 @@ int execute(const SweepArgs& a) {
                   : std::filesystem::path(a.journal);
   s.config = a.config;
   check_paths_apart(a.config, s.output, s.journal);
+  check_output(s.output, "-o");
+  check_output(s.journal, "--journal");
   s.mode = a.resume ? JournalMode::kResume : a.restart ? JournalMode::kRestart : JournalMode::kNew;
   s.quiet = a.quiet;
   s.cancel = &g_cancel;

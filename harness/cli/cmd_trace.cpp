@@ -35,7 +35,7 @@ void add_trace(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", a->backend, "cpu or opencl")->capture_default_str();
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
   cmd->add_option("--seed", a->seed, "seed of weights, table and batches")
-      ->check(kNonNegativeInteger)
+      ->check(kNonNegativeUnsigned)
       ->capture_default_str();
   cmd->add_option("--weights", a->weights, "initial parameters (.safetensors, reference names)");
   cmd->add_option("--data", a->data, "the training table (.tsv) instead of a synthetic one");

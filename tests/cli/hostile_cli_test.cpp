@@ -306,4 +306,51 @@ TEST(HostileCli, QuietSweepStillNamesWhatFailed) {
   EXPECT_NE(r.output.find("enformer/tiny/opencl skipped: "), std::string::npos) << r.output;
 }
 
+// Issue 29, "Messages and codes": each refused with exit 2 before anything is measured, the value
+// named as the user gave it.
+TEST(HostileCli, UnusableOutputsAreRefusedBeforeMeasuring) {
+  const TempDir dir;
+  const auto file = dir.write("plain.txt", "x");
+  const std::string run_gemm = "run gemm --size tiny --no-ceilings -q --max-time 1 ";
+  expect_bad_input(run_gemm + "-o " + dir.path().string(), "is a folder");
+  expect_bad_input(run_gemm + "-o ''", "-o is empty");
+  expect_bad_input(run_gemm + "-o " + file.string() + "/r.json", "is not a folder");
+  expect_bad_input(run_gemm + "-o " + file.string() + "/deeper/r.json", "is not a folder");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("deeper")));
+  const auto sweep = dir.write(
+      "s.json", R"({"entries": [{"models": "gemm", "sizes": "tiny", "backends": "cpu"}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + dir.path().string(), "is a folder");
+  expect_bad_input("sweep " + sweep.string() + " -o " + dir.file("o.json").string() +
+                       " --journal " + file.string() + "/j.jsonl",
+                   "--journal");
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  expect_bad_input("merge " + res.string() + " -o " + dir.path().string(), "is a folder");
+}
+
+TEST(HostileCli, NumbersAreNamedAsGivenAndMustBeFinite) {
+  expect_bad_input("run enformer --size tiny --length 99999999999999999999",
+                   "'99999999999999999999' is out of range");
+  expect_bad_input("run enformer --size tiny --seed 99999999999999999999",
+                   "'99999999999999999999' is out of range");
+  expect_bad_input("run enformer --size tiny --batch 99999999999999999999",
+                   "'99999999999999999999' is out of range");
+  expect_bad_input("run enformer --size tiny --noise inf", "--noise");
+  expect_bad_input("run enformer --size tiny --max-time nan", "--max-time");
+}
+
+TEST(HostileCli, ADeviceWithOnlyTheCpuBackendIsRefused) {
+  expect_bad_input("run gemm --size tiny --backend cpu --device 0:0", "--device '0:0'");
+  const TempDir dir;
+  const auto sweep =
+      dir.write("s.json", R"({"entries": [{"models": "gemm", "sizes": "tiny", "backends": "cpu",
+                     "device": "0:0"}]})");
+  expect_bad_input("sweep " + sweep.string() + " -o " + dir.file("o.json").string(),
+                   "entries[0].device: '0:0'");
+  const auto missing =
+      dir.write("m.json", R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu",
+                     "weights": "/no/such/weights.safetensors"}]})");
+  expect_bad_input("sweep " + missing.string() + " -o " + dir.file("o.json").string(),
+                   "/no/such/weights.safetensors does not exist");
+}
+
 }  // namespace

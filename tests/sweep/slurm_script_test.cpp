@@ -96,6 +96,26 @@ TEST(SlurmConfig, RefusesWhatWouldBreakTheScript) {
   EXPECT_NE(error(R"([1])").find("expected an object"), std::string::npos);
 }
 
+// sbatch(1)'s forms are accepted; "-5", "-1:00:00" and ":::" used to pass the character check.
+TEST(SlurmConfig, TimesFollowSbatchsGrammar) {
+  const auto accepted = [](const std::string& time) {
+    try {
+      sb::read_slurm_section(json::parse(R"({"slurm": {"time": ")" + time + R"("}})"), "s.json");
+      return true;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("s.json: slurm.time: '" + time + "'"), std::string::npos)
+          << e.what();
+      return false;
+    }
+  };
+  for (const std::string t :
+       {"90", "1:30", "01:30:00", "1-00", "2-12:30", "1-00:00:00", "UNLIMITED"})
+    EXPECT_TRUE(accepted(t)) << t;
+  for (const std::string t : {"-5", "-1:00:00", ":::", "1:", ":30", "1:2:3:4", "1-", "-", "1--2",
+                              "1-2-3", "1-2:3:4:5", "9999999999"})
+    EXPECT_FALSE(accepted(t)) << t;
+}
+
 TEST(SlurmConfig, TheSweepFileAcceptsTheBlockAndKeysIgnoreIt) {
   const json base =
       json::parse(R"({"entries": [{"models": "enformer", "sizes": "tiny", "backends": "cpu"}]})");
