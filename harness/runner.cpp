@@ -93,11 +93,15 @@ class LadderRunner {
   void set_up(const std::vector<size_t>& indices) {
     const auto& specs = w_.stages();
     states_.resize(indices.size());
+    // Every stage's identity first: a record written while a later stage prepares (a partial
+    // write, a stop) names all of them with their titles and claims, not blank stages.
+    for (size_t i = 0; i < indices.size(); ++i) {
+      states_[i].index = indices[i];
+      states_[i].spec = specs[indices[i]];
+      states_[i].rule = std::make_unique<StoppingRule>(opt_);
+    }
     for (size_t i = 0; i < indices.size(); ++i) {
       StageState& st = states_[i];
-      st.index = indices[i];
-      st.spec = specs[st.index];
-      st.rule = std::make_unique<StoppingRule>(opt_);
       if (fail_if_lost(st)) continue;
       check_stop();
       std::string skip;

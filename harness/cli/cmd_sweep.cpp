@@ -15,6 +15,7 @@
 #include "harness/cli/output_lock.h"
 #include "harness/cli/output_path.h"
 #include "harness/cli/run_context.h"
+#include "harness/cli/stop_signal.h"
 #include "harness/slurm_submit.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_runner.h"
@@ -38,7 +39,7 @@ extern "C" void on_stop_signal(int sig) {
   static const char msg[] =
       "\nstagebench sweep: stopping after the current run (again to quit at once)\n";
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
-  std::signal(sig, SIG_DFL);  // a second signal ends the process; the journal keeps the rest
+  std::signal(sig, exit_now);  // a second signal ends the process; the journal keeps the rest
 }
 
 struct SweepArgs {
@@ -236,12 +237,10 @@ int execute(const SweepArgs& a) {
     }
     out = run_sweep(s, execute_job);
   } catch (...) {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    exit_on_stop_signals();
     throw;
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  exit_on_stop_signals();
 
   for (const auto& w : out.warnings) std::cerr << "stagebench sweep: " << w << '\n';
   size_t skipped = 0;

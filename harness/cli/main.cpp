@@ -5,10 +5,12 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/run_context.h"
+#include "harness/cli/stop_signal.h"
 #include "harness/cli/threading.h"
 
 int main(int argc, char** argv) {
-  sb::cli::adapt_threading(argc, argv);  // first: it may execute this binary again
+  sb::cli::exit_on_stop_signals();       // exit 130 whenever a stop comes, never 143
+  sb::cli::adapt_threading(argc, argv);  // it may execute this binary again
   sb::cli::remember_argv(argc, argv);
   CLI::App app{"stagebench: measure what each documented optimization stage really buys"};
   app.require_subcommand(1);

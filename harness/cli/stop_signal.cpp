@@ -14,13 +14,30 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs 
 char g_message[128];  // composed before the handlers are installed: write() is all they may do
 size_t g_message_size = 0;
 
+extern "C" void exit_now(int) {
+  static const char kMessage[] = "\nstagebench: stopped at once\n";
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  _exit(kExitStopped);
+}
+
 extern "C" void on_stop(int sig) {
   g_stop.store(true);
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, g_message, g_message_size);
-  std::signal(sig, SIG_DFL);  // a second signal ends the process
+  std::signal(sig, exit_now);  // a second signal ends the process
+}
+
+extern "C" void exit_stopped(int) {
+  static const char kMessage[] = "\nstagebench: stopped before measuring; nothing written\n";
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  _exit(kExitStopped);
 }
 
 }  // namespace
+
+void exit_on_stop_signals() {
+  std::signal(SIGINT, exit_stopped);
+  std::signal(SIGTERM, exit_stopped);
+}
 
 StopSignals::StopSignals(const char* command) {
   const int n = std::snprintf(g_message, sizeof g_message,
@@ -34,8 +51,7 @@ StopSignals::StopSignals(const char* command) {
 }
 
 StopSignals::~StopSignals() {
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  exit_on_stop_signals();
 }
 
 const std::atomic<bool>* StopSignals::flag() const {

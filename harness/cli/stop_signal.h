@@ -9,10 +9,17 @@ namespace sb::cli {
 
 inline constexpr int kExitStopped = 130;  // 128 + SIGINT, as shells report it
 
+// Before a command can stop cleanly (parsing, loading weights, building kernels), SIGINT and
+// SIGTERM end the process at once with kExitStopped and write nothing; a signal's default action
+// would exit 143 or 130 depending on when it came. StopSignals restores this on destruction.
+void exit_on_stop_signals();
+// What a second signal does once a command is stopping: end the process at once, exit 130.
+extern "C" void exit_now(int signal);
+
 class StopSignals {
  public:
   explicit StopSignals(const char* command);  // installs the handlers, clears the flag
-  ~StopSignals();                             // restores the default actions
+  ~StopSignals();                             // back to exit_on_stop_signals()
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 

@@ -65,6 +65,21 @@ bool wait_for_file(const std::filesystem::path& path, pid_t pid) {
   return false;
 }
 
+// Whether `pid` has a SIGTERM handler (SigCgt in /proc/PID/status), polled for up to 20 s.
+bool wait_until_catching_sigterm(pid_t pid) {
+  const auto limit = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < limit) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("SigCgt:", 0) == 0 &&
+          (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1) & 1))
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 // SIGTERM once the process is well into its warm-up; returns the exit status and the seconds
 // from the signal to the exit.
 std::pair<int, double> terminate_after(pid_t pid, double seconds) {
@@ -88,6 +103,30 @@ TEST(Signals, RunStopsPromptlyDuringALongWarmUpWithAValidOutput) {
   const nlohmann::json doc = sb::read_document(out);  // throws unless valid
   ASSERT_EQ(doc["runs"].size(), 1u);
   EXPECT_EQ(doc["runs"][0]["complete"], false);
+}
+
+// Issue 29: a stop in the first second (parsing, loading, building) exited 143 by the signal's
+// default action, and a record written while stage 0 prepared named the later stages with no id,
+// title or claim. Whenever the signal comes: exit 130, and either no output or one whose stages
+// all say what they are.
+TEST(Signals, AStopInTheFirstSecondExits130WithNamedStagesOrNothing) {
+  for (const double delay : {0.0, 0.02, 0.1, 0.3, 0.6, 1.0}) {
+    TempDir dir;
+    const auto out = dir.path() / "run.json";
+    const pid_t pid = spawn({"run", "enformer", "--size", "tiny", "--no-ceilings", "-q", "--warmup",
+                             "3000", "-o", out.string()});
+    // Counted from main's first line: before it, while the loader maps the libraries, no
+    // program can catch a signal.
+    ASSERT_TRUE(wait_until_catching_sigterm(pid)) << "the process never caught SIGTERM";
+    const auto [rc, took] = terminate_after(pid, delay);
+    EXPECT_EQ(rc, 130) << "SIGTERM after " << delay << " s";
+    if (!std::filesystem::exists(out)) continue;
+    const nlohmann::json doc = sb::read_document(out);
+    for (const auto& stage : doc["runs"].at(0)["stages"]) {
+      EXPECT_NE(stage.value("id", ""), "") << "after " << delay << " s: " << stage.dump();
+      EXPECT_NE(stage.value("title", ""), "") << "after " << delay << " s";
+    }
+  }
 }
 
 TEST(Signals, SweepStopsPromptlyDuringALongWarmUpWithAConsistentJournal) {
