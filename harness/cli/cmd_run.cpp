@@ -99,9 +99,15 @@ int execute(RunArgs& a) {
     }
     progress.finish();
     if (run.measured_nothing()) {
-      if (explicit_backend) throw std::invalid_argument(run.reason.value_or("no backend"));
-      std::cerr << "stagebench: backend " << name << " skipped: " << run.reason.value_or("")
-                << '\n';
+      // No such backend or device is bad input (exit 2, an older -o stays); a device that failed
+      // while the workload was loaded is a failed run, recorded like a sweep's, and the output
+      // is replaced so that no older result stands under its name.
+      const bool failed = run.status == "failed";
+      if (explicit_backend && !failed)
+        throw std::invalid_argument(run.reason.value_or("no backend"));
+      std::cerr << "stagebench: backend " << name << (failed ? " failed: " : " skipped: ")
+                << run.reason.value_or("") << '\n';
+      if (failed) rc = kExitFailed;
     }
     for (const auto& s : run.stages)
       if (s.status == "failed") rc = kExitFailed;

@@ -89,14 +89,29 @@ RunRecord JobRunner::run(const Job& job) {
   const std::string device = backend->device();
   const std::string library_tuning = backend->library_tuning();
   RunnerOptions opt = job.runner;
-  if (job.measure_ceilings) {
-    opt.ceilings = ceilings_for(*backend, job);
-    for (const auto& [precision, gflops] : job.given_ceilings)
-      opt.ceilings->gemm_gflops[precision] = gflops;
-  }
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
   opt.make_collectors = [papi] { return make_collectors(papi); };
-  auto workload = model.make(job.request, std::move(backend));
+  std::unique_ptr<Workload> workload;
+  try {
+    if (job.measure_ceilings) {
+      opt.ceilings = ceilings_for(*backend, job);
+      for (const auto& [precision, gflops] : job.given_ceilings)
+        opt.ceilings->gemm_gflops[precision] = gflops;
+    }
+    workload = model.make(job.request, std::move(backend));
+  } catch (const std::invalid_argument&) {
+    throw;  // the request is bad input, whatever the device
+  } catch (const std::bad_alloc&) {
+    throw;  // too large for this machine: named by the command
+  } catch (const std::length_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // The device failed before any stage ran (a lost device, a failed allocation or build while
+    // the ceilings were measured or the weights loaded): the run is recorded as failed.
+    return unmeasured_run({model.name, job.request.size, name, device, model.mode},
+                          {{"batch", job.request.batch}}, "failed",
+                          std::string("loading the workload: ") + e.what());
+  }
   RunRecord run = run_ladder(
       *workload, {model.name, job.request.size, name, device, workload->mode()}, stages, opt);
   if (!library_tuning.empty()) run.params["library_tuning"] = library_tuning;

@@ -86,6 +86,40 @@ TEST(DeviceFaults, ALostDeviceFailsEveryStageNotMeasuredWithTheReason) {
   }
 }
 
+// Issue 29: a fault while the workload loads (ceilings, weights) used to end `--backend all` with
+// no record of the OpenCL backend, and left an older -o in place under `--backend opencl`.
+TEST(DeviceFaults, AFaultWhileLoadingIsAFailedRunInTheOutput) {
+  TempDir dir;
+  const auto out = dir.file("loaded.json");
+  setenv("STAGEBENCH_FAULT", "alloc:1", 1);
+  const auto all = run_stagebench(
+      "run enformer --size tiny --backend all --max-time 1 --warmup 0 "
+      "--stages original -q -o " +
+      out.string());
+  ASSERT_EQ(all.status, 1) << all.output;
+  EXPECT_NE(all.output.find("backend opencl failed: loading the workload"), std::string::npos)
+      << all.output;
+  nlohmann::json runs = sb::read_document(out)["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["backend"], "cpu");
+  EXPECT_FALSE(runs[0]["stages"].empty());
+  EXPECT_EQ(runs[1]["backend"], "opencl");
+  EXPECT_EQ(runs[1]["status"], "failed");
+  EXPECT_NE(runs[1]["reason"].get<std::string>().find("CL_MEM_OBJECT_ALLOCATION_FAILURE"),
+            std::string::npos);
+  // The file now holds a cpu run; an OpenCL-only run that fails while loading replaces it.
+  const auto only = run_stagebench(
+      "run enformer --size tiny --backend opencl --max-time 1 "
+      "--warmup 0 -q -o " +
+      out.string());
+  unsetenv("STAGEBENCH_FAULT");
+  ASSERT_EQ(only.status, 1) << only.output;
+  runs = sb::read_document(out)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["backend"], "opencl");
+  EXPECT_EQ(runs[0]["status"], "failed");
+}
+
 TEST(DeviceFaults, ABadSwitchIsBadInput) {
   const Faulted f = run_faulted("launch");
   EXPECT_EQ(f.status, 2) << f.output;
