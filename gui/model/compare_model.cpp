@@ -79,11 +79,17 @@ void CompareModel::compute_verdicts(const json& base_document, const json& base_
         if (!m.note.empty()) row.note += QStringLiteral("; ") + display_text(m.note);
       }
     }
+    // Problems quote the files' ids and names: elided like every other text from a file (a 1 MB
+    // stage id in this label crashed the viewer), and at most a few of them.
+    constexpr size_t kShown = 5;
     QStringList problems;
-    for (const auto& p : result.problems) problems << QString::fromStdString(p);
+    for (size_t i = 0; i < result.problems.size() && i < kShown; ++i)
+      problems << display_text(result.problems[i]);
+    if (result.problems.size() > kShown)
+      problems << QStringLiteral("and %1 more").arg(result.problems.size() - kShown);
     problem_ = problems.join(QStringLiteral("; "));
   } catch (const std::exception& e) {
-    problem_ = QString::fromUtf8(e.what());
+    problem_ = display_text(e.what());
   }
 }
 

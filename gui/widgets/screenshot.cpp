@@ -19,11 +19,12 @@ namespace {
 
 constexpr int kSmallPngBytes = 140 * 1000;
 
+// Empty when the encoder fails; the caller then writes nothing.
 QByteArray png_bytes(const QImage& image) {
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
-  image.save(&buffer, "PNG", 0);  // quality 0: the strongest compression
+  if (!image.save(&buffer, "PNG", 0)) return {};  // quality 0: the strongest compression
   return bytes;
 }
 
@@ -33,19 +34,31 @@ void fail(const QString& message) {
 
 }  // namespace
 
-void save_widget_png(QWidget& widget, const QString& path) {
-  const QImage image = widget.grab().toImage();
+void save_png(const QImage& image, const QString& path) {
   if (image.isNull())
     throw std::runtime_error("cannot render the window for " + path.toStdString());
   QByteArray bytes = png_bytes(image);
-  if (bytes.size() > kSmallPngBytes)
-    bytes = png_bytes(image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither));
+  if (bytes.size() > kSmallPngBytes) {
+    const QByteArray reduced =
+        png_bytes(image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither));
+    if (!reduced.isEmpty()) bytes = reduced;
+  }
+  // An encoder that failed gave no bytes: writing them would replace an older PNG with an empty
+  // file and report success.
+  if (bytes.isEmpty())
+    throw std::runtime_error("cannot encode " + path.toStdString() + " as PNG (" +
+                             std::to_string(image.width()) + " x " +
+                             std::to_string(image.height()) + " pixels)");
   // QSaveFile: a temporary file renamed over the path on commit, like every stagebench output,
   // so a full disk keeps the previous image.
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
     throw std::runtime_error("cannot write " + path.toStdString() + ": " +
                              file.errorString().toStdString());
+}
+
+void save_widget_png(QWidget& widget, const QString& path) {
+  save_png(widget.grab().toImage(), path);
 }
 
 int take_screenshot(MainWindow& window, const ScreenshotRequest& request) {

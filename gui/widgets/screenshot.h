@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+class QImage;
 class QWidget;
 
 namespace sb::viewer {
@@ -19,6 +20,10 @@ struct ScreenshotRequest {
   int run_row = 0;          // which run of the run list to show
   QSize size = QSize(1440, 800);
 };
+
+// Saves the image as a PNG, whole or not at all: a null image or one the encoder refuses throws
+// std::runtime_error naming the file, and an older file of that name stays as it was.
+void save_png(const QImage& image, const QString& path);
 
 // Saves the widget as a PNG, reducing colours when the plain image would be large (screenshots
 // go into the repository). Throws std::runtime_error naming the file when it cannot be written.

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtCharts/QBarSeries>
@@ -152,6 +153,46 @@ TEST(MainWindow, ScreenshotWritesANonEmptyPng) {
       for (int x = 0; x < image.width() && !varied; x += 7) varied = image.pixel(x, y) != first;
     EXPECT_TRUE(varied) << view;
   }
+}
+
+// Issue 29: a failed encode wrote a 0-byte file over an older screenshot and exited 0.
+TEST(Screenshot, AnImageThatCannotBeEncodedLeavesTheOlderFile) {
+  app();
+  QTemporaryDir dir;
+  const QString path = dir.filePath("old.png");
+  QImage old(16, 16, QImage::Format_RGB32);
+  old.fill(Qt::red);
+  save_png(old, path);
+  const qint64 size = QFileInfo(path).size();
+  ASSERT_GT(size, 0);
+  // A null image: what grab() gives for a window it cannot render, and what the encoder refuses.
+  EXPECT_THROW(save_png(QImage(), path), std::runtime_error);
+  EXPECT_EQ(QFileInfo(path).size(), size);
+  EXPECT_FALSE(QImage(path).isNull());
+}
+
+// Issue 29: a 1 MB stage id reached the compare view's problem label unelided and crashed the
+// viewer in its paint event.
+TEST(CompareView, AHugeStageIdIsElidedInTheProblemLine) {
+  app();
+  nlohmann::json doc = test::fixture_json("two_backends.json");
+  doc["runs"][0]["stages"][1]["id"] = std::string(1000000, 'x');
+  QTemporaryDir dir;
+  const QString path = dir.filePath("huge-id.json");
+  {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(doc.dump()));
+  }
+  MainWindow window;
+  ScreenshotRequest request;
+  request.files = QStringList{path};
+  request.compare_with = fixture();
+  request.output = dir.filePath("compare.png");
+  request.view = "compare";
+  request.size = QSize(900, 600);
+  ASSERT_EQ(take_screenshot(window, request), 0);
+  EXPECT_LT(window.compare()->model()->problem().size(), 2000);
 }
 
 }  // namespace
