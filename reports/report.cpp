@@ -6,6 +6,7 @@
 #include "reports/ladder_table.h"
 #include "reports/provenance.h"
 #include "reports/reference_table.h"
+#include "reports/report_summary.h"
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/train_phases.h"
@@ -16,7 +17,9 @@ ReportFormat parse_report_format(const std::string& name) {
   if (name == "md" || name == "markdown") return ReportFormat::markdown;
   if (name == "csv") return ReportFormat::csv;
   if (name == "html") return ReportFormat::html;
-  throw std::invalid_argument("unknown report format '" + name + "' (expected md, csv or html)");
+  if (name == "summary") return ReportFormat::summary;
+  throw std::invalid_argument("unknown report format '" + name +
+                              "' (expected md, csv, html or summary)");
 }
 
 std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat format) {
@@ -25,6 +28,8 @@ std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat f
       return report_csv(inputs);
     case ReportFormat::html:
       return report_html(inputs);
+    case ReportFormat::summary:
+      return report_summary(inputs);
     case ReportFormat::markdown:
       break;
   }

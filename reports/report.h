@@ -10,9 +10,9 @@
 
 namespace sb {
 
-enum class ReportFormat { markdown, csv, html };
+enum class ReportFormat { markdown, csv, html, summary };
 
-// "md" (or "markdown"), "csv", "html"; throws std::invalid_argument naming the bad value.
+// "md" (or "markdown"), "csv", "html", "summary" (reports/report_summary.h); throws std::invalid_argument naming the bad value.
 ReportFormat parse_report_format(const std::string& name);
 
 struct ReportInput {

@@ -12,6 +12,7 @@ target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_csv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report_html.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report_summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mann_whitney.cpp
   ${CMAKE_CURRENT_LIST_DIR}/phase_verdict.cpp

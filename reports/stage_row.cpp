@@ -85,6 +85,7 @@ StageRow summarize_stage(const StageRecord& s, int index, const std::string& bac
   r.stop_reason = s.time.stop_reason.value_or("");
 
   r.speedup = value(s.speedup.vs_baseline);
+  r.baseline = s.speedup.baseline.value_or("");
   r.vs_previous = value(s.speedup.vs_previous);
   if (s.speedup.ci95 && (*s.speedup.ci95)[0] && (*s.speedup.ci95)[1]) {
     r.speedup_lo = *(*s.speedup.ci95)[0];

@@ -41,6 +41,7 @@ struct StageRow {
   double median_ms = NAN, p10_ms = NAN, p90_ms = NAN, stddev_ms = NAN, samples = NAN;
   std::string stop_reason;
   double speedup = NAN, speedup_lo = NAN, speedup_hi = NAN, vs_previous = NAN;
+  std::string baseline;  // the stage `speedup` is measured against; "" for stage 0
 
   double host_rss_bytes = NAN;     // memory.host_peak_bytes: the process's RSS high-water mark
   double device_peak_bytes = NAN;  // memory.device_peak_bytes

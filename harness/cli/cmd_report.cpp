@@ -31,8 +31,10 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("files", o->files, "stagebench/1 JSON files")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--format,-f", o->format, "md (default, what the terminal shows), csv or html")
-      ->check(CLI::IsMember({"md", "markdown", "csv", "html"}));
+  cmd->add_option("--format,-f", o->format,
+                  "md (default, what the terminal shows), csv, html, or summary (one line per "
+                  "run: the fastest stage that stands and its claim's verdict)")
+      ->check(CLI::IsMember({"md", "markdown", "csv", "html", "summary"}));
   cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
   cmd->callback([o, &exit_code] {
     const ReportFormat format = parse_report_format(o->format);

@@ -12,6 +12,7 @@
 
 #include "reports/ladder_table.h"
 #include "reports/report.h"
+#include "reports/report_summary.h"
 #include "reports/stage_row.h"
 #include "tests/common/golden.h"
 #include "tests/reports/fixture.h"
@@ -65,6 +66,35 @@ TEST(ReportGolden, TrainMarkdown) {
 TEST(ReportGolden, TrainCsv) {
   sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report_train.csv",
                                   sb::report_csv(train_inputs()));
+}
+
+// The main job's closing lines (scripts/run-default.sh): the ladder and the training fixture.
+TEST(ReportGolden, Summary) {
+  std::vector<sb::ReportInput> inputs = fixture_inputs();
+  inputs.push_back(train_inputs().front());
+  sb::testing::expect_golden_file(SB_REPORTS_TEST_DIR "/golden/report_summary.txt",
+                                  sb::report_summary(inputs));
+}
+
+TEST(Report, SummaryNamesTheFastestStageThatStandsNotTheFastest) {
+  nlohmann::json doc = committed_fixture();
+  nlohmann::json& stages = doc["runs"][0]["stages"];
+  // The fastest stage, made invalid, must give way to the fastest ok one.
+  size_t fastest = 1;
+  for (size_t i = 1; i < stages.size(); ++i)
+    if (stages[i]["status"] == "ok" && stages[i]["speedup"]["vs_baseline"].is_number() &&
+        stages[i]["speedup"]["vs_baseline"].get<double>() >
+            stages[fastest]["speedup"]["vs_baseline"].get<double>())
+      fastest = i;
+  const std::string id = stages[fastest]["id"];
+  const std::string before = sb::report_summary({{"f.json", doc}});
+  ASSERT_NE(before.find("fastest ok: " + id + " "), std::string::npos) << before;
+  stages[fastest]["status"] = "invalid";
+  const std::string after = sb::report_summary({{"f.json", doc}});
+  EXPECT_EQ(after.find("fastest ok: " + id + " "), std::string::npos) << after;
+  stages[0]["status"] = "invalid";
+  EXPECT_NE(sb::report_summary({{"f.json", doc}}).find("no speedup stands: stage 0"),
+            std::string::npos);
 }
 
 TEST(Report, TrainingRunShowsPhasesAfterTheLadderAndTheLossCheck) {
