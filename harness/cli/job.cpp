@@ -72,7 +72,6 @@ DeviceCeilings JobRunner::ceilings_for(Backend& backend, const Job& job) {
 
 RunRecord JobRunner::run(const Job& job) {
   const ModelEntry& model = find_model(job.model);
-  check_size(model, job.request.size);
   const std::vector<size_t> stages = resolve_stages(model, job.stages);
   const std::string& name = job.request.backend;
   std::unique_ptr<Backend> backend;
