@@ -10,24 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "instrument/allocation_tracker.h"
-#include "instrument/kernel_log.h"
+#include "contract/collector_sources.h"
 #include "schema/records.h"
 
 namespace sb {
-
-// What a collector may look at besides the process: the backend's own bookkeeping.
-// The trackers are non-const: the memory collector starts a new high-water window per sample.
-struct CollectorSources {
-  AllocationTracker* host_tensors = nullptr;
-  AllocationTracker* device_buffers = nullptr;
-  KernelLog* kernels = nullptr;
-  // Bytes the stage keeps allocated between samples (its weights, caches, static plan),
-  // measured by the runner around Workload::prepare(). Other stages' resident bytes sit in the
-  // same trackers; a stage's own memory is its resident bytes plus its transient peak.
-  uint64_t stage_resident_host_bytes = 0;
-  uint64_t stage_resident_device_bytes = 0;
-};
 
 class Collector {
  public:

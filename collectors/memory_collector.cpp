@@ -4,6 +4,8 @@
 #include <fstream>
 #include <string>
 
+#include "instrument/allocation_tracker.h"
+
 namespace sb {
 
 uint64_t read_vm_hwm_bytes() {

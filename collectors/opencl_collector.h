@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "instrument/kernel_log.h"
 
 namespace sb {
 

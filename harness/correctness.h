@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 
 namespace sb {
 

@@ -4,9 +4,10 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "contract/device_lost.h"
 #include "harness/stage_report.h"
 #include "harness/stage_state.h"
-#include "models/ops/device_lost.h"
+#include "instrument/allocation_tracker.h"
 
 namespace sb {
 namespace {

@@ -34,7 +34,7 @@
 // Stopping: when RunnerOptions::stop becomes true (a signal handler sets it), the runner stops
 // within one run of a stage, in the warm-up as in the rounds: it emits a last partial (so a
 // journal or output holds what was measured), releases every prepared stage and throws
-// RunStopped. A lost device (models/ops/device_lost.h) fails the stage it hit and every stage
+// RunStopped. A lost device (contract/device_lost.h) fails the stage it hit and every stage
 // not measured yet, with its reason; stages with samples keep them and the rounds end.
 #include <atomic>
 #include <cstddef>
@@ -49,8 +49,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/collector.h"
+#include "contract/workload.h"
 #include "harness/stopping.h"
-#include "harness/workload.h"
 #include "schema/records.h"
 
 namespace sb {

@@ -14,6 +14,5 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/slurm_commands.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_submit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_status.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/workload.cpp
   ${CMAKE_CURRENT_LIST_DIR}/peer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/repeat_merge.cpp)

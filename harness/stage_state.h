@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "contract/workload.h"
 #include "harness/stopping.h"
-#include "harness/workload.h"
 
 namespace sb {
 
@@ -27,7 +27,7 @@ struct StageState {
   std::optional<TrainTrace> trace;  // training stages: the check's loss curve and parameters
   std::vector<std::unique_ptr<Collector>> collectors;  // available ones only
   std::unique_ptr<StoppingRule> rule;
-  bool done = false;  // the rule said done at the last check
+  bool done = false;                                    // the rule said done at the last check
   nlohmann::json summaries = nlohmann::json::object();  // Workload::summaries, when measured
 
   bool live() const { return phase == Phase::kLive; }

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <random>
 
+#include "models/ops/op_types.h"
+
 namespace sb {
 namespace {
 
@@ -51,6 +53,14 @@ Ceilings measure_ceilings(Backend& be, bool large) {
   const double add_s = best_seconds(be, large ? 10 : 5, [&] { be.add(a, b, s); });
   c.stream_gbytes_per_s = 12.0 * static_cast<double>(c.stream_elements) / add_s / 1e9;
   return c;
+}
+
+std::vector<std::string> gemm_ceiling_precisions() {
+  std::vector<std::string> names;
+  for (const Precision p :
+       {Precision::f32, Precision::tf32, Precision::bf16, Precision::f16, Precision::int8})
+    names.emplace_back(precision_name(p));
+  return names;
 }
 
 nlohmann::json to_json(const Ceilings& c) {

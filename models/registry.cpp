@@ -19,6 +19,7 @@
 #include "models/geneformer/ladder.h"
 #include "models/geneformer/workload.h"
 #include "models/ops/cpu/cpu_backend.h"
+#include "models/sizes.h"
 #ifdef STAGEBENCH_HAVE_OPENCL
 #include "models/ops/opencl/opencl_backend.h"
 #endif
@@ -128,23 +129,11 @@ const ModelEntry& find_model(const std::string& name) {
   throw std::invalid_argument("unknown model '" + name + "' (models: " + known + ")");
 }
 
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
-
 void check_size(const ModelEntry& m, const std::string& size) {
   for (const auto& s : m.sizes)
     if (s == size) return;
   if (m.other_sizes.accepts && m.other_sizes.accepts(size)) return;
-  const std::string other = m.other_sizes.accepts ? ", or " + m.other_sizes.form : "";
-  throw std::invalid_argument(m.name + ": unknown size '" + size + "' (sizes: " + joined(m.sizes) +
-                              other + ")");
+  throw_unknown_size(m.name, size, m.sizes, m.other_sizes.accepts ? m.other_sizes.form : "");
 }
 
 std::vector<size_t> resolve_stages(const ModelEntry& m, const std::vector<std::string>& ids) {

@@ -1,34 +1,16 @@
 #pragma once
 // The documented models the CLI knows, their sizes and ladders, and the backends.
-#include <filesystem>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
+#include "contract/workload_request.h"
 #include "models/ops/backend.h"
 #include "models/ops/opencl/opencl_backend.h"  // tune_library's types (no OpenCL in it)
 
 namespace sb {
-
-struct WorkloadRequest {
-  std::string size = "small";
-  std::string backend = "cpu";
-  std::string device;  // OpenCL device filter; empty: the default device
-  uint64_t seed = 1;
-  std::filesystem::path weights;
-  std::filesystem::path input;  // the model's own input file (geneformer: token ids); empty: seeded
-  int64_t batch = 0;            // 0: the model's default for the size
-  // A user's own checkpoint's attention heads and LayerNorm eps where the weights' shapes
-  // cannot say (geneformer; 0 / nullopt: from config.json or the convention).
-  int64_t heads = 0;
-  std::optional<float> eps;
-  // Enformer: the input length in bp and the centre tokens kept (0: the size's / derived).
-  int64_t length = 0;
-  int64_t target = 0;
-};
 
 // Sizes a model takes beyond its named ones: the form they follow ("MxNxK"), for messages, and
 // the test.

@@ -33,11 +33,11 @@ struct ClaimRecord {
   std::string source;  // "seed 000"
   std::string text;    // the document's words
   Number speedup;      // cumulative speedup the document implies, when it gives one
-  // PyTorch's counterpart (harness/workload.h Claim): the peer variants doing this stage's work,
+  // PyTorch's counterpart (contract/workload.h Claim): the peer variants doing this stage's work,
   // or why there is none. Both empty in older files.
   std::vector<std::string> pytorch;
   Text pytorch_none;
-  // A claim about one phase of the step (harness/workload.h Claim): the phase and the speedup
+  // A claim about one phase of the step (contract/workload.h Claim): the phase and the speedup
   // range it implies over the previous stage. Null when the claim is about the whole stage.
   Text phase;
   Number phase_speedup_lo, phase_speedup_hi;

@@ -6,7 +6,6 @@
 #include "collectors/collectors.h"
 #include "harness/stage_report.h"
 #include "models/ceilings.h"
-#include "models/ops/op_types.h"
 #include "probes/probe.h"
 
 namespace sb::cli {
@@ -44,14 +43,12 @@ std::pair<std::string, double> parse_ceiling(const std::string& text) {
   if (!(v > 0) || !std::isfinite(v))
     throw std::invalid_argument("--ceiling '" + text +
                                 "': expected PRECISION=GFLOPS, e.g. tf32=400000");
-  // A misspelt precision would be recorded and never used: the stages look their ceiling up by
-  // the op layer's precision names.
+  // A misspelt precision would be recorded and never used.
   const std::string precision = text.substr(0, eq);
   std::string known;
-  for (const Precision p :
-       {Precision::f32, Precision::tf32, Precision::bf16, Precision::f16, Precision::int8}) {
-    if (precision == precision_name(p)) return {precision, v};
-    known += (known.empty() ? "" : ", ") + std::string(precision_name(p));
+  for (const std::string& p : gemm_ceiling_precisions()) {
+    if (precision == p) return {precision, v};
+    known += (known.empty() ? "" : ", ") + p;
   }
   throw std::invalid_argument("--ceiling '" + text + "': unknown precision '" + precision + "' (" +
                               known + ")");
@@ -75,7 +72,6 @@ DeviceCeilings JobRunner::ceilings_for(Backend& backend, const Job& job) {
 
 RunRecord JobRunner::run(const Job& job) {
   const ModelEntry& model = find_model(job.model);
-  check_size(model, job.request.size);
   const std::vector<size_t> stages = resolve_stages(model, job.stages);
   const std::string& name = job.request.backend;
   std::unique_ptr<Backend> backend;

@@ -38,8 +38,9 @@ class JobRunner {
   explicit JobRunner(bool quiet) : quiet_(quiet) {}
 
   // Measures the job. A backend that cannot be made gives a run that measured nothing, with
-  // status "skipped" and the reason; unknown models, sizes and stages throw
-  // std::invalid_argument.
+  // status "skipped" and the reason; unknown models and stages throw std::invalid_argument.
+  // The size is not checked again here: run and sweep check every job's size against the
+  // model's declared sizes before anything is measured, and the model refuses any other.
   RunRecord run(const Job& job);
 
  private:

@@ -1,6 +1,6 @@
 #include "models/deepfm/config.h"
 
-#include <stdexcept>
+#include "models/sizes.h"
 
 namespace sb::deepfm {
 
@@ -25,7 +25,7 @@ Config config_for(const std::string& size, int64_t batch) {
     c.embed = 768, c.hidden = 1024, c.layers = 2, c.batch = 64;
     c.check_steps = 8;
   } else {
-    throw std::invalid_argument("deepfm: unknown size '" + size + "' (sizes: tiny, small, full)");
+    throw_unknown_size("deepfm", size, sizes());
   }
   for (int64_t h : {8, 4, 2, 1})
     if (c.embed % h == 0) {

@@ -2,13 +2,13 @@
 // DeepFM's ladder as something the runner measures (mode "train"): one sample of a training
 // stage is one optimizer step on the next batch (data, transfer, forward, backward, update);
 // one sample of a data-phase stage is one cleaning pass over the whole table. Training stages
-// are checked by their trace (harness/workload.h), data-phase stages by the encoding they give.
+// are checked by their trace (contract/workload.h), data-phase stages by the encoding they give.
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/deepfm/config.h"
 #include "models/deepfm/data/data.h"
 #include "models/deepfm/ladder.h"

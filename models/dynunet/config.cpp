@@ -1,6 +1,6 @@
 #include "models/dynunet/config.h"
 
-#include <stdexcept>
+#include "models/sizes.h"
 
 namespace sb::dynunet {
 
@@ -22,7 +22,7 @@ Config config_for(const std::string& size, int64_t batch) {
   } else if (size == "full") {
     c.filters = {16, 32, 64}, c.patch = 64, c.batch = 8, c.check_steps = 4;
   } else {
-    throw std::invalid_argument("dynunet: unknown size '" + size + "' (sizes: tiny, small, full)");
+    throw_unknown_size("dynunet", size, sizes());
   }
   if (batch > 0) c.batch = batch;
   return c;

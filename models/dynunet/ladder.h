@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/ops/op_types.h"
 
 namespace sb::dynunet {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/dynunet/config.h"
 #include "models/dynunet/ladder.h"
 #include "models/dynunet/network.h"

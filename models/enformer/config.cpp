@@ -1,7 +1,8 @@
 #include "models/enformer/config.h"
 
 #include <cmath>
-#include <stdexcept>
+
+#include "models/sizes.h"
 
 namespace sb::enformer {
 
@@ -38,7 +39,7 @@ Config config_for(const std::string& size) {
     c.dim = 1536, c.depth = 11, c.heads = 8, c.dk = 64, c.div = 128;
     c.input_bp = 196608, c.target = 896, c.human_out = 5313, c.mouse_out = 1643;
   } else {
-    throw std::invalid_argument("enformer: unknown size '" + size + "' (tiny, small, full)");
+    throw_unknown_size("enformer", size, sizes());
   }
   return c;
 }

@@ -3,7 +3,7 @@
 // FLOPs are 2 x the multiply-adds of convolutions, linears and attention; bytes are one read of
 // each GEMM's input and weights and one write of its output (the floor a fully fused forward
 // approaches), with weights at the stage's precision.
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/enformer/config.h"
 #include "models/ops/backend.h"
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/enformer/checkpoint.h"
 #include "models/enformer/model.h"
 

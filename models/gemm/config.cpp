@@ -1,7 +1,8 @@
 #include "models/gemm/config.h"
 
 #include <cctype>
-#include <stdexcept>
+
+#include "models/sizes.h"
 
 namespace sb::gemm {
 
@@ -39,7 +40,7 @@ Config config_for(const std::string& size) {
   } else if (size == "full") {
     d = 8192;
   } else {
-    throw std::invalid_argument("gemm: unknown size '" + size + "' (tiny, small, full, or MxNxK)");
+    throw_unknown_size("gemm", size, sizes(), "MxNxK");
   }
   return {size, d, d, d};
 }

@@ -2,7 +2,7 @@
 // FLOPs and minimum bytes of one GEMM y[M, N] = x[M, K] . W[N, K]^T: 2 M N K FLOPs; one read of
 // x and W at the stage's element size (what its kernel loads: fp16 and int8 operands are half and
 // a quarter of fp32's) and one fp32 write of y.
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/gemm/config.h"
 #include "models/ops/backend.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/gemm/config.h"
 #include "models/gemm/ladder.h"
 

@@ -1,6 +1,6 @@
 #include "models/geneformer/config.h"
 
-#include <stdexcept>
+#include "models/sizes.h"
 
 namespace sb::geneformer {
 
@@ -21,7 +21,7 @@ Config config_for(const std::string& size, int64_t batch) {
     c.tokens = size == "small" ? 512 : 2048;
     c.batch = size == "small" ? 4 : 32;
   } else {
-    throw std::invalid_argument("geneformer: unknown size '" + size + "' (tiny, small, full)");
+    throw_unknown_size("geneformer", size, sizes());
   }
   if (batch > 0) c.batch = batch;
   c.source = c.heads_from = c.eps_from = "size " + size;

@@ -3,7 +3,7 @@
 // are 2 x the multiply-adds of the linear layers and of attention (QK^T and PV); bytes are one
 // read of each GEMM's input and weights and one write of its output, plus the scores' write and
 // read where attention materializes them. Counted for the layers the stage really runs.
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/geneformer/config.h"
 #include "models/geneformer/ladder.h"
 

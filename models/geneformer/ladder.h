@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/ops/backend.h"
 
 namespace sb::geneformer {

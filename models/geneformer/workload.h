@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/workload.h"
+#include "contract/workload.h"
 #include "models/geneformer/calibration.h"
 #include "models/geneformer/model.h"
 #include "models/geneformer/perturbation.h"

@@ -3,6 +3,7 @@
 #include "tests/collectors/reported.h"
 
 #include "collectors/memory_collector.h"
+#include "instrument/allocation_tracker.h"
 #include "touch_memory.h"
 
 namespace sb {

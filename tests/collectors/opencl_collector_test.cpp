@@ -3,6 +3,7 @@
 #include "tests/collectors/reported.h"
 
 #include "collectors/opencl_collector.h"
+#include "instrument/kernel_log.h"
 
 namespace sb {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "contract/workload.h"
 #include "harness/correctness.h"
-#include "harness/workload.h"
 
 namespace sb::testing {
 

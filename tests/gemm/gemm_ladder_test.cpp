@@ -142,6 +142,29 @@ TEST(GemmLadderSpec, TakesAModelsOwnShape) {
   EXPECT_DOUBLE_EQ(w.counts(kFp16).bytes, 2.0 * (40 * 56 + 24 * 56) + 4.0 * 40 * 24);
 }
 
+// The CLI refuses a size with the model's own list (check_size, before anything is measured),
+// and a model given one anyway refuses it in the same words: one list per model, one message.
+TEST(GemmLadderSpec, EveryModelRefusesAnUnknownSizeAsTheCliDoes) {
+  for (const ModelEntry& m : model_registry()) {
+    std::string cli, model;
+    try {
+      check_size(m, "huge");
+    } catch (const std::invalid_argument& e) {
+      cli = e.what();
+    }
+    WorkloadRequest r;
+    r.size = "huge";
+    try {
+      m.make(r, make_backend("cpu", ""));
+    } catch (const std::invalid_argument& e) {
+      model = e.what();
+    }
+    EXPECT_EQ(cli, m.name + ": unknown size 'huge' (sizes: tiny, small, full" +
+                       (m.other_sizes.accepts ? ", or " + m.other_sizes.form : "") + ")");
+    EXPECT_EQ(model, cli) << m.name;
+  }
+}
+
 TEST(GemmLadderSpec, RefusesOptionsThatDoNotApply) {
   WorkloadRequest r;
   r.size = "tiny";

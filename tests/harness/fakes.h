@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
-#include "harness/workload.h"
+#include "contract/workload.h"
 
 namespace sb::test {
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "contract/device_lost.h"
 #include "harness/runner.h"
-#include "models/ops/device_lost.h"
 #include "schema/document.h"
 #include "tests/harness/fakes.h"
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "models/ops/device_lost.h"
+#include "contract/device_lost.h"
 
 namespace sb {
 namespace {

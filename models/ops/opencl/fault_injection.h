@@ -7,7 +7,7 @@
 //   launch:KERNEL  every launch of KERNEL fails (CL_OUT_OF_RESOURCES)
 //   alloc:BYTES    every buffer of at least BYTES bytes fails (CL_MEM_OBJECT_ALLOCATION_FAILURE)
 //   lost:N         after N kernel launches the device is lost: every later launch and
-//                  allocation throws DeviceLost (models/ops/device_lost.h)
+//                  allocation throws DeviceLost (contract/device_lost.h)
 // Unset or empty: no faults and no cost beyond a branch per launch and allocation.
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "harness/workload.h"
+#include "contract/workload.h"
 
 #include <stdexcept>
 

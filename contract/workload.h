@@ -1,6 +1,7 @@
 #pragma once
 // What the runner measures: one model at one size on one backend, able to run any stage of its
-// ladder. Models implement it; the harness never sees the op layer.
+// ladder. Models implement it and the harness drives it; both see this and not each other, so
+// the harness never sees the op layer and a model never sees the runner.
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -8,7 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/collector.h"
+#include <nlohmann/json.hpp>
+
+#include "contract/collector_sources.h"
 
 namespace sb {
 
