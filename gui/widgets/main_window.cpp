@@ -1,6 +1,9 @@
 #include "gui/widgets/main_window.h"
 
+#include <filesystem>
+
 #include <QApplication>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -15,6 +18,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUrl>
 
 #include "gui/model/json_values.h"
 #include "gui/widgets/charts_view.h"
@@ -22,6 +26,7 @@
 #include "gui/widgets/drilldown_view.h"
 #include "gui/widgets/ladder_view.h"
 #include "gui/widgets/run_browser.h"
+#include "layout/data_dirs.h"
 
 namespace sb::viewer {
 namespace {
@@ -120,6 +125,21 @@ void MainWindow::build_menus() {
         tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); },
         QKeySequence(static_cast<int>(Qt::CTRL) | (Qt::Key_1 + i)));
   view->addAction(problem_dock_->toggleViewAction());
+
+  // The guide is docs/viewer.md: in the source tree beside a build, or under the installed
+  // prefix's share/doc/stagebench (layout/data_dirs.h), whichever this binary came with.
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Viewer &guide"), this, [this] {
+    const auto dir = layout::find(layout::DataDir::Docs, "viewer.md");
+    if (!dir) {
+      QMessageBox::information(this, tr("Viewer guide"),
+                               tr("docs/viewer.md is neither in this source tree nor under "
+                                  "this installation's share/doc/stagebench."));
+      return;
+    }
+    const auto path = std::filesystem::absolute(*dir / "viewer.md");
+    QDesktopServices::openUrl(QUrl::fromLocalFile(QString::fromStdString(path.string())));
+  });
 }
 
 void MainWindow::open_files(const QStringList& paths) {

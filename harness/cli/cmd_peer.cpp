@@ -17,6 +17,7 @@
 #include "harness/cli/output_lock.h"
 #include "harness/cli/output_path.h"
 #include "harness/peer.h"
+#include "layout/data_dirs.h"
 #include "schema/document.h"
 #include "schema/user_file.h"
 
@@ -40,17 +41,16 @@ std::string python_of(const PeerArgs& a) {
   return env && *env ? env : "python3";
 }
 
-// --scripts, else scripts/reference under the working directory (the repository root, as the
-// GPU session scripts run), else beside the binary's build folder (build/harness/stagebench).
+// --scripts, else the first of layout::candidates holding the script: the working directory's
+// scripts/reference, the installed prefix's, the source tree above the build folder's binary.
 fs::path scripts_dir(const PeerArgs& a, const std::string& file) {
   if (!a.scripts.empty()) return a.scripts;
-  const fs::path here = fs::path("scripts") / "reference";
-  if (fs::exists(here / file)) return here;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (fs::path dir = exe.parent_path(); !ec && dir.has_relative_path(); dir = dir.parent_path())
-    if (fs::exists(dir / here / file)) return dir / here;
-  return here;
+  if (auto found = layout::find(layout::DataDir::ReferenceScripts, file)) return *found;
+  std::string searched;
+  for (const fs::path& c : layout::candidates(layout::DataDir::ReferenceScripts, layout::self_exe(),
+                                              layout::installed_layout()))
+    searched += (searched.empty() ? "" : ", ") + c.string();
+  throw std::invalid_argument("peer: " + file + " not found in " + searched + " (give --scripts)");
 }
 
 // Every run of the model and size, with their batch when all agree (the script times the same
@@ -85,8 +85,7 @@ int execute(const PeerArgs& a) {
   const PeerScript& script = peer_script(a.model);  // an unknown model is bad input
   const fs::path script_path = scripts_dir(a, script.file) / script.file;
   if (!fs::exists(script_path))
-    throw std::invalid_argument("peer: " + script_path.string() +
-                                " not found (run from the repository root, or give --scripts)");
+    throw std::invalid_argument("peer: " + script_path.string() + " not found (--scripts)");
   if (!fs::exists(a.output))
     throw std::invalid_argument("peer: " + a.output + " does not exist: peer adds PyTorch's rows " +
                                 "to a result; run `stagebench run " + a.model + " --size " +
