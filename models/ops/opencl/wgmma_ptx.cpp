@@ -1,4 +1,4 @@
-#include "probes/wgmma/ptx_patch.h"
+#include "models/ops/opencl/wgmma_ptx.h"
 
 #include <cstdio>
 #include <regex>
