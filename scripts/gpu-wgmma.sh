@@ -13,7 +13,7 @@ set -uo pipefail
 out="${1:-${OUT:?}}"
 o="$out/wgmma"
 mkdir -p "$o"
-sb="$PWD/.gpu/gpu-run.sh"
+sb="$PWD/${BUNDLE:-.gpu}/gpu-run.sh"  # BUNDLE: the bundle's folder (default .gpu)
 limit="${LIMIT:-560}"
 left() { echo $((limit - SECONDS)); }
 log() { echo "$(date +%T) [${SECONDS}s] $*" | tee -a "$o/session.txt"; }
