@@ -4,8 +4,10 @@ default (wgmma where the device passed its start-up check), from the JSON files 
 Usage: python3 scripts/wgmma-summary.py DIR   (DIR holds NAME-off.json and NAME-on.json pairs)
 Prints Markdown: per pair and stage, the median time off and on, the ratio off / on, each side's
 gemm_path, the on side's TFLOP/s where the stage counts FLOPs, and whether both passed their
-correctness checks; then each run's params.gemm_paths, and PyTorch's best variant where a peer
-ran.
+correctness checks; for the gemm benchmark's runs (gemm-MxNxK-*.json, and gemm-8192-* as 8192^3)
+the GEMM kernel's own device time per call (opencl.kernels, the f32_to_f16 conversion of x left
+out) and its TFLOP/s; then each run's params.gemm_paths, and PyTorch's fastest correct variant
+where a peer ran.
 """
 import glob
 import json
@@ -16,6 +18,23 @@ import sys
 def load(path):
     with open(path) as f:
         return json.load(f)["runs"][0]
+
+
+def kernel_table(folder):
+    print("| file | stage time ms | GEMM kernel | kernel ms per call | kernel TFLOP/s |")
+    print("|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(folder, "gemm-*.json"))):
+        run = load(path)
+        m, n, k = (run["params"][d] for d in ("m", "n", "k"))
+        for s in run["stages"]:
+            if s["id"] != "fp16" or not s.get("opencl"):
+                continue
+            for kern in s["opencl"]["kernels"]:
+                if kern["name"] == "f32_to_f16":
+                    continue
+                ms = kern["total_ns"] / kern["launches"] / 1e6
+                print(f"| {os.path.basename(path)} | {s['time']['median_ms']:.3f} | {kern['name']} "
+                      f"| {ms:.4f} | {2 * m * n * k / (ms / 1e3) / 1e12:.1f} |")
 
 
 def main(folder):
@@ -40,6 +59,8 @@ def main(folder):
             checks = "/".join(str(x["correctness"].get("pass")) for x in (s, t))
             print(f"| {name} | {s['id']} | {a:.3f} | {b:.3f} | {a / b:.3f} | {s.get('gemm_path')} "
                   f"| {t.get('gemm_path')} | {gf / 1000 if gf else float('nan'):.1f} | {checks} |")
+    print()
+    kernel_table(folder)
     print()
     for name, (a, b) in paths.items():
         print(f"- {name}: off: {a}; on: {b}")
