@@ -18,16 +18,19 @@
 // H200) made general: tiles past M and N and K's tail are zero-filled by cp.async (load_rows:
 // any M and N, K a multiple of 8 for 16-byte rows), the implicit 'same' convolution loads A as
 // the pipeline does (load_a_rows), and the accumulators go through local memory to the
-// pipeline's epilogue, which stores only what lies inside y.
+// pipeline's epilogue, which stores only what lies inside y. A work-group whose tile lies wholly
+// inside x and W (K a multiple of 64, no convolution) copies without those checks
+// (wg_load_full): with the checked copies everywhere the 8192^3 product ran at 485 TFLOP/s,
+// with this branch at 561, the probe's figure (results/h200/wgmma-ops-2026-11-27/call3).
 //
 // A work-group of 256 items (two warpgroups) owns a 128 x WG_BN tile; warpgroup w computes rows
 // 64w .. 64w + 63 with m64nWG_BNk16, A and B from local memory through 128-byte-swizzle
 // descriptors. The layout is the pipeline's (chunk c of row r at c ^ (r & 7)), which is the
 // hardware's 128-byte swizzle once the tile is based on a 1024-byte boundary. K tiles of 64 go
-// through a ring of WG_STAGES slots filled by cp.async, WG_AHEAD tiles ahead. Per K tile: wait
-// for its copies, proxy fence (cp.async writes through the generic proxy, wgmma reads through
-// the async one), barrier, four wgmma (k16 each), commit, issue a later tile's copies, then wait
-// until at most one wgmma group (none with WG_DRAIN) is pending. The slot being refilled was last read by a
+// through a ring of WG_STAGES slots filled by cp.async, WG_AHEAD tiles ahead. Per K tile: wait for
+// its copies, proxy fence (cp.async writes through the generic proxy, wgmma reads through the async
+// one), barrier, four wgmma (k16 each), commit, issue a later tile's copies, then wait until at
+// most one wgmma group (none with WG_DRAIN) is pending. The slot being refilled was last read by a
 // tile whose wgmma every warpgroup waited for before this iteration's barrier.
 
 #define WG_BM 128
@@ -62,6 +65,17 @@ inline ulong wg_desc(uint addr, uint lbo, uint sbo, uint swizzle) {
          ((ulong)((sbo & 0x3FFFFu) >> 4) << 32) | ((ulong)swizzle << 62);
 }
 
+// A K tile of `rows` rows from `src` (the tile's first element) when every row and all 64 of its
+// K elements lie inside the matrix: 16-byte copies with no bounds checks (load_rows computes and
+// tests a bound per chunk).
+inline void wg_load_full(__local uint4* tile, __global const ushort* src, int rows, int K, int tid) {
+#pragma unroll
+  for (int i = 0; i < rows * 8 / WG_THREADS; ++i) {
+    const int e = tid + i * WG_THREADS, row = e >> 3, c = e & 7;
+    cp_async16(tile + swz(row, c), (__global const uchar*)(src + (size_t)row * K + c * 8), 16);
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1)))
 void WG_NAME(__global const ushort* x, __global const ushort* w, __global const float* bias,
              int has_bias, int act, __global const float* residual, int has_residual, int M,
@@ -77,6 +91,7 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   const int m0 = (first_m + (pid % per_group) % rows) * WG_BM;
   const int n0 = (pid % per_group) / rows * WG_BN;
   const int k_tiles = (K + WG_BK - 1) / WG_BK;
+  const bool full = m0 + WG_BM <= M && n0 + WG_BN <= N && (K & 63) == 0 && conv_taps == 0;
 
   float acc[WG_ACCS];
 #pragma unroll
@@ -87,10 +102,15 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   {                                                                                             \
     if ((kt) < k_tiles) {                                                                       \
       __local uint4* stage = smem + ((kt) % WG_STAGES) * WG_STAGE_CHUNKS;                       \
-      load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, (kt) * WG_BK, conv_taps, \
-                  conv_len, tid, WG_THREADS);                                                   \
-      load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K,              \
-                (kt) * WG_BK, tid, WG_THREADS);                                                 \
+      if (full) {                                                                               \
+        wg_load_full(stage, x + (size_t)m0 * K + (kt) * WG_BK, WG_BM, K, tid);                  \
+        wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + (kt) * WG_BK, WG_BN, K, tid);   \
+      } else {                                                                                  \
+        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, (kt) * WG_BK,          \
+                    conv_taps, conv_len, tid, WG_THREADS);                                      \
+        load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K,            \
+                  (kt) * WG_BK, tid, WG_THREADS);                                               \
+      }                                                                                         \
     }                                                                                           \
     cp_async_commit();                                                                          \
   }
