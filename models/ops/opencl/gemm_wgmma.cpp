@@ -79,9 +79,9 @@ void OpenCLBackend::init_wgmma() {
     wgmma_device_.cc_minor = cc.minor;
   }
   if (const std::string why = wgmma_unavailable(wgmma_device_, wgmma_knob_); !why.empty()) {
-    // Only NVIDIA devices say anything: elsewhere there is no tensor-core path to choose.
-    if (wgmma_device_.nvidia_mma || wgmma_knob_ == WgmmaKnob::off)
-      wgmma_status_ = "fp16: mma.sync (wgmma off: " + why + ")";
+    // Only devices with the mma.sync kernels say anything: elsewhere (PoCL) f16 runs the portable
+    // kernel and there is no tensor-core path to choose.
+    if (wgmma_device_.nvidia_mma) wgmma_status_ = "fp16: mma.sync (wgmma off: " + why + ")";
     return;
   }
   std::string built;
