@@ -1,10 +1,27 @@
 #include "collectors/opencl_collector.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "collectors/sample_stats.h"
 
 namespace sb {
+
+std::optional<std::string> gemm_path_of(const std::map<std::string, uint64_t>& calls) {
+  std::map<std::string, uint64_t> by_path;
+  for (const auto& [key, n] : calls) {
+    const size_t space = key.find(' ');
+    by_path[space == std::string::npos ? key : key.substr(space + 1)] += n;
+  }
+  if (by_path.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, uint64_t>> order(by_path.begin(), by_path.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [path, n] : order) out += (out.empty() ? "" : "+") + path;
+  return out;
+}
 
 std::string OpenCLCollector::unavailable_reason() const {
   return available() ? std::string() : std::string("backend has no device kernels");
@@ -14,6 +31,7 @@ void OpenCLCollector::begin_stage(const CollectorSources& sources) {
   stage_begun_ = true;
   kernels_ = sources.kernels;
   totals_.clear();
+  gemms_.clear();
   device_ns_.clear();
   h2d_bytes_ = d2h_bytes_ = 0;
 }
@@ -29,6 +47,7 @@ void OpenCLCollector::stop() {
     total.launches += kernel.launches;
     total.total_ns += kernel.total_ns;
   }
+  for (const auto& [key, n] : kernels_->gemms()) gemms_[key] += n;
   device_ns_.push_back(kernels_->total_ns());
   h2d_bytes_ += kernels_->h2d_bytes();
   d2h_bytes_ += kernels_->d2h_bytes();
@@ -56,6 +75,12 @@ void OpenCLCollector::report(StageRecord& stage, double items_per_sample) const 
                   {"h2d_bytes", static_cast<double>(h2d_bytes_) / samples},
                   {"d2h_bytes", static_cast<double>(d2h_bytes_) / samples},
                   {"samples", device_ns_.size()}};
+  if (!gemms_.empty()) {
+    nlohmann::json calls = nlohmann::json::object();
+    for (const auto& [key, n] : gemms_) calls[key] = static_cast<double>(n) / samples;
+    stage.opencl["gemm_calls"] = calls;
+  }
+  stage.gemm_path = gemm_path_of(gemms_);
 }
 
 }  // namespace sb

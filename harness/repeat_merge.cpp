@@ -196,6 +196,7 @@ StageRecord merge_stage(const std::vector<const StageRecord*>& st) {
   out.samples_ms = pooled;
   out.time = time_of(pooled, st);
   out.precision = first_measured->precision;
+  out.gemm_path = first_measured->gemm_path;
   out.throughput = first_measured->throughput;
   out.counters = first_measured->counters;
   out.opencl = first_measured->opencl;

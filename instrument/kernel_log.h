@@ -20,13 +20,18 @@ class KernelLog {
     ++k.launches;
     k.total_ns += duration_ns;
   }
+  // One tensor-core GEMM call and the path it took, e.g. "fp16 wgmma", "int8 mma.sync": the
+  // stage record's gemm_path (docs/schema.md).
+  void gemm(const std::string& precision_and_path) { ++gemms_[precision_and_path]; }
   void host_to_device(uint64_t bytes) { h2d_bytes_ += bytes; }
   void device_to_host(uint64_t bytes) { d2h_bytes_ += bytes; }
   void clear() {
     kernels_.clear();
+    gemms_.clear();
     h2d_bytes_ = d2h_bytes_ = 0;
   }
   const std::map<std::string, KernelTotals>& kernels() const { return kernels_; }
+  const std::map<std::string, uint64_t>& gemms() const { return gemms_; }
   uint64_t total_ns() const {
     uint64_t t = 0;
     for (const auto& [name, k] : kernels_) t += k.total_ns;
@@ -37,6 +42,7 @@ class KernelLog {
 
  private:
   std::map<std::string, KernelTotals> kernels_;
+  std::map<std::string, uint64_t> gemms_;
   uint64_t h2d_bytes_ = 0;
   uint64_t d2h_bytes_ = 0;
 };

@@ -185,10 +185,10 @@ class Reader {
   std::vector<std::string>& problems_;
 };
 
-const std::set<std::string> kStageKeys = {"id",          "title",     "claim",      "status",
-                                          "reason",      "reasons",   "time",       "speedup",
-                                          "throughput",  "memory",    "counters",   "opencl",
-                                          "correctness", "summaries", "samples_ms", "precision"};
+const std::set<std::string> kStageKeys = {
+    "id",          "title",     "claim",      "status",    "reason",   "reasons",
+    "time",        "speedup",   "throughput", "memory",    "counters", "opencl",
+    "correctness", "summaries", "samples_ms", "precision", "gemm_path"};
 const std::set<std::string> kRunKeys = {"model",  "size",     "backend",  "device", "mode",
                                         "params", "complete", "status",   "reason", "ceilings",
                                         "job",    "stages",   "reference"};
@@ -258,6 +258,7 @@ StageRecord read_stage(const json& j, const std::string& where,
   }
   r.text("reason", s.reason);
   r.text("precision", s.precision);
+  r.text("gemm_path", s.gemm_path);
   r.strings("reasons", s.reasons);
   if (auto c = r.block("claim")) {
     c->string("source", s.claim.source, false);
@@ -446,6 +447,7 @@ void to_json(json& j, const StageRecord& s) {
        {"status", s.status},
        {"reason", text_json(s.reason)},
        {"precision", text_json(s.precision)},
+       {"gemm_path", text_json(s.gemm_path)},
        {"reasons", s.reasons},
        {"time",
         {{"median_ms", number_json(t.median_ms)},

@@ -105,6 +105,11 @@ struct StageRecord {
   // stage named for bf16 runs fp16 where the device has no bf16. Null when not measured, and in
   // files older than the field.
   Text precision;
+  // The kernel family the stage's tensor-core GEMMs ran on: "wgmma", "mma.sync", or both joined
+  // by "+" (most calls first) when shapes split between them; null when the stage ran none (the
+  // CPU, PoCL, fp32 stages) and in files older than the field. Per-call counts are in
+  // opencl.gemm_calls.
+  Text gemm_path;
   std::vector<std::string> reasons;
   TimeRecord time;
   SpeedupRecord speedup;

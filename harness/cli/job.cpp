@@ -84,6 +84,7 @@ RunRecord JobRunner::run(const Job& job) {
   }
   const std::string device = backend->device();
   const std::string library_tuning = backend->library_tuning();
+  const std::string gemm_paths = backend->gemm_paths();
   RunnerOptions opt = job.runner;
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
   opt.make_collectors = [papi] { return make_collectors(papi); };
@@ -111,6 +112,7 @@ RunRecord JobRunner::run(const Job& job) {
   RunRecord run = run_ladder(
       *workload, {model.name, job.request.size, name, device, workload->mode()}, stages, opt);
   if (!library_tuning.empty()) run.params["library_tuning"] = library_tuning;
+  if (!gemm_paths.empty()) run.params["gemm_paths"] = gemm_paths;
   if (opt.ceilings) {
     CeilingsRecord& c = run.ceilings.emplace();
     c.gemm_fp32_gflops = opt.ceilings->peak_gflops;

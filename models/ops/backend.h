@@ -71,6 +71,10 @@ class Backend {
   // How the backend's library kernels are tuned for this device ("CLBlast tuned on this
   // device: FILE", "CLBlast defaults ..."); "" where there is nothing to say. Runs record it.
   virtual std::string library_tuning() const { return ""; }
+  // Which tensor-core GEMM paths this device offers and why ("wgmma: on (...)", "wgmma: off:
+  // compute capability 8.9, ..."); "" where there is no choice to report. Runs record it in
+  // params.gemm_paths; which path each stage's GEMMs took is the stage's gemm_path.
+  virtual std::string gemm_paths() const { return ""; }
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);

@@ -4,7 +4,7 @@
 // Why this exists: our f16 GEMM on NVIDIA is our own OpenCL kernel (mma.sync through inline PTX),
 // because no OpenCL library reaches the tensor cores; cuBLAS's speed on Hopper comes from wgmma,
 // which the OpenCL compiler rejects. This program builds wgmma_gemm.cl with the instructions
-// written as PTX comments, patches the PTX (ptx_patch.h), builds that through
+// written as PTX comments, patches the PTX (models/ops/opencl/wgmma_ptx.h), builds that through
 // clCreateProgramWithBinary, and checks and times the result:
 //   tile  one warpgroup, D[64, 64] = A[64, K] B[64, K]^T, K = 16 and 64, against a CPU reference,
 //         with the 128-byte swizzle and without swizzle (both offset assignments);
@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/wgmma/ptx_patch.h"
+#include "models/ops/opencl/wgmma_program.h"
 
 namespace {
 
@@ -239,52 +239,27 @@ cl_program build_source(const Cl& cl, const std::string& source, const std::stri
   return p;
 }
 
-std::string program_ptx(cl_program p) {
-  size_t size = 0;
-  check(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
-        "CL_PROGRAM_BINARY_SIZES");
-  std::string s(size, '\0');
-  unsigned char* ptr = reinterpret_cast<unsigned char*>(s.data());
-  check(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr),
-        "CL_PROGRAM_BINARIES");
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-
-// The wgmma route: source -> PTX -> patched PTX -> program from binary.
+// The wgmma route: source -> PTX -> patched PTX -> program from binary, through the op layer's
+// builder (models/ops/opencl/wgmma_program.h: the code the OpenCL backend uses); the probe
+// keeps its files (both PTX texts, both build logs) for inspection.
 cl_program build_wgmma(const Cl& cl, const std::string& source, const std::string& options,
                        const std::string& out, const std::string& name, int maxnreg = 0) {
-  cl_program src = build_source(cl, source, options, out, name + "-source");
-  const std::string ptx = program_ptx(src);
-  clReleaseProgram(src);
-  write_file(out + "/" + name + ".orig.ptx", ptx);
-  const Patched pt = sb::wgmma::patch(ptx, maxnreg);
-  write_file(out + "/" + name + ".ptx", pt.ptx);
-  std::printf("%s: PTX %s | %s -> patched: %d wgmma.mma_async, %d fence, %d commit, %d wait, "
-              "%d proxy fence\n",
-              name.c_str(), pt.version_before.c_str(), pt.target_before.c_str(), pt.mma, pt.fence,
-              pt.commit, pt.wait, pt.proxy_fence);
-  if (!pt.error.empty()) throw std::runtime_error(name + ": patch: " + pt.error);
-  if (pt.mma == 0)
-    throw std::runtime_error(name + ": no SBW_MMA comment in the compiler's PTX (see " + name +
-                             ".orig.ptx)");
-  const unsigned char* bin = reinterpret_cast<const unsigned char*>(pt.ptx.c_str());
-  const size_t len = pt.ptx.size() + 1;  // with the terminating NUL, as read back
-  cl_int status = CL_SUCCESS, err;
-  cl_program p = clCreateProgramWithBinary(cl.context, 1, &cl.device, &len, &bin, &status, &err);
-  check(err, name + ": clCreateProgramWithBinary");
-  check(status, name + ": clCreateProgramWithBinary (binary status)");
-  err = clBuildProgram(p, 1, &cl.device, "-cl-nv-verbose", nullptr, nullptr);
-  if (err == CL_INVALID_BUILD_OPTIONS) {  // in case a binary takes no compiler options
-    std::printf("%s: -cl-nv-verbose refused for a binary (%d); built without it\n", name.c_str(),
-                err);
-    err = clBuildProgram(p, 1, &cl.device, "", nullptr, nullptr);
-  }
-  const std::string log = build_log(cl, p);
-  write_file(out + "/" + name + "-binary-build.txt", log);
-  std::printf("%s: binary build %d; log: %s\n", name.c_str(), err, log.c_str());
-  if (err != CL_SUCCESS) throw ClError(name + ": clBuildProgram (patched binary)\n" + log, err);
-  return p;
+  sb::wgmma::ProgramBuild b = sb::wgmma::build_program(cl.context, cl.device, source, options,
+                                                       "-cl-nv-verbose", maxnreg, true);
+  write_file(out + "/" + name + "-source-build.txt", "options: " + options + "\n" + b.source_log);
+  if (!b.original_ptx.empty()) write_file(out + "/" + name + ".orig.ptx", b.original_ptx);
+  if (!b.patched.ptx.empty()) write_file(out + "/" + name + ".ptx", b.patched.ptx);
+  const Patched& pt = b.patched;
+  std::printf(
+      "%s: PTX %s | %s -> patched: %d wgmma.mma_async, %d fence, %d commit, %d wait, "
+      "%d proxy fence\n",
+      name.c_str(), pt.version_before.c_str(), pt.target_before.c_str(), pt.mma, pt.fence,
+      pt.commit, pt.wait, pt.proxy_fence);
+  write_file(out + "/" + name + "-binary-build.txt", b.binary_log);
+  std::printf("%s: binary build %s; log: %s\n", name.c_str(), b.error.empty() ? "ok" : "failed",
+              b.binary_log.c_str());
+  if (!b.error.empty()) throw std::runtime_error(name + ": " + b.error);
+  return b.program;
 }
 
 std::string wgmma_source(const std::string& kernels_dir) {
@@ -415,8 +390,7 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
     // Run 1 and 2 (2026-11-27) also had {128, 3, 128} and {256, 3}: 421 and 318 TFLOP/s at
     // 8192^3, one tile ahead being too few.
     for (const Gemm g : {Gemm{128, 4}, Gemm{128, 6}, Gemm{256, 4}, Gemm{256, 4, 0, true}}) {
-      const std::string name = "wgmma_" + std::to_string(g.bn) + "_s" +
-                               std::to_string(g.stages) +
+      const std::string name = "wgmma_" + std::to_string(g.bn) + "_s" + std::to_string(g.stages) +
                                (g.maxnreg ? "_r" + std::to_string(g.maxnreg) : "") +
                                (g.drain ? "_drain" : "");
       const std::string opts = "-cl-std=CL1.2 -DGEMM_BN=" + std::to_string(g.bn) +
@@ -427,10 +401,9 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
         cl_program p = build_wgmma(cl, wgmma_source(kdir), opts, out, name, g.maxnreg);
         cl_int err;
         Variant v;
-        v.name = name + " (wgmma m64n" + std::to_string(g.bn) + "k16, 128x" +
-                 std::to_string(g.bn) + "x64, " + std::to_string(g.stages) + " stages, " +
-                 std::to_string(g.ahead()) + " ahead" +
-                 (g.maxnreg ? ", .maxnreg " + std::to_string(g.maxnreg) : "") + ")";
+        v.name = name + " (wgmma m64n" + std::to_string(g.bn) + "k16, 128x" + std::to_string(g.bn) +
+                 "x64, " + std::to_string(g.stages) + " stages, " + std::to_string(g.ahead()) +
+                 " ahead" + (g.maxnreg ? ", .maxnreg " + std::to_string(g.maxnreg) : "") + ")";
         v.kernel = clCreateKernel(p, "wgmma_gemm", &err);
         check(err, "clCreateKernel wgmma_gemm");
         v.local = 256;
@@ -569,16 +542,16 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
         auto t = times[vi];
         std::sort(t.begin(), t.end());
         const double med = t[t.size() / 2], flops = 2.0 * M * N * static_cast<double>(K);
-        std::printf("time %d^3 %-60s median %8.3f ms  %6.1f TFLOP/s  (min %.3f max %.3f ms, %zu runs)\n",
-                    size, vs[vi].name.c_str(), med * 1e3, flops / med / 1e12, t.front() * 1e3,
-                    t.back() * 1e3, t.size());
+        std::printf(
+            "time %d^3 %-60s median %8.3f ms  %6.1f TFLOP/s  (min %.3f max %.3f ms, %zu runs)\n",
+            size, vs[vi].name.c_str(), med * 1e3, flops / med / 1e12, t.front() * 1e3,
+            t.back() * 1e3, t.size());
         json << (first_json ? "" : ",\n") << "    {\"kernel\": \"" << vs[vi].name
              << "\", \"m\": " << M << ", \"n\": " << N << ", \"k\": " << K
              << ", \"median_ms\": " << med * 1e3 << ", \"tflops\": " << flops / med / 1e12
              << ", \"min_ms\": " << t.front() * 1e3 << ", \"max_ms\": " << t.back() * 1e3
              << ", \"runs\": " << t.size() << ", \"samples_ms\": [";
-        for (size_t i = 0; i < times[vi].size(); ++i)
-          json << (i ? ", " : "") << times[vi][i] * 1e3;
+        for (size_t i = 0; i < times[vi].size(); ++i) json << (i ? ", " : "") << times[vi][i] * 1e3;
         json << "]}";
         first_json = false;
       }
@@ -623,14 +596,16 @@ int main(int argc, char** argv) {
         const Patched p = sb::wgmma::patch(read_file(argv[i + 1]), maxnreg);
         write_file(argv[i + 2], p.ptx);
         std::printf("%d mma, %d fence, %d commit, %d wait, %d proxy fence%s%s\n", p.mma, p.fence,
-                    p.commit, p.wait, p.proxy_fence, p.error.empty() ? "" : "; error: ",
-                    p.error.c_str());
+                    p.commit, p.wait, p.proxy_fence,
+                    p.error.empty() ? "" : "; error: ", p.error.c_str());
         return p.error.empty() ? 0 : 1;
       }
       if (!opt.count(a) || i + 1 >= argc) {
-        std::fprintf(stderr, "usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR "
-                             "[--phase tile|gemm|mma] [--sizes 4096,8192] [--rounds 15]\n"
-                             "       wgmma_probe [--kernels DIR] --emit SRC.cl | --patch IN OUT [MAXNREG]\n");
+        std::fprintf(
+            stderr,
+            "usage: wgmma_probe --kernels DIR --mma-kernels DIR --out DIR "
+            "[--phase tile|gemm|mma] [--sizes 4096,8192] [--rounds 15]\n"
+            "       wgmma_probe [--kernels DIR] --emit SRC.cl | --patch IN OUT [MAXNREG]\n");
         return 2;
       }
       opt[a] = argv[++i];
@@ -643,8 +618,8 @@ int main(int argc, char** argv) {
       failures = phase_tile(cl, opt["--kernels"], opt["--out"]);
     } else if (phase == "gemm" || phase == "mma" || phase == "wgmma") {
       failures = phase_gemm(cl, opt["--kernels"], opt["--mma-kernels"], opt["--out"],
-                            parse_sizes(opt["--sizes"]), std::stoi(opt["--rounds"]),
-                            phase != "mma", phase != "wgmma");
+                            parse_sizes(opt["--sizes"]), std::stoi(opt["--rounds"]), phase != "mma",
+                            phase != "wgmma");
     } else {
       throw std::runtime_error("unknown phase " + phase);
     }

@@ -45,6 +45,39 @@ TEST(OpenCLCollector, FoldsKernelLogPerSample) {
   EXPECT_DOUBLE_EQ(stage["opencl"]["h2d_bytes"].get<double>(), 2048);
   EXPECT_DOUBLE_EQ(stage["opencl"]["d2h_bytes"].get<double>(), 50);
   EXPECT_FALSE(stage.dump().find("stale") != std::string::npos);
+  EXPECT_TRUE(stage["gemm_path"].is_null()) << "no tensor-core GEMM was logged";
+  EXPECT_FALSE(stage["opencl"].contains("gemm_calls"));
+}
+
+// Which path the stage's tensor-core GEMMs took: per-sample call counts by "precision path",
+// and the stage's gemm_path, the path with more calls first.
+TEST(OpenCLCollector, RecordsTheGemmPathsPerSample) {
+  KernelLog log;
+  log.gemm("fp16 mma.sync");  // before the stage: cleared at start()
+  OpenCLCollector opencl;
+  CollectorSources sources;
+  sources.kernels = &log;
+  opencl.begin_stage(sources);
+  for (int sample = 0; sample < 2; ++sample) {
+    opencl.start();
+    for (int i = 0; i < 3; ++i) log.gemm("fp16 wgmma");
+    log.gemm("int8 mma.sync");
+    log.kernel("wgmma_f16_256", 100);
+    opencl.stop();
+  }
+  nlohmann::json stage = testing::reported(opencl, 1);
+  EXPECT_EQ(stage["gemm_path"], "wgmma+mma.sync");
+  EXPECT_DOUBLE_EQ(stage["opencl"]["gemm_calls"]["fp16 wgmma"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["gemm_calls"]["int8 mma.sync"].get<double>(), 1);
+  EXPECT_FALSE(stage["opencl"]["gemm_calls"].contains("fp16 mma.sync"));
+}
+
+TEST(OpenCLCollector, GemmPathOrdersByCallsAndNamesOnePathAlone) {
+  EXPECT_EQ(gemm_path_of({}), std::nullopt);
+  EXPECT_EQ(gemm_path_of({{"fp16 wgmma", 4}}), "wgmma");
+  EXPECT_EQ(gemm_path_of({{"fp16 wgmma", 1}, {"fp16 mma.sync", 2}, {"int8 mma.sync", 2}}),
+            "mma.sync+wgmma");
+  EXPECT_EQ(gemm_path_of({{"fp16 mma.sync", 5}, {"tf32 mma.sync", 1}}), "mma.sync");
 }
 
 TEST(OpenCLCollector, UnavailableWithoutKernelLog) {

@@ -177,6 +177,50 @@ TEST_F(OpsOpenCL, KernelLogTimesLaunchesAndTransfers) {
   EXPECT_EQ(log->d2h_bytes(), 8 * 16 * 4u);
 }
 
+// The wgmma path (issue 27) is offered only to a device with NVIDIA's tensor cores and compute
+// capability 9.0: PoCL (CI's device) never takes it. An f16 linear there runs the portable
+// kernel and logs no tensor-core GEMM, so its stage's gemm_path stays null.
+TEST_F(OpsOpenCL, DevicesWithoutNvidiaTensorCoresNeverPickWgmma) {
+  if (be->has_mma()) GTEST_SKIP() << "an NVIDIA device: the wgmma choice is checked on the GPU";
+  EXPECT_FALSE(be->has_wgmma());
+  EXPECT_EQ(be->gemm_paths(), "");
+  KernelLog* log = be->kernel_log();
+  log->clear();
+  const Tensor x = be->upload(random_vec(130 * 64, 36), {130, 64});
+  const Weight w = be->prepare_weight(random_vec(72 * 64, 37), 72, 64, Precision::f16);
+  Tensor y = be->empty({130, 72});
+  be->linear(x, w, y);
+  be->synchronize();
+  EXPECT_TRUE(log->gemms().empty());
+  ASSERT_FALSE(log->kernels().empty());
+  for (const auto& [name, totals] : log->kernels())
+    EXPECT_EQ(name.find("wgmma"), std::string::npos);
+}
+
+// STAGEBENCH_WGMMA is read when the backend is made: a value it does not know is bad input
+// before anything runs, and off is recorded where there was a choice to make (NVIDIA's
+// tensor cores), nothing where there was none (PoCL).
+TEST(OpsOpenCLWgmmaKnob, UnknownValueFailsTheBackendAndOffIsAccepted) {
+  ::setenv("STAGEBENCH_WGMMA", "maybe", 1);
+  bool threw = false;
+  try {
+    make_opencl_backend("");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("STAGEBENCH_WGMMA=maybe") != std::string::npos;
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_WGMMA");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  EXPECT_TRUE(threw);
+  ::setenv("STAGEBENCH_WGMMA", "off", 1);
+  std::unique_ptr<Backend> made = make_opencl_backend("");
+  ::unsetenv("STAGEBENCH_WGMMA");
+  auto* off = static_cast<OpenCLBackend*>(made.get());
+  EXPECT_FALSE(off->has_wgmma());
+  EXPECT_EQ(off->gemm_paths(),
+            off->has_mma() ? "fp16: mma.sync (wgmma off: STAGEBENCH_WGMMA=off)" : "");
+}
+
 // Training ops: what the op table does not pin down on this backend.
 
 TEST_F(OpsOpenCL, WritesCountAsTransfersAndQueuedWritesLand) {

@@ -39,6 +39,7 @@ StageRecord measured_stage() {
   s.summaries = {{"graph", {{"passes", 6}}}};
   s.samples_ms = std::vector<double>{2.4, 2.5, 2.7};
   s.sections["papi"] = {{"available", false}};
+  s.gemm_path = "wgmma+mma.sync";
   return s;
 }
 
@@ -48,6 +49,8 @@ TEST(Records, StageRoundTripsThroughJson) {
   EXPECT_EQ(json(back), written);
   EXPECT_EQ(back.counters.at("perf::TASK-CLOCK").scope, "calling thread");
   EXPECT_EQ(back.sections.at("papi").at("available"), false);
+  EXPECT_EQ(back.gemm_path, "wgmma+mma.sync");
+  EXPECT_FALSE(back.sections.count("gemm_path")) << "a known key, not a newer writer's section";
 }
 
 TEST(Records, EveryBlockHasAllItsKeysWhateverTheStatus) {
@@ -62,6 +65,7 @@ TEST(Records, EveryBlockHasAllItsKeysWhateverTheStatus) {
   EXPECT_EQ(j.at("memory").size(), 4u);
   EXPECT_TRUE(j.at("throughput").at("roofline_frac").is_null());
   EXPECT_TRUE(j.at("opencl").is_null());
+  EXPECT_TRUE(j.at("gemm_path").is_null()) << "written, null, when no tensor-core GEMM ran";
   EXPECT_FALSE(j.contains("summaries"));
 }
 

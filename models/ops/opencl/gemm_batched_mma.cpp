@@ -46,6 +46,7 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
     constexpr size_t kTile = 128, kThreads = 256;
     const cl::NDRange global(round_up(g.n, kTile) / kTile * kThreads, round_up(g.m, kTile) / kTile);
     const Tensor* none = nullptr;
+    count_gemm(f16 ? PipeKind::f16 : PipeKind::tf32, GemmPath::mma_sync);
     launch_mma(f16 ? "gemm_f16_mma" : "gemm_tf32_mma", global, cl::NDRange(kThreads, 1), x, w, none,
                0, 0, none, 0, g.m, g.n, g.k, y);
   }

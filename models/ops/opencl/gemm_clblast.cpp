@@ -239,7 +239,7 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
   for (const auto& [key, tile] : pipe_tiles_)
-    out.emplace_back(key, "pipelined 128x" + std::to_string(tile.bn) +
+    out.emplace_back(key, (tile.wgmma ? "wgmma 128x" : "pipelined 128x") + std::to_string(tile.bn) +
                               (tile.double_buffered ? ", fragments double-buffered" : ""));
   return out;
 }

@@ -213,6 +213,7 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
   // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
+  count_gemm(tf32 ? PipeKind::tf32 : PipeKind::f16, GemmPath::mma_sync);
   launch_mma(tf32 ? "gemm_tf32_mma" : "gemm_f16_mma", global, cl::NDRange(kThreads, 1), x, w.data,
              ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0,
              m, w.n, w.k, y);
@@ -227,6 +228,7 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
 void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, const Tensor& w,
                                 Tensor& y, const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                 const PipeScales& s8, const PipeConv& conv) {
+  if (tile.wgmma) return launch_wgmma(tile.bn, x, w, y, ep, m, n, k, conv);
   const size_t threads = pipe_threads(tile.bn);
   const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
                            round_up(m, kPipeTileM) / kPipeTileM);
@@ -248,18 +250,22 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
 // it. The candidates take turns, kTimedRuns rounds after an untimed one, and each keeps its
 // fastest run: timed one after another, the first ones ran while the clocks were still rising
 // and a 7% slower kernel won an 8192^3 GEMM on the H200. STAGEBENCH_MMA_GEMM=tile256|tile128
-// restricts the width.
+// restricts the width. The candidates are the path's: the wgmma kernels (both widths) when
+// choose_gemm_path() sent the call there, else the mma.sync pipeline's four.
 PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m,
-                                  int64_t n, int64_t k, const PipeScales& s8,
-                                  const PipeConv& conv) {
+                                  int64_t n, int64_t k, const PipeScales& s8, const PipeConv& conv,
+                                  GemmPath path) {
   const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
                           " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                          std::to_string(k);
+                          std::to_string(k) + (path == GemmPath::wgmma ? " wgmma" : "");
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
-  for (const PipeTile tile : kPipeTiles)
-    if (!forced || tile.bn == forced) tiles.push_back(tile);
+  if (path == GemmPath::wgmma)
+    tiles.assign(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+  else
+    for (const PipeTile tile : kPipeTiles)
+      if (!forced || tile.bn == forced) tiles.push_back(tile);
   constexpr int kTimedRuns = 5;  // after one untimed round (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty({m, n}, DType::f32);
@@ -283,7 +289,10 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
-  launch_pipe(kind, pipe_tile(kind, x, w, m, n, k, s8, conv), x, w, y, ep, m, n, k, s8, conv);
+  const GemmPath path =
+      choose_gemm_path(wgmma_device_, wgmma_knob_, {kind == PipeKind::f16, m, n, k, conv.taps});
+  count_gemm(kind, path);
+  launch_pipe(kind, pipe_tile(kind, x, w, m, n, k, s8, conv, path), x, w, y, ep, m, n, k, s8, conv);
 }
 
 PipeScales OpenCLBackend::quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,
@@ -323,6 +332,7 @@ void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, c
   const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);
+  count_gemm(PipeKind::s8, GemmPath::mma_sync);
   launch_mma("gemm_s8_mma", global, cl::NDRange(kThreads, 1), x, w.data, ep.bias, ep.bias ? 1 : 0,
              static_cast<int>(ep.act), ep.residual, ep.residual ? 1 : 0, m, w.n, w.k, y, w.scales,
              1.f / sx, sx);

@@ -74,6 +74,7 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
   if (portable_gemm_)
     library_tuning_ =
         "none: CLBlast replaced by the portable gemm_general (STAGEBENCH_F32_GEMM=portable)";
+  init_wgmma();  // on sm_90 only: builds and checks the wgmma kernels (gemm_wgmma.cpp)
 }
 
 OpenCLBackend::~OpenCLBackend() {

@@ -23,6 +23,7 @@
 #include "models/ops/opencl/device_memory.h"
 #include "models/ops/opencl/event_log.h"
 #include "models/ops/opencl/fault_injection.h"
+#include "models/ops/opencl/gemm_path.h"
 
 namespace sb {
 
@@ -36,12 +37,24 @@ struct PipeScales {
 };
 
 // A pipelined GEMM kernel: its tile's width (128 x bn) and whether its warps double-buffer
-// their fragments (kernels/gemm_pipe_body.cl). Which one a shape runs is measured.
+// their fragments (kernels/gemm_pipe_body.cl), or (wgmma) the f16 wgmma kernel of that width
+// (kernels/gemm_wgmma.cl). Which one a shape runs is measured among its path's candidates.
 struct PipeTile {
   int bn = 256;
   bool double_buffered = true;
+  bool wgmma = false;
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
+// The wgmma kernels: the probe's two fastest of each width on an H200 at 8192^3
+// (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
+// tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5).
+struct WgmmaVariant {
+  int bn, stages;
+  bool drain;
+  int ahead() const { return drain ? stages - 1 : stages - 2; }
+};
+inline constexpr WgmmaVariant kWgmmaVariants[] = {{256, 4, true}, {128, 6, false}};
+inline constexpr PipeTile kWgmmaTiles[] = {{256, false, true}, {128, false, true}};
 
 // An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
 // K / taps channels; taps == 0 is a plain GEMM.
@@ -100,12 +113,16 @@ class OpenCLBackend : public Backend {
   void synchronize() override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
+  std::string gemm_paths() const override { return wgmma_status_; }
   bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
   // True when the NVIDIA tensor-core (inline PTX mma.sync) kernels serve tf32 and f16 here.
   bool has_mma() const;
+  // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
+  // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
+  bool has_wgmma() const { return wgmma_device_.checked; }
   // The kernels of the portable program as built for this device (CL_PROGRAM_KERNEL_NAMES):
   // what the Oclgrind pass must see launched (scripts/oclgrind-ci.sh).
   std::vector<std::string> portable_kernel_names();
@@ -278,7 +295,17 @@ class OpenCLBackend : public Backend {
                    const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8,
                    const PipeConv& conv);
   PipeTile pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                     int64_t k, const PipeScales& s8, const PipeConv& conv);
+                     int64_t k, const PipeScales& s8, const PipeConv& conv, GemmPath path);
+  // gemm_wgmma.cpp: the start-up decision (builds both wgmma variants, checks them against the
+  // pipeline on small shapes with edges and an epilogue; sets wgmma_device_ and wgmma_status_),
+  // the kernels and their launch (same arguments as the pipeline's).
+  void init_wgmma();
+  std::string check_wgmma();  // "" when every variant matched the pipeline, else what did not
+  cl::Kernel& wgmma_kernel(int bn);
+  void launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tensor& y, const Epilogue& ep,
+                    int64_t m, int64_t n, int64_t k, const PipeConv& conv);
+  // Counts one tensor-core GEMM call in the kernel log ("fp16 wgmma", "tf32 mma.sync", ...).
+  void count_gemm(PipeKind kind, GemmPath path);
   // x (count elements) into int8 xq for w's s8 GEMM: with the calibrated range's scale, else
   // with the input's own symmetric range found on the device (into `scales`, kept alive by the
   // caller until the GEMM is queued). Returns what the GEMM dequantizes with.
@@ -368,7 +395,12 @@ class OpenCLBackend : public Backend {
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
-  FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
+  WgmmaDevice wgmma_device_;                        // what the path choice knows (gemm_path.h)
+  WgmmaKnob wgmma_knob_ = WgmmaKnob::automatic;     // STAGEBENCH_WGMMA, read at construction
+  std::string wgmma_status_;                        // gemm_paths(): the decision and its why
+  std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
+  std::map<int, cl::Kernel> wgmma_kernels_;
+  FaultPlan faults_ = FaultPlan::from_env();  // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
   bool portable_gemm_ = false;  // STAGEBENCH_F32_GEMM=portable (gemm_portable)
 };

@@ -1,4 +1,4 @@
-#include "probes/wgmma/ptx_patch.h"
+#include "models/ops/opencl/wgmma_ptx.h"
 
 #include <cstdio>
 #include <regex>
@@ -29,9 +29,10 @@ std::string helpers(const std::vector<int>& widths) {
   for (const int n : widths) {
     const int regs = n / 2;
     const std::string ns = std::to_string(n), acc = operand_list(0, regs), f = plus_f(regs);
-    s += "inline void sbw_mma_n" + ns + "(float* d, ulong da, ulong db) {\n  asm volatile(\"// SBW_MMA m64n" +
-         ns + "k16 " + acc + ", %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
-         ";\"\n    : " + f + "\n    : \"l\"(da), \"l\"(db) : \"memory\");\n}\n";
+    s += "inline void sbw_mma_n" + ns +
+         "(float* d, ulong da, ulong db) {\n  asm volatile(\"// SBW_MMA m64n" + ns + "k16 " + acc +
+         ", %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) + ";\"\n    : " + f +
+         "\n    : \"l\"(da), \"l\"(db) : \"memory\");\n}\n";
     s += "inline void sbw_fence_n" + ns + "(float* d) {\n  asm volatile(\"// SBW_FENCE " + acc +
          "\"\n    : " + f + "\n    : : \"memory\");\n}\n";
     for (const int w : {0, 1})
@@ -69,8 +70,7 @@ Patched patch(const std::string& ptx, int maxnreg) {
     } else if (std::regex_match(line, m, version)) {
       out.version_before = line;
       if (std::stoi(m[1]) < 8) line = ".version 8.0";
-    } else if (line.find("SBW_") != std::string::npos &&
-               line.find("//") != std::string::npos) {
+    } else if (line.find("SBW_") != std::string::npos && line.find("//") != std::string::npos) {
       if (std::regex_match(line, m, mma)) {
         line = m[1].str() + "wgmma.mma_async.sync.aligned." + m[2].str() + ".f32.f16.f16 " +
                m[3].str() + ", " + m[4].str() + ", " + m[5].str() + ", 1, 1, 1, 0, 0;";

@@ -1,5 +1,5 @@
-// Text transformations of the wgmma probe (issue 27): the OpenCL C helpers whose inline asm is
-// a PTX comment carrying its operands, and the patch that turns those comments into Hopper's
+// Text transformations of the wgmma route (issue 27): the OpenCL C helpers whose inline asm is a
+// PTX comment carrying its operands, and the patch that turns those comments into Hopper's
 // wgmma instructions in the PTX NVIDIA's OpenCL compiler produced. Pure text: no OpenCL here.
 #pragma once
 

@@ -1,6 +1,6 @@
-// The wgmma probe's text transformations (probes/wgmma/ptx_patch.h): the helpers' asm comments
-// and the patch that turns them into wgmma instructions. The GPU side is in docs/wgmma.md.
-#include "probes/wgmma/ptx_patch.h"
+// The wgmma route's text transformations (models/ops/opencl/wgmma_ptx.h): the helpers' asm
+// comments and the patch that turns them into wgmma instructions. The GPU side: docs/wgmma.md.
+#include "models/ops/opencl/wgmma_ptx.h"
 
 #include <gtest/gtest.h>
 

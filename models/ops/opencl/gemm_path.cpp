@@ -1,0 +1,41 @@
+#include "models/ops/opencl/gemm_path.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace sb {
+
+const char* gemm_path_name(GemmPath p) {
+  return p == GemmPath::wgmma ? "wgmma" : "mma.sync";
+}
+
+WgmmaKnob parse_wgmma_knob(const char* value) {
+  if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
+    return WgmmaKnob::automatic;
+  if (std::strcmp(value, "off") == 0) return WgmmaKnob::off;
+  throw std::invalid_argument(std::string("STAGEBENCH_WGMMA=") + value +
+                              ": expected auto, on or off");
+}
+
+WgmmaKnob wgmma_knob() {
+  return parse_wgmma_knob(std::getenv("STAGEBENCH_WGMMA"));
+}
+
+std::string wgmma_unavailable(const WgmmaDevice& d, WgmmaKnob knob) {
+  if (knob == WgmmaKnob::off) return "STAGEBENCH_WGMMA=off";
+  if (!d.nvidia_mma) return "no NVIDIA tensor-core kernels on this device";
+  if (d.cc_major != 9 || d.cc_minor != 0)
+    return "compute capability " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
+           ", wgmma needs 9.0 (sm_90a)";
+  return "";
+}
+
+GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& call) {
+  if (!wgmma_unavailable(d, knob).empty() || !d.checked) return GemmPath::mma_sync;
+  if (!call.f16 || call.k % 8 != 0 || call.m <= 0 || call.n <= 0 || call.k <= 0)
+    return GemmPath::mma_sync;
+  return GemmPath::wgmma;
+}
+
+}  // namespace sb

@@ -1,0 +1,204 @@
+// The f16 GEMM on Hopper's wgmma (issue 27; kernels/gemm_wgmma.cl says why we write it): built
+// through the PTX patch (wgmma_program.h) when the backend is made, on a device with compute
+// capability 9.0, and used only if every variant then matches the mma.sync pipeline (and a CPU
+// reference) on small shapes. Which calls it takes is choose_gemm_path() (gemm_path.h).
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+#include "models/ops/opencl/weight_convert.h"
+#include "models/ops/opencl/wgmma_program.h"
+
+namespace sb {
+namespace {
+
+std::string wgmma_source() {
+  return wgmma::helpers({128, 256}) + std::string(embedded_cl_source("common.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_wgmma.cl"));
+}
+
+std::string wgmma_name(int bn) {
+  return "wgmma_f16_" + std::to_string(bn);
+}
+
+std::string options(const WgmmaVariant& v) {
+  return "-cl-std=CL1.2 -DREDUCE_WG=256 -DWG_NAME=" + wgmma_name(v.bn) +
+         " -DWG_BN=" + std::to_string(v.bn) + " -DWG_STAGES=" + std::to_string(v.stages) +
+         " -DWG_AHEAD=" + std::to_string(v.ahead()) +
+         " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "");
+}
+
+// ptxas's "Used N registers, ..." and spill line for `entry` in a -cl-nv-verbose build log.
+std::string registers(const std::string& log, const std::string& entry) {
+  const size_t at = log.find("entry function '" + entry + "'");
+  if (at == std::string::npos) return "ptxas report not in the log";
+  auto line_with = [&](const char* what) {
+    const size_t p = log.find(what, at);
+    if (p == std::string::npos) return std::string();
+    const size_t b = log.rfind('\n', p), e = log.find('\n', p);
+    std::string s = log.substr(b == std::string::npos ? 0 : b + 1,
+                               e == std::string::npos ? std::string::npos : e - b - 1);
+    const size_t first = s.find_first_not_of(" \t");
+    return first == std::string::npos ? s : s.substr(first);
+  };
+  return line_with("spill stores") + "; " + line_with("registers");
+}
+
+std::vector<float> random_halves(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = half_bits_to_float(float_to_half_bits(d(rng)));
+  return v;
+}
+
+// ||got - ref|| / ||ref||; NaN (or an unwritten, poisoned element) makes it NaN.
+double rel_l2(const std::vector<float>& got, const std::vector<float>& ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = static_cast<double>(got[i]) - ref[i];
+    num += d * d;
+    den += static_cast<double>(ref[i]) * ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
+}  // namespace
+
+void OpenCLBackend::init_wgmma() {
+  wgmma_knob_ = wgmma_knob();  // a bad value throws: bad input, before anything is measured
+  wgmma_device_ = {};
+  wgmma_device_.nvidia_mma = has_mma();
+  if (wgmma_device_.nvidia_mma) {
+    const wgmma::ComputeCapability cc = wgmma::compute_capability(runtime_->device()());
+    wgmma_device_.cc_major = cc.major;
+    wgmma_device_.cc_minor = cc.minor;
+  }
+  if (const std::string why = wgmma_unavailable(wgmma_device_, wgmma_knob_); !why.empty()) {
+    // Only devices with the mma.sync kernels say anything: elsewhere (PoCL) f16 runs the portable
+    // kernel and there is no tensor-core path to choose.
+    if (wgmma_device_.nvidia_mma) wgmma_status_ = "fp16: mma.sync (wgmma off: " + why + ")";
+    return;
+  }
+  std::string built;
+  try {
+    const std::string source = wgmma_source();
+    for (const WgmmaVariant& v : kWgmmaVariants) {
+      wgmma::ProgramBuild b = wgmma::build_program(runtime_->context()(), runtime_->device()(),
+                                                   source, options(v), "-cl-nv-verbose");
+      if (!b.error.empty()) {
+        wgmma_status_ = "fp16: mma.sync (wgmma off: " + wgmma_name(v.bn) +
+                        " did not build: " + b.error.substr(0, 400) + ")";
+        return;
+      }
+      wgmma_programs_.emplace(v.bn, cl::Program(b.program));  // takes the reference
+      built += (built.empty() ? "" : "; ") + wgmma_name(v.bn) + " (" + std::to_string(v.stages) +
+               " stages, " + std::to_string(v.ahead()) +
+               " ahead): " + registers(b.binary_log, wgmma_name(v.bn));
+    }
+    const std::string failed = check_wgmma();
+    if (!failed.empty()) {
+      wgmma_status_ = "fp16: mma.sync (wgmma off: the start-up check failed: " + failed + ")";
+      return;
+    }
+  } catch (const std::exception& e) {
+    wgmma_status_ = std::string("fp16: mma.sync (wgmma off: ") + e.what() + ")";
+    return;
+  }
+  wgmma_device_.checked = true;
+  wgmma_status_ = "fp16: wgmma where K is a multiple of 8, else mma.sync (sm_" +
+                  std::to_string(wgmma_device_.cc_major) + std::to_string(wgmma_device_.cc_minor) +
+                  ", checked against the mma.sync pipeline at start-up; " + built + ")";
+}
+
+// Each variant against the pipeline (128 x 256, double-buffered) on the same inputs, and the
+// full-tile product against a CPU reference too: 256 x 512 x 256 with no epilogue, and
+// 200 x 330 x 200 (partial tiles in M and N, K's tail, rows of N not a multiple of 4) with bias,
+// GELU and a residual. Outputs are poisoned with NaN first, so that an element left unwritten
+// fails. Passes at rel L2 <= 1e-5 (the probe found the two kernels bit-identical without an
+// epilogue; f32 sums in another order differ in the last bits).
+std::string OpenCLBackend::check_wgmma() {
+  struct Shape {
+    int64_t m, n, k;
+    bool epilogue;
+  };
+  std::string failed;
+  unsigned seed = 27;
+  for (const Shape s : {Shape{256, 512, 256, false}, Shape{200, 330, 200, true}}) {
+    const auto a = random_halves(static_cast<size_t>(s.m * s.k), seed++);
+    const auto b = random_halves(static_cast<size_t>(s.n * s.k), seed++);
+    const auto bias = random_halves(static_cast<size_t>(s.n), seed++);
+    const auto res = random_halves(static_cast<size_t>(s.m * s.n), seed++);
+    std::vector<uint16_t> ah(a.size()), bh(b.size());
+    for (size_t i = 0; i < a.size(); ++i) ah[i] = float_to_half_bits(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) bh[i] = float_to_half_bits(b[i]);
+    const Tensor x = upload_bytes(ah.data(), ah.size() * 2, {s.m, s.k}, DType::f16);
+    const Tensor w = upload_bytes(bh.data(), bh.size() * 2, {s.n, s.k}, DType::f16);
+    const Tensor bias_t = do_upload(bias, {s.n}), res_t = do_upload(res, {s.m, s.n});
+    const Epilogue ep =
+        s.epilogue ? Epilogue{&bias_t, Act::gelu, &res_t} : Epilogue{nullptr, Act::none, nullptr};
+    const std::vector<float> nan(static_cast<size_t>(s.m * s.n), std::nanf(""));
+    Tensor ref_t = do_upload(nan, {s.m, s.n});
+    launch_pipe(PipeKind::f16, PipeTile{256, true}, x, w, ref_t, ep, s.m, s.n, s.k, {}, {});
+    const std::vector<float> ref = do_download(ref_t);
+    const std::string shape =
+        std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    if (!s.epilogue) {  // the pipeline itself against fp64 on the CPU
+      std::vector<float> cpu(ref.size());
+      for (int64_t i = 0; i < s.m; ++i)
+        for (int64_t j = 0; j < s.n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < s.k; ++l)
+            sum += static_cast<double>(a[i * s.k + l]) * b[j * s.k + l];
+          cpu[i * s.n + j] = static_cast<float>(sum);
+        }
+      const double e = rel_l2(ref, cpu);
+      if (!(e <= 1e-5))
+        failed += "mma.sync against the CPU at " + shape + ": rel L2 " + std::to_string(e) + "; ";
+    }
+    for (const WgmmaVariant& v : kWgmmaVariants) {
+      Tensor y = do_upload(nan, {s.m, s.n});
+      launch_wgmma(v.bn, x, w, y, ep, s.m, s.n, s.k, {});
+      const double e = rel_l2(do_download(y), ref);
+      if (!(e <= 1e-5))
+        failed += wgmma_name(v.bn) + " at " + shape +
+                  (s.epilogue ? " with bias, GELU, residual" : "") + ": rel L2 " +
+                  std::to_string(e) + " against mma.sync; ";
+    }
+  }
+  return failed;
+}
+
+cl::Kernel& OpenCLBackend::wgmma_kernel(int bn) {
+  if (auto it = wgmma_kernels_.find(bn); it != wgmma_kernels_.end()) return it->second;
+  return wgmma_kernels_.emplace(bn, cl::Kernel(wgmma_programs_.at(bn), wgmma_name(bn).c_str()))
+      .first->second;
+}
+
+void OpenCLBackend::launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tensor& y,
+                                 const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+                                 const PipeConv& conv) {
+  constexpr int64_t kTileM = 128;  // WG_BM
+  constexpr size_t kThreads = 256;
+  const int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
+  cl::Kernel& kernel = wgmma_kernel(bn);
+  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+           ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
+           to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
+           to_cl_int(conv.len, "conv length"));
+  const std::string name = wgmma_name(bn);
+  faults_.before_launch(name);
+  events_.launch(name, kernel, cl::NDRange(static_cast<size_t>(tiles) * kThreads),
+                 cl::NDRange(kThreads));
+}
+
+void OpenCLBackend::count_gemm(PipeKind kind, GemmPath path) {
+  const char* precision = kind == PipeKind::f16 ? "fp16" : kind == PipeKind::tf32 ? "tf32" : "int8";
+  kernel_log_.gemm(std::string(precision) + " " + gemm_path_name(path));
+}
+
+}  // namespace sb

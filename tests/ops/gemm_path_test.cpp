@@ -1,0 +1,101 @@
+// The f16 GEMM's path choice (models/ops/opencl/gemm_path.h) as a pure function: device facts,
+// the STAGEBENCH_WGMMA knob and the call's shape in, wgmma or mma.sync out. No GPU needed.
+#include "models/ops/opencl/gemm_path.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <utility>
+
+namespace sb {
+namespace {
+
+WgmmaDevice hopper(bool checked = true) {
+  WgmmaDevice d;
+  d.nvidia_mma = true;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.checked = checked;
+  return d;
+}
+
+GemmCall f16(int64_t m, int64_t n, int64_t k, int64_t taps = 0) {
+  return GemmCall{true, m, n, k, taps};
+}
+
+TEST(GemmPath, CheckedHopperTakesWgmmaForF16OfAnyMAndN) {
+  const WgmmaDevice d = hopper();
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, f16(8192, 8192, 8192)), GemmPath::wgmma);
+  // Edge tiles in M and N and K's tail are the kernel's to handle: still wgmma.
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, f16(200, 330, 200)), GemmPath::wgmma);
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, f16(1, 1, 8)), GemmPath::wgmma);
+  // Enformer's implicit convolution (K = taps x channels).
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, f16(1536, 768, 5 * 768, 5)), GemmPath::wgmma);
+}
+
+TEST(GemmPath, RowsNotSixteenByteAlignedStayOnMmaSync) {
+  EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, f16(256, 256, 100)),
+            GemmPath::mma_sync);
+  EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, f16(256, 256, 0)), GemmPath::mma_sync);
+}
+
+TEST(GemmPath, Tf32AndInt8StayOnMmaSync) {
+  GemmCall call = f16(4096, 4096, 4096);
+  call.f16 = false;
+  EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, call), GemmPath::mma_sync);
+}
+
+TEST(GemmPath, KnobOffForcesMmaSync) {
+  EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::off, f16(4096, 4096, 4096)), GemmPath::mma_sync);
+  EXPECT_EQ(wgmma_unavailable(hopper(), WgmmaKnob::off), "STAGEBENCH_WGMMA=off");
+}
+
+TEST(GemmPath, UncheckedOrFailedStartUpCheckStaysOnMmaSync) {
+  EXPECT_EQ(choose_gemm_path(hopper(false), WgmmaKnob::automatic, f16(4096, 4096, 4096)),
+            GemmPath::mma_sync);
+}
+
+TEST(GemmPath, OnlyComputeCapabilityNinePointZeroIsOffered) {
+  for (const auto& [major, minor] : {std::pair{8, 0}, {8, 9}, {9, 1}, {10, 0}, {12, 0}, {0, 0}}) {
+    WgmmaDevice d = hopper();
+    d.cc_major = major;
+    d.cc_minor = minor;
+    EXPECT_NE(wgmma_unavailable(d, WgmmaKnob::automatic), "") << major << "." << minor;
+    EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, f16(4096, 4096, 4096)), GemmPath::mma_sync)
+        << major << "." << minor;
+  }
+  EXPECT_EQ(wgmma_unavailable(hopper(), WgmmaKnob::automatic), "");
+}
+
+// What PoCL and the CPU look like to the choice: no mma.sync, no compute capability. Even a
+// `checked` flag set by mistake does not send them to wgmma.
+TEST(GemmPath, DevicesWithoutNvidiaTensorCoresNeverTakeWgmma) {
+  WgmmaDevice pocl;
+  EXPECT_NE(wgmma_unavailable(pocl, WgmmaKnob::automatic), "");
+  pocl.checked = true;
+  pocl.cc_major = 9;
+  EXPECT_EQ(choose_gemm_path(pocl, WgmmaKnob::automatic, f16(4096, 4096, 4096)),
+            GemmPath::mma_sync);
+}
+
+TEST(GemmPath, KnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_wgmma_knob(nullptr), WgmmaKnob::automatic);
+  EXPECT_EQ(parse_wgmma_knob(""), WgmmaKnob::automatic);
+  EXPECT_EQ(parse_wgmma_knob("auto"), WgmmaKnob::automatic);
+  EXPECT_EQ(parse_wgmma_knob("on"), WgmmaKnob::automatic);
+  EXPECT_EQ(parse_wgmma_knob("off"), WgmmaKnob::off);
+  try {
+    parse_wgmma_knob("0");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_WGMMA=0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmPath, NamesAreTheRecordsValues) {
+  EXPECT_STREQ(gemm_path_name(GemmPath::wgmma), "wgmma");
+  EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");
+}
+
+}  // namespace
+}  // namespace sb
