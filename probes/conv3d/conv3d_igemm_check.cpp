@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
             reps;
         if (round > 0) (implicit ? t_igemm : t_cols).push_back(ms);
       }
-    auto median = [](std::vector<double> v) {
+    auto median = [](std::vector<double> v) -> double {
       if (v.empty()) return NAN;
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];

@@ -108,7 +108,8 @@ TEST(GemmPath, ConvIgemmCoversReducedChannelsLastCallsWithChunkedChannels) {
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(4), ConvIgemmKnob::automatic), "");
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(8, 2), ConvIgemmKnob::automatic), "");
   EXPECT_NE(conv_igemm_unavailable(dynunet_call(4, 2), ConvIgemmKnob::automatic), "");
-  EXPECT_NE(conv_igemm_unavailable(dynunet_call(1), ConvIgemmKnob::automatic), "");
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(1), ConvIgemmKnob::automatic), "");
+  EXPECT_NE(conv_igemm_unavailable(dynunet_call(1, 2), ConvIgemmKnob::automatic), "");
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(16), ConvIgemmKnob::off),
             "STAGEBENCH_CONV_IGEMM=off");
   ConvIgemmCall c = dynunet_call(16);
@@ -122,6 +123,9 @@ TEST(GemmPath, ConvIgemmCoversReducedChannelsLastCallsWithChunkedChannels) {
   EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
   c = dynunet_call(16);
   c.w = 1001;
+  EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
+  c = dynunet_call(16);
+  c.padding = 17;
   EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
 }
 

@@ -11,7 +11,7 @@
 //                     dx element gathers its own contributions (no atomics); the first chunk of
 //                     a sample writes, later ones add.
 // Every sum runs in a fixed order, so results repeat bit for bit.
-// On NVIDIA, tf32/f16 ndhwc forward passes whose input channels fill 16-byte chunks run as an
+// On NVIDIA, tf32/f16 ndhwc forward passes (f16: input channels a multiple of 8) run as an
 // implicit GEMM instead (conv3d_igemm.cpp; STAGEBENCH_CONV_IGEMM=off keeps them here).
 #include <clblast.h>
 

@@ -64,6 +64,13 @@ std::string conv_source() {
   return s;
 }
 
+// K = taps x in channels, rounded up to whole 16-byte rows of the weight (a tf32 input with
+// channels not a multiple of 4 gathers word by word, and its weight rows end in zeros).
+int64_t padded_k(const Conv3dShape& s) {
+  const int64_t k = s.in_channels * s.kernel * s.kernel * s.kernel;
+  return (k + 3) / 4 * 4;
+}
+
 int tile_width(int64_t out_channels) {
   return out_channels <= 16 ? 16 : out_channels <= 32 ? 32 : 64;
 }
@@ -77,6 +84,7 @@ std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) con
   call.channels_last = s.layout == Layout3d::ndhwc;
   call.element_bytes = s.precision == Precision::f16 ? 2 : 4;
   call.in_channels = s.in_channels, call.d = s.d, call.h = s.h, call.w = s.w;
+  call.padding = s.padding;
   return conv_igemm_unavailable(call, conv_igemm_knob_);
 }
 
@@ -87,8 +95,8 @@ std::string OpenCLBackend::gemm_paths() const {
   const std::string conv =
       conv_igemm_knob_ == ConvIgemmKnob::off
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
-          : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes with input "
-            "channels a multiple of 4 (tf32) or 8 (f16), else vol2col + GEMM";
+          : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes (f16: input "
+            "channels a multiple of 8), else vol2col + GEMM";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }
 
@@ -107,8 +115,7 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
   const ConvTile& t = kConvTiles[tile];
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
-  const int64_t m = s.batch * od * oh * ow, n = s.out_channels,
-                k = s.in_channels * s.kernel * s.kernel * s.kernel;
+  const int64_t m = s.batch * od * oh * ow, n = s.out_channels, k = padded_k(s);
   const std::string name = tile_kernel(kind, t);
   cl::Kernel& kernel = conv_igemm_kernel(name);
   const Tensor* none = nullptr;
@@ -125,12 +132,12 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
 void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                  const Tensor* bias, Tensor& y) {
   const PipeKind kind = s.precision == Precision::f16 ? PipeKind::f16 : PipeKind::tf32;
-  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel, k = s.in_channels * taps;
-  const int64_t w_count = s.out_channels * k;
+  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  const int64_t k = padded_k(s), w_count = s.out_channels * k;
   Tensor wt = do_empty({s.out_channels, k}, DType::f32);
   launch("conv3d_weight_taps_first", cl::NDRange(round_up(w_count, 256)), cl::NDRange(256), w,
          to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
-         to_cl_int(w_count, "conv3d weight size"), wt);
+         to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
   const Tensor* xg = &x;
   const Tensor* wg = &wt;
   Tensor xh, wh;

@@ -55,11 +55,12 @@ std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob
   if (!call.nvidia_mma) return "no NVIDIA tensor-core kernels on this device";
   if (!call.reduced) return "fp32 products (CLBlast)";
   if (!call.channels_last) return "ncdhw";
-  const int64_t per_chunk = 16 / call.element_bytes;
-  if (call.in_channels % per_chunk != 0)
-    return std::to_string(call.in_channels) + " input channels, not a multiple of " +
-           std::to_string(per_chunk);
+  // tf32 gathers channels that do not fill a 16-byte chunk word by word; 2-byte halves have no
+  // copy that small.
+  if (call.element_bytes == 2 && call.in_channels % 8 != 0)
+    return std::to_string(call.in_channels) + " f16 input channels, not a multiple of 8";
   if (call.d > 1000 || call.h > 1000 || call.w > 1000) return "a volume edge over 1000";
+  if (call.padding > 16) return "padding over 16";
   return "";
 }
 

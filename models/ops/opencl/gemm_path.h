@@ -58,12 +58,12 @@ struct ConvIgemmCall {
   bool reduced = false;        // tf32 or f16 products (fp32 stays on CLBlast)
   bool channels_last = false;  // ndhwc (ncdhw has no gather here yet)
   int64_t element_bytes = 4;   // of the gathered input: 4 (tf32) or 2 (f16)
-  int64_t in_channels = 0, d = 0, h = 0, w = 0;
+  int64_t in_channels = 0, d = 0, h = 0, w = 0, padding = 0;
 };
 
 // Empty when the call runs as an implicit GEMM, else why not: the knob, no mma.sync, fp32,
-// ncdhw, input channels that do not fill 16-byte chunks (a multiple of 4 for tf32, 8 for f16),
-// or a volume edge over 1000 (the kernel packs window corners in 10 bits).
+// ncdhw, f16 input channels that do not fill 16-byte chunks (a multiple of 8; tf32 takes any),
+// or a volume edge over 1000 or padding over 16 (the kernel packs window corners in 10 bits).
 std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob);
 
 }  // namespace sb

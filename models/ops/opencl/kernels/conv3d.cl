@@ -114,12 +114,13 @@ void conv3d_bias_grad(__global const float* dy, int channels_last, int channels,
   if (get_local_id(0) == 0) dbias[o] = s;
 }
 
-// w [out, C, taps] -> [out, taps, C]: the implicit GEMM's K order (conv3d_igemm.cl), where a
-// K tile's chunk is consecutive channels of one tap. An item per element of the output.
-__kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps, int n,
+// w [out, C, taps] -> [out, k_pad] in (tap, channel) order, zero past C taps: the implicit GEMM's
+// K order (conv3d_igemm.cl), where a K tile's chunk is consecutive channels of one tap, its rows
+// padded to 16 bytes. An item per element of the output.
+__kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps, int k_pad, int n,
                                        __global float* out) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const int per_out = taps * C, o = i / per_out, r = i - o * per_out, t = r / C, c = r - t * C;
-  out[i] = w[((size_t)o * C + c) * taps + t];
+  const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
+  out[i] = r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
 }

@@ -12,7 +12,8 @@
 //           call by conv3d_weight_taps_first);
 //   K       = taps x C, so a 16-byte chunk of A (4 tf32 or 8 halves) is 4 or 8 consecutive
 //           channels of one input voxel: C a multiple of that keeps every chunk inside one tap,
-//           and cp.async copies it with zero fill where the tap falls in the padding.
+//           and cp.async copies it with zero fill where the tap falls in the padding (tf32
+//           with other C: four 4-byte copies a chunk, conv3d_load_a_words).
 // Each item copies the same chunk column (tid & 7) of its rows in every K tile, so the tap and
 // channel it reads are worked out once a tile, and each row's window corner once a call
 // (conv3d_rows, before the K loop); a tile then costs each row three bound checks and an add.
@@ -53,11 +54,62 @@ inline void conv3d_rows(int m0, int M, int tid, int threads, int n_rows, int C, 
   }
 }
 
+inline void cp_async4_ca(__local uint4* dst, int word, __global const uchar* src, int bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+               :
+               : "r"(smem_addr(dst) + 4 * word), "l"(src), "r"(bytes)
+               : "memory");
+}
+
+// Whether element (z, y, x) of the volume is inside it.
+inline bool conv3d_inside(int corner, int kz, int ky, int kx, int D, int H, int W) {
+  const int z = (corner & 1023) - CONV_CORNER_BIAS + kz;
+  const int y = ((corner >> 10) & 1023) - CONV_CORNER_BIAS + ky;
+  const int x = ((corner >> 20) & 1023) - CONV_CORNER_BIAS + kx;
+  return (uint)z < (uint)D && (uint)y < (uint)H && (uint)x < (uint)W;
+}
+
+// Input channels that do not fill a 16-byte chunk (DynUNet's first convolutions read a single
+// channel), tf32 only: each of the chunk's 4 elements is its own 4-byte copy, from its own tap.
+// The weight's rows are padded to K, a multiple of 4, with zeros; taps past the kernel read
+// nothing.
+inline void conv3d_load_a_words(__local uint4* tile, __global const uchar* src, int k0, int C,
+                                int D, int H, int W, int ks, int tid, int threads, int n_rows,
+                                const int* base, const int* corner) {
+  const int c = tid & 7, real_k = C * ks * ks * ks;
+  int kz[4], ky[4], kx[4], offset[4];
+  bool k_inside[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int k = k0 + c * 4 + j, tap = k / C, ci = k - tap * C;
+    kz[j] = tap / (ks * ks);
+    const int kyx = tap - kz[j] * ks * ks;
+    ky[j] = kyx / ks;
+    kx[j] = kyx - ky[j] * ks;
+    offset[j] = ((kz[j] * H + ky[j]) * W + kx[j]) * C + ci;
+    k_inside[j] = k < real_k;
+  }
+#pragma unroll
+  for (int i = 0; i < n_rows; ++i) {
+    __local uint4* dst = tile + swz((tid >> 3) + i * (threads >> 3), c);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const bool inside = k_inside[j] && conv3d_inside(corner[i], kz[j], ky[j], kx[j], D, H, W);
+      cp_async4_ca(dst, j, inside ? src + (size_t)(base[i] + offset[j]) * 4 : src,
+                   inside ? 4 : 0);
+    }
+  }
+}
+
 // A's K tile k0 for the rows conv3d_rows set up: the item's chunk column c = tid & 7 is
 // channels ci .. ci + 3 (tf32) or + 7 (f16) of tap (kz, ky, kx) for every row.
 inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int esize, int k0,
                           int K, int C, int D, int H, int W, int ks, int tid, int threads,
                           int n_rows, const int* base, const int* corner) {
+  if (esize == 4 && (C & 3) != 0) {  // uniform over the work-group
+    conv3d_load_a_words(tile, src, k0, C, D, H, W, ks, tid, threads, n_rows, base, corner);
+    return;
+  }
   const int c = tid & 7, k = k0 + c * (16 / esize);
   const int tap = k / C, ci = k - tap * C, kz = tap / (ks * ks), kyx = tap - kz * ks * ks;
   const int ky = kyx / ks, kx = kyx - ky * ks;
@@ -65,10 +117,7 @@ inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int es
   const bool k_inside = k < K;
 #pragma unroll
   for (int i = 0; i < n_rows; ++i) {
-    const int z = (corner[i] & 1023) - CONV_CORNER_BIAS + kz;
-    const int y = ((corner[i] >> 10) & 1023) - CONV_CORNER_BIAS + ky;
-    const int x = ((corner[i] >> 20) & 1023) - CONV_CORNER_BIAS + kx;
-    const bool inside = k_inside && (uint)z < (uint)D && (uint)y < (uint)H && (uint)x < (uint)W;
+    const bool inside = k_inside && conv3d_inside(corner[i], kz, ky, kx, D, H, W);
     __global const uchar* from = inside ? src + (size_t)(base[i] + offset) * esize : src;
     cp_async16_ca(tile + swz((tid >> 3) + i * (threads >> 3), c), from, inside ? 16 : 0);
   }
