@@ -27,14 +27,21 @@ constexpr ConvTile kConvTiles[] = {{128, 16, 2, 16}, {256, 16, 4, 16}, {128, 32,
 constexpr size_t kConvThreads = 128;
 constexpr PipeKind kConvKinds[] = {PipeKind::tf32, PipeKind::f16};
 
-std::string tile_kernel(PipeKind kind, const ConvTile& t) {
+// words: the tf32 gather of input channels that do not fill 16-byte chunks
+// (conv3d_load_a_words).
+std::string tile_kernel(PipeKind kind, const ConvTile& t, bool words) {
   return std::string("conv3d_igemm_") + (kind == PipeKind::f16 ? "f16_" : "tf32_") +
-         std::to_string(t.bm) + "x" + std::to_string(t.bn);
+         std::to_string(t.bm) + "x" + std::to_string(t.bn) + (words ? "_words" : "");
 }
 
-std::string conv_variant(PipeKind kind, const ConvTile& t) {
+std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
   auto n = [](int v) { return std::to_string(v); };
-  return "#define PIPE_NAME " + tile_kernel(kind, t) + "\n#define PIPE_BN " + n(t.bn) +
+  const std::string load_a =
+      words ? "conv3d_load_a_words(stage, (__global const uchar*)x, k0, C, D, H, W, ks, tid, "
+              "PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n"
+            : "conv3d_load_a(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), k0, K, C, D, H, "
+              "W, ks, tid, PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n";
+  return "#define PIPE_NAME " + tile_kernel(kind, t, words) + "\n#define PIPE_BN " + n(t.bn) +
          "\n#define PIPE_THREADS " + std::to_string(kConvThreads) +
          "\n#define PIPE_DOUBLE_BUFFER 0\n#define PIPE_TILE_M " + n(t.bm) + "\n#define PIPE_MI " +
          n(t.mi) + "\n#define PIPE_WN " + n(t.wn) + "\n" + pipe_operand_defines(kind) +
@@ -45,10 +52,8 @@ std::string conv_variant(PipeKind kind, const ConvTile& t) {
          "#define PIPE_A_SETUP int cv_base[CONV_ROWS], cv_corner[CONV_ROWS]; "
          "conv3d_rows(m0, M, tid, PIPE_THREADS, CONV_ROWS, C, D, H, W, stride, pad, OD, OH, OW, "
          "cv_base, cv_corner);\n"
-         "#define PIPE_LOAD_A(stage, k0) conv3d_load_a(stage, (__global const uchar*)x, "
-         "sizeof(PIPE_ELEM), k0, K, C, D, H, W, ks, tid, PIPE_THREADS, CONV_ROWS, cv_base, "
-         "cv_corner)\n" +
-         std::string(embedded_cl_source("gemm_pipe_body.cl")) +
+         "#define PIPE_LOAD_A(stage, k0) " +
+         load_a + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
          "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
          "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n#undef CONV_ROWS\n";
@@ -60,7 +65,8 @@ std::string conv_source() {
                   std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
                   std::string(embedded_cl_source("conv3d_igemm.cl")) + "\n";
   for (const PipeKind kind : kConvKinds)
-    for (const ConvTile& t : kConvTiles) s += conv_variant(kind, t);
+    for (const ConvTile& t : kConvTiles) s += conv_variant(kind, t, false);
+  for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::tf32, t, true);
   return s;
 }
 
@@ -116,7 +122,8 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
   const int64_t m = s.batch * od * oh * ow, n = s.out_channels, k = padded_k(s);
-  const std::string name = tile_kernel(kind, t);
+  const bool words = kind == PipeKind::tf32 && s.in_channels % 4 != 0;
+  const std::string name = tile_kernel(kind, t, words);
   cl::Kernel& kernel = conv_igemm_kernel(name);
   const Tensor* none = nullptr;
   set_args(kernel, 0, x, w, bias, bias ? 1 : 0, 0, none, 0, to_cl_int(m, "conv3d rows"),

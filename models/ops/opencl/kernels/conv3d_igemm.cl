@@ -72,7 +72,9 @@ inline bool conv3d_inside(int corner, int kz, int ky, int kx, int D, int H, int 
 // Input channels that do not fill a 16-byte chunk (DynUNet's first convolutions read a single
 // channel), tf32 only: each of the chunk's 4 elements is its own 4-byte copy, from its own tap.
 // The weight's rows are padded to K, a multiple of 4, with zeros; taps past the kernel read
-// nothing.
+// nothing. Kernels of their own ("_words"): as a branch inside conv3d_load_a, uniform but in
+// every kernel, it slowed the chunked kernels' 3^3 shapes by 15-30% on an H200
+// (results/h200/conv-igemm-2026-11-27/call2/shapes-ours-tf32.tsv against call1/).
 inline void conv3d_load_a_words(__local uint4* tile, __global const uchar* src, int k0, int C,
                                 int D, int H, int W, int ks, int tid, int threads, int n_rows,
                                 const int* base, const int* corner) {
@@ -106,10 +108,6 @@ inline void conv3d_load_a_words(__local uint4* tile, __global const uchar* src, 
 inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int esize, int k0,
                           int K, int C, int D, int H, int W, int ks, int tid, int threads,
                           int n_rows, const int* base, const int* corner) {
-  if (esize == 4 && (C & 3) != 0) {  // uniform over the work-group
-    conv3d_load_a_words(tile, src, k0, C, D, H, W, ks, tid, threads, n_rows, base, corner);
-    return;
-  }
   const int c = tid & 7, k = k0 + c * (16 / esize);
   const int tap = k / C, ci = k - tap * C, kz = tap / (ks * ks), kyx = tap - kz * ks * ks;
   const int ky = kyx / ks, kx = kyx - ky * ks;
