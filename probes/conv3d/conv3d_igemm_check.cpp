@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
                   why.c_str(), ok ? "" : "\tFAILED");
     std::fflush(stdout);
   }
+  for (const auto& [shape, choice] : be.autotune_choices())
+    std::printf("# chosen: %s: %s\n", shape.c_str(), choice.c_str());
   std::printf("# %s\n", failed ? "FAILED" : "all shapes within tolerance");
   return failed ? 1 : 0;
 }

@@ -6,6 +6,8 @@
 // call (out x 27 C floats, a few microseconds) and the bias is added in the epilogue.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -77,11 +79,29 @@ int64_t padded_k(const Conv3dShape& s) {
   return (k + 3) / 4 * 4;
 }
 
+// STAGEBENCH_CONV_IGEMM_TILE: 128 or 256 restricts the measured choice to that tile height (to
+// time the two against each other); unset or "": both are candidates.
+int forced_tile_height() {
+  const char* env = std::getenv("STAGEBENCH_CONV_IGEMM_TILE");
+  if (!env || !*env) return 0;
+  if (std::strcmp(env, "128") == 0) return 128;
+  if (std::strcmp(env, "256") == 0) return 256;
+  throw std::invalid_argument(std::string("STAGEBENCH_CONV_IGEMM_TILE=") + env +
+                              ": expected 128 or 256");
+}
+
 int tile_width(int64_t out_channels) {
   return out_channels <= 16 ? 16 : out_channels <= 32 ? 32 : 64;
 }
 
 }  // namespace
+
+void OpenCLBackend::add_conv_igemm_choices(
+    std::vector<std::pair<std::string, std::string>>& out) const {
+  for (const auto& [key, tile] : conv_igemm_tiles_)
+    out.emplace_back("conv3d " + key, "implicit GEMM " + std::to_string(kConvTiles[tile].bm) + "x" +
+                                          std::to_string(kConvTiles[tile].bn));
+}
 
 std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) const {
   ConvIgemmCall call;
@@ -166,8 +186,10 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
   auto chosen = conv_igemm_tiles_.find(key);
   if (chosen == conv_igemm_tiles_.end()) {
     std::vector<size_t> candidates;
+    const int height = forced_tile_height();
     for (size_t i = 0; i < std::size(kConvTiles); ++i)
-      if (kConvTiles[i].bn == tile_width(s.out_channels)) candidates.push_back(i);
+      if (kConvTiles[i].bn == tile_width(s.out_channels) && (!height || kConvTiles[i].bm == height))
+        candidates.push_back(i);
     constexpr int kTimedRuns = 5;
     cl::CommandQueue& queue = runtime_->queue();
     std::vector<double> fastest(candidates.size(), std::numeric_limits<double>::infinity());

@@ -322,6 +322,8 @@ class OpenCLBackend : public Backend {
   void conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
                     Tensor& y);
   cl::Kernel& conv_igemm_kernel(const std::string& name);  // its program, built on first use
+  // The measured tile of each shape so far (autotune_choices()).
+  void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
                          const Tensor& w, const Tensor* bias, Tensor& y);
   // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on
