@@ -5,6 +5,7 @@
 #   shapes: conv3d_igemm_check on DynUNet full's forward shapes (both paths' outputs compared
 #           against each other and fp64, both timed), then cuDNN on the same shapes
 #           (scripts/reference/conv3d_shapes.py);
+#   tiles:  conv3d_igemm_check (tf32) with the tile height measured, then forced to 128 and 256;
 #   ladder: `stagebench run dynunet --size full` with STAGEBENCH_CONV_IGEMM=off and on (the stages
 #           in STAGES), then PyTorch's peer beside the "on" file while time allows.
 # Everything lands in OUT/conv-igemm and is tarred into OUT/conv-igemm.tar.gz.
@@ -44,6 +45,13 @@ for phase in ${PHASES:-shapes ladder}; do
       done
       timeout 150 python3 "$scripts/conv3d_shapes.py" > "$o/shapes-cudnn.tsv" 2> "$o/shapes-cudnn.err"
       log "conv3d_shapes.py rc=$?"
+      ;;
+    tiles)  # the measured tile height against each height forced (STAGEBENCH_CONV_IGEMM_TILE)
+      for h in auto 128 256; do
+        STAGEBENCH_CONV_IGEMM_TILE=$([ "$h" = auto ] || echo "$h") timeout 150 \
+          "$bundle/conv3d_igemm_check" tf32 20 > "$o/tiles-$h.tsv" 2> "$o/tiles-$h.err"
+        log "conv3d_igemm_check tf32 tile $h rc=$? ($(tail -n1 "$o/tiles-$h.tsv"))"
+      done
       ;;
     ladder)
       for mode in off on; do
