@@ -9,7 +9,7 @@
 #   ladder: `stagebench run dynunet --size full` with STAGEBENCH_CONV_IGEMM=off and on (the stages
 #           in STAGES), then PyTorch's peer beside the "on" file while time allows.
 # Everything lands in OUT/conv-igemm and is tarred into OUT/conv-igemm.tar.gz.
-#   PHASES="shapes ladder" (default both)  LIMIT=s (everything ends within it; default 560)
+#   PHASES="shapes ladder" (default both; also tiles)  PEER=0 (no peer)  LIMIT=s (everything ends within it; default 560)
 #   BUNDLE=folder holding stagebench, conv3d_igemm_check, lib/ (default .gpu)
 #   SCRIPTS=folder holding this script's Python (default scripts/reference)
 set -uo pipefail
@@ -63,7 +63,7 @@ for phase in ${PHASES:-shapes ladder}; do
         log "ladder $mode rc=$? $(grep -o '"gemm_calls": {[^}]*}' "$o/dynunet-full-$mode.json" 2>/dev/null | sort -u | tr '\n' ' ' | head -c 400)"
       done
       budget=$(($(left) - 30))
-      if [ "$budget" -ge 60 ] && [ -s "$o/dynunet-full-on.json" ]; then
+      if [ "${PEER:-1}" = 1 ] && [ "$budget" -ge 60 ] && [ -s "$o/dynunet-full-on.json" ]; then
         timeout $((budget + 20)) "$bundle/stagebench" peer dynunet --size full \
           -o "$o/dynunet-full-on.json" --deadline "$budget" > "$o/dynunet-full-peer.txt" 2>&1
         log "peer rc=$? (deadline ${budget}s)"

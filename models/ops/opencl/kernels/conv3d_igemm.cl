@@ -72,9 +72,7 @@ inline bool conv3d_inside(int corner, int kz, int ky, int kx, int D, int H, int 
 // Input channels that do not fill a 16-byte chunk (DynUNet's first convolutions read a single
 // channel), tf32 only: each of the chunk's 4 elements is its own 4-byte copy, from its own tap.
 // The weight's rows are padded to K, a multiple of 4, with zeros; taps past the kernel read
-// nothing. Kernels of their own ("_words"): as a branch inside conv3d_load_a, uniform but in
-// every kernel, it slowed the chunked kernels' 3^3 shapes by 15-30% on an H200
-// (results/h200/conv-igemm-2026-11-27/call2/shapes-ours-tf32.tsv against call1/).
+// nothing. Kernels of their own ("_words"), so that the chunked kernels carry none of it.
 inline void conv3d_load_a_words(__local uint4* tile, __global const uchar* src, int k0, int C,
                                 int D, int H, int W, int ks, int tid, int threads, int n_rows,
                                 const int* base, const int* corner) {
@@ -115,7 +113,12 @@ inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int es
   const bool k_inside = k < K;
 #pragma unroll
   for (int i = 0; i < n_rows; ++i) {
-    const bool inside = k_inside && conv3d_inside(corner[i], kz, ky, kx, D, H, W);
+    // Written out here, not through conv3d_inside(): with the helper's short-circuit the 3^3
+    // shapes ran 15-50% slower on an H200 (results/h200/conv-igemm-2026-11-27/call5/).
+    const int z = (corner[i] & 1023) - CONV_CORNER_BIAS + kz;
+    const int y = ((corner[i] >> 10) & 1023) - CONV_CORNER_BIAS + ky;
+    const int x = ((corner[i] >> 20) & 1023) - CONV_CORNER_BIAS + kx;
+    const bool inside = k_inside && (uint)z < (uint)D && (uint)y < (uint)H && (uint)x < (uint)W;
     __global const uchar* from = inside ? src + (size_t)(base[i] + offset) * esize : src;
     cp_async16_ca(tile + swz((tid >> 3) + i * (threads >> 3), c), from, inside ? 16 : 0);
   }
