@@ -162,9 +162,12 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t k = padded_k(s), w_count = s.out_channels * k;
   Tensor wt = do_empty({s.out_channels, k}, DType::f32);
-  launch("conv3d_weight_taps_first", cl::NDRange(round_up(w_count, 256)), cl::NDRange(256), w,
-         to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
-         to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
+  cl::Kernel& permute = conv_igemm_kernel("conv3d_weight_taps_first");
+  set_args(permute, 0, w, to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
+           to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
+  faults_.before_launch("conv3d_weight_taps_first");
+  events_.launch("conv3d_weight_taps_first", permute, cl::NDRange(round_up(w_count, 256)),
+                 cl::NDRange(256));
   const Tensor* xg = &x;
   const Tensor* wg = &wt;
   Tensor xh, wh;

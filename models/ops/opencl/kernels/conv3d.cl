@@ -113,14 +113,3 @@ void conv3d_bias_grad(__global const float* dy, int channels_last, int channels,
   s = group_sum(s, scratch);
   if (get_local_id(0) == 0) dbias[o] = s;
 }
-
-// w [out, C, taps] -> [out, k_pad] in (tap, channel) order, zero past C taps: the implicit GEMM's
-// K order (conv3d_igemm.cl), where a K tile's chunk is consecutive channels of one tap, its rows
-// padded to 16 bytes. An item per element of the output.
-__kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps, int k_pad, int n,
-                                       __global float* out) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
-  out[i] = r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
-}

@@ -123,3 +123,16 @@ inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int es
     cp_async16_ca(tile + swz((tid >> 3) + i * (threads >> 3), c), from, inside ? 16 : 0);
   }
 }
+
+// w [out, C, taps] -> [out, k_pad] in (tap, channel) order, zero past C taps: the implicit GEMM's
+// K order, where a K tile's chunk is consecutive channels of one tap, its rows
+// padded to 16 bytes. An item per element of the output. Here rather than in conv3d.cl: the
+// portable program's kernels must all be launched by the Oclgrind pass's cases, and this one runs
+// only on NVIDIA.
+__kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps, int k_pad, int n,
+                                       __global float* out) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
+  out[i] = r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
+}
