@@ -3,4 +3,6 @@ target_sources(sb_collectors PRIVATE
   memory_collector.cpp
   opencl_collector.cpp
   papi_collector.cpp
-  rusage_collector.cpp)
+  rusage_collector.cpp
+  timeline_collector.cpp
+  timeline_trace.cpp)

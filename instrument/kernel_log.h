@@ -5,8 +5,20 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace sb {
+
+// One device command's profiling timestamps (the device's clock, ns), kept only while a timeline
+// capture is on (collectors/timeline_collector.h): QUEUED (when the host enqueued it), START
+// and END. A library call bracketed by markers has its first marker's QUEUED and END as queued
+// and start.
+struct KernelEvent {
+  std::string name;
+  uint64_t queued_ns = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+};
 
 struct KernelTotals {
   uint64_t launches = 0;
@@ -20,6 +32,16 @@ class KernelLog {
     ++k.launches;
     k.total_ns += duration_ns;
   }
+  // kernel() with the command's timestamps, which a timeline capture keeps. The backend asks
+  // capturing() first, so that reading them costs nothing when no capture is on.
+  void kernel_event(const std::string& name, uint64_t queued_ns, uint64_t start_ns,
+                    uint64_t end_ns) {
+    kernel(name, end_ns > start_ns ? end_ns - start_ns : 0);
+    if (capture_) capture_->push_back({name, queued_ns, start_ns, end_ns});
+  }
+  bool capturing() const { return capture_ != nullptr; }
+  // Keeps every kernel_event() in `events` until capture_into(nullptr).
+  void capture_into(std::vector<KernelEvent>* events) { capture_ = events; }
   // One tensor-core GEMM call and the path it took, e.g. "fp16 wgmma", "int8 mma.sync": the
   // stage record's gemm_path (docs/schema.md).
   void gemm(const std::string& precision_and_path) { ++gemms_[precision_and_path]; }
@@ -45,6 +67,7 @@ class KernelLog {
   std::map<std::string, uint64_t> gemms_;
   uint64_t h2d_bytes_ = 0;
   uint64_t d2h_bytes_ = 0;
+  std::vector<KernelEvent>* capture_ = nullptr;
 };
 
 }  // namespace sb

@@ -9,7 +9,7 @@ out="${1:-${OUT:?}}"
 sb=".gpu/gpu-run.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv > "$out/gpu.txt" 2>&1
 for size in tiny small; do
-  bash "$sb" trace deepfm --size "$size" --backend opencl --steps 8 --no-dropout --out "/tmp/dfm_$size" \
+  bash "$sb" export-steps deepfm --size "$size" --backend opencl --steps 8 --no-dropout --out "/tmp/dfm_$size" \
     2>&1 | tee -a "$out/deepfm_reference.txt"
   python3 scripts/reference/deepfm_torch.py check --dir "/tmp/dfm_$size" --device cuda \
     --json "/tmp/dfm_check_$size.json" > /dev/null 2>&1

@@ -23,7 +23,7 @@ print('== selftest (CPU, tiny fixture): pass %s, names match params.cpp %s, loss
 } 2>&1 | tee "$log"
 if [ -x .gpu/stagebench ]; then
   for size in tiny small; do
-    bash "$sb" trace dynunet --size "$size" --backend opencl --stage baseline --steps "${STEPS:-4}" \
+    bash "$sb" export-steps dynunet --size "$size" --backend opencl --stage baseline --steps "${STEPS:-4}" \
       --out "/tmp/dyn_$size" 2>&1 | tee -a "$log"
     # the verdict is the CPU arbiter's (PyTorch float64 on the host's CPU); PyTorch fp32 on the
     # CPU and on CUDA (cuDNN, TF32 off) are reported beside it (docs/method.md)

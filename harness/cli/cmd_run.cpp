@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "collectors/collectors.h"
+#include "collectors/timeline_trace.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
@@ -24,6 +25,7 @@ struct RunArgs {
   Job job;  // job.request.backend may be "all"
   std::string output = "results/latest.json";
   std::string format = "json";              // or "gbench": Google Benchmark JSON
+  std::string timeline;                     // --timeline: Chrome trace-event JSON, or none
   std::vector<std::string> extra_ceilings;  // "tf32=400000": GFLOP/s measured elsewhere
   bool quiet = false;
   int repeat = 1;  // processes (harness/cli/repeat_run.h)
@@ -59,8 +61,16 @@ int execute(RunArgs& a) {
   job.runner.validate();
 
   check_output(a.output, "-o");
-  const std::filesystem::path out_dir = std::filesystem::path(a.output).parent_path();
-  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  if (!a.timeline.empty()) {
+    check_output(a.timeline, "--timeline");
+    if (std::filesystem::weakly_canonical(a.timeline) ==
+        std::filesystem::weakly_canonical(a.output))
+      throw std::invalid_argument("--timeline '" + a.timeline + "' is the result file (-o)");
+  }
+  for (const std::string& file : {a.output, a.timeline}) {
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+    if (!dir.empty()) std::filesystem::create_directories(dir);
+  }
   const OutputLock lock(a.output);  // before measuring: a second run on the same file stops now
   if (a.repeat > 1) return run_repeated({a.repeat, a.output, a.format, a.quiet});
   std::vector<RunRecord> runs;
@@ -68,11 +78,13 @@ int execute(RunArgs& a) {
   nlohmann::json context = run_context(papi, true);
   context["collectors"] = nlohmann::json::array();
   for (const auto& c : make_collectors(papi)) context["collectors"].push_back(describe(*c));
+  if (!a.timeline.empty()) job.timeline = std::make_shared<TimelineSink>();
   auto save = [&](const RunRecord* extra_run) {
     nlohmann::json all = runs;
     if (extra_run) all.push_back(*extra_run);
     const nlohmann::json doc = make_document(context, all);
     write_json_atomic(a.output, a.format == "gbench" ? gbench_document(doc) : doc);
+    if (job.timeline) write_json_atomic(a.timeline, chrome_trace(job.timeline->stages()));
   };
   JobRunner runner(a.quiet);
   const StopSignals signals("run");
@@ -84,6 +96,7 @@ int execute(RunArgs& a) {
     one.runner.progress = [&](const Progress& p) { progress.update(p); };
     one.runner.on_partial = [&](const RunRecord& partial) { save(&partial); };
     one.runner.stop = signals.flag();
+    if (job.timeline) job.timeline->begin_run(job.model + "/" + job.request.size + "/" + name);
     RunRecord run;
     try {
       run = runner.run(one);
@@ -116,6 +129,8 @@ int execute(RunArgs& a) {
     if (!run.measured_nothing()) std::cout << ladder_table_text(nlohmann::json(run)) << '\n';
   }
   std::cout << "wrote " << a.output << '\n';
+  if (job.timeline)
+    std::cout << "wrote " << a.timeline << " (open it in Perfetto or chrome://tracing)\n";
   return rc;
 }
 
@@ -194,6 +209,10 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(kNonNegativeInteger)
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
+  cmd->add_option("--timeline", a->timeline,
+                  "Also write the kernels and host phases of one measured sample per stage as "
+                  "Chrome trace-event JSON (Perfetto, chrome://tracing); with --repeat, the "
+                  "last process's");
   cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")
       ->check(CLI::IsMember({"json", "gbench"}))
       ->capture_default_str();

@@ -18,7 +18,8 @@ void add_sweep(CLI::App& app, int& exit_code);
 void add_merge(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
 void add_compare_ab(CLI::App& app, int& exit_code);
-void add_trace(CLI::App& app, int& exit_code);
+void add_export_steps(CLI::App& app, int& exit_code);
+void add_trace_renamed(CLI::App& app);  // `trace`, renamed export-steps: exits 2 naming it
 void add_tune(CLI::App& app, int& exit_code);
 void add_peer(CLI::App& app, int& exit_code);
 

@@ -87,7 +87,11 @@ RunRecord JobRunner::run(const Job& job) {
   const std::string gemm_paths = backend->gemm_paths();
   RunnerOptions opt = job.runner;
   const std::vector<std::string> papi = job.events.empty() ? kDefaultPapiEvents : job.events;
-  opt.make_collectors = [papi] { return make_collectors(papi); };
+  opt.make_collectors = [papi, timeline = job.timeline] {
+    auto all = make_collectors(papi);
+    if (timeline) all.push_back(std::make_unique<TimelineCollector>(timeline));
+    return all;
+  };
   std::unique_ptr<Workload> workload;
   try {
     if (job.measure_ceilings) {

@@ -2,9 +2,11 @@
 // One job: one model's ladder at one size on one backend, measured. `run` and `sweep` both run
 // their jobs through JobRunner, so a run record looks the same whichever command made it.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "collectors/timeline_collector.h"
 #include "harness/runner.h"
 #include "models/registry.h"
 #include "schema/records.h"
@@ -19,6 +21,8 @@ struct Job {
   RunnerOptions runner;             // sampling options and the progress/partial hooks
   bool measure_ceilings = true;
   std::map<std::string, double> given_ceilings;  // --ceiling PRECISION=GFLOPS
+  // --timeline: one measured sample per stage captured into it (collectors/timeline_collector.h)
+  std::shared_ptr<TimelineSink> timeline;
 };
 
 // The backend names a job may name (backend_names()), or "all" for every one of them. Throws

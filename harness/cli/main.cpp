@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   sb::cli::add_merge(app, exit_code);
   sb::cli::add_compare(app, exit_code);
   sb::cli::add_compare_ab(app, exit_code);
-  sb::cli::add_trace(app, exit_code);
+  sb::cli::add_export_steps(app, exit_code);
+  sb::cli::add_trace_renamed(app);
   sb::cli::add_tune(app, exit_code);
   sb::cli::add_peer(app, exit_code);
   try {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "instrument/host_ranges.h"
 #include "models/backend_sources.h"
 #include "models/deepfm/counts.h"
 #include "models/io/weight_source.h"
@@ -190,6 +191,7 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
     t0 = Clock::now();
   };
   Clock::time_point t0 = Clock::now();
+  PhaseMarks marks;  // the timeline's host ranges (instrument/host_ranges.h)
   // Data: the step's batch (assembled now, or taken ready from the workers), its field codes
   // offset into the one concatenated table.
   PrefetchLoader::Ready ready;
@@ -209,6 +211,7 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
   }
   const int64_t b = view.size;
   mark(times ? &times->data : nullptr, t0);
+  marks.end("data");
   // Host to device: per tensor, blocking, into new tensors (as .to(device) is), or
   // non-blocking writes into the preallocated batch.
   DeviceBatch fresh;
@@ -225,21 +228,26 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
     d.type = be.upload_ids(view.type, {b});
   }
   mark(times ? &times->h2d : nullptr, t0);
+  marks.end("h2d");
   r.trainer->forward_model(d);
   mark(times ? &times->forward : nullptr, t0);
+  marks.end("forward");
   r.trainer->losses(d);
   if (times) {
     const double before = times->forward;
     mark(&times->forward, t0);
     times->loss += times->forward - before;
   }
+  marks.end("loss");
   r.trainer->backward(d);
   mark(times ? &times->backward : nullptr, t0);
+  marks.end("backward");
   StepResult res = r.trainer->update();
   // The host batch may be reused once the device has read it: the update's loss read-back
   // synchronized, and the non-blocking writes were queued before the step's kernels.
   be.synchronize();
   mark(times ? &times->optimizer : nullptr, t0);
+  marks.end("optimizer");
   return res;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "instrument/host_ranges.h"
 #include "models/backend_sources.h"
 #include "models/dynunet/counts.h"
 #include "models/dynunet/volume_loader.h"
@@ -148,6 +149,7 @@ StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times, std::vector<float
     t0 = Clock::now();
   };
   Clock::time_point t0 = Clock::now();
+  PhaseMarks marks;  // the timeline's host ranges (instrument/host_ranges.h)
   int slot = -1;
   std::span<const float> image = r.image, mask = r.mask;
   if (r.loader) {
@@ -160,20 +162,25 @@ StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times, std::vector<float
   }
   ++r.next;
   mark(times ? &times->data : nullptr, t0);
+  marks.end("data");
   // From the loader's (page-locked) slots the copies are queued; the update's loss read-back
   // synchronizes before the slot goes back to the workers.
   be.write(image, r.d_image, !r.loader);
   be.write(mask, r.d_mask, !r.loader);
   mark(times ? &times->h2d : nullptr, t0);
+  marks.end("h2d");
   r.net->forward(r.d_image, r.d_mask);
   mark(times ? &times->forward : nullptr, t0);
+  marks.end("forward");
   r.net->backward();
   mark(times ? &times->backward : nullptr, t0);
+  marks.end("backward");
   if (grads) *grads = r.net->gradients();
   StepLoss loss = r.net->update();
   be.synchronize();
   if (r.loader) r.loader->release(slot);
   mark(times ? &times->optimizer : nullptr, t0);
+  marks.end("optimizer");
   return loss;
 }
 

@@ -4,7 +4,7 @@ and timed against. Parameter names are this module's state-dict names, the ones 
 models/deepfm/params.h uses.
 
   check --dir DIR [--device cuda|cpu] [--write-trace T.safetensors] [--json OUT.json]
-        DIR holds stagebench's `stagebench trace deepfm --size S --steps N --no-dropout --out DIR`:
+        DIR holds stagebench's `stagebench export-steps deepfm --size S --steps N --no-dropout --out DIR`:
         init.safetensors, batches.safetensors, trace.safetensors. Trains N steps from init on the
         same batches (dropout off, fp32, TF32 off, math attention), prints JSON with both loss
         curves and the final parameters' agreement. Exit 0 when the largest relative loss
@@ -726,7 +726,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
     ck = sub.add_parser("check", help="train on stagebench's trace files and compare")
-    ck.add_argument("--dir", required=True, help="stagebench trace deepfm --out DIR")
+    ck.add_argument("--dir", required=True, help="stagebench export-steps deepfm --out DIR")
     ck.add_argument("--device", help="cuda or cpu (default: cuda when available)")
     ck.add_argument("--steps", type=int, default=0, help="default: the files' steps")
     ck.add_argument("--write-trace", help="write PyTorch's trace in stagebench's format here")
@@ -746,7 +746,7 @@ def main():
     import peer_timing
     peer_timing.add_arguments(pe, SIZES, default_warmup=10)
     st = sub.add_parser("selftest", help="numpy-only checks (PyTorch's too when installed)")
-    st.add_argument("--dir", help="stagebench trace directory: step-0 loss against numpy")
+    st.add_argument("--dir", help="stagebench export-steps directory: step-0 loss against numpy")
     st.add_argument("--loss-tol", type=float, default=1e-4)
     st.add_argument("--json")
     a = ap.parse_args()

@@ -17,7 +17,7 @@ MONAI import is needed. The network, as models/dynunet/network.cpp computes it:
   (sum p + sum t + smooth), mean over (n, c)) + BCEWithLogits (mean); AdamW(lr, weight_decay).
 
   check --dir DIR [--device cpu|cuda] [--float64] [--json OUT.json] [--write-trace T.safetensors]
-        DIR holds `stagebench trace dynunet --size S --backend B --steps N --out DIR`:
+        DIR holds `stagebench export-steps dynunet --size S --backend B --steps N --out DIR`:
         init.safetensors, batches.safetensors, grads_step0.safetensors, trace.safetensors. Trains
         N steps from init on the same batches and compares each step's loss (Dice and BCE too),
         the final parameters and step 0's gradients (before any AdamW step), tensor by tensor:
@@ -1008,7 +1008,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
     ck = sub.add_parser("check", help="train on stagebench's trace files and compare")
-    ck.add_argument("--dir", required=True, help="stagebench trace dynunet --out DIR")
+    ck.add_argument("--dir", required=True, help="stagebench export-steps dynunet --out DIR")
     ck.add_argument("--device", default="cpu", help="cpu: the arbiter alone (PyTorch on the "
                     "CPU); cuda: the CUDA comparison too, reported beside the arbiter's verdict")
     ck.add_argument("--float64", action="store_true", help="the arbiter trains in float64 (PyTorch "

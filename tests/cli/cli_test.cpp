@@ -9,9 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
+#include <set>
 
 #include "schema/document.h"
+#include "tests/cli/trace_event_format.h"
 #include "tests/common/run_stagebench.h"
 
 namespace {
@@ -38,6 +41,8 @@ TEST(Cli, UnknownModelStageSizeBackendAndDeviceAreBadInput) {
         Case{"run enformer --size tiny --backend cuda", "unknown backend 'cuda'"},
         Case{"run enformer --size tiny --backend opencl --device no-such-gpu", "no-such-gpu"},
         Case{"report /nonexistent/file.json", "nonexistent"},
+        Case{"run enformer --size tiny --timeline /dev/null/t.json", "--timeline"},
+        Case{"trace deepfm --size tiny --out x", "`trace` is now `export-steps`"},
         Case{"run geneformer --size tiny --stages eager tensorrt", "unknown stage 'tensorrt'"},
         Case{"infer geneformer --input /nonexistent/ids.npy --output o.safetensors",
              "nonexistent"}}) {
@@ -198,15 +203,67 @@ TEST(Cli, GeneformerRunsOnTokenIdsFromAFile) {
   std::filesystem::remove(f);
 }
 
+// `--timeline`'s file against the run it came from: a valid trace, one sample per measured
+// stage of every run, the host phases a training step marks, and on a device the commands of
+// the captured sample adding up to a device time the stage recorded (the collectors read the
+// same events).
+void expect_timeline_of(const nlohmann::json& doc, const std::filesystem::path& trace_file) {
+  std::ifstream in(trace_file);
+  ASSERT_TRUE(in) << trace_file;
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  const auto problems = sb::testing::trace_event_format_problems(trace);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  std::map<int, std::string> processes;
+  for (const auto& e : trace["traceEvents"])
+    if (e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+  for (const auto& run : doc["runs"]) {
+    const std::string label =
+        run["model"].get<std::string>() + "/tiny/" + run["backend"].get<std::string>();
+    int pid = 0;
+    for (const auto& [p, name] : processes)
+      if (name == label) pid = p;
+    ASSERT_NE(pid, 0) << label << " has no process in the trace";
+    for (const auto& s : run["stages"]) {
+      if (s["status"] == "skipped" || s["status"] == "failed") continue;
+      const std::string id = s["id"];
+      int samples = 0;
+      double device_us = 0;
+      std::set<std::string> phases;
+      for (const auto& e : trace["traceEvents"]) {
+        if (e["ph"] != "X" || e["pid"] != pid || e["args"]["stage"] != id) continue;
+        if (e["cat"] == "sample") ++samples;
+        if (e["cat"] == "device") device_us += e["dur"].get<double>();
+        if (e["cat"] == "host") phases.insert(e["name"].get<std::string>());
+      }
+      EXPECT_EQ(samples, 1) << label << " " << id;
+      if (s["throughput"]["item_name"] == "samples") {  // a training step, not the data phase
+        for (const char* phase : {"data", "h2d", "forward", "loss", "backward", "optimizer"})
+          EXPECT_TRUE(phases.count(phase)) << label << " " << id << " lacks " << phase;
+      }
+      if (!s["opencl"].is_object()) {
+        EXPECT_EQ(device_us, 0) << label << " " << id;
+        continue;
+      }
+      const auto& ms = s["opencl"]["device_ms"];
+      if (ms["max"].get<double>() > 0) {
+        EXPECT_GT(device_us, 0) << label << " " << id;
+      }
+      EXPECT_GE(device_us / 1e3, ms["min"].get<double>() * (1 - 1e-9)) << label << " " << id;
+      EXPECT_LE(device_us / 1e3, ms["max"].get<double>() * (1 + 1e-9)) << label << " " << id;
+    }
+  }
+}
+
 // The training ladder end to end on every backend built here: mode train, every stage that runs
 // passes its check (loss curve and final parameters, or the data phase's encoding), the phases
-// and the memory split are recorded.
+// and the memory split are recorded; and its timeline (expect_timeline_of).
 TEST(Cli, DeepFmTinyTrainsEveryStageOnEveryBackend) {
   const auto f = temp_file("deepfm.json");
+  const auto timeline = temp_file("deepfm.trace.json");
   const Result r =
       run("run deepfm --size tiny --backend all --max-time 3 --warmup 0.05 "
           "--min-samples 3 --noise 0.5 --no-ceilings -q -o " +
-          f.string());
+          f.string() + " --timeline " + timeline.string());
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json doc = sb::read_document(f);
   ASSERT_GE(doc["runs"].size(), 1u);
@@ -239,7 +296,9 @@ TEST(Cli, DeepFmTinyTrainsEveryStageOnEveryBackend) {
   EXPECT_EQ(stages[7]["speedup"]["vs_previous"], nullptr);
   EXPECT_DOUBLE_EQ(stages[7]["speedup"]["vs_baseline"].get<double>(), 1.0);
   EXPECT_EQ(stages[8]["speedup"]["vs_previous"], stages[8]["speedup"]["vs_baseline"]);
+  expect_timeline_of(doc, timeline);
   std::filesystem::remove(f);
+  std::filesystem::remove(timeline);
 }
 
 TEST(Cli, DeepFmNamesAMalformedTableWithItsLine) {
@@ -255,9 +314,10 @@ TEST(Cli, DeepFmNamesAMalformedTableWithItsLine) {
   EXPECT_NE(r.output.find(tsv.filename().string()), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("line 3"), std::string::npos) << r.output;
   EXPECT_EQ(run("run deepfm --size tiny --data /nonexistent/table.tsv -q").status, 2);
-  EXPECT_EQ(run("trace deepfm --size tiny --stage preprocess --out " + temp_file("trace").string())
-                .status,
-            2);
+  EXPECT_EQ(
+      run("export-steps deepfm --size tiny --stage preprocess --out " + temp_file("steps").string())
+          .status,
+      2);
   std::filesystem::remove(tsv);
 }
 

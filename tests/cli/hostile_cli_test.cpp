@@ -216,7 +216,8 @@ TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
       "infer geneformer --size tiny --backend opencl --device zzz --input " + ok.string() + out,
       "zzz");
   expect_bad_input(
-      "trace deepfm --size tiny --backend opencl --device zzz --out " + dir.file("trace").string(),
+      "export-steps deepfm --size tiny --backend opencl --device zzz --out " +
+          dir.file("steps").string(),
       "zzz");
   // Out of int32 range: each named by its value, not wrapped to -2147483648.
   for (const auto& [value, shown] :

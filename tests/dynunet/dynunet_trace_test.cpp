@@ -1,4 +1,4 @@
-// `stagebench trace dynunet`'s files, without PyTorch (CI has none): step 0's gradients are
+// `stagebench export-steps dynunet`'s files, without PyTorch (CI has none): step 0's gradients are
 // written under every parameter's name and shape, they are the gradients the first AdamW step
 // used, and they are the loss's derivative (a central difference along them).
 #include <gtest/gtest.h>

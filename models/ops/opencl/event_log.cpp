@@ -1,5 +1,6 @@
 #include "models/ops/opencl/event_log.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace sb {
@@ -41,13 +42,18 @@ void EventLog::remember(Pending p) {
 }
 
 void EventLog::flush() {
+  const bool timeline = log_.capturing();
   for (auto& p : pending_) {
     p.end.wait();
     const cl_ulong end = p.end.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-    if (p.begin()) {
-      log_.kernel(p.name, span_ns(p.begin.getProfilingInfo<CL_PROFILING_COMMAND_END>(), end));
+    const cl::Event& first = p.begin() ? p.begin : p.end;
+    const cl_ulong start = p.begin() ? p.begin.getProfilingInfo<CL_PROFILING_COMMAND_END>()
+                                     : p.end.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    if (timeline) {
+      log_.kernel_event(p.name, first.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>(), start,
+                        std::max(start, end));
     } else {
-      log_.kernel(p.name, span_ns(p.end.getProfilingInfo<CL_PROFILING_COMMAND_START>(), end));
+      log_.kernel(p.name, span_ns(start, end));
     }
   }
   pending_.clear();

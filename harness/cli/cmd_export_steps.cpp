@@ -1,4 +1,6 @@
-// stagebench trace: a training model's steps written out for a reference implementation.
+// stagebench export-steps: a training model's steps written out for a reference
+// implementation (scripts/reference/*_torch.py check). It was `trace` until `run --timeline`
+// made "trace" mean a timeline; `trace` now says so and exits 2.
 #include <iostream>
 
 #include "harness/cli/commands.h"
@@ -11,9 +13,9 @@
 
 namespace sb::cli {
 
-void add_trace(CLI::App& app, int& exit_code) {
+void add_export_steps(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "trace",
+      "export-steps",
       "Train a few steps from the initial parameters and write parameters, batches and the "
       "loss curve, and for dynunet step 0's gradients (for scripts/reference/deepfm_torch.py and "
       "dynunet_torch.py check)");
@@ -44,17 +46,19 @@ void add_trace(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", a->out, "output folder")->required();
   cmd->callback([a, &exit_code] {
     const ModelEntry& m = find_model(a->model);
-    if (m.mode != "train") throw std::invalid_argument("trace: " + m.name + " is not trained");
+    if (m.mode != "train")
+      throw std::invalid_argument("export-steps: " + m.name + " is not trained");
     check_size(m, a->size);
     const size_t stage = resolve_stages(m, {a->stage}).front();
     if (m.name == "dynunet") {
       if (!a->data.empty() || a->no_dropout)
-        throw std::invalid_argument("trace: dynunet takes no --data or --no-dropout");
+        throw std::invalid_argument("export-steps: dynunet takes no --data or --no-dropout");
       dynunet::WorkloadOptions o;
       o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
       dynunet::DynUnetWorkload w(o, backend_or_bad_input(a->backend, a->device));
       if (const std::string why = w.skip_reason(stage); !why.empty())
-        throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
+        throw std::invalid_argument("export-steps: stage '" + a->stage +
+                                    "' does not run here: " + why);
       const auto s = dynunet::export_trace(w, stage, a->steps, a->out);
       std::cout << "dynunet/" << a->size << " " << dynunet::ladder()[stage].id << " on "
                 << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
@@ -68,12 +72,24 @@ void add_trace(CLI::App& app, int& exit_code) {
     if (a->no_dropout) o.dropout = 0.f;
     deepfm::DeepFmWorkload w(o, backend_or_bad_input(a->backend, a->device));
     if (const std::string why = w.skip_reason(stage); !why.empty())
-      throw std::invalid_argument("trace: stage '" + a->stage + "' does not run here: " + why);
+      throw std::invalid_argument("export-steps: stage '" + a->stage +
+                                  "' does not run here: " + why);
     const auto s = deepfm::export_trace(w, stage, a->steps, a->out);
     std::cout << "deepfm/" << a->size << " " << deepfm::ladder()[stage].id << " on "
               << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
               << " -> " << s.last_loss << "; wrote " << a->out.string() << '\n';
     exit_code = 0;
+  });
+}
+
+// The old name: a user's script that still calls it learns the new one, whatever its options.
+void add_trace_renamed(CLI::App& app) {
+  auto* cmd = app.add_subcommand("trace", "");  // no description: left out of --help
+  cmd->allow_extras();
+  cmd->callback([] {
+    throw std::invalid_argument(
+        "`trace` is now `export-steps` (a training model's steps for the PyTorch check); a "
+        "timeline of kernels and host phases is `run --timeline FILE`");
   });
 }
 
