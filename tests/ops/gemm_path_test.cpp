@@ -103,7 +103,7 @@ ConvIgemmCall dynunet_call(int64_t in_channels, int64_t element_bytes = 4) {
   return c;
 }
 
-TEST(GemmPath, ConvIgemmCoversReducedChannelsLastCallsWithChunkedChannels) {
+TEST(GemmPath, ConvIgemmCoversReducedChannelsLastCalls) {
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(16), ConvIgemmKnob::automatic), "");
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(4), ConvIgemmKnob::automatic), "");
   EXPECT_EQ(conv_igemm_unavailable(dynunet_call(8, 2), ConvIgemmKnob::automatic), "");
