@@ -34,48 +34,83 @@ std::string gemm_refused_options(const WorkloadRequest& r) {
   return {};
 }
 
+namespace {
+
+// Options only one model takes: named when another model's request carries them.
+void refuse_foreign_options(const std::string& model, const WorkloadRequest& r) {
+  if (model != "geneformer" && (r.heads != 0 || r.eps))
+    throw std::invalid_argument(model + ": heads and eps apply to geneformer only");
+  if (model != "enformer" && (r.length != 0 || r.target != 0))
+    throw std::invalid_argument(model +
+                                ": length and target apply to enformer only (geneformer takes "
+                                "its length from --input)");
+  if ((model == "enformer" || model == "dynunet") && !r.input.empty())
+    throw std::invalid_argument(model == "enformer"
+                                    ? "enformer: run takes no --input (it measures seeded one-hot "
+                                      "DNA; use infer)"
+                                    : "dynunet: run takes no --input (it trains on seeded "
+                                      "synthetic volumes)");
+  if (model == "gemm")
+    if (const std::string bad = gemm_refused_options(r); !bad.empty())
+      throw std::invalid_argument(bad);
+}
+
+enformer::WorkloadOptions enformer_options(const WorkloadRequest& r) {
+  refuse_foreign_options("enformer", r);
+  enformer::WorkloadOptions o;
+  o.size = r.size;
+  o.seed = r.seed;
+  o.weights = r.weights;
+  o.overrides = {r.length, r.target};
+  o.batch = r.batch > 0 ? r.batch : 1;
+  return o;
+}
+
+geneformer::WorkloadOptions geneformer_options(const WorkloadRequest& r) {
+  refuse_foreign_options("geneformer", r);
+  geneformer::WorkloadOptions o;
+  o.size = r.size;
+  o.seed = r.seed;
+  o.weights = r.weights;
+  o.batch = r.batch;
+  o.overrides = {r.heads, r.eps};
+  return o;
+}
+
+}  // namespace
+
 const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> models{
       {"enformer", "Enformer, DNA -> gene expression tracks (seed 000, inference)",
        enformer::sizes(), []() -> const std::vector<StageSpec>& { return enformer::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         enformer::WorkloadOptions o;
-         o.size = r.size;
-         o.seed = r.seed;
-         o.weights = r.weights;
-         o.overrides = {r.length, r.target};
-         if (!r.input.empty())
-           throw std::invalid_argument(
-               "enformer: run takes no --input (it measures seeded one-hot DNA; use infer)");
-         o.batch = r.batch > 0 ? r.batch : 1;
-         return std::make_unique<enformer::EnformerWorkload>(o, std::move(backend));
-       }},
+         return std::make_unique<enformer::EnformerWorkload>(enformer_options(r),
+                                                             std::move(backend));
+       },
+       // The length, target and batch against the tower (its pools divide the length, the
+       // crop splits evenly), from the checkpoint's shapes when one is given.
+       [](const WorkloadRequest& r) { enformer::workload_config(enformer_options(r)); }},
       {"geneformer",
        "Geneformer gf-6L-10M-i2048, cells -> embeddings, in-silico perturbation (seed 003, "
        "inference)",
        geneformer::sizes(), []() -> const std::vector<StageSpec>& { return geneformer::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         geneformer::WorkloadOptions o;
-         o.size = r.size;
-         o.seed = r.seed;
-         o.weights = r.weights;
-         o.batch = r.batch;
-         o.overrides = {r.heads, r.eps};
-         if (r.length != 0 || r.target != 0)
-           throw std::invalid_argument(
-               "geneformer: --length and --target apply to enformer only (geneformer takes its "
-               "length from --input)");
+         geneformer::WorkloadOptions o = geneformer_options(r);
          if (!r.input.empty()) {
            const int64_t vocab = geneformer::workload_config(o).vocab;
            o.cells = geneformer::read_cells(r.input, {}, vocab);
          }
          return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
-       }},
+       },
+       // Heads and eps against the checkpoint's shapes; the --input file is read when the job
+       // starts (it may be large), and named then if it is bad.
+       [](const WorkloadRequest& r) { geneformer::workload_config(geneformer_options(r)); }},
       {"deepfm",
        "pharmagen DeepFM, drug-gene pairs -> three outcomes, trained with AdamW (seeds 001, "
        "002, training)",
        deepfm::sizes(), []() -> const std::vector<StageSpec>& { return deepfm::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         refuse_foreign_options("deepfm", r);
          deepfm::WorkloadOptions o;
          o.size = r.size;
          o.seed = r.seed;
@@ -84,36 +119,34 @@ const std::vector<ModelEntry>& model_registry() {
          o.data = r.input;
          return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
        },
-       "train"},
+       [](const WorkloadRequest& r) { refuse_foreign_options("deepfm", r); }, "train"},
       {"dynunet",
        "CytoDL DynUNet 3-D segmentation, volumes -> masks, trained with AdamW; inference timed "
        "per stage (seed 004, training)",
        dynunet::sizes(), []() -> const std::vector<StageSpec>& { return dynunet::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
+         refuse_foreign_options("dynunet", r);
          dynunet::WorkloadOptions o;
          o.size = r.size;
          o.seed = r.seed;
          o.weights = r.weights;
          o.batch = r.batch;
-         if (!r.input.empty())
-           throw std::invalid_argument(
-               "dynunet: run takes no --input (it trains on seeded synthetic volumes)");
          return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
        },
-       "train"},
+       [](const WorkloadRequest& r) { refuse_foreign_options("dynunet", r); }, "train"},
       {"gemm",
        "GEMM kernel benchmark, y = x . W^T at M = N = K or a given MxNxK, per precision against "
        "the device's ceilings (no document claim)",
        gemm::sizes(),
        []() -> const std::vector<StageSpec>& { return gemm::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         if (const std::string bad = gemm_refused_options(r); !bad.empty())
-           throw std::invalid_argument(bad);
+         refuse_foreign_options("gemm", r);
          gemm::WorkloadOptions o;
          o.size = r.size;
          o.seed = r.seed;
          return std::make_unique<gemm::GemmWorkload>(o, std::move(backend));
        },
+       [](const WorkloadRequest& r) { refuse_foreign_options("gemm", r); },
        "inference",
        {"MxNxK", [](const std::string& size) { return gemm::parse_shape(size).has_value(); }}},
   };

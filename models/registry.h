@@ -25,6 +25,12 @@ struct ModelEntry {
   std::vector<std::string> sizes;
   std::function<const std::vector<StageSpec>&()> ladder;
   std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
+  // The request checked without a device or a measurement: the options the model takes and the
+  // shapes they give (a length the pools do not divide, a checkpoint's heads). Throws
+  // std::invalid_argument naming the problem. `run` and `sweep` call it for every job before
+  // anything is measured, so a sweep never stops hours in on a job that could not start; make
+  // refuses the same requests.
+  std::function<void(const WorkloadRequest&)> check;
   std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
   SizeForm other_sizes{};          // none unless set
 };

@@ -43,13 +43,7 @@ int execute(RunArgs& a) {
   Job job = a.job;
   const ModelEntry& model = find_model(job.model);
   check_size(model, job.request.size);
-  if (job.model != "geneformer" && (job.request.heads != 0 || job.request.eps))
-    throw std::invalid_argument("--heads and --eps apply to geneformer only");
-  if (job.model != "enformer" && (job.request.length != 0 || job.request.target != 0))
-    throw std::invalid_argument("--length and --target apply to enformer only");
-  if (job.model == "gemm")
-    if (const std::string bad = gemm_refused_options(job.request); !bad.empty())
-      throw std::invalid_argument(bad);
+  model.check(job.request);  // the options and shapes, before a device is touched
   if (job.request.backend == "cpu" && !job.request.device.empty())
     throw std::invalid_argument("--device '" + job.request.device +
                                 "' names an OpenCL device, and the cpu backend has none: drop "

@@ -68,59 +68,6 @@ auto in_field(const std::string& where, F&& check) {
   }
 }
 
-// Every job names a known model, size, backend and stages: checked before anything runs.
-void check_jobs(const std::vector<SweepJob>& jobs) {
-  // An entry whose device filter no job can use (all its backends are cpu) is a mistake, not a
-  // no-op: the user meant an OpenCL device and would get CPU figures.
-  std::map<std::string, bool> entry_has_opencl;
-  for (const auto& j : jobs) entry_has_opencl[j.origin] |= j.backend != "cpu";
-  for (const auto& j : jobs) {
-    if (!j.device.empty() && !entry_has_opencl[j.origin])
-      throw std::invalid_argument(j.origin + ".device: '" + j.device +
-                                  "' names an OpenCL device, and the entry's only backend is cpu");
-    const ModelEntry& model =
-        in_field(j.origin + ".models", [&]() -> const ModelEntry& { return find_model(j.model); });
-    in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
-    in_field(j.origin + ".backends", [&] {
-      if (j.backend == "all")
-        throw std::invalid_argument("name the backends one by one, not 'all'");
-      return resolve_backends(j.backend);
-    });
-    in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
-    if (j.model != "geneformer" && (j.heads != 0 || j.eps))
-      throw std::invalid_argument(j.origin + ": heads and eps apply to geneformer only");
-    if (j.model != "enformer" && (j.length != 0 || j.target != 0))
-      throw std::invalid_argument(j.origin + ": length and target apply to enformer only");
-    if (j.model == "gemm") {
-      WorkloadRequest r;
-      r.weights = j.weights;
-      r.batch = j.batch;
-      if (const std::string bad = gemm_refused_options(r); !bad.empty())
-        throw std::invalid_argument(j.origin + ": " + bad);
-    }
-    in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
-    // A job that cannot start is found now, not hours into the sweep.
-    if (!j.weights.empty() && !std::filesystem::exists(j.weights))
-      throw std::invalid_argument(j.origin + ".weights: " + j.weights + " does not exist");
-  }
-}
-
-// The output is replaced after every job and the journal appended to: either one naming the
-// sweep file (or each other) would destroy it. Refused before anything is written.
-void check_paths_apart(const std::filesystem::path& config, const std::filesystem::path& output,
-                       const std::filesystem::path& journal) {
-  if (same_file(output, config))
-    throw std::invalid_argument("-o " + output.string() +
-                                " is the sweep file itself: the results would replace it");
-  if (same_file(journal, config))
-    throw std::invalid_argument("--journal " + journal.string() +
-                                " is the sweep file itself: the journal would be appended to it");
-  if (same_file(journal, output))
-    throw std::invalid_argument("--journal " + journal.string() + " and -o " + output.string() +
-                                " name one file: each write of the output would replace the "
-                                "journal");
-}
-
 // A sweep job as the one job shape `run` also uses.
 Job job_of(const SweepJob& j, const JobHooks& hooks) {
   Job job;
@@ -145,6 +92,50 @@ Job job_of(const SweepJob& j, const JobHooks& hooks) {
   job.runner.stop = &g_cancel;  // seen between runs, in the warm-up too
   job.measure_ceilings = j.ceilings;
   return job;
+}
+
+// Every job names a known model, size, backend and stages: checked before anything runs.
+void check_jobs(const std::vector<SweepJob>& jobs) {
+  // An entry whose device filter no job can use (all its backends are cpu) is a mistake, not a
+  // no-op: the user meant an OpenCL device and would get CPU figures.
+  std::map<std::string, bool> entry_has_opencl;
+  for (const auto& j : jobs) entry_has_opencl[j.origin] |= j.backend != "cpu";
+  for (const auto& j : jobs) {
+    if (!j.device.empty() && !entry_has_opencl[j.origin])
+      throw std::invalid_argument(j.origin + ".device: '" + j.device +
+                                  "' names an OpenCL device, and the entry's only backend is cpu");
+    const ModelEntry& model =
+        in_field(j.origin + ".models", [&]() -> const ModelEntry& { return find_model(j.model); });
+    in_field(j.origin + ".sizes", [&] { check_size(model, j.size); });
+    in_field(j.origin + ".backends", [&] {
+      if (j.backend == "all")
+        throw std::invalid_argument("name the backends one by one, not 'all'");
+      return resolve_backends(j.backend);
+    });
+    in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
+    in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
+    // A job that cannot start is found now, not hours into the sweep: its weights, and what the
+    // model says of its options and shapes (an Enformer length its pools do not divide).
+    if (!j.weights.empty() && !std::filesystem::exists(j.weights))
+      throw std::invalid_argument(j.origin + ".weights: " + j.weights + " does not exist");
+    in_field(j.origin, [&] { model.check(job_of(j, {}).request); });
+  }
+}
+
+// The output is replaced after every job and the journal appended to: either one naming the
+// sweep file (or each other) would destroy it. Refused before anything is written.
+void check_paths_apart(const std::filesystem::path& config, const std::filesystem::path& output,
+                       const std::filesystem::path& journal) {
+  if (same_file(output, config))
+    throw std::invalid_argument("-o " + output.string() +
+                                " is the sweep file itself: the results would replace it");
+  if (same_file(journal, config))
+    throw std::invalid_argument("--journal " + journal.string() +
+                                " is the sweep file itself: the journal would be appended to it");
+  if (same_file(journal, output))
+    throw std::invalid_argument("--journal " + journal.string() + " and -o " + output.string() +
+                                " name one file: each write of the output would replace the "
+                                "journal");
 }
 
 nlohmann::json sweep_context(const SweepArgs& a, const std::vector<SweepJob>& all,

@@ -145,7 +145,7 @@ TEST(HostileCli, InconsistentModelConfigurationsAreRefusedByName) {
   expect_bad_input("run enformer --size tiny --length 3000", "not a multiple of 128");
   expect_bad_input("run enformer --size tiny --target 5", "do not split evenly");
   expect_bad_input("run enformer --size tiny --target 64", "between 1 and 32");
-  expect_bad_input("run enformer --size tiny --heads 4", "--heads and --eps apply to geneformer");
+  expect_bad_input("run enformer --size tiny --heads 4", "heads and eps apply to geneformer only");
   expect_bad_input("run geneformer --size tiny --length 4096", "apply to enformer only");
   const TempDir dir;
   const auto sweep = dir.write(
@@ -158,15 +158,24 @@ TEST(HostileCli, InconsistentModelConfigurationsAreRefusedByName) {
                                "length": 0}]})");
   expect_bad_input("sweep " + zero.string() + " -o " + (dir.path() / "o.json").string(),
                    "entries[0].length: must be >= 1");
+  // A job that cannot start is refused before the first job is measured, by the model's own
+  // check of its shapes: no output, no journal.
+  const auto late = dir.write(
+      "l.json", R"({"entries": [{"models": ["enformer"], "sizes": ["tiny"], "backends": ["cpu"]},
+                               {"models": ["enformer"], "sizes": ["tiny"], "backends": ["cpu"],
+                                "length": 3000}]})");
+  expect_bad_input("sweep " + late.string() + " -o " + (dir.path() / "late.json").string(),
+                   "entries[1]: enformer: length 3000 bp is not a multiple of 128");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.json"));
   // The GEMM benchmark multiplies seeded matrices of the size's shape: nothing else to read.
   expect_bad_input("run gemm --size tiny --input " + zero.string(),
                    "gemm: --weights, --input and --data do not apply");
   expect_bad_input("run gemm --size tiny --weights " + zero.string(),
                    "gemm: --weights, --input and --data do not apply");
   expect_bad_input("run gemm --size tiny --batch 8", "gemm: --batch does not apply");
-  const auto gemm = dir.write(
+  const auto gemm = dir.write(  // weights that exist: the refusal is gemm's, not the file's
       "g.json", R"({"entries": [{"models": ["gemm"], "sizes": ["tiny"], "backends": ["cpu"],
-                               "weights": "w.safetensors"}]})");
+                               "weights": ")" + zero.string() + R"("}]})");
   expect_bad_input("sweep " + gemm.string() + " -o " + (dir.path() / "o.json").string(),
                    "entries[0]: gemm: --weights");
 }
