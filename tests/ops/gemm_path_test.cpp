@@ -92,6 +92,57 @@ TEST(GemmPath, KnobParsesItsValuesAndRejectsOthers) {
   }
 }
 
+// conv3d's implicit GEMM (STAGEBENCH_CONV_IGEMM): the calls it covers, and why the others
+// stay on vol2col.
+ConvIgemmCall dynunet_call(int64_t in_channels, int64_t element_bytes = 4) {
+  ConvIgemmCall c;
+  c.nvidia_mma = c.reduced = c.channels_last = true;
+  c.element_bytes = element_bytes;
+  c.in_channels = in_channels;
+  c.d = c.h = c.w = 64;
+  return c;
+}
+
+TEST(GemmPath, ConvIgemmCoversReducedChannelsLastCalls) {
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(16), ConvIgemmKnob::automatic), "");
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(4), ConvIgemmKnob::automatic), "");
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(8, 2), ConvIgemmKnob::automatic), "");
+  EXPECT_NE(conv_igemm_unavailable(dynunet_call(4, 2), ConvIgemmKnob::automatic), "");
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(1), ConvIgemmKnob::automatic), "");
+  EXPECT_NE(conv_igemm_unavailable(dynunet_call(1, 2), ConvIgemmKnob::automatic), "");
+  EXPECT_EQ(conv_igemm_unavailable(dynunet_call(16), ConvIgemmKnob::off),
+            "STAGEBENCH_CONV_IGEMM=off");
+  ConvIgemmCall c = dynunet_call(16);
+  c.channels_last = false;
+  EXPECT_EQ(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "ncdhw");
+  c = dynunet_call(16);
+  c.reduced = false;
+  EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
+  c = dynunet_call(16);
+  c.nvidia_mma = false;
+  EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
+  c = dynunet_call(16);
+  c.w = 1001;
+  EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
+  c = dynunet_call(16);
+  c.padding = 17;
+  EXPECT_NE(conv_igemm_unavailable(c, ConvIgemmKnob::automatic), "");
+}
+
+TEST(GemmPath, ConvIgemmKnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_conv_igemm_knob(nullptr), ConvIgemmKnob::automatic);
+  EXPECT_EQ(parse_conv_igemm_knob(""), ConvIgemmKnob::automatic);
+  EXPECT_EQ(parse_conv_igemm_knob("auto"), ConvIgemmKnob::automatic);
+  EXPECT_EQ(parse_conv_igemm_knob("on"), ConvIgemmKnob::automatic);
+  EXPECT_EQ(parse_conv_igemm_knob("off"), ConvIgemmKnob::off);
+  try {
+    parse_conv_igemm_knob("1");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_CONV_IGEMM=1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GemmPath, NamesAreTheRecordsValues) {
   EXPECT_STREQ(gemm_path_name(GemmPath::wgmma), "wgmma");
   EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");

@@ -217,8 +217,80 @@ TEST(OpsOpenCLWgmmaKnob, UnknownValueFailsTheBackendAndOffIsAccepted) {
   ::unsetenv("STAGEBENCH_WGMMA");
   auto* off = static_cast<OpenCLBackend*>(made.get());
   EXPECT_FALSE(off->has_wgmma());
-  EXPECT_EQ(off->gemm_paths(),
-            off->has_mma() ? "fp16: mma.sync (wgmma off: STAGEBENCH_WGMMA=off)" : "");
+  if (off->has_mma())  // conv3d's path follows (conv3d_igemm.cpp)
+    EXPECT_EQ(
+        off->gemm_paths().rfind("fp16: mma.sync (wgmma off: STAGEBENCH_WGMMA=off); conv3d: ", 0),
+        0u)
+        << off->gemm_paths();
+  else
+    EXPECT_EQ(off->gemm_paths(), "");
+}
+
+// STAGEBENCH_CONV_IGEMM too: an unknown value fails the backend before anything runs.
+TEST(OpsOpenCLConvIgemmKnob, UnknownValueFailsTheBackend) {
+  ::setenv("STAGEBENCH_CONV_IGEMM", "maybe", 1);
+  bool threw = false;
+  try {
+    make_opencl_backend("");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("STAGEBENCH_CONV_IGEMM=maybe") != std::string::npos;
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CONV_IGEMM");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  ::unsetenv("STAGEBENCH_CONV_IGEMM");
+  EXPECT_TRUE(threw);
+}
+
+// conv3d's implicit GEMM (NVIDIA only) against the vol2col path on the same inputs, on small
+// shapes with what DynUNet's forward convolutions have: 3^3 and 1^3 kernels, stride 1 and 2,
+// padding, 1 to 64 channels, partial tiles, a single output channel with a bias. The
+// full-size check is probes/conv3d/conv3d_igemm_check (scripts/gpu-conv-igemm.sh).
+TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: conv3d stays on vol2col here";
+  struct Case {
+    int64_t in, out, edge;
+    int kernel, stride;
+    bool bias;
+  };
+  const Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
+                        {32, 64, 10, 3, 2, false}, {64, 32, 7, 3, 1, true},
+                        {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
+                        {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
+  uint32_t seed = 50;
+  for (const Precision p : {Precision::tf32, Precision::f16})
+    for (const Case& c : cases) {
+      if (p == Precision::f16 && c.in % 8 != 0) continue;  // vol2col: no 2-byte copies
+      Conv3dShape s;
+      s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
+      s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
+      s.layout = Layout3d::ndhwc, s.precision = p;
+      be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+      ASSERT_EQ(be->conv3d_implicit_unavailable(s), "");
+      const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
+      const Tensor x =
+          be->upload(random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed),
+                     {2, c.edge, c.edge, c.edge, c.in});
+      const Tensor w = be->upload(random_vec(static_cast<size_t>(c.out * c.in * taps), ++seed),
+                                  {c.out, c.in, c.kernel, c.kernel, c.kernel});
+      const Tensor b = be->upload(random_vec(static_cast<size_t>(c.out), ++seed), {c.out});
+      const std::vector<float> nan(static_cast<size_t>(2 * o * o * o * c.out), NAN);
+      Tensor y_igemm = be->upload(nan, {2, o, o, o, c.out});
+      Tensor y_cols = be->upload(nan, {2, o, o, o, c.out});
+      be->conv3d(s, x, w, c.bias ? &b : nullptr, y_igemm);
+      be->set_conv_igemm_knob(ConvIgemmKnob::off);
+      be->conv3d(s, x, w, c.bias ? &b : nullptr, y_cols);
+      be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+      const std::vector<float> got = be->download(y_igemm), want = be->download(y_cols);
+      double num = 0, den = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        num += (double{got[i]} - want[i]) * (double{got[i]} - want[i]);
+        den += double{want[i]} * want[i];
+      }
+      EXPECT_LE(std::sqrt(num / den), 5e-3)
+          << precision_name(p) << " " << c.in << "->" << c.out << " edge " << c.edge << " k"
+          << c.kernel << " s" << c.stride;  // NaN (an unwritten output) fails too
+    }
 }
 
 // Training ops: what the op table does not pin down on this backend.

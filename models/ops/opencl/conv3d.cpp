@@ -11,6 +11,8 @@
 //                     dx element gathers its own contributions (no atomics); the first chunk of
 //                     a sample writes, later ones add.
 // Every sum runs in a fixed order, so results repeat bit for bit.
+// On NVIDIA, tf32/f16 ndhwc forward passes (f16: input channels a multiple of 8) run as an
+// implicit GEMM instead (conv3d_igemm.cpp; STAGEBENCH_CONV_IGEMM=off keeps them here).
 #include <clblast.h>
 
 #include <algorithm>
@@ -198,6 +200,10 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
   const Geometry g = geometry(s);
   to_cl_int(x.numel(), "conv3d input size");
   to_cl_int(y.numel(), "conv3d output size");
+  if (conv3d_implicit_unavailable(s).empty()) {  // no columns: conv3d_igemm.cpp
+    conv3d_igemm(s, x, w, bias, y);
+    return;
+  }
   const int64_t co = s.out_channels;
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {

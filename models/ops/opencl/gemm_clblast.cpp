@@ -241,6 +241,7 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
   for (const auto& [key, tile] : pipe_tiles_)
     out.emplace_back(key, (tile.wgmma ? "wgmma 128x" : "pipelined 128x") + std::to_string(tile.bn) +
                               (tile.double_buffered ? ", fragments double-buffered" : ""));
+  add_conv_igemm_choices(out);
   return out;
 }
 

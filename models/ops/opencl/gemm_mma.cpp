@@ -75,18 +75,7 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
                   std::to_string(tile.bn) + "\n#define PIPE_THREADS " +
                   std::to_string(pipe_threads(tile.bn)) + "\n#define PIPE_DOUBLE_BUFFER " +
                   (tile.double_buffered ? "1" : "0") + "\n";
-  switch (kind) {
-    case PipeKind::f16:
-      d += "#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) (r)\n";
-      break;
-    case PipeKind::tf32:
-      d += "#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
-           "#define PIPE_FRAG(r) to_tf32(as_float(r))\n";
-      break;
-    case PipeKind::s8:
-      d += "#define PIPE_ELEM char\n#define PIPE_MMA mma_s8\n#define PIPE_FRAG(r) (r)\n";
-      break;
-  }
+  d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
             "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale, "
@@ -151,6 +140,19 @@ std::string mma_source() {
 }
 
 }  // namespace
+
+std::string pipe_operand_defines(PipeKind kind) {
+  switch (kind) {
+    case PipeKind::f16:
+      return "#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n#define PIPE_FRAG(r) (r)\n";
+    case PipeKind::tf32:
+      return "#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
+             "#define PIPE_FRAG(r) to_tf32(as_float(r))\n";
+    case PipeKind::s8:
+      break;
+  }
+  return "#define PIPE_ELEM char\n#define PIPE_MMA mma_s8\n#define PIPE_FRAG(r) (r)\n";
+}
 
 // STAGEBENCH_MMA_ATTENTION: "x2" (the default: 2 blocks of 16 queries a warp) or "x1".
 int attention_blocks() {

@@ -38,4 +38,30 @@ GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& 
   return GemmPath::wgmma;
 }
 
+ConvIgemmKnob parse_conv_igemm_knob(const char* value) {
+  if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
+    return ConvIgemmKnob::automatic;
+  if (std::strcmp(value, "off") == 0) return ConvIgemmKnob::off;
+  throw std::invalid_argument(std::string("STAGEBENCH_CONV_IGEMM=") + value +
+                              ": expected auto, on or off");
+}
+
+ConvIgemmKnob conv_igemm_knob() {
+  return parse_conv_igemm_knob(std::getenv("STAGEBENCH_CONV_IGEMM"));
+}
+
+std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob) {
+  if (knob == ConvIgemmKnob::off) return "STAGEBENCH_CONV_IGEMM=off";
+  if (!call.nvidia_mma) return "no NVIDIA tensor-core kernels on this device";
+  if (!call.reduced) return "fp32 products (CLBlast)";
+  if (!call.channels_last) return "ncdhw";
+  // tf32 gathers channels that do not fill a 16-byte chunk word by word; 2-byte halves have no
+  // copy that small.
+  if (call.element_bytes == 2 && call.in_channels % 8 != 0)
+    return std::to_string(call.in_channels) + " f16 input channels, not a multiple of 8";
+  if (call.d > 1000 || call.h > 1000 || call.w > 1000) return "a volume edge over 1000";
+  if (call.padding > 16) return "padding over 16";
+  return "";
+}
+
 }  // namespace sb

@@ -45,4 +45,25 @@ struct GemmCall {
 // tail, and its epilogue stores only what lies inside). Everything else: mma.sync.
 GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& call);
 
+// STAGEBENCH_CONV_IGEMM: auto (unset, "", "auto" or "on": conv3d's forward pass runs as an
+// implicit GEMM on the tensor-core pipeline where conv3d_igemm_unavailable() allows) or off (the
+// vol2col + GEMM path everywhere, for A/B runs). Anything else throws std::invalid_argument.
+enum class ConvIgemmKnob : uint8_t { automatic, off };
+ConvIgemmKnob parse_conv_igemm_knob(const char* value);
+ConvIgemmKnob conv_igemm_knob();  // the environment's
+
+// One forward conv3d call as the implicit GEMM sees it.
+struct ConvIgemmCall {
+  bool nvidia_mma = false;     // the mma.sync kernels run here (OpenCLBackend::has_mma)
+  bool reduced = false;        // tf32 or f16 products (fp32 stays on CLBlast)
+  bool channels_last = false;  // ndhwc (ncdhw has no gather here yet)
+  int64_t element_bytes = 4;   // of the gathered input: 4 (tf32) or 2 (f16)
+  int64_t in_channels = 0, d = 0, h = 0, w = 0, padding = 0;
+};
+
+// Empty when the call runs as an implicit GEMM, else why not: the knob, no mma.sync, fp32,
+// ncdhw, f16 input channels that do not fill 16-byte chunks (a multiple of 8; tf32 takes any),
+// or a volume edge over 1000 or padding over 16 (the kernel packs window corners in 10 bits).
+std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob);
+
 }  // namespace sb

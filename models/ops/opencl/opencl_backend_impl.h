@@ -62,6 +62,9 @@ struct PipeConv {
   int64_t taps = 0, len = 0;
 };
 
+// A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
+std::string pipe_operand_defines(PipeKind kind);
+
 // Whether the f16, tf32 or s8 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
 // STAGEBENCH_MMA_GEMM knob).
 bool gemm_pipelined(Precision p, int64_t k);
@@ -113,13 +116,17 @@ class OpenCLBackend : public Backend {
   void synchronize() override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
-  std::string gemm_paths() const override { return wgmma_status_; }
+  std::string gemm_paths() const override;
   bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
   // True when the NVIDIA tensor-core (inline PTX mma.sync) kernels serve tf32 and f16 here.
   bool has_mma() const;
+  // conv3d_igemm.cpp: the implicit-GEMM forward conv3d. Why a call stays on vol2col ("" when
+  // it does not); the knob (tests and the per-shape comparison set it after construction).
+  std::string conv3d_implicit_unavailable(const Conv3dShape& s) const;
+  void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
@@ -311,6 +318,14 @@ class OpenCLBackend : public Backend {
   // caller until the GEMM is queued). Returns what the GEMM dequantizes with.
   PipeScales quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,
                          Tensor& scales);
+  // conv3d's forward pass as an implicit GEMM (conv3d_igemm.cpp, kernels/conv3d_igemm.cl).
+  void conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                    Tensor& y);
+  cl::Kernel& conv_igemm_kernel(const std::string& name);  // its program, built on first use
+  // The measured tile of each shape so far (autotune_choices()).
+  void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
+  void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
+                         const Tensor& w, const Tensor* bias, Tensor& y);
   // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on
   // NVIDIA, channels a multiple of a K tile (64 halves, 32 floats, 128 int8).
   bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;
@@ -400,7 +415,10 @@ class OpenCLBackend : public Backend {
   std::string wgmma_status_;                        // gemm_paths(): the decision and its why
   std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
   std::map<int, cl::Kernel> wgmma_kernels_;
-  FaultPlan faults_ = FaultPlan::from_env();  // STAGEBENCH_FAULT: tests of device faults
+  ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
+  std::map<std::string, cl::Kernel> conv_igemm_kernels_;
+  std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
+  FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
   bool portable_gemm_ = false;  // STAGEBENCH_F32_GEMM=portable (gemm_portable)
 };

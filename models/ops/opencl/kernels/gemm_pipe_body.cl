@@ -4,8 +4,31 @@
 // char), PIPE_MMA (mma_f16, mma_tf32 or mma_s8), PIPE_FRAG(r) (what a fragment register becomes:
 // itself, or rounded to tf32), PIPE_ACC (float, or int for s8), PIPE_DOUBLE_BUFFER (1: fragments
 // double-buffered, 0: one set), PIPE_EXTRA_PARAMS and PIPE_SCALE_ARGS (s8's column scales and x
-// scale) defined.
-#define PIPE_STAGE_CHUNKS (PIPE_A_CHUNKS + PIPE_BN * 8)
+// scale) defined. Optional (defaults in brackets, the GEMMs' tiles): PIPE_TILE_M rows a tile
+// [PIPE_BM], PIPE_MI 16-row blocks a warp [4], PIPE_WN columns a warp [64], PIPE_A_SETUP
+// statements before the K loop [none] and PIPE_LOAD_A(stage, k0) A's K tile [load_a_rows]:
+// the implicit conv3d (conv3d_igemm.cl) gathers A there and has narrow tiles (N of 16 to 64).
+#ifndef PIPE_TILE_M
+#define PIPE_TILE_M PIPE_BM
+#endif
+#ifndef PIPE_MI
+#define PIPE_MI 4
+#endif
+#ifndef PIPE_WN
+#define PIPE_WN 64
+#endif
+#ifndef PIPE_A_SETUP
+#define PIPE_A_SETUP
+#endif
+#ifndef PIPE_LOAD_A
+#define PIPE_LOAD_A(stage, k0)                                                                   \
+  load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_TILE_M, M, K, k0,    \
+              conv_taps, conv_len, tid, PIPE_THREADS)
+#endif
+#define PIPE_A_CH (PIPE_TILE_M * 8)  // 16-byte chunks of A per stage
+#define PIPE_NI (PIPE_WN / 8)        // n8 blocks a warp
+#define PIPE_NJ (PIPE_WN / 16)       // ldmatrix.x4 of B a k step
+#define PIPE_STAGE_CHUNKS (PIPE_A_CH + PIPE_BN * 8)
 #define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
 
 #define PIPE_JOIN2(a, b) a##_##b
@@ -16,17 +39,17 @@
 // lane's ldmatrix rows and chunks as the kernel computes them. `convert`: apply PIPE_FRAG here
 // (else the caller does, just before the mma).
 inline void PIPE_LOAD_FRAGS(__local const uint4* as, int ks, int a_row, int a_chunk, int b_row,
-                            int b_chunk, uint a[4][4], uint b[4][4], bool convert) {
+                            int b_chunk, uint a[PIPE_MI][4], uint b[PIPE_NJ][4], bool convert) {
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi) {
+  for (int mi = 0; mi < PIPE_MI; ++mi) {
     ldmatrix_x4(as + swz(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       if (convert) a[mi][e] = PIPE_FRAG(a[mi][e]);
   }
 #pragma unroll
-  for (int nj = 0; nj < 4; ++nj) {
-    ldmatrix_x4(as + PIPE_A_CHUNKS + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
+  for (int nj = 0; nj < PIPE_NJ; ++nj) {
+    ldmatrix_x4(as + PIPE_A_CH + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       if (convert) b[nj][e] = PIPE_FRAG(b[nj][e]);
@@ -42,16 +65,16 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int tid = get_local_id(0);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int warps_n = PIPE_BN / 64;
-  const int wm = (warp / warps_n) * 64, wn = (warp % warps_n) * 64;  // the warp's block
-  const int m0 = get_group_id(1) * PIPE_BM, n0 = get_group_id(0) * PIPE_BN;
+  const int warps_n = PIPE_BN / PIPE_WN;
+  const int wm = (warp / warps_n) * (PIPE_MI * 16), wn = (warp % warps_n) * PIPE_WN;  // its block
+  const int m0 = get_group_id(1) * PIPE_TILE_M, n0 = get_group_id(0) * PIPE_BN;
   const int k_tiles = (K + PIPE_BK - 1) / PIPE_BK;
 
-  PIPE_ACC acc[4][8][4];
+  PIPE_ACC acc[PIPE_MI][PIPE_NI][4];
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
+  for (int mi = 0; mi < PIPE_MI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < 8; ++ni)
+    for (int ni = 0; ni < PIPE_NI; ++ni)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
 
@@ -61,9 +84,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   {                                                                                             \
     if ((kt) < k_tiles) {                                                                       \
       __local uint4* stage = smem + ((kt) % PIPE_STAGES) * PIPE_STAGE_CHUNKS;                   \
-      load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_BM, M, K,        \
-                  (kt) * PIPE_BK, conv_taps, conv_len, tid, PIPE_THREADS);                      \
-      load_rows(stage + PIPE_A_CHUNKS, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, \
+      PIPE_LOAD_A(stage, (kt) * PIPE_BK);                                                       \
+      load_rows(stage + PIPE_A_CH, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, \
                 N, K, (kt) * PIPE_BK, tid, PIPE_THREADS);                                       \
     }                                                                                           \
     cp_async_commit();                                                                          \
@@ -74,6 +96,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // and 8-15 (b0, b1 of one n8 block), then n 8-15 (the next block's).
   const int a_row = wm + (lane & 15), a_chunk = lane >> 4;
   const int b_row = wn + ((lane >> 4) << 3) + (lane & 7), b_chunk = (lane >> 3) & 1;
+  PIPE_A_SETUP
 
 #if PIPE_DOUBLE_BUFFER
   // The whole ring in flight, then fragments double-buffered: each k step's ldmatrix is issued
@@ -86,7 +109,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   for (int s = 0; s < PIPE_STAGES; ++s) PIPE_LOAD_TILE(s);
   CP_ASYNC_WAIT(2);  // PIPE_STAGES - 1: tile 0 has landed for this item
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint a[2][4][4], b[2][4][4];
+  uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
   PIPE_LOAD_FRAGS(smem, 0, a_row, a_chunk, b_row, b_chunk, a[0], b[0], false);
 
   for (int kt = 0; kt < k_tiles; ++kt) {
@@ -105,9 +128,9 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                           b_row, b_chunk, a[0], b[0], false);
       }
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi)
+      for (int mi = 0; mi < PIPE_MI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 8; ++ni)
+        for (int ni = 0; ni < PIPE_NI; ++ni)
           PIPE_MMA(acc[mi][ni], PIPE_FRAG(a[ks & 1][mi][0]), PIPE_FRAG(a[ks & 1][mi][1]),
                    PIPE_FRAG(a[ks & 1][mi][2]), PIPE_FRAG(a[ks & 1][mi][3]),
                    PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2]),
@@ -127,12 +150,12 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
-      uint a[4][4], b[4][4];
+      uint a[PIPE_MI][4], b[PIPE_NJ][4];
       PIPE_LOAD_FRAGS(as, ks, a_row, a_chunk, b_row, b_chunk, a, b, true);
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi)
+      for (int mi = 0; mi < PIPE_MI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 8; ++ni)
+        for (int ni = 0; ni < PIPE_NI; ++ni)
           PIPE_MMA(acc[mi][ni], a[mi][0], a[mi][1], a[mi][2], a[mi][3], b[ni >> 1][(ni & 1) * 2],
                    b[ni >> 1][(ni & 1) * 2 + 1]);
     }
@@ -143,20 +166,28 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   {
     __local float* c = (__local float*)smem;
 #pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
+    for (int mi = 0; mi < PIPE_MI; ++mi)
 #pragma unroll
-      for (int ni = 0; ni < 8; ++ni)
+      for (int ni = 0; ni < PIPE_NI; ++ni)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
           *(__local float2*)(c + (wm + mi * 16 + g + h * 8) * (PIPE_BN + 4) + wn + ni * 8 + 2 * t) =
               (float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  epilogue_rows((__local const float*)smem, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias, has_bias,
-                act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);
+  epilogue_rows((__local const float*)smem, PIPE_TILE_M, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias,
+                has_bias, act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);
 }
 
 #undef PIPE_STAGE_CHUNKS
+#undef PIPE_TILE_M
+#undef PIPE_MI
+#undef PIPE_WN
+#undef PIPE_A_SETUP
+#undef PIPE_LOAD_A
+#undef PIPE_A_CH
+#undef PIPE_NI
+#undef PIPE_NJ
 #undef PIPE_LOAD_TILE
 #undef PIPE_LOAD_FRAGS
 #undef PIPE_JOIN

@@ -175,7 +175,7 @@ __attribute__((always_inline)) inline void epilogue_quads(
 // itself: each element is read before it is written, by the same item.
 // s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
 __attribute__((always_inline)) inline void epilogue_rows(
-    __local const float* c, int bn, int threads, int m0, int n0, int M, int N,
+    __local const float* c, int bm, int bn, int threads, int m0, int n0, int M, int N,
     __global const float* bias, int has_bias, int act, __global const float* residual,
     int has_residual, __global float* y, __global const float* col_scale, float x_scale,
     int has_scale, int tid) {
@@ -186,7 +186,7 @@ __attribute__((always_inline)) inline void epilogue_rows(
   const float4 scale =
       has_scale ? x_scale * load_quad(col_scale, gn, gn, N, vector_rows) : (float4)(1.0f);
   const float4 shift = has_bias ? load_quad(bias, gn, gn, N, vector_rows) : (float4)(0.0f);
-  const int rows = min(PIPE_BM, M - m0);
+  const int rows = min(bm, M - m0);
 #define PIPE_EPI(ACT, RES) \
   epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, residual, y)
   // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual.

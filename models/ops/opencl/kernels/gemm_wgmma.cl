@@ -153,6 +153,6 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  epilogue_rows((__local const float*)smem, WG_BN, WG_THREADS, m0, n0, M, N, bias, has_bias, act,
-                residual, has_residual, y, bias, 0.0f, 0, tid);
+  epilogue_rows((__local const float*)smem, WG_BM, WG_BN, WG_THREADS, m0, n0, M, N, bias,
+                has_bias, act, residual, has_residual, y, bias, 0.0f, 0, tid);
 }

@@ -1,0 +1,217 @@
+// conv3d's forward pass as an implicit GEMM on the tensor-core pipeline (issue 27; the kernel's
+// header in kernels/conv3d_igemm.cl says why): gemm_pipe_body.cl compiled with narrow tiles and
+// the A gather of conv3d_igemm.cl, in a program of its own built on first use, so that runs
+// without such convolutions never compile it. tf32 reads the fp32 input as it is; f16 converts
+// it to half first (cp.async copies bytes). The weight is permuted to (tap, channel) order each
+// call (out x 27 C floats, a few microseconds) and the bias is added in the epilogue.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+// A tile: bm x bn outputs, warps of (16 mi) x wn, 4 warps (128 items) in all. DynUNet's convs
+// have 16 to 64 output channels: the GEMMs' 128- and 256-wide tiles would leave most of each
+// mma idle, so a call takes the narrowest width that covers its channels and the faster of two
+// heights, measured on its first call.
+struct ConvTile {
+  int bm, bn, mi, wn;
+};
+constexpr ConvTile kConvTiles[] = {{128, 16, 2, 16}, {256, 16, 4, 16}, {128, 32, 2, 32},
+                                   {256, 32, 4, 32}, {128, 64, 2, 64}, {256, 64, 4, 64}};
+constexpr size_t kConvThreads = 128;
+constexpr PipeKind kConvKinds[] = {PipeKind::tf32, PipeKind::f16};
+
+// words: the tf32 gather of input channels that do not fill 16-byte chunks
+// (conv3d_load_a_words).
+std::string tile_kernel(PipeKind kind, const ConvTile& t, bool words) {
+  return std::string("conv3d_igemm_") + (kind == PipeKind::f16 ? "f16_" : "tf32_") +
+         std::to_string(t.bm) + "x" + std::to_string(t.bn) + (words ? "_words" : "");
+}
+
+std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
+  auto n = [](int v) { return std::to_string(v); };
+  const std::string load_a =
+      words ? "conv3d_load_a_words(stage, (__global const uchar*)x, k0, C, D, H, W, ks, tid, "
+              "PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n"
+            : "conv3d_load_a(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), k0, K, C, D, H, "
+              "W, ks, tid, PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n";
+  return "#define PIPE_NAME " + tile_kernel(kind, t, words) + "\n#define PIPE_BN " + n(t.bn) +
+         "\n#define PIPE_THREADS " + std::to_string(kConvThreads) +
+         "\n#define PIPE_DOUBLE_BUFFER 0\n#define PIPE_TILE_M " + n(t.bm) + "\n#define PIPE_MI " +
+         n(t.mi) + "\n#define PIPE_WN " + n(t.wn) + "\n" + pipe_operand_defines(kind) +
+         "#define PIPE_ACC float\n#define CONV_ROWS (PIPE_TILE_M * 8 / PIPE_THREADS)\n"
+         "#define PIPE_EXTRA_PARAMS , int C, int D, int H, int W, int ks, int stride, int pad, "
+         "int OD, int OH, int OW\n"
+         "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n"
+         "#define PIPE_A_SETUP int cv_base[CONV_ROWS], cv_corner[CONV_ROWS]; "
+         "conv3d_rows(m0, M, tid, PIPE_THREADS, CONV_ROWS, C, D, H, W, stride, pad, OD, OH, OW, "
+         "cv_base, cv_corner);\n"
+         "#define PIPE_LOAD_A(stage, k0) " +
+         load_a + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
+         "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
+         "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
+         "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n#undef CONV_ROWS\n";
+}
+
+std::string conv_source() {
+  std::string s = std::string(embedded_cl_source("common.cl")) + "\n" +
+                  std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+                  std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
+                  std::string(embedded_cl_source("conv3d_igemm.cl")) + "\n";
+  for (const PipeKind kind : kConvKinds)
+    for (const ConvTile& t : kConvTiles) s += conv_variant(kind, t, false);
+  for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::tf32, t, true);
+  return s;
+}
+
+// K = taps x in channels, rounded up to whole 16-byte rows of the weight (a tf32 input with
+// channels not a multiple of 4 gathers word by word, and its weight rows end in zeros).
+int64_t padded_k(const Conv3dShape& s) {
+  const int64_t k = s.in_channels * s.kernel * s.kernel * s.kernel;
+  return (k + 3) / 4 * 4;
+}
+
+// STAGEBENCH_CONV_IGEMM_TILE: 128 or 256 restricts the measured choice to that tile height (to
+// time the two against each other); unset or "": both are candidates.
+int forced_tile_height() {
+  const char* env = std::getenv("STAGEBENCH_CONV_IGEMM_TILE");
+  if (!env || !*env) return 0;
+  if (std::strcmp(env, "128") == 0) return 128;
+  if (std::strcmp(env, "256") == 0) return 256;
+  throw std::invalid_argument(std::string("STAGEBENCH_CONV_IGEMM_TILE=") + env +
+                              ": expected 128 or 256");
+}
+
+int tile_width(int64_t out_channels) {
+  return out_channels <= 16 ? 16 : out_channels <= 32 ? 32 : 64;
+}
+
+}  // namespace
+
+void OpenCLBackend::add_conv_igemm_choices(
+    std::vector<std::pair<std::string, std::string>>& out) const {
+  for (const auto& [key, tile] : conv_igemm_tiles_)
+    out.emplace_back("conv3d " + key, "implicit GEMM " + std::to_string(kConvTiles[tile].bm) + "x" +
+                                          std::to_string(kConvTiles[tile].bn));
+}
+
+std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) const {
+  ConvIgemmCall call;
+  call.nvidia_mma = has_mma();
+  call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16;
+  call.channels_last = s.layout == Layout3d::ndhwc;
+  call.element_bytes = s.precision == Precision::f16 ? 2 : 4;
+  call.in_channels = s.in_channels, call.d = s.d, call.h = s.h, call.w = s.w;
+  call.padding = s.padding;
+  return conv_igemm_unavailable(call, conv_igemm_knob_);
+}
+
+// The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's forward path on
+// devices with the mma.sync kernels.
+std::string OpenCLBackend::gemm_paths() const {
+  if (!has_mma()) return wgmma_status_;
+  const std::string conv =
+      conv_igemm_knob_ == ConvIgemmKnob::off
+          ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
+          : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes (f16: input "
+            "channels a multiple of 8), else vol2col + GEMM";
+  return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
+}
+
+cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
+  if (auto it = conv_igemm_kernels_.find(name); it != conv_igemm_kernels_.end()) return it->second;
+  faults_.before_build(name);
+  static const std::string source = conv_source();
+  const cl::Program& program =
+      runtime_->program("nvidia_conv3d_igemm", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+  return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+}
+
+void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s,
+                                      const Tensor& x, const Tensor& w, const Tensor* bias,
+                                      Tensor& y) {
+  const ConvTile& t = kConvTiles[tile];
+  const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false);
+  const int64_t m = s.batch * od * oh * ow, n = s.out_channels, k = padded_k(s);
+  const bool words = kind == PipeKind::tf32 && s.in_channels % 4 != 0;
+  const std::string name = tile_kernel(kind, t, words);
+  cl::Kernel& kernel = conv_igemm_kernel(name);
+  const Tensor* none = nullptr;
+  set_args(kernel, 0, x, w, bias, bias ? 1 : 0, 0, none, 0, to_cl_int(m, "conv3d rows"),
+           to_cl_int(n, "conv3d out channels"), to_cl_int(k, "conv3d K"), y, 0, 0,
+           to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(s.d, "d"), to_cl_int(s.h, "h"),
+           to_cl_int(s.w, "w"), s.kernel, s.stride, s.padding, to_cl_int(od, "od"),
+           to_cl_int(oh, "oh"), to_cl_int(ow, "ow"));
+  const cl::NDRange global(round_up(n, t.bn) / t.bn * kConvThreads, round_up(m, t.bm) / t.bm);
+  faults_.before_launch(name);
+  events_.launch(name, kernel, global, cl::NDRange(kConvThreads, 1));
+}
+
+void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                                 const Tensor* bias, Tensor& y) {
+  const PipeKind kind = s.precision == Precision::f16 ? PipeKind::f16 : PipeKind::tf32;
+  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  const int64_t k = padded_k(s), w_count = s.out_channels * k;
+  Tensor wt = do_empty({s.out_channels, k}, DType::f32);
+  cl::Kernel& permute = conv_igemm_kernel("conv3d_weight_taps_first");
+  set_args(permute, 0, w, to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
+           to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
+  faults_.before_launch("conv3d_weight_taps_first");
+  events_.launch("conv3d_weight_taps_first", permute, cl::NDRange(round_up(w_count, 256)),
+                 cl::NDRange(256));
+  const Tensor* xg = &x;
+  const Tensor* wg = &wt;
+  Tensor xh, wh;
+  if (kind == PipeKind::f16) {  // cp.async copies bytes: both operands become half first
+    xh = do_empty({x.numel()}, DType::f16);
+    to_half(x, xh, x.numel());
+    wh = do_empty({s.out_channels, k}, DType::f16);
+    to_half(wt, wh, w_count);
+    xg = &xh, wg = &wh;
+  }
+  // The tile: the narrowest width over the output channels, the faster height measured on the
+  // shape's first call (each candidate's best of 5 timed runs after an untimed one, in turns, as
+  // pipe_tile does), into y, which the chosen kernel then overwrites.
+  const std::string key = std::string(kind == PipeKind::f16 ? "f16 " : "tf32 ") +
+                          std::to_string(s.batch) + "x" + std::to_string(s.d) + "x" +
+                          std::to_string(s.h) + "x" + std::to_string(s.w) + "x" +
+                          std::to_string(s.in_channels) + "->" + std::to_string(s.out_channels) +
+                          " k" + std::to_string(s.kernel) + " s" + std::to_string(s.stride);
+  auto chosen = conv_igemm_tiles_.find(key);
+  if (chosen == conv_igemm_tiles_.end()) {
+    std::vector<size_t> candidates;
+    const int height = forced_tile_height();
+    for (size_t i = 0; i < std::size(kConvTiles); ++i)
+      if (kConvTiles[i].bn == tile_width(s.out_channels) && (!height || kConvTiles[i].bm == height))
+        candidates.push_back(i);
+    constexpr int kTimedRuns = 5;
+    cl::CommandQueue& queue = runtime_->queue();
+    std::vector<double> fastest(candidates.size(), std::numeric_limits<double>::infinity());
+    for (int run = 0; run <= kTimedRuns; ++run)
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        queue.finish();
+        const auto t0 = std::chrono::steady_clock::now();
+        launch_conv_igemm(candidates[i], kind, s, *xg, *wg, bias, y);
+        queue.finish();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (run > 0) fastest[i] = std::min(fastest[i], seconds);
+      }
+    const size_t best =
+        static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
+    chosen = conv_igemm_tiles_.emplace(key, candidates[best]).first;
+  }
+  kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16" : "tf32") + " conv3d-igemm");
+  launch_conv_igemm(chosen->second, kind, s, *xg, *wg, bias, y);
+}
+
+}  // namespace sb

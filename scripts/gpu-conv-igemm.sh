@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 27 part 1 on the device machine: conv3d's implicit-GEMM forward path (docs/wgmma.md) in
+# one call on one GPU. Run from the repository root with the bundle carried (scripts/gpu-bundle.sh,
+# plus build-portable/probes/conv3d/conv3d_igemm_check copied into it):
+#   shapes: conv3d_igemm_check on DynUNet full's forward shapes (both paths' outputs compared
+#           against each other and fp64, both timed), then cuDNN on the same shapes
+#           (scripts/reference/conv3d_shapes.py);
+#   tiles:  conv3d_igemm_check (tf32) with the tile height measured, then forced to 128 and 256;
+#   ladder: `stagebench run dynunet --size full` with STAGEBENCH_CONV_IGEMM=off and on (the stages
+#           in STAGES), then PyTorch's peer beside the "on" file while time allows.
+# Everything lands in OUT/conv-igemm and is tarred into OUT/conv-igemm.tar.gz.
+#   PHASES="shapes ladder" (default both; also tiles)  PEER=0 (no peer)  LIMIT=s (everything ends within it; default 560)
+#   BUNDLE=folder holding stagebench, conv3d_igemm_check, lib/ (default .gpu)
+#   SCRIPTS=folder holding this script's Python (default scripts/reference)
+set -uo pipefail
+out="${1:-${OUT:?}}"
+o="$out/conv-igemm"
+mkdir -p "$o"
+bundle="$PWD/${BUNDLE:-.gpu}"
+scripts="${SCRIPTS:-scripts/reference}"
+limit="${LIMIT:-560}"
+stages="${STAGES:-baseline,channels-last,compile}"
+left() { echo $((limit - SECONDS)); }
+log() { echo "$(date +%T) [${SECONDS}s] $*" | tee -a "$o/session.txt"; }
+export PYTHONUNBUFFERED=1
+
+# NVIDIA's OpenCL is installed but not registered with the ICD loader (as gpu-run.sh does).
+icd_dir="$(mktemp -d)"
+lib=/usr/lib/libnvidia-opencl.so
+[ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1)"
+echo "$lib" > "$icd_dir/nvidia.icd"
+export OCL_ICD_VENDORS="$icd_dir"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$o/gpu.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' >> "$o/gpu.txt" 2>&1
+log "$(tr '\n' ' ' < "$o/gpu.txt")"
+
+for phase in ${PHASES:-shapes ladder}; do
+  case "$phase" in
+    shapes)
+      for p in ${PRECISIONS:-tf32}; do
+        timeout 150 "$bundle/conv3d_igemm_check" "$p" 20 > "$o/shapes-ours-$p.tsv" 2> "$o/shapes-ours-$p.err"
+        log "conv3d_igemm_check $p rc=$? ($(tail -n1 "$o/shapes-ours-$p.tsv"))"
+      done
+      timeout 150 python3 "$scripts/conv3d_shapes.py" > "$o/shapes-cudnn.tsv" 2> "$o/shapes-cudnn.err"
+      log "conv3d_shapes.py rc=$?"
+      ;;
+    tiles)  # the measured tile height against each height forced (STAGEBENCH_CONV_IGEMM_TILE)
+      for h in auto 128 256; do
+        STAGEBENCH_CONV_IGEMM_TILE=$([ "$h" = auto ] || echo "$h") timeout 150 \
+          "$bundle/conv3d_igemm_check" tf32 20 > "$o/tiles-$h.tsv" 2> "$o/tiles-$h.err"
+        log "conv3d_igemm_check tf32 tile $h rc=$? ($(tail -n1 "$o/tiles-$h.tsv"))"
+      done
+      ;;
+    ladder)
+      for mode in off on; do
+        if [ "$(left)" -lt 150 ]; then log "ladder $mode skipped: $(left)s left"; continue; fi
+        STAGEBENCH_CONV_IGEMM=$mode timeout -s INT 200 "$bundle/stagebench" run dynunet --size full \
+          --backend opencl --stages "$stages" --max-time "${MAX_TIME:-40}" \
+          --max-samples "${MAX_SAMPLES:-100}" -q -o "$o/dynunet-full-$mode.json" \
+          > "$o/dynunet-full-$mode.txt" 2>&1
+        log "ladder $mode rc=$? $(grep -o '"gemm_calls": {[^}]*}' "$o/dynunet-full-$mode.json" 2>/dev/null | sort -u | tr '\n' ' ' | head -c 400)"
+      done
+      budget=$(($(left) - 30))
+      if [ "${PEER:-1}" = 1 ] && [ "$budget" -ge 60 ] && [ -s "$o/dynunet-full-on.json" ]; then
+        timeout $((budget + 20)) "$bundle/stagebench" peer dynunet --size full \
+          -o "$o/dynunet-full-on.json" --deadline "$budget" > "$o/dynunet-full-peer.txt" 2>&1
+        log "peer rc=$? (deadline ${budget}s)"
+      else
+        log "peer not run: $(left)s left"
+      fi
+      for mode in off on; do
+        [ -s "$o/dynunet-full-$mode.json" ] &&
+          "$bundle/stagebench" report "$o/dynunet-full-$mode.json" > "$o/dynunet-full-$mode.md" 2>&1
+      done
+      ;;
+  esac
+done
+tar czf "$out/conv-igemm.tar.gz" -C "$out" conv-igemm
+log "done"
