@@ -10,12 +10,21 @@ const char* gemm_path_name(GemmPath p) {
   return p == GemmPath::wgmma ? "wgmma" : "mma.sync";
 }
 
-WgmmaKnob parse_wgmma_knob(const char* value) {
+namespace {
+
+// The grammar every kernel-path knob shares: unset, empty, auto or on leave the choice to the
+// device and the call; off forces the older path; anything else is refused, naming the variable.
+bool knob_says_off(const char* variable, const char* value) {
   if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
-    return WgmmaKnob::automatic;
-  if (std::strcmp(value, "off") == 0) return WgmmaKnob::off;
-  throw std::invalid_argument(std::string("STAGEBENCH_WGMMA=") + value +
-                              ": expected auto, on or off");
+    return false;
+  if (std::strcmp(value, "off") == 0) return true;
+  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected auto, on or off");
+}
+
+}  // namespace
+
+WgmmaKnob parse_wgmma_knob(const char* value) {
+  return knob_says_off("STAGEBENCH_WGMMA", value) ? WgmmaKnob::off : WgmmaKnob::automatic;
 }
 
 WgmmaKnob wgmma_knob() {
@@ -39,11 +48,8 @@ GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& 
 }
 
 ConvIgemmKnob parse_conv_igemm_knob(const char* value) {
-  if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
-    return ConvIgemmKnob::automatic;
-  if (std::strcmp(value, "off") == 0) return ConvIgemmKnob::off;
-  throw std::invalid_argument(std::string("STAGEBENCH_CONV_IGEMM=") + value +
-                              ": expected auto, on or off");
+  return knob_says_off("STAGEBENCH_CONV_IGEMM", value) ? ConvIgemmKnob::off
+                                                       : ConvIgemmKnob::automatic;
 }
 
 ConvIgemmKnob conv_igemm_knob() {
