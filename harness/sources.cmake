@@ -15,4 +15,5 @@ target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/slurm_submit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/peer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/repeat_merge.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/repeat_merge.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/batch_search.cpp)

@@ -41,4 +41,27 @@ std::vector<BatchSeries> batch_series(const std::vector<const nlohmann::json*>& 
   return series;
 }
 
+std::optional<BatchSearchCurve> batch_search_curve(const nlohmann::json& run) {
+  const nlohmann::json& search = member(run, "batch_search");
+  if (!search.is_object()) return std::nullopt;
+  BatchSearchCurve c;
+  c.stage = text(search, "stage");
+  c.cap_mb = number(search, "memory_cap_bytes").value_or(0) / 1e6;
+  c.largest_fitting = number(search, "largest_fitting").value_or(0);
+  c.best_throughput = number(search, "best_throughput").value_or(0);
+  c.limit = text(search, "limit");
+  for (const auto& p : member(search, "curve")) {
+    const auto batch = number(p, "batch");
+    const QString outcome = text(p, "outcome");
+    if (!batch || outcome == QStringLiteral("predicted over cap") ||
+        outcome == QStringLiteral("failed"))
+      continue;
+    if (const auto bytes = number(p, "peak_bytes"))
+      c.memory_mb.append(QPointF(*batch, *bytes / 1e6));
+    if (const auto items = number(p, "items_per_s"); items && outcome == QStringLiteral("fits"))
+      c.throughput.append(QPointF(*batch, *items));
+  }
+  return c;
+}
+
 }  // namespace sb::viewer

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <QGraphicsLayout>
+#include <QPen>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -138,12 +139,13 @@ QChart* memory_chart(const json& run) {
   return chart;
 }
 
-QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name) {
+QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name,
+                    const std::optional<BatchSearchCurve>& search) {
   QChart* chart = new_chart(QStringLiteral("Throughput against batch size"));
-  if (series.empty()) {
+  if (series.empty() && !search) {
     chart->setTitle(
         QStringLiteral("Throughput against batch size: open runs of this ladder with two or "
-                       "more params.batch values"));
+                       "more params.batch values, or a run of --batch auto"));
     return chart;
   }
   auto* x = value_axis(QStringLiteral("batch"));
@@ -151,18 +153,59 @@ QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_
   double max_x = 1, max_y = 0;
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
-  for (const BatchSeries& s : series) {
+  auto add_line = [&](const QString& name, const QVector<QPointF>& points) {
     auto* line = new QLineSeries;
-    line->setName(s.stage);
+    line->setName(name);
     line->setPointsVisible(true);
-    line->append(s.points.toList());
-    for (const QPointF& p : s.points) {
+    line->append(points.toList());
+    for (const QPointF& p : points) {
       max_x = std::max(max_x, p.x());
       max_y = std::max(max_y, p.y());
     }
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);
+  };
+  for (const BatchSeries& s : series) add_line(s.stage, s.points);
+  if (search) {
+    add_line(search->stage + QStringLiteral(" (batch search)"), search->throughput);
+    // The two batches it found, marked on the throughput line.
+    auto* found = new QScatterSeries;
+    found->setName(QStringLiteral("best %1, largest fitting %2")
+                       .arg(search->best_throughput)
+                       .arg(search->largest_fitting));
+    found->setMarkerSize(11);
+    for (const QPointF& p : search->throughput)
+      if (p.x() == search->best_throughput || p.x() == search->largest_fitting) found->append(p);
+    chart->addSeries(found);
+    found->attachAxis(x);
+    found->attachAxis(y);
+    // Peak memory of every probe and the cap, on their own axis.
+    auto* mb = value_axis(QStringLiteral("MB"));
+    chart->addAxis(mb, Qt::AlignRight);
+    double max_mb = search->cap_mb;
+    auto* memory = new QLineSeries;
+    memory->setName(QStringLiteral("peak MB"));
+    memory->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
+    for (const QPointF& p : search->memory_mb) {
+      memory->append(p);
+      max_mb = std::max(max_mb, p.y());
+      max_x = std::max(max_x, p.x());
+    }
+    chart->addSeries(memory);
+    memory->attachAxis(x);
+    memory->attachAxis(mb);
+    if (search->cap_mb > 0) {
+      auto* cap = new QLineSeries;
+      cap->setName(QStringLiteral("cap (%1)").arg(search->limit));
+      cap->setPen(QPen(Qt::red, 1, Qt::DotLine));
+      cap->append(0, search->cap_mb);
+      cap->append(max_x * 1.05, search->cap_mb);
+      chart->addSeries(cap);
+      cap->attachAxis(x);
+      cap->attachAxis(mb);
+    }
+    mb->setMax(max_mb * 1.1 + 1e-9);
   }
   x->setMax(max_x * 1.05);
   y->setMax(max_y * 1.1 + 1e-9);

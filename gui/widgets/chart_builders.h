@@ -1,6 +1,7 @@
 #pragma once
 // The viewer's charts, built from stagebench/1 JSON. Each function returns a new QChart the
 // caller owns (a QChartView takes it over).
+#include <optional>
 #include <vector>
 
 #include <QtCharts/QChart>
@@ -17,8 +18,11 @@ namespace sb::viewer {
 QtCharts::QChart* stage_time_chart(const nlohmann::json& run);
 // Host and device peak memory per stage, in MB.
 QtCharts::QChart* memory_chart(const nlohmann::json& run);
-// items/s against batch size, one line per stage; a titled empty chart when series is empty.
-QtCharts::QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name);
+// items/s against batch size, one line per stage across open runs, and the run's own batch
+// search when it has one (its throughput line, the best and largest batches marked, the probes'
+// peak memory and the cap on a second axis); a titled empty chart when there is neither.
+QtCharts::QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_name,
+                              const std::optional<BatchSearchCurve>& search = std::nullopt);
 // A training run's step phases: one stacked bar per training stage, a segment per phase (data,
 // h2d, forward, backward, optimizer; median ms), from the model's rows; a titled empty chart
 // when the model has none.

@@ -77,7 +77,7 @@ void ChartsView::set_run(const nlohmann::json& run,
   QString item_name;
   for (const auto& s : member(run, "stages"))
     if (item_name.isEmpty()) item_name = text(member(s, "throughput"), "item_name");
-  replace(batch_, batch_chart(batch_series(all_runs, run), item_name));
+  replace(batch_, batch_chart(batch_series(all_runs, run), item_name, batch_search_curve(run)));
   phases_->set_run(run);  // no rows unless a training run
   replace(phases_view_, phases_chart(*phases_));
   phases_view_->setVisible(phases_->has_phases());

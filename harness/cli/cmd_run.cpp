@@ -3,6 +3,7 @@
 
 #include "collectors/collectors.h"
 #include "collectors/timeline_trace.h"
+#include "harness/cli/batch_auto.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
 #include "harness/cli/option_checks.h"
@@ -28,7 +29,9 @@ struct RunArgs {
   std::string timeline;                     // --timeline: Chrome trace-event JSON, or none
   std::vector<std::string> extra_ceilings;  // "tf32=400000": GFLOP/s measured elsewhere
   bool quiet = false;
-  int repeat = 1;  // processes (harness/cli/repeat_run.h)
+  int repeat = 1;           // processes (harness/cli/repeat_run.h)
+  std::string batch = "0";  // --batch: a number, or "auto" (harness/cli/batch_auto.h)
+  std::string memory_cap;   // --memory-cap, with --batch auto only
 };
 
 // What to say when building the workload asked for more memory than there is: the sizes it was
@@ -41,6 +44,15 @@ std::string too_large(const Job& job) {
 
 int execute(RunArgs& a) {
   Job job = a.job;
+  const bool batch_auto = a.batch == "auto";
+  job.request.batch = batch_auto ? 0 : std::stoll(a.batch);  // kBatchOrAuto checked the text
+  if (!a.memory_cap.empty() && !batch_auto)
+    throw std::invalid_argument("--memory-cap applies to --batch auto only");
+  const uint64_t memory_cap = a.memory_cap.empty() ? 0 : parse_byte_size(a.memory_cap);
+  if (batch_auto && a.repeat > 1)
+    throw std::invalid_argument(
+        "--batch auto with --repeat: search once (--batch auto), then repeat at the batch it "
+        "chose (--batch N --repeat K), so that every process runs the same batch");
   const ModelEntry& model = find_model(job.model);
   check_size(model, job.request.size);
   model.check(job.request);  // the options and shapes, before a device is touched
@@ -93,7 +105,14 @@ int execute(RunArgs& a) {
     if (job.timeline) job.timeline->begin_run(job.model + "/" + job.request.size + "/" + name);
     RunRecord run;
     try {
+      nlohmann::json search;
+      if (batch_auto) {
+        const BatchAutoResult found = find_batch(runner, one, memory_cap, a.quiet);
+        one.request.batch = found.batch;
+        search = found.section;
+      }
       run = runner.run(one);
+      if (!search.is_null()) run.sections["batch_search"] = search;
     } catch (const RunStopped&) {
       progress.finish();
       std::cerr << "stagebench run: interrupted; " << a.output
@@ -199,9 +218,16 @@ void add_run(CLI::App& app, int& exit_code) {
                   "deepfm: the training table (.tsv, seven columns) instead of a seeded "
                   "synthetic one")
       ->excludes(input);
-  cmd->add_option("--batch", job.request.batch, "Batch (0: the model's default for the size)")
-      ->check(kNonNegativeInteger)
+  cmd->add_option("--batch", a->batch,
+                  "Batch (0: the model's default for the size), or auto: the largest batch that "
+                  "fits memory and the throughput-best, searched with short probes; the ladder "
+                  "runs at the throughput-best")
+      ->check(kBatchOrAuto)
       ->capture_default_str();
+  cmd->add_option("--memory-cap", a->memory_cap,
+                  "--batch auto: the memory a batch may take (512M, 2GiB; default 90% of the "
+                  "OpenCL device's, 80% of the host's available)")
+      ->check(kByteSize);
   cmd->add_option("-o,--output", a->output, "Result JSON")->capture_default_str();
   cmd->add_option("--timeline", a->timeline,
                   "Also write the kernels and host phases of one measured sample per stage as "

@@ -5,11 +5,14 @@
 // strtoll (--length 99999999999999999999 was then refused as "length 9223372036854775807").
 // A failed check is a CLI11 validation error, which names the option and the value as given and
 // exits 2 like any other bad input.
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -50,5 +53,60 @@ CLI::Validator whole_number(bool non_negative) {
 // The common case: a count, seed or size >= 0 that fits 64 bits.
 inline const CLI::Validator kNonNegativeInteger = whole_number<int64_t>(true);
 inline const CLI::Validator kNonNegativeUnsigned = whole_number<uint64_t>(true);
+
+// `--batch`: a whole number >= 0, or "auto" (the batch search, harness/cli/batch_auto.h).
+inline const CLI::Validator kBatchOrAuto(
+    [](std::string& text) -> std::string {
+      if (text == "auto") return {};
+      return kNonNegativeInteger(text);
+    },
+    "UINT|auto");
+
+// "512M", "1.5GiB", "1000000": bytes, with K/M/G/T as powers of 1024 (KB, KiB alike, as memory
+// is counted); a bad text is std::invalid_argument naming it. Above 2^63 is out of range.
+inline uint64_t parse_byte_size(const std::string& text) {
+  size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  std::string unit = text.substr(end);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double scale = 0;
+  for (const auto& [name, s] : {std::pair{"", 1.0},
+                                {"B", 1.0},
+                                {"K", 0x1p10},
+                                {"KB", 0x1p10},
+                                {"KIB", 0x1p10},
+                                {"M", 0x1p20},
+                                {"MB", 0x1p20},
+                                {"MIB", 0x1p20},
+                                {"G", 0x1p30},
+                                {"GB", 0x1p30},
+                                {"GIB", 0x1p30},
+                                {"T", 0x1p40},
+                                {"TB", 0x1p40},
+                                {"TIB", 0x1p40}})
+    if (unit == name) scale = s;
+  if (end == 0 || scale == 0 || !std::isfinite(value) || value <= 0 || text.front() == '+')
+    throw std::invalid_argument("expected a size in bytes > 0 (e.g. 512M, 2GiB, 1000000), got '" +
+                                text + "'");
+  const double bytes = value * scale;
+  if (bytes >= 0x1p63) throw std::invalid_argument("'" + text + "' is out of range");
+  return static_cast<uint64_t>(bytes);
+}
+
+inline const CLI::Validator kByteSize(
+    [](std::string& text) -> std::string {
+      try {
+        parse_byte_size(text);
+      } catch (const std::invalid_argument& e) {
+        return e.what();
+      }
+      return {};
+    },
+    "BYTES");
 
 }  // namespace sb::cli

@@ -322,3 +322,49 @@ TEST(Cli, DeepFmNamesAMalformedTableWithItsLine) {
 }
 
 }  // namespace
+
+// `--batch auto` on every backend of the build (cpu, PoCL): every batch the search calls fitting
+// was measured within the cap, the first that does not fit is over it, and the ladder ran at the
+// throughput-best batch within the cap.
+TEST(Cli, BatchAutoFindsTheLargestFittingAndTheBestBatchOnEveryBackend) {
+  const auto f = temp_file("batch_auto.json");
+  constexpr uint64_t kCap = 3 << 20;
+  const Result r =
+      run("run geneformer --size tiny --backend all --stages eager,onnx-graph "
+          "--batch auto --memory-cap 3M --max-time 1 --warmup 0.05 --min-samples 3 "
+          "--no-ceilings -o " +
+          f.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("batch search geneformer/tiny/cpu"), std::string::npos) << r.output;
+  const nlohmann::json doc = sb::read_document(f);
+  ASSERT_GE(doc["runs"].size(), 1u);
+  for (const auto& run : doc["runs"]) {
+    const std::string backend = run["backend"];
+    SCOPED_TRACE(backend);
+    ASSERT_TRUE(run.contains("batch_search")) << run.dump().substr(0, 400);
+    const auto& s = run["batch_search"];
+    const std::string basis = backend == "cpu" ? "host_tensor_peak_bytes" : "device_peak_bytes";
+    EXPECT_EQ(s["memory_basis"], basis);
+    EXPECT_EQ(s["stage"], "onnx-graph");
+    EXPECT_EQ(s["memory_cap_bytes"], kCap);
+    const int64_t largest = s["largest_fitting"], first_out = s["first_not_fitting"];
+    EXPECT_GE(largest, 2);
+    EXPECT_EQ(first_out, largest + 1);
+    bool saw_first_out = false;
+    for (const auto& p : s["curve"]) {
+      if (p["outcome"] == "fits") {
+        EXPECT_LE(p["peak_bytes"].get<uint64_t>(), kCap) << p.dump();
+        EXPECT_GT(p["items_per_s"].get<double>(), 0) << p.dump();
+      }
+      if (p["batch"] == first_out) {
+        saw_first_out = true;
+        EXPECT_GT(p["peak_bytes"].get<uint64_t>(), kCap) << p.dump();
+      }
+    }
+    EXPECT_TRUE(saw_first_out);
+    EXPECT_EQ(run["params"]["batch"], s["best_throughput"]);
+    for (const auto& stage : run["stages"])
+      EXPECT_LE(stage["memory"][basis].get<uint64_t>(), kCap) << stage["id"];
+  }
+  std::filesystem::remove(f);
+}

@@ -128,6 +128,19 @@ TEST(HostileCli, FifoIsRefusedNotWaitedOn) {
 
 TEST(HostileCli, SilentlyAcceptedOptionsAreRefusedByName) {
   expect_bad_input("run enformer --size tiny --batch -1", "--batch");
+  expect_bad_input("run enformer --size tiny --batch automatic", "--batch");
+  expect_bad_input("run enformer --size tiny --memory-cap 5M",
+                   "--memory-cap applies to --batch auto");
+  expect_bad_input("run enformer --size tiny --batch auto --memory-cap 12Q", "--memory-cap");
+  expect_bad_input("run enformer --size tiny --batch auto --memory-cap -5M", "--memory-cap");
+  expect_bad_input("run enformer --size tiny --batch auto --repeat 2",
+                   "--batch auto with --repeat");
+  expect_bad_input("run gemm --size tiny --batch auto",
+                   "--batch auto: gemm: --batch does not apply");
+  expect_bad_input(
+      "run geneformer --size tiny --backend cpu --batch auto --memory-cap 1K "
+      "--max-time 1 --no-ceilings",
+      "at batch 1 needs");
   expect_bad_input("run enformer --size tiny --seed -1", "--seed");
   expect_bad_input("run enformer --size tiny --min-samples -1", "--min-samples");
   expect_bad_input("run enformer --size tiny --max-samples -5", "--max-samples");  // ran forever
@@ -175,7 +188,8 @@ TEST(HostileCli, InconsistentModelConfigurationsAreRefusedByName) {
   expect_bad_input("run gemm --size tiny --batch 8", "gemm: --batch does not apply");
   const auto gemm = dir.write(  // weights that exist: the refusal is gemm's, not the file's
       "g.json", R"({"entries": [{"models": ["gemm"], "sizes": ["tiny"], "backends": ["cpu"],
-                               "weights": ")" + zero.string() + R"("}]})");
+                               "weights": ")" +
+                    zero.string() + R"("}]})");
   expect_bad_input("sweep " + gemm.string() + " -o " + (dir.path() / "o.json").string(),
                    "entries[0]: gemm: --weights");
 }
@@ -224,10 +238,9 @@ TEST(HostileCli, InferFormatErrorsAndBadDevicesAreBadInput) {
   expect_bad_input(
       "infer geneformer --size tiny --backend opencl --device zzz --input " + ok.string() + out,
       "zzz");
-  expect_bad_input(
-      "export-steps deepfm --size tiny --backend opencl --device zzz --out " +
-          dir.file("steps").string(),
-      "zzz");
+  expect_bad_input("export-steps deepfm --size tiny --backend opencl --device zzz --out " +
+                       dir.file("steps").string(),
+                   "zzz");
   // Out of int32 range: each named by its value, not wrapped to -2147483648.
   for (const auto& [value, shown] :
        std::vector<std::pair<double, std::string>>{{2147483648.0, "2147483648"},

@@ -86,6 +86,32 @@ TEST(BatchSeries, OnePointPerBatchOfTheSameLadderSortedByBatch) {
   EXPECT_TRUE(batch_series({&b1, &other}, b1).empty());  // a single batch size is no sweep
 }
 
+TEST(BatchSeries, ARunsOwnSearchGivesItsCurveMemoryAndCap) {
+  nlohmann::json run = batch_run(4, 40);
+  EXPECT_FALSE(batch_search_curve(run).has_value());
+  run["batch_search"] = {
+      {"stage", "original"},
+      {"memory_cap_bytes", 3000000},
+      {"largest_fitting", 5},
+      {"best_throughput", 4},
+      {"limit", "memory cap"},
+      {"curve",
+       {{{"batch", 4}, {"outcome", "fits"}, {"items_per_s", 40}, {"peak_bytes", 2000000}},
+        {{"batch", 5}, {"outcome", "fits"}, {"items_per_s", 38}, {"peak_bytes", 2500000}},
+        {{"batch", 6}, {"outcome", "over cap"}, {"items_per_s", 41}, {"peak_bytes", 3100000}},
+        {{"batch", 8}, {"outcome", "predicted over cap"}, {"peak_bytes", 4000000}},
+        {{"batch", 16}, {"outcome", "failed"}, {"reason", "allocation failed"}}}}};
+  const auto c = batch_search_curve(run);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->stage, "original");
+  EXPECT_DOUBLE_EQ(c->cap_mb, 3.0);
+  EXPECT_EQ(c->best_throughput, 4);
+  EXPECT_EQ(c->largest_fitting, 5);
+  // Throughput only where the batch fits; memory wherever a probe ran, never a prediction.
+  EXPECT_EQ(c->throughput, (QVector<QPointF>{{4, 40}, {5, 38}}));
+  EXPECT_EQ(c->memory_mb, (QVector<QPointF>{{4, 2.0}, {5, 2.5}, {6, 3.1}}));
+}
+
 TEST(TableExport, MarkdownAndCsvOfASelection) {
   QStandardItemModel model(2, 2);
   model.setHorizontalHeaderLabels({"a", "b"});
