@@ -43,10 +43,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("render a view to FILE.png and exit"),
                                       QStringLiteral("FILE.png"));
-  const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("view for --screenshot: ladder, charts, "
-                                               "drilldown or compare"),
-                                QStringLiteral("VIEW"), QStringLiteral("ladder"));
+  const QCommandLineOption view(
+      QStringLiteral("view"),
+      QStringLiteral("view for --screenshot: ladder, charts[:time|memory|batch|phases|frames], "
+                     "drilldown or compare"),
+      QStringLiteral("VIEW"), QStringLiteral("ladder"));
   const QCommandLineOption compare(QStringLiteral("compare"),
                                    QStringLiteral("compare the first FILE's first run with this "
                                                   "file's first run"),

@@ -1,6 +1,7 @@
 #include "gui/widgets/chart_builders.h"
 
 #include <cmath>
+#include <optional>
 
 #include <algorithm>
 
@@ -11,6 +12,8 @@
 #include <QtCharts/QBarSet>
 #include <QtCharts/QBoxPlotSeries>
 #include <QtCharts/QBoxSet>
+#include <QtCharts/QHorizontalBarSeries>
+#include <QtCharts/QHorizontalStackedBarSeries>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
@@ -39,12 +42,76 @@ QChart* new_chart(const QString& title) {
   return chart;
 }
 
+// "%.4g" never turns to exponents below 10,000, and the scales below keep every axis under it.
 QValueAxis* value_axis(const QString& title, double low = 0) {
   auto* axis = new QValueAxis;
   axis->setTitleText(title);
   axis->setMin(low);
-  axis->setLabelFormat(QStringLiteral("%.3g"));
+  axis->setLabelFormat(QStringLiteral("%.4g"));
   return axis;
+}
+
+// Stage ids under the time chart's boxes: upright when there are more than four, since a
+// ladder's ids ("gradient-checkpointing", "preallocated-buffers") side by side were elided at the
+// default window size (slanted by 30 or 60 degrees, still).
+QBarCategoryAxis* category_axis(const QStringList& categories) {
+  auto* axis = new QBarCategoryAxis;
+  axis->append(categories);
+  if (categories.size() > 4) axis->setLabelsAngle(-90);
+  return axis;
+}
+
+// Bar charts lie on their side, the stages top to bottom in ladder order: a stage id then reads
+// level at any length, where under upright bars it was elided.
+void lay_out_horizontal(QChart* chart, QAbstractBarSeries* bars, QStringList categories,
+                        QValueAxis* values) {
+  std::reverse(categories.begin(), categories.end());  // Qt draws the first at the bottom
+  for (QBarSet* set : bars->barSets()) {
+    QList<qreal> reversed;
+    for (int i = 0; i < set->count(); ++i) reversed.prepend(set->at(i));
+    set->remove(0, set->count());
+    set->append(reversed);
+  }
+  chart->addSeries(bars);
+  auto* axis = new QBarCategoryAxis;
+  axis->append(categories);
+  chart->addAxis(values, Qt::AlignBottom);
+  chart->addAxis(axis, Qt::AlignLeft);
+  bars->attachAxis(values);
+  bars->attachAxis(axis);
+}
+
+// Ticks on round numbers from 0 to a little above `max` (0, 2.5, 5, ... rather than 0, 3.83,
+// 7.65, ...).
+void round_range(QValueAxis* axis, double max) {
+  axis->setRange(0, max > 0 ? max * 1.08 : 1);
+  axis->applyNiceNumbers();
+}
+
+// An SI prefix for values up to `max`, so that tick labels stay short: 12,500 items/s is drawn
+// as 12.5 on a "k items/s" axis. Values are divided by `divisor` before they are appended.
+struct Scale {
+  double divisor = 1;
+  QString prefix;  // "", "k", "M", "G"
+};
+
+Scale si_scale(double max) {
+  if (max >= 1e10) return {1e9, QStringLiteral("G")};
+  if (max >= 1e7) return {1e6, QStringLiteral("M")};
+  if (max >= 1e4) return {1e3, QStringLiteral("k")};
+  return {};
+}
+
+// Bytes in the unit that puts `max` between 1 and 1000.
+Scale byte_scale(double max) {
+  if (max >= 1e9) return {1e9, QStringLiteral("GB")};
+  if (max >= 1e6) return {1e6, QStringLiteral("MB")};
+  if (max >= 1e3) return {1e3, QStringLiteral("kB")};
+  return {1, QStringLiteral("B")};
+}
+
+QString with_prefix(const Scale& scale, const QString& unit) {
+  return scale.prefix.isEmpty() ? unit : scale.prefix + QLatin1Char(' ') + unit;
 }
 
 }  // namespace
@@ -85,12 +152,11 @@ QChart* stage_time_chart(const json& run) {
   chart->addSeries(speedup);
   chart->addSeries(speedup_points);
   chart->legend()->markers(speedup_points).first()->setVisible(false);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
+  auto* x = category_axis(categories);
   auto* y = value_axis(QStringLiteral("ms"));
-  y->setMax(max_ms * 1.1 + 1e-9);
+  round_range(y, max_ms);
   auto* y2 = value_axis(QStringLiteral("speedup x"));
-  y2->setMax(max_speedup * 1.15);
+  round_range(y2, max_speedup * 1.05);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   chart->addAxis(y2, Qt::AlignRight);
@@ -105,37 +171,40 @@ QChart* stage_time_chart(const json& run) {
 }
 
 QChart* memory_chart(const json& run) {
-  QChart* chart = new_chart(QStringLiteral("Peak memory per stage (MB)"));
-  auto* host = new QBarSet(QStringLiteral("host peak"));
-  auto* device = new QBarSet(QStringLiteral("device peak"));
-  QStringList categories;
+  QChart* chart = new_chart(QStringLiteral("Peak memory per stage"));
+  struct Row {
+    QString id;
+    std::optional<double> host, device;
+  };
+  std::vector<Row> rows;
+  double max_bytes = 0;
   bool any_device = false;
-  double max_mb = 0;
   for (const json& s : member(run, "stages")) {
     const json& mem = member(s, "memory");
     const auto h = number(mem, "host_peak_bytes"), d = number(mem, "device_peak_bytes");
     if (!h && !d) continue;
-    categories << text(s, "id");
-    *host << h.value_or(0) / 1e6;
-    *device << d.value_or(0) / 1e6;
+    rows.push_back({text(s, "id"), h, d});
     any_device = any_device || d.has_value();
-    max_mb = std::max({max_mb, h.value_or(0) / 1e6, d.value_or(0) / 1e6});
+    max_bytes = std::max({max_bytes, h.value_or(0), d.value_or(0)});
   }
-  auto* bars = new QBarSeries;
+  const Scale unit = byte_scale(max_bytes);
+  auto* host = new QBarSet(QStringLiteral("host peak"));
+  auto* device = new QBarSet(QStringLiteral("device peak"));
+  QStringList categories;
+  for (const Row& r : rows) {
+    categories << r.id;
+    *host << r.host.value_or(0) / unit.divisor;
+    *device << r.device.value_or(0) / unit.divisor;
+  }
+  auto* bars = new QHorizontalBarSeries;
   bars->append(host);
   if (any_device)
     bars->append(device);
   else
     delete device;
-  chart->addSeries(bars);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  auto* y = value_axis(QStringLiteral("MB"));
-  y->setMax(max_mb * 1.1 + 1e-9);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  bars->attachAxis(x);
-  bars->attachAxis(y);
+  auto* values = value_axis(unit.prefix);
+  round_range(values, max_bytes / unit.divisor);
+  lay_out_horizontal(chart, bars, categories, values);
   return chart;
 }
 
@@ -143,25 +212,40 @@ QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_
                     const std::optional<BatchSearchCurve>& search) {
   QChart* chart = new_chart(QStringLiteral("Throughput against batch size"));
   if (series.empty() && !search) {
-    chart->setTitle(
-        QStringLiteral("Throughput against batch size: open runs of this ladder with two or "
-                       "more params.batch values, or a run of --batch auto"));
+    chart->setTitle(QStringLiteral("Throughput against batch size: no batch sizes to compare"));
     return chart;
   }
-  auto* x = value_axis(QStringLiteral("batch"));
-  auto* y = value_axis(item_name.isEmpty() ? QStringLiteral("items/s") : item_name + "/s");
-  double max_x = 1, max_y = 0;
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  auto add_line = [&](const QString& name, const QVector<QPointF>& points) {
-    auto* line = new QLineSeries;
-    line->setName(name);
-    line->setPointsVisible(true);
-    line->append(points.toList());
+  double max_x = 1, max_y = 0, max_mb = search ? search->cap_mb : 0;
+  auto extend = [&](const QVector<QPointF>& points) {
     for (const QPointF& p : points) {
       max_x = std::max(max_x, p.x());
       max_y = std::max(max_y, p.y());
     }
+  };
+  for (const BatchSeries& s : series) extend(s.points);
+  if (search) {
+    extend(search->throughput);
+    for (const QPointF& p : search->memory_mb) {
+      max_x = std::max(max_x, p.x());
+      max_mb = std::max(max_mb, p.y());
+    }
+  }
+  const Scale per_s = si_scale(max_y);
+  auto* x = value_axis(QStringLiteral("batch"));
+  auto* y = value_axis(
+      with_prefix(per_s, item_name.isEmpty() ? QStringLiteral("items/s") : item_name + "/s"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  auto scaled = [](const QVector<QPointF>& points, double divisor) {
+    QList<QPointF> out;
+    for (const QPointF& p : points) out.append(QPointF(p.x(), p.y() / divisor));
+    return out;
+  };
+  auto add_line = [&](const QString& name, const QVector<QPointF>& points) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    line->setPointsVisible(true);
+    line->append(scaled(points, per_s.divisor));
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);
@@ -176,39 +260,37 @@ QChart* batch_chart(const std::vector<BatchSeries>& series, const QString& item_
                        .arg(search->largest_fitting));
     found->setMarkerSize(11);
     for (const QPointF& p : search->throughput)
-      if (p.x() == search->best_throughput || p.x() == search->largest_fitting) found->append(p);
+      if (p.x() == search->best_throughput || p.x() == search->largest_fitting)
+        found->append(p.x(), p.y() / per_s.divisor);
     chart->addSeries(found);
     found->attachAxis(x);
     found->attachAxis(y);
     // Peak memory of every probe and the cap, on their own axis.
-    auto* mb = value_axis(QStringLiteral("MB"));
-    chart->addAxis(mb, Qt::AlignRight);
-    double max_mb = search->cap_mb;
+    const Scale bytes = byte_scale(max_mb * 1e6);
+    const double per_mb = 1e6 / bytes.divisor;
+    auto* memory_axis = value_axis(bytes.prefix);
+    chart->addAxis(memory_axis, Qt::AlignRight);
     auto* memory = new QLineSeries;
-    memory->setName(QStringLiteral("peak MB"));
+    memory->setName(QStringLiteral("peak"));
     memory->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
-    for (const QPointF& p : search->memory_mb) {
-      memory->append(p);
-      max_mb = std::max(max_mb, p.y());
-      max_x = std::max(max_x, p.x());
-    }
+    for (const QPointF& p : search->memory_mb) memory->append(p.x(), p.y() * per_mb);
     chart->addSeries(memory);
     memory->attachAxis(x);
-    memory->attachAxis(mb);
+    memory->attachAxis(memory_axis);
     if (search->cap_mb > 0) {
       auto* cap = new QLineSeries;
-      cap->setName(QStringLiteral("cap (%1)").arg(search->limit));
+      cap->setName(QStringLiteral("cap"));
       cap->setPen(QPen(Qt::red, 1, Qt::DotLine));
-      cap->append(0, search->cap_mb);
-      cap->append(max_x * 1.05, search->cap_mb);
+      cap->append(0, search->cap_mb * per_mb);
+      cap->append(max_x * 1.08, search->cap_mb * per_mb);
       chart->addSeries(cap);
       cap->attachAxis(x);
-      cap->attachAxis(mb);
+      cap->attachAxis(memory_axis);
     }
-    mb->setMax(max_mb * 1.1 + 1e-9);
+    round_range(memory_axis, max_mb * per_mb);
   }
-  x->setMax(max_x * 1.05);
-  y->setMax(max_y * 1.1 + 1e-9);
+  round_range(x, max_x);
+  round_range(y, max_y / per_s.divisor);
   return chart;
 }
 
@@ -222,7 +304,7 @@ QChart* phases_chart(const PhasesModel& phases) {
   static const QColor kColours[PhasesModel::kPhaseCount] = {
       QColor(0xbb, 0xbb, 0xbb), QColor(0xdd, 0xaa, 0x33), QColor(0x44, 0x77, 0xaa),
       QColor(0xcc, 0x66, 0x77), QColor(0x44, 0xaa, 0x77)};
-  auto* bars = new QStackedBarSeries;
+  auto* bars = new QHorizontalStackedBarSeries;
   for (int p = 0; p < PhasesModel::kPhaseCount; ++p) {
     const int column = PhasesModel::kFirstPhase + p;
     auto* set = new QBarSet(phases.headerData(column, Qt::Horizontal, Qt::DisplayRole)
@@ -239,24 +321,16 @@ QChart* phases_chart(const PhasesModel& phases) {
     categories << phases.index(row, PhasesModel::Stage).data().toString();
     max_ms = std::max(max_ms, phases.index(row, PhasesModel::Step).data(SortRole).toDouble());
   }
-  chart->addSeries(bars);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  auto* y = value_axis(QStringLiteral("ms"));
-  y->setMax(max_ms * 1.1 + 1e-9);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  bars->attachAxis(x);
-  bars->attachAxis(y);
+  auto* values = value_axis(QStringLiteral("ms"));
+  round_range(values, max_ms);
+  lay_out_horizontal(chart, bars, categories, values);
   return chart;
 }
 
 QChart* frames_chart(const FramesModel& frames) {
   const QString item = frames.item_name().isEmpty() ? QStringLiteral("items") : frames.item_name();
   QChart* chart =
-      new_chart(QStringLiteral("Training and inference (%1/s): measured, and claimed from the "
-                               "baseline by the document's ratios")
-                    .arg(item));
+      new_chart(QStringLiteral("Training and inference, measured and claimed (%1/s)").arg(item));
   if (frames.rowCount() == 0) {
     chart->setTitle(QStringLiteral("Training and inference: none in this run"));
     return chart;
@@ -272,7 +346,7 @@ QChart* frames_chart(const FramesModel& frames) {
       {"training claimed", FramesModel::Training, true, QColor(0xaa, 0xc4, 0xe0)},
       {"inference", FramesModel::Inference, false, QColor(0x22, 0x88, 0x33)},
       {"inference claimed", FramesModel::Inference, true, QColor(0xa8, 0xdb, 0xa8)}};
-  auto* bars = new QBarSeries;
+  auto* bars = new QHorizontalBarSeries;
   double max_fps = 0;
   for (const Set& set_spec : sets) {
     auto* set = new QBarSet(QString::fromLatin1(set_spec.label));
@@ -290,15 +364,9 @@ QChart* frames_chart(const FramesModel& frames) {
   QStringList categories;
   for (int row = 0; row < frames.rowCount(); ++row)
     categories << frames.index(row, FramesModel::Stage).data().toString();
-  chart->addSeries(bars);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  auto* y = value_axis(item + QStringLiteral("/s"));
-  y->setMax(max_fps * 1.1 + 1e-9);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  bars->attachAxis(x);
-  bars->attachAxis(y);
+  auto* values = value_axis(item + QStringLiteral("/s"));
+  round_range(values, max_fps);
+  lay_out_horizontal(chart, bars, categories, values);
   return chart;
 }
 
@@ -323,8 +391,7 @@ QChart* samples_histogram_chart(const json& stage) {
   bars->append(set);
   chart->addSeries(bars);
   chart->legend()->hide();
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
+  auto* x = category_axis(categories);
   x->setTitleText(QStringLiteral("bin centre, ms"));
   auto* y = value_axis(QStringLiteral("count"));
   // Ticks on whole counts: one per count when few, else Qt's nice numbers.

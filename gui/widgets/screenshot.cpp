@@ -10,6 +10,7 @@
 #include <QSaveFile>
 #include <QWidget>
 
+#include "gui/widgets/charts_view.h"
 #include "gui/widgets/compare_view.h"
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/run_browser.h"
@@ -79,15 +80,24 @@ int take_screenshot(MainWindow& window, const ScreenshotRequest& request) {
     fail(QStringLiteral("no document could be loaded"));
     return 1;
   }
-  if (!window.show_view(request.view)) {
-    fail(
-        QStringLiteral("unknown view '%1' (ladder, charts, drilldown, compare)").arg(request.view));
+  // "charts:batch": the charts view with one chart's tab (ChartsView::chart_keys()).
+  const QString view = request.view.section(QLatin1Char(':'), 0, 0);
+  const QString chart = request.view.section(QLatin1Char(':'), 1);
+  if (!window.show_view(view) || (!chart.isEmpty() && view != QLatin1String("charts"))) {
+    fail(QStringLiteral("unknown view '%1' (ladder, charts, charts:CHART, drilldown, compare)")
+             .arg(request.view));
     return 2;
   }
   window.resize(request.size);
   window.show();
   if (!window.run_browser()->select_row(request.run_row)) {
     fail(QStringLiteral("no run at row %1").arg(request.run_row));
+    return 2;
+  }
+  if (!chart.isEmpty() && !window.charts()->show_chart(chart)) {
+    fail(QStringLiteral("no chart '%1' for this run (%2; phases and frames only where the run "
+                        "has them)")
+             .arg(chart, ChartsView::chart_keys().join(QStringLiteral(", "))));
     return 2;
   }
   if (!request.compare_with.isEmpty()) {

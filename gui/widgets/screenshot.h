@@ -14,10 +14,11 @@ class MainWindow;
 
 struct ScreenshotRequest {
   QStringList files;
-  QString output;           // the PNG to write
-  QString view = "ladder";  // ladder, charts, drilldown, compare
-  QString compare_with;     // a second file: compare its first run with the first file's
-  int run_row = 0;          // which run of the run list to show
+  QString output;  // the PNG to write
+  QString view =
+      "ladder";  // ladder, charts, charts:CHART (ChartsView::chart_keys()), drilldown, compare
+  QString compare_with;  // a second file: compare its first run with the first file's
+  int run_row = 0;       // which run of the run list to show
   QSize size = QSize(1440, 800);
 };
 
