@@ -391,7 +391,8 @@ QChart* samples_histogram_chart(const json& stage) {
   bars->append(set);
   chart->addSeries(bars);
   chart->legend()->hide();
-  auto* x = category_axis(categories);
+  auto* x = new QBarCategoryAxis;  // short numbers: level, whatever their count
+  x->append(categories);
   x->setTitleText(QStringLiteral("bin centre, ms"));
   auto* y = value_axis(QStringLiteral("count"));
   // Ticks on whole counts: one per count when few, else Qt's nice numbers.

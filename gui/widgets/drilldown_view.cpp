@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "gui/model/counters_model.h"
@@ -47,7 +48,9 @@ DrilldownView::DrilldownView(QWidget* parent)
       summary_(new QLabel),
       counters_(new CountersModel(this)),
       kernels_(new KernelsModel(this)),
-      histogram_(make_exportable_chart_view()) {
+      histogram_(make_exportable_chart_view()),
+      timeline_(new TimelineWidget),
+      lower_(new QTabWidget) {
   auto* kernels_table = table_for(kernels_, this);
   kernels_table->setItemDelegateForColumn(KernelsModel::Share,
                                           new BarDelegate(QColor(0xe6, 0xc0, 0x9c), kernels_table));
@@ -57,9 +60,13 @@ DrilldownView::DrilldownView(QWidget* parent)
   tables->addWidget(titled(tr("OpenCL kernels"), kernels_table));
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(tables);
-  splitter->addWidget(histogram_);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
+  // The timeline and the histogram share the lower half as tabs: stacked, each got too little
+  // height to read.
+  lower_->addTab(timeline_, tr("Timeline of one captured sample"));
+  lower_->addTab(histogram_, tr("Samples"));
+  splitter->addWidget(lower_);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 1);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Stage:")));
@@ -93,6 +100,12 @@ void DrilldownView::set_run(const nlohmann::json& run) {
   select_stage(busiest);
 }
 
+void DrilldownView::set_timeline(std::map<QString, TimelineStage> stages, const QString& why_none) {
+  timeline_stages_ = std::move(stages);
+  timeline_why_none_ = why_none;
+  show_stage(current_stage());
+}
+
 void DrilldownView::select_stage(int stage) {
   if (stage < 0 || stage >= stages_->count()) return;
   {
@@ -124,6 +137,22 @@ void DrilldownView::show_stage(int stage) {
   QtCharts::QChart* old = histogram_->chart();
   histogram_->setChart(samples_histogram_chart(s));
   delete old;
+  const auto captured = timeline_stages_.find(text(s, "id"));
+  // The timeline's tab when there is one to show, else the samples'.
+  lower_->setCurrentWidget(captured != timeline_stages_.end() ? static_cast<QWidget*>(timeline_)
+                                                              : histogram_);
+  if (captured != timeline_stages_.end()) {
+    const TimelineStage& t = captured->second;
+    timeline_->set_stage(t);
+    summary_->setText(summary + QStringLiteral("   timeline: device busy %1 of %2 ms")
+                                    .arg(t.device_busy_us / 1000, 0, 'f', 3)
+                                    .arg(t.sample_us / 1000, 0, 'f', 3));
+  } else {
+    timeline_->set_stage(std::nullopt, timeline_stages_.empty()
+                                           ? timeline_why_none_
+                                           : tr("No sample of this stage was captured (a stage "
+                                                "that was skipped or failed has none)."));
+  }
 }
 
 }  // namespace sb::viewer

@@ -1,12 +1,18 @@
 #pragma once
-// One stage in detail: its counters with their tier, its OpenCL kernels, and the histogram of
-// its raw samples.
+// One stage in detail: its counters with their tier, its OpenCL kernels, the histogram of its raw
+// samples, and the timeline of one captured sample when the run was made with --timeline.
+#include <map>
+
 #include <QWidget>
 #include <QtCharts/QChartView>
 #include <nlohmann/json.hpp>
 
+#include "gui/model/timeline.h"
+#include "gui/widgets/timeline_widget.h"
+
 class QComboBox;
 class QLabel;
+class QTabWidget;
 
 namespace sb::viewer {
 
@@ -21,6 +27,10 @@ class DrilldownView : public QWidget {
   // Shows the stage with the most OpenCL kernel time, else the baseline.
   void set_run(const nlohmann::json& run);
   void select_stage(int stage);
+  // The run's captured samples by stage id (gui/model/timeline.h); empty with why_none when
+  // there is no timeline file or it could not be read.
+  void set_timeline(std::map<QString, TimelineStage> stages, const QString& why_none);
+  TimelineWidget* timeline() const { return timeline_; }
   int current_stage() const;
   CountersModel* counters() const { return counters_; }
   KernelsModel* kernels() const { return kernels_; }
@@ -34,6 +44,10 @@ class DrilldownView : public QWidget {
   CountersModel* counters_;
   KernelsModel* kernels_;
   QtCharts::QChartView* histogram_;
+  TimelineWidget* timeline_;
+  QTabWidget* lower_;  // the timeline and the histogram
+  std::map<QString, TimelineStage> timeline_stages_;
+  QString timeline_why_none_;
 };
 
 }  // namespace sb::viewer

@@ -6,6 +6,7 @@
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -90,6 +91,8 @@ MainWindow::MainWindow(QWidget* parent)
   connect(&store_, &DocumentStore::load_failed, this, &MainWindow::on_load_failed);
   connect(&store_, &DocumentStore::pending_changed, this, &MainWindow::on_pending_changed);
   connect(&store_, &DocumentStore::document_loaded, this, [this](int index) {
+    // A result file rewritten on disk comes with its timeline rewritten: read it again.
+    timelines_.erase(timeline_path_for(store_.documents()[static_cast<size_t>(index)].path));
     statusBar()->showMessage(
         tr("Loaded %1").arg(store_.documents()[static_cast<size_t>(index)].path), 5000);
   });
@@ -158,6 +161,42 @@ bool MainWindow::show_view(const QString& name) {
   return false;
 }
 
+void MainWindow::show_timeline(RunRef ref) {
+  const QString path =
+      timeline_path_for(store_.documents()[static_cast<size_t>(ref.document)].path);
+  auto cached = timelines_.find(path);
+  if (cached == timelines_.end()) {
+    std::pair<TimelineFile, QString> entry;
+    QFile file(path);
+    if (!file.exists()) {
+      entry.second = tr("No timeline: %1 does not exist. Run with --timeline %1 to capture one "
+                        "sample per stage.")
+                         .arg(QFileInfo(path).fileName());
+    } else if (!file.open(QIODevice::ReadOnly)) {
+      entry.second = tr("Cannot read %1: %2").arg(path, file.errorString());
+    } else {
+      try {
+        entry.first = read_timeline(nlohmann::json::parse(file.readAll().toStdString()));
+      } catch (const std::exception& e) {
+        entry.second = tr("%1 is not a timeline: %2").arg(path, QString::fromUtf8(e.what()));
+      }
+    }
+    cached = timelines_.emplace(path, std::move(entry)).first;
+  }
+  const auto& run = store_.run(ref);
+  const QString name =
+      QStringLiteral("%1/%2/%3").arg(text(run, "model"), text(run, "size"), text(run, "backend"));
+  const auto& [file, why_none] = cached->second;
+  const auto stages = file.find(name);
+  if (stages != file.end())
+    drilldown_->set_timeline(stages->second, {});
+  else
+    drilldown_->set_timeline(
+        {}, why_none.isEmpty()
+                ? tr("%1 holds no run named %2.").arg(QFileInfo(path).fileName(), name)
+                : why_none);
+}
+
 void MainWindow::show_run(RunRef ref) {
   if (!ref.valid()) return;
   const auto& run = store_.run(ref);
@@ -166,6 +205,7 @@ void MainWindow::show_run(RunRef ref) {
   ladder_->set_run(run);
   charts_->set_run(run, all);
   drilldown_->set_run(run);
+  show_timeline(ref);
   setWindowTitle(tr("stagebench viewer - %1 / %2 / %3")
                      .arg(text(run, "model"), text(run, "size"), text(run, "backend")));
 }

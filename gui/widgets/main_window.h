@@ -4,7 +4,11 @@
 // and drop of JSON files.
 #include <QMainWindow>
 
+#include <map>
+#include <utility>
+
 #include "gui/model/document_store.h"
+#include "gui/model/timeline.h"
 
 class QLabel;
 class QListWidget;
@@ -48,12 +52,16 @@ class MainWindow : public QMainWindow {
  private:
   void build_menus();
   void show_run(RunRef ref);
+  void show_timeline(RunRef ref);
   void on_load_failed(const QString& path, const QString& message);
   void on_pending_changed(int pending);
   void remember_recent(const QStringList& paths);
   void rebuild_recent_menu();
 
   DocumentStore store_;
+  // Timeline files beside the result files (gui/model/timeline.h), read once each: the parsed
+  // file, or why there is none.
+  std::map<QString, std::pair<TimelineFile, QString>> timelines_;
   RunBrowser* runs_;
   QTabWidget* tabs_;
   LadderView* ladder_;

@@ -202,3 +202,67 @@ TEST(CompareView, AHugeStageIdIsElidedInTheProblemLine) {
 
 }  // namespace
 }  // namespace sb::viewer
+
+namespace sb::viewer {
+namespace {
+
+// The drill-down draws the timeline written beside the result file (x.json, x.trace.json) for
+// the run it shows, and says how to get one where there is none.
+TEST(Drilldown, DrawsTheTimelineBesideTheResultFile) {
+  app();
+  QTemporaryDir dir;
+  const QString result = dir.filePath(QStringLiteral("x.json"));
+  ASSERT_TRUE(QFile::copy(fixture(), result));
+  const nlohmann::json trace = {{"traceEvents",
+                                 {{{"ph", "M"},
+                                   {"pid", 1},
+                                   {"tid", 0},
+                                   {"name", "process_name"},
+                                   {"args", {{"name", "enformer/tiny/cpu"}}}},
+                                  {{"ph", "X"},
+                                   {"pid", 1},
+                                   {"tid", 1},
+                                   {"name", "original"},
+                                   {"cat", "sample"},
+                                   {"ts", 0},
+                                   {"dur", 100},
+                                   {"args", {{"stage", "original"}}}},
+                                  {{"ph", "X"},
+                                   {"pid", 1},
+                                   {"tid", 2},
+                                   {"name", "forward"},
+                                   {"cat", "host"},
+                                   {"ts", 5},
+                                   {"dur", 90},
+                                   {"args", {{"stage", "original"}}}}}}};
+  {
+    QFile f(dir.filePath(QStringLiteral("x.trace.json")));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(trace.dump()));
+  }
+  MainWindow window;
+  window.set_interactive(false);
+  window.open_files({result});
+  ASSERT_TRUE(window.store()->wait_idle(20000));
+  ASSERT_TRUE(window.run_browser()->select_row(0));  // enformer/tiny/cpu
+  QApplication::processEvents();
+  window.drilldown()->select_stage(0);
+  ASSERT_TRUE(window.drilldown()->timeline()->stage().has_value());
+  EXPECT_EQ(window.drilldown()->timeline()->stage()->tracks.size(), 2u);
+  window.drilldown()->select_stage(1);  // tf32: not captured
+  EXPECT_FALSE(window.drilldown()->timeline()->stage().has_value());
+  ASSERT_TRUE(window.run_browser()->select_row(1));  // enformer/tiny/opencl: not in the file
+  QApplication::processEvents();
+  EXPECT_FALSE(window.drilldown()->timeline()->stage().has_value());
+
+  MainWindow plain;  // the fixture itself has no timeline beside it
+  plain.set_interactive(false);
+  plain.open_files({fixture()});
+  ASSERT_TRUE(plain.store()->wait_idle(20000));
+  ASSERT_TRUE(plain.run_browser()->select_row(0));
+  QApplication::processEvents();
+  EXPECT_FALSE(plain.drilldown()->timeline()->stage().has_value());
+}
+
+}  // namespace
+}  // namespace sb::viewer
