@@ -6,6 +6,12 @@
 #           against each other and fp64, both timed), then cuDNN on the same shapes
 #           (scripts/reference/conv3d_shapes.py);
 #   tiles:  conv3d_igemm_check (tf32) with the tile height measured, then forced to 128 and 256;
+#   bwd:    conv3d_igemm_check bwd: the backward passes (weight and data gradients) through
+#           vol2col/col2vol and the implicit GEMMs, checked and timed, then cuDNN's backward
+#           passes on the same shapes (conv3d_shapes.py --backward);
+#   timeline: one DynUNet full training sample at STAGES_TL (default channels-last) with
+#           STAGEBENCH_CONV_IGEMM=off and on, --timeline, summed per kernel
+#           (probes/conv3d/timeline_by_kernel.py, from TOOLS, default probes/conv3d);
 #   ladder: `stagebench run dynunet --size full` with STAGEBENCH_CONV_IGEMM=off and on (the stages
 #           in STAGES), then PyTorch's peer beside the "on" file while time allows.
 # Everything lands in OUT/conv-igemm and is tarred into OUT/conv-igemm.tar.gz.
@@ -45,6 +51,23 @@ for phase in ${PHASES:-shapes ladder}; do
       done
       timeout 150 python3 "$scripts/conv3d_shapes.py" > "$o/shapes-cudnn.tsv" 2> "$o/shapes-cudnn.err"
       log "conv3d_shapes.py rc=$?"
+      ;;
+    bwd)
+      timeout 200 "$bundle/conv3d_igemm_check" bwd tf32 "${BWD_REPS:-5}" > "$o/bwd-ours-tf32.tsv" 2> "$o/bwd-ours-tf32.err"
+      log "conv3d_igemm_check bwd rc=$? ($(tail -n1 "$o/bwd-ours-tf32.tsv"))"
+      timeout 120 python3 "$scripts/conv3d_shapes.py" --backward > "$o/bwd-cudnn.tsv" 2> "$o/bwd-cudnn.err"
+      log "conv3d_shapes.py --backward rc=$?"
+      ;;
+    timeline)
+      for mode in ${TL_MODES:-off on}; do
+        STAGEBENCH_CONV_IGEMM=$mode timeout -s INT 150 "$bundle/stagebench" run dynunet --size full \
+          --backend opencl --stages "${STAGES_TL:-channels-last}" --max-time 15 --max-samples 4 \
+          --warmup 2 -q -o "$o/timeline-$mode.json" --timeline "$o/timeline-$mode.trace.json" \
+          > "$o/timeline-$mode.txt" 2>&1
+        log "timeline $mode rc=$?"
+        python3 "${TOOLS:-probes/conv3d}/timeline_by_kernel.py" "$o/timeline-$mode.trace.json" 30 \
+          > "$o/timeline-$mode-kernels.txt" 2>&1 && gzip -f "$o/timeline-$mode.trace.json"
+      done
       ;;
     tiles)  # the measured tile height against each height forced (STAGEBENCH_CONV_IGEMM_TILE)
       for h in auto 128 256; do
