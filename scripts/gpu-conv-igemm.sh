@@ -61,7 +61,7 @@ for phase in ${PHASES:-shapes ladder}; do
     timeline)
       for mode in ${TL_MODES:-off on}; do
         STAGEBENCH_CONV_IGEMM=$mode timeout -s INT 150 "$bundle/stagebench" run dynunet --size full \
-          --backend opencl --stages "${STAGES_TL:-channels-last}" --max-time 15 --max-samples 4 \
+          --backend opencl --stages "${STAGES_TL:-channels-last}" --max-time 15 --max-samples 10 \
           --warmup 2 -q -o "$o/timeline-$mode.json" --timeline "$o/timeline-$mode.trace.json" \
           > "$o/timeline-$mode.txt" 2>&1
         log "timeline $mode rc=$?"

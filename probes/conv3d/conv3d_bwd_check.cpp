@@ -5,8 +5,9 @@
 // time (median over rounds of `reps` back-to-back calls, the two paths taking turns), the
 // implicit GEMM's relative L2 and cosine against the vol2col path, both paths' relative L2
 // against fp64 on the host at sampled elements, and whether two runs of the implicit GEMM gave
-// the same bits (its split reduction is summed in a fixed order). Exits 1 on an error over the
-// tolerance, an unwritten (NaN) output, or a result that did not repeat.
+// the same bits (its split reduction is summed in a fixed order). Exits 1 when the implicit
+// GEMM's error against fp64 is over the tolerance, an output is unwritten (NaN), or a result did
+// not repeat.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -161,8 +162,10 @@ int run_backward_check(sb::Precision p, int reps) {
       }
       const Compare fp_a = compare(s_a, ref), fp_cols = compare(s_cols, ref);
       const Compare pair = compare(a, cols);
-      const bool ok = all_finite(cols) && all_finite(a) && fp_cols.rel_l2 <= tolerance &&
-                      fp_a.rel_l2 <= tolerance && pair.rel_l2 <= tolerance && repeats;
+      // The gate is fp64: the vol2col path's weight gradients of the 1^3 and single-channel
+      // shapes are themselves 4-5e-3 from fp64 on an H100 (one tf32 GEMM over 2M rows, unsplit),
+      // so the pair's difference is reported, not held to the tolerance.
+      const bool ok = all_finite(cols) && all_finite(a) && fp_a.rel_l2 <= tolerance && repeats;
       failed = failed || !ok;
       constexpr int kRounds = 5;
       std::vector<double> t_cols, t_a;

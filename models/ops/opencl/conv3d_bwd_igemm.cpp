@@ -9,7 +9,8 @@
 //     of dy (the forward's implicit GEMM, conv3d_igemm_permuted) with the weight flipped in all
 //     three axes, in and out channels swapped, padding k - 1 - p. Stride s > 1: dy spread onto
 //     the stride-1 grid first (zeros between, conv3d_dy_dilate), so only the taps that hit carry
-//     non-zero terms; that multiplies zeros (s^3 times the useful work) but stays one GEMM.
+//     non-zero terms; that multiplies zeros (s^3 times the useful work) but stays one GEMM. A
+//     1^3 kernel with stride s: the GEMM on dy's own grid, then spread onto dx (zeros between).
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -130,15 +131,32 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
   }
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
-  const int64_t total = s.batch * t.d * t.h * t.w * co;
-  Tensor spread = empty({total});
-  cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate");
-  set_args(dilate, 0, dy, to_cl_int(co, "out"), to_cl_int(od, "od"), to_cl_int(oh, "oh"),
-           to_cl_int(ow, "ow"), s.stride, to_cl_int(t.d, "d"), to_cl_int(t.h, "h"),
-           to_cl_int(t.w, "w"), to_cl_int(total, "spread dy"), spread);
-  faults_.before_launch("conv3d_dy_dilate");
-  events_.launch("conv3d_dy_dilate", dilate, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
-  conv3d_igemm_permuted(t, spread, wt, nullptr, dx, "conv3d-igemm-dx");
+  // `from` [N, fd, fh, fw, ch] onto the stride grid of `to` [N, td, th, tw, ch], zeros between.
+  auto spread = [&](const Tensor& from, int64_t ch, int64_t fd, int64_t fh, int64_t fw,
+                    int64_t td, int64_t th, int64_t tw, Tensor& to) {
+    const int64_t total = s.batch * td * th * tw * ch;
+    cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate");
+    set_args(dilate, 0, from, to_cl_int(ch, "channels"), to_cl_int(fd, "d"), to_cl_int(fh, "h"),
+             to_cl_int(fw, "w"), s.stride, to_cl_int(td, "d"), to_cl_int(th, "h"),
+             to_cl_int(tw, "w"), to_cl_int(total, "spread"), to);
+    faults_.before_launch("conv3d_dy_dilate");
+    events_.launch("conv3d_dy_dilate", dilate, cl::NDRange(round_up(total, 256)),
+                   cl::NDRange(256));
+  };
+  if (s.kernel == 1 && s.padding == 0) {
+    // A 1^3 kernel touches only the stride grid's voxels: dy . W there, zeros elsewhere. The
+    // spread-dy route below multiplied s^3 times as many zeros and ran 0.68-0.78x of vol2col
+    // (results/h100/conv-bwd-2026-11-28/call1/).
+    Conv3dShape u = t;
+    u.d = od, u.h = oh, u.w = ow;
+    Tensor on_grid = empty({s.batch * od * oh * ow * ci});
+    conv3d_igemm_permuted(u, dy, wt, nullptr, on_grid, "conv3d-igemm-dx");
+    spread(on_grid, ci, od, oh, ow, s.d, s.h, s.w, dx);
+    return true;
+  }
+  Tensor spread_dy = empty({s.batch * t.d * t.h * t.w * co});
+  spread(dy, co, od, oh, ow, t.d, t.h, t.w, spread_dy);
+  conv3d_igemm_permuted(t, spread_dy, wt, nullptr, dx, "conv3d-igemm-dx");
   return true;
 }
 

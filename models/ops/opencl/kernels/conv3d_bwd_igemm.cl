@@ -63,7 +63,8 @@ __kernel void conv3d_dw_sum(__global const float* partial, int slots, int Co, in
   dw[((size_t)o * C + ci) * taps + t] = s;
 }
 
-// dy [N, OD, OH, OW, Co] spread onto the stride-1 grid of a transposed convolution:
+// dy [N, OD, OH, OW, Co] spread onto the stride-1 grid of a transposed convolution (or any
+// [N, OD, OH, OW, Co] onto a grid s times finer, as the 1^3 data gradient does):
 // out [N, UD, UH, UW, Co] holds dy[n, z/s, y/s, x/s, :] where s divides z, y and x (and the
 // quotient is inside dy), zeros elsewhere. conv3d's data gradient for stride s > 1 is then a
 // stride-1 convolution of `out` (conv3d_bwd_igemm.cpp). One item per element of out.
