@@ -98,10 +98,16 @@ int run_backward_check(sb::Precision p, int reps) {
                   : std::vector<int64_t>{B, c.edge, c.edge, c.edge, c.in};
       sb::Tensor r_cols = be.upload(nan, shape), r_a = be.upload(nan, shape),
                  r_b = be.upload(nan, shape);
+      // dbias rides with dW where the layer has a bias (the output convolution).
+      const std::vector<float> nan_b(static_cast<size_t>(c.out), NAN);
+      sb::Tensor db_cols = be.upload(nan_b, {c.out}), db_a = be.upload(nan_b, {c.out}),
+                 db_b = be.upload(nan_b, {c.out});
+      const bool with_bias = weights && c.bias;
       auto run = [&](bool implicit, sb::Tensor& r) {
         be.set_conv_igemm_knob(implicit ? sb::ConvIgemmKnob::automatic : sb::ConvIgemmKnob::off);
+        sb::Tensor& db = !implicit ? db_cols : &r == &r_a ? db_a : db_b;
         if (weights)
-          be.conv3d_backward_weights(s, x, dy, r, nullptr);
+          be.conv3d_backward_weights(s, x, dy, r, with_bias ? &db : nullptr);
         else
           be.conv3d_backward_data(s, dy, w, r);
       };
@@ -160,12 +166,29 @@ int run_backward_check(sb::Precision p, int reps) {
         s_a.push_back(a[static_cast<size_t>(e)]);
         s_cols.push_back(cols[static_cast<size_t>(e)]);
       }
+      bool bias_ok = true;
+      if (with_bias) {  // dbias against fp64 sums of dy, and its bits across the two runs
+        const std::vector<float> b_cols = be.download(db_cols), b_a = be.download(db_a),
+                                 b_b = be.download(db_b);
+        std::vector<float> b_ref(static_cast<size_t>(c.out), 0.0f);
+        for (int64_t oc = 0; oc < c.out; ++oc) {
+          double sum = 0;
+          for (int64_t r = 0; r < P; ++r) sum += dyh[static_cast<size_t>(r * c.out + oc)];
+          b_ref[static_cast<size_t>(oc)] = static_cast<float>(sum);
+        }
+        const Compare e_a = compare(b_a, b_ref), e_cols = compare(b_cols, b_ref);
+        const bool b_repeats = std::memcmp(b_a.data(), b_b.data(), b_a.size() * 4) == 0;
+        bias_ok = all_finite(b_a) && e_a.rel_l2 <= 1e-5 && b_repeats;
+        std::printf("# %s dbias: rel_l2_fp64 igemm %.2e, vol2col %.2e; repeats %s\n", name,
+                    e_a.rel_l2, e_cols.rel_l2, b_repeats ? "yes" : "NO");
+      }
       const Compare fp_a = compare(s_a, ref), fp_cols = compare(s_cols, ref);
       const Compare pair = compare(a, cols);
       // The gate is fp64: the vol2col path's weight gradients of the 1^3 and single-channel
       // shapes are themselves 4-5e-3 from fp64 on an H100 (one tf32 GEMM over 2M rows, unsplit),
       // so the pair's difference is reported, not held to the tolerance.
-      const bool ok = all_finite(cols) && all_finite(a) && fp_a.rel_l2 <= tolerance && repeats;
+      const bool ok =
+          all_finite(cols) && all_finite(a) && fp_a.rel_l2 <= tolerance && repeats && bias_ok;
       failed = failed || !ok;
       constexpr int kRounds = 5;
       std::vector<double> t_cols, t_a;

@@ -256,25 +256,25 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
   to_cl_int(x.numel(), "conv3d_backward_weights input size");
   to_cl_int(dy.numel(), "conv3d_backward_weights dy size");
   const int64_t co = s.out_channels;
-  if (!conv3d_backward_weights_igemm(s, x, dy, dw)) {  // conv3d_bwd_igemm.cpp, else columns
-    Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
-    bool first = true;
-    for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
-      conv3d_columns("conv3d_vol2col", s, x, r0, rows, 0, rows * g.K, cols);
-      const float beta = first ? 0.0f : 1.0f;
-      first = false;
-      if (g.channels_last) {  // dW[out, K] (+)= dy[r0 .. r0 + rows, out]^T . cols[rows, K]
-        // a slice of the rows is a row range of both
-        conv3d_gemm_split_k(s.precision, true, false, co, g.K, rows, dy, r0 * co, co, co, cols, 0,
-                            g.K, g.K, beta, dw);
-      } else {  // dW[out, K] (+)= dy_n[out, v0 .. v0 + rows] . cols[K, rows]^T
-        const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
-        // a slice of the rows is a column range of both
-        conv3d_gemm_split_k(s.precision, false, true, co, g.K, rows, dy, n * co * g.voxels + v0,
-                            g.voxels, 1, cols, 0, rows, 1, beta, dw);
-      }
-    });
-  }
+  // conv3d_bwd_igemm.cpp (dW and dbias), else columns
+  if (conv3d_backward_weights_igemm(s, x, dy, dw, dbias)) return;
+  Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
+  bool first = true;
+  for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
+    conv3d_columns("conv3d_vol2col", s, x, r0, rows, 0, rows * g.K, cols);
+    const float beta = first ? 0.0f : 1.0f;
+    first = false;
+    if (g.channels_last) {  // dW[out, K] (+)= dy[r0 .. r0 + rows, out]^T . cols[rows, K]
+      // a slice of the rows is a row range of both
+      conv3d_gemm_split_k(s.precision, true, false, co, g.K, rows, dy, r0 * co, co, co, cols, 0,
+                          g.K, g.K, beta, dw);
+    } else {  // dW[out, K] (+)= dy_n[out, v0 .. v0 + rows] . cols[K, rows]^T
+      const int64_t n = r0 / g.voxels, v0 = r0 - n * g.voxels;
+      // a slice of the rows is a column range of both
+      conv3d_gemm_split_k(s.precision, false, true, co, g.K, rows, dy, n * co * g.voxels + v0,
+                          g.voxels, 1, cols, 0, rows, 1, beta, dw);
+    }
+  });
   if (dbias == nullptr) return;
   const size_t wg = reduce_group();
   launch("conv3d_bias_grad", cl::NDRange(static_cast<size_t>(co) * wg), cl::NDRange(wg), dy,

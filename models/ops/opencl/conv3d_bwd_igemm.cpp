@@ -5,6 +5,7 @@
 //     reduction over (batch, output voxel) split into slices, each work-group writing its
 //     slice's partial dW tile into its own slot; conv3d_dw_sum adds the slots in slot order and
 //     writes dW in the weight's [out, in, taps] layout. Deterministic: the same bits every run.
+//     dbias likewise: slices of rows, one work-group tree each, summed in slice order.
 //   data (tf32, and f16 where dy's channels are a multiple of 8): a stride-1 forward convolution
 //     of dy (the forward's implicit GEMM, conv3d_igemm_permuted) with the weight flipped in all
 //     three axes, in and out channels swapped, padding k - 1 - p. Stride s > 1: dy spread onto
@@ -73,7 +74,7 @@ std::string OpenCLBackend::conv3d_backward_implicit_unavailable(const Conv3dShap
 }
 
 bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x,
-                                                  const Tensor& dy, Tensor& dw) {
+                                                  const Tensor& dy, Tensor& dw, Tensor* dbias) {
   if (!conv3d_backward_implicit_unavailable(s, true).empty()) return false;
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
@@ -108,6 +109,22 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   faults_.before_launch("conv3d_dw_sum");
   events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
   kernel_log_.gemm("tf32 conv3d-igemm-dw");
+  if (dbias == nullptr) return true;
+  // dbias: slices of at least 4096 rows, at most 64 of them, summed in slice order.
+  const int64_t b_slices = std::clamp<int64_t>(rows / 4096, 1, 64);
+  const int64_t b_len = (rows + b_slices - 1) / b_slices;
+  Tensor b_partial = empty({b_slices, co});
+  cl::Kernel& slices_k = conv_igemm_kernel("conv3d_dbias_slices");
+  set_args(slices_k, 0, dy, to_cl_int(co, "out"), to_cl_int(rows, "rows"),
+           to_cl_int(b_len, "dbias slice"), b_partial);
+  faults_.before_launch("conv3d_dbias_slices");
+  events_.launch("conv3d_dbias_slices", slices_k,
+                 cl::NDRange(static_cast<size_t>(co) * 256, static_cast<size_t>(b_slices)),
+                 cl::NDRange(256, 1));
+  set_args(sum, 0, b_partial, to_cl_int(b_slices, "dbias slices"), to_cl_int(co, "out"), 1, 1,
+           *dbias);
+  faults_.before_launch("conv3d_dw_sum");
+  events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(co, 256)), cl::NDRange(256));
   return true;
 }
 
@@ -132,16 +149,15 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
   // `from` [N, fd, fh, fw, ch] onto the stride grid of `to` [N, td, th, tw, ch], zeros between.
-  auto spread = [&](const Tensor& from, int64_t ch, int64_t fd, int64_t fh, int64_t fw,
-                    int64_t td, int64_t th, int64_t tw, Tensor& to) {
+  auto spread = [&](const Tensor& from, int64_t ch, int64_t fd, int64_t fh, int64_t fw, int64_t td,
+                    int64_t th, int64_t tw, Tensor& to) {
     const int64_t total = s.batch * td * th * tw * ch;
     cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate");
     set_args(dilate, 0, from, to_cl_int(ch, "channels"), to_cl_int(fd, "d"), to_cl_int(fh, "h"),
              to_cl_int(fw, "w"), s.stride, to_cl_int(td, "d"), to_cl_int(th, "h"),
              to_cl_int(tw, "w"), to_cl_int(total, "spread"), to);
     faults_.before_launch("conv3d_dy_dilate");
-    events_.launch("conv3d_dy_dilate", dilate, cl::NDRange(round_up(total, 256)),
-                   cl::NDRange(256));
+    events_.launch("conv3d_dy_dilate", dilate, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
   };
   if (s.kernel == 1 && s.padding == 0) {
     // A 1^3 kernel touches only the stride grid's voxels: dy . W there, zeros elsewhere. The

@@ -334,7 +334,7 @@ class OpenCLBackend : public Backend {
   // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
   // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                     Tensor& dw);
+                                     Tensor& dw, Tensor* dbias);
   bool conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                   Tensor& dx);
   // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on

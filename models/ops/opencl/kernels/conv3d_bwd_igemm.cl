@@ -63,6 +63,22 @@ __kernel void conv3d_dw_sum(__global const float* partial, int slots, int Co, in
   dw[((size_t)o * C + ci) * taps + t] = s;
 }
 
+// dbias's split reduction (channels-last dy [rows, Co]): work-group (c, g) sums channel c over
+// rows [g slice_len, (g + 1) slice_len) with a fixed tree (group_sum) into partial[g][c];
+// conv3d_dw_sum (C = taps = 1) then adds the slices in order. conv3d_bias_grad (conv3d.cl) gives
+// a channel one work-group: DynUNet's output convolution (one channel over 2M rows) took 0.78 ms
+// of its step on an H100 (results/h100/conv-bwd-2026-11-28/call2/).
+__kernel void conv3d_dbias_slices(__global const float* dy, int Co, int rows, int slice_len,
+                                  __global float* partial) {
+  __local float scratch[REDUCE_WG];
+  const int c = get_group_id(0), g = get_group_id(1), lid = get_local_id(0);
+  const int end = min(rows, (g + 1) * slice_len);
+  float s = 0.0f;
+  for (int r = g * slice_len + lid; r < end; r += REDUCE_WG) s += dy[(size_t)r * Co + c];
+  s = group_sum(s, scratch);
+  if (lid == 0) partial[(size_t)g * Co + c] = s;
+}
+
 // dy [N, OD, OH, OW, Co] spread onto the stride-1 grid of a transposed convolution (or any
 // [N, OD, OH, OW, Co] onto a grid s times finer, as the 1^3 data gradient does):
 // out [N, UD, UH, UW, Co] holds dy[n, z/s, y/s, x/s, :] where s divides z, y and x (and the
