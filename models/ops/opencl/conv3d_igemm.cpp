@@ -138,15 +138,16 @@ std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) con
   return conv_igemm_unavailable(call, conv_igemm_knob_);
 }
 
-// The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's forward path on
-// devices with the mma.sync kernels.
+// The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's paths on devices with
+// the mma.sync kernels (the backward ones: conv3d_bwd_igemm.cpp).
 std::string OpenCLBackend::gemm_paths() const {
   if (!has_mma()) return wgmma_status_;
   const std::string conv =
       conv_igemm_knob_ == ConvIgemmKnob::off
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
           : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes (f16: input "
-            "channels a multiple of 8), else vol2col + GEMM";
+            "channels a multiple of 8), data gradients (f16: output channels a multiple of 8) "
+            "and tf32 weight gradients (split reduction, fixed-order sum), else vol2col + GEMM";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }
 
