@@ -18,32 +18,15 @@
 
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
+#include "probes/conv3d/conv3d_cases.h"
+
+int run_backward_check(sb::Precision p, int reps);  // conv3d_bwd_check.cpp
 
 namespace {
 
-struct Case {
-  const char* where;
-  int64_t in, out, edge;
-  int kernel, stride;
-  bool bias;
-};
-
-// network.cpp's forward convolutions at --size full (filters 16, 32, 64, patch 64, batch 8).
-constexpr Case kCases[] = {
-    {"input_block.conv1", 1, 16, 64, 3, 1, false},
-    {"input_block.conv2, upsamples.1.conv2", 16, 16, 64, 3, 1, false},
-    {"input_block.conv3", 1, 16, 64, 1, 1, false},
-    {"downsamples.0.conv1", 16, 32, 64, 3, 2, false},
-    {"downsamples.0.conv2, upsamples.0.conv2", 32, 32, 32, 3, 1, false},
-    {"downsamples.0.conv3", 16, 32, 64, 1, 2, false},
-    {"bottleneck.conv1", 32, 64, 32, 3, 2, false},
-    {"bottleneck.conv2", 64, 64, 16, 3, 1, false},
-    {"bottleneck.conv3", 32, 64, 32, 1, 2, false},
-    {"upsamples.0.conv1", 64, 32, 32, 3, 1, false},
-    {"upsamples.1.conv1", 32, 16, 64, 3, 1, false},
-    {"output_block", 16, 1, 64, 1, 1, true},
-};
-constexpr int64_t kBatch = 8;
+using conv3d_probe::Case;
+using conv3d_probe::kBatch;
+using conv3d_probe::kCases;
 
 std::vector<float> random_values(size_t n, float scale, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(-scale, scale);
@@ -76,6 +59,11 @@ bool all_finite(const std::vector<float>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "bwd") {
+    const std::string bp = argc > 2 ? argv[2] : "tf32";
+    return run_backward_check(bp == "f16" ? sb::Precision::f16 : sb::Precision::tf32,
+                              argc > 3 ? std::atoi(argv[3]) : 10);
+  }
   const std::string precision = argc > 1 ? argv[1] : "tf32";
   const int reps = argc > 2 ? std::atoi(argv[2]) : 20;
   const sb::Precision p = precision == "f16" ? sb::Precision::f16 : sb::Precision::tf32;

@@ -4,7 +4,12 @@ probes/conv3d/conv3d_igemm_check.cpp), for comparing our implicit GEMM with it o
 torch.nn.functional.conv3d on channels_last_3d tensors, cudnn.benchmark on, in tf32 (fp32 tensors
 with TF32 allowed: our DynUNet stages' precision on OpenCL), bf16 and fp16. Median of 50 calls
 timed one by one with CUDA events, after 10 warm-ups (which also run the benchmark search). Prints
-a TSV table: shape, dtype, ms, TFLOP/s (2 M N K over the median)."""
+a TSV table: shape, dtype, ms, TFLOP/s (2 M N K over the median).
+`--backward`: the same for the two backward passes (aten.convolution_backward with only the
+weight gradient, then only the input gradient asked for; pass "dW" / "dX"), tf32 only unless
+`--all-dtypes`: the cuDNN figures beside conv3d_igemm_check bwd (issue 27)."""
+import sys
+
 import torch
 import torch.nn.functional as F
 
@@ -47,19 +52,31 @@ def median_ms(fn, warm=10, reps=50):
 
 print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
       f"{torch.backends.cudnn.version()}")
-print("shape\tM\tN\tK\tdtype\tms\tTFLOP/s")
+BACKWARD = "--backward" in sys.argv
+DTYPES = (("tf32", torch.float32), ("bf16", torch.bfloat16), ("fp16", torch.float16))
+if BACKWARD and "--all-dtypes" not in sys.argv:
+    DTYPES = DTYPES[:1]
+print("shape\tM\tN\tK\tdtype\t" + ("pass\t" if BACKWARD else "") + "ms\tTFLOP/s")
 for where, cin, cout, edge, k, stride, bias in CASES:
     pad = 1 if k == 3 else 0
     o = (edge + 2 * pad - k) // stride + 1
     m, n, kk = B * o ** 3, cout, cin * k ** 3
     name = f"{where}: {B}x{edge}^3x{cin}->{cout} k{k} s{stride}"
-    for dtype_name, dtype in (("tf32", torch.float32), ("bf16", torch.bfloat16),
-                              ("fp16", torch.float16)):
+    for dtype_name, dtype in DTYPES:
         x = torch.randn(B, cin, edge, edge, edge, device="cuda", dtype=dtype).to(
             memory_format=torch.channels_last_3d)
         w = (torch.randn(cout, cin, k, k, k, device="cuda", dtype=dtype) / kk ** 0.5).to(
             memory_format=torch.channels_last_3d)
         b = torch.randn(cout, device="cuda", dtype=dtype) if bias else None
+        if BACKWARD:
+            dy = torch.randn(B, cout, o, o, o, device="cuda", dtype=dtype).to(
+                memory_format=torch.channels_last_3d)
+            for pass_name, mask in (("dW", [False, True, False]), ("dX", [True, False, False])):
+                ms = median_ms(lambda: torch.ops.aten.convolution_backward(
+                    dy, x, w, None, [stride] * 3, [pad] * 3, [1] * 3, False, [0] * 3, 1, mask))
+                print(f"{name}\t{m}\t{n}\t{kk}\t{dtype_name}\t{pass_name}\t{ms:.4f}\t"
+                      f"{2 * m * n * kk / ms / 1e9:.2f}", flush=True)
+            continue
         with torch.no_grad():
             ms = median_ms(lambda: F.conv3d(x, w, b, stride=stride, padding=pad))
         print(f"{name}\t{m}\t{n}\t{kk}\t{dtype_name}\t{ms:.4f}\t{2 * m * n * kk / ms / 1e9:.2f}",

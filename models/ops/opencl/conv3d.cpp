@@ -12,7 +12,9 @@
 //                     a sample writes, later ones add.
 // Every sum runs in a fixed order, so results repeat bit for bit.
 // On NVIDIA, tf32/f16 ndhwc forward passes (f16: input channels a multiple of 8) run as an
-// implicit GEMM instead (conv3d_igemm.cpp; STAGEBENCH_CONV_IGEMM=off keeps them here).
+// implicit GEMM instead (conv3d_igemm.cpp), and so do their backward passes (tf32 weight
+// gradients, tf32/f16 data gradients: conv3d_bwd_igemm.cpp); STAGEBENCH_CONV_IGEMM=off keeps
+// them all here.
 #include <clblast.h>
 
 #include <algorithm>
@@ -228,6 +230,7 @@ void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& 
   const Geometry g = geometry(s);
   to_cl_int(dx.numel(), "conv3d_backward_data dx size");
   to_cl_int(dy.numel(), "conv3d_backward_data dy size");
+  if (conv3d_backward_data_igemm(s, dy, w, dx)) return;  // conv3d_bwd_igemm.cpp
   const int64_t co = s.out_channels;
   const int64_t per_sample = dx.numel() / s.batch;
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
@@ -253,6 +256,8 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
   to_cl_int(x.numel(), "conv3d_backward_weights input size");
   to_cl_int(dy.numel(), "conv3d_backward_weights dy size");
   const int64_t co = s.out_channels;
+  // conv3d_bwd_igemm.cpp (dW and dbias), else columns
+  if (conv3d_backward_weights_igemm(s, x, dy, dw, dbias)) return;
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
   bool first = true;
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {

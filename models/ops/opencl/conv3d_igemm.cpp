@@ -61,6 +61,29 @@ std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
          "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n#undef CONV_ROWS\n";
 }
 
+}  // namespace
+
+// The weight gradient's kernels (kernels/conv3d_bwd_igemm.cl): tiles 16, 32 or 64 out channels
+// high; "_wx" / "_wdy": input / output channels that do not fill 16-byte chunks, copied word by
+// word.
+std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy) {
+  return "conv3d_dw_tf32_" + std::to_string(bm) + (words_x ? "_wx" : "") + (words_dy ? "_wdy" : "");
+}
+
+namespace {
+
+std::string conv_dw_variants() {
+  std::string s;
+  for (const int bm : {16, 32, 64})
+    for (const bool wx : {false, true})
+      for (const bool wdy : {false, true})
+        s += "#define DW_NAME " + conv3d_dw_kernel_name(bm, wx, wdy) + "\n#define DW_BM " +
+             std::to_string(bm) + "\n#define DW_WORDS_X " + (wx ? "1" : "0") +
+             "\n#define DW_WORDS_DY " + (wdy ? "1" : "0") + "\n" +
+             std::string(embedded_cl_source("conv3d_bwd_igemm.cl")) + "\n";
+  return s;
+}
+
 std::string conv_source() {
   std::string s = std::string(embedded_cl_source("common.cl")) + "\n" +
                   std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
@@ -69,6 +92,7 @@ std::string conv_source() {
   for (const PipeKind kind : kConvKinds)
     for (const ConvTile& t : kConvTiles) s += conv_variant(kind, t, false);
   for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::tf32, t, true);
+  s += conv_dw_variants();
   return s;
 }
 
@@ -114,15 +138,16 @@ std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) con
   return conv_igemm_unavailable(call, conv_igemm_knob_);
 }
 
-// The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's forward path on
-// devices with the mma.sync kernels.
+// The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's paths on devices with
+// the mma.sync kernels (the backward ones: conv3d_bwd_igemm.cpp).
 std::string OpenCLBackend::gemm_paths() const {
   if (!has_mma()) return wgmma_status_;
   const std::string conv =
       conv_igemm_knob_ == ConvIgemmKnob::off
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
           : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes (f16: input "
-            "channels a multiple of 8), else vol2col + GEMM";
+            "channels a multiple of 8), data gradients (f16: output channels a multiple of 8) "
+            "and tf32 weight gradients (split reduction, fixed-order sum), else vol2col + GEMM";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }
 
@@ -158,7 +183,6 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
 
 void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                  const Tensor* bias, Tensor& y) {
-  const PipeKind kind = s.precision == Precision::f16 ? PipeKind::f16 : PipeKind::tf32;
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t k = padded_k(s), w_count = s.out_channels * k;
   Tensor wt = do_empty({s.out_channels, k}, DType::f32);
@@ -168,6 +192,15 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
   faults_.before_launch("conv3d_weight_taps_first");
   events_.launch("conv3d_weight_taps_first", permute, cl::NDRange(round_up(w_count, 256)),
                  cl::NDRange(256));
+  conv3d_igemm_permuted(s, x, wt, bias, y, "conv3d-igemm");
+}
+
+// The GEMM itself, on a weight already in (tap, channel) order [out, padded_k(s)]: the forward
+// pass above and the data gradient (conv3d_bwd_igemm.cpp, a convolution of dy) share it.
+void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
+                                          const Tensor* bias, Tensor& y, const char* label) {
+  const PipeKind kind = s.precision == Precision::f16 ? PipeKind::f16 : PipeKind::tf32;
+  const int64_t k = padded_k(s), w_count = s.out_channels * k;
   const Tensor* xg = &x;
   const Tensor* wg = &wt;
   Tensor xh, wh;
@@ -210,7 +243,7 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
         static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
     chosen = conv_igemm_tiles_.emplace(key, candidates[best]).first;
   }
-  kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16" : "tf32") + " conv3d-igemm");
+  kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16 " : "tf32 ") + label);
   launch_conv_igemm(chosen->second, kind, s, *xg, *wg, bias, y);
 }
 

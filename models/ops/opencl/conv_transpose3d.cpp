@@ -8,7 +8,9 @@
 //                    column into its output voxel, plus bias;
 //   backward data    cols = gather(dy), then dX [V, in] = cols . W^T;
 //   backward weights cols = gather(dy), then dW = X^T . cols (summed over the batch in order),
-//                    dbias by a fixed-order work-group reduction.
+//                    its reduction over the voxels split into slices summed in a fixed order
+//                    (conv3d_gemm_split_k; STAGEBENCH_CONV_IGEMM=off: unsplit), dbias by a
+//                    fixed-order work-group reduction.
 // X is [V, in] itself in ndhwc; in ncdhw each sample is [in, voxels], so the GEMMs run per
 // sample with the transposes swapped (CLBlast GemmStridedBatched, or Gemm calls accumulating
 // with beta = 1 in sample order for dW). No atomics: every result is deterministic.
@@ -140,20 +142,37 @@ void OpenCLBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, c
   const int64_t total = dy.numel();
   launch("convt3d_gather", cl::NDRange(round_up(total, 256)), cl::NDRange(256), dy, channels_last,
          s.out_channels, s.d, s.h, s.w, s.kernel, total, cols);
-  events_.begin_span();
-  if (channels_last) {  // dW [in, out k^3] = X^T [in, V] . cols [V, out k^3]
-    strided_gemm(strided(s.in_channels, cols_n, s.batch * vox, {s.in_channels, 0, true},
-                         {cols_n, 0, false}, 0.0f, {cols_n, 0, false}, 1),
-                 x, cols, dw);
-  } else {  // dW = sum_n X_n [in, vox] . cols_n [vox, out k^3], accumulated in sample order
-    for (int64_t n = 0; n < s.batch; ++n) {
-      GemmBatch g = strided(s.in_channels, cols_n, vox, {vox, 0, false}, {cols_n, 0, false},
-                            n == 0 ? 0.0f : 1.0f, {cols_n, 0, false}, 1);
-      g.a_offsets = {n * s.in_channels * vox}, g.b_offsets = {n * vox * cols_n};
-      strided_gemm(g, x, cols, dw);
+  if (conv_igemm_knob_ != ConvIgemmKnob::off) {
+    // dW is [in, out k^3] (a few thousand outputs) reduced over every input voxel: one GEMM (or
+    // one a sample) leaves most of a GPU idle, 15-18 ms of DynUNet full's 60.5 ms channels-last
+    // step on an H100 (results/h100/conv-bwd-2026-11-28/call2/). conv3d_gemm_split_k splits the
+    // reduction into slices summed in a fixed order (conv3d.cpp), in f32 as before.
+    // STAGEBENCH_CONV_IGEMM=off keeps the unsplit GEMMs below.
+    if (channels_last) {  // X [V, in]: one voxel of k is one row of X and of cols
+      conv3d_gemm_split_k(Precision::f32, true, false, s.in_channels, cols_n, s.batch * vox, x, 0,
+                          s.in_channels, s.in_channels, cols, 0, cols_n, cols_n, 0.0f, dw);
+    } else {  // X_n [in, vox]: one voxel of k is one column of X_n, one row of cols_n
+      for (int64_t n = 0; n < s.batch; ++n)
+        conv3d_gemm_split_k(Precision::f32, false, false, s.in_channels, cols_n, vox, x,
+                            n * s.in_channels * vox, vox, 1, cols, n * vox * cols_n, cols_n, cols_n,
+                            n == 0 ? 0.0f : 1.0f, dw);
     }
+  } else {
+    events_.begin_span();
+    if (channels_last) {  // dW [in, out k^3] = X^T [in, V] . cols [V, out k^3]
+      strided_gemm(strided(s.in_channels, cols_n, s.batch * vox, {s.in_channels, 0, true},
+                           {cols_n, 0, false}, 0.0f, {cols_n, 0, false}, 1),
+                   x, cols, dw);
+    } else {  // dW = sum_n X_n [in, vox] . cols_n [vox, out k^3], accumulated in sample order
+      for (int64_t n = 0; n < s.batch; ++n) {
+        GemmBatch g = strided(s.in_channels, cols_n, vox, {vox, 0, false}, {cols_n, 0, false},
+                              n == 0 ? 0.0f : 1.0f, {cols_n, 0, false}, 1);
+        g.a_offsets = {n * s.in_channels * vox}, g.b_offsets = {n * vox * cols_n};
+        strided_gemm(g, x, cols, dw);
+      }
+    }
+    events_.end_span("clblast_conv_transpose3d_backward_weights");
   }
-  events_.end_span("clblast_conv_transpose3d_backward_weights");
   if (dbias == nullptr) return;
   launch("convt3d_bias_grad", cl::NDRange(static_cast<size_t>(s.out_channels) * 64),
          cl::NDRange(64), dy, channels_last, s.out_channels, s.batch, vox * k3, *dbias);

@@ -126,6 +126,9 @@ class OpenCLBackend : public Backend {
   // conv3d_igemm.cpp: the implicit-GEMM forward conv3d. Why a call stays on vol2col ("" when
   // it does not); the knob (tests and the per-shape comparison set it after construction).
   std::string conv3d_implicit_unavailable(const Conv3dShape& s) const;
+  // conv3d_bwd_igemm.cpp: the same for the backward passes of the forward shape s (weights:
+  // the weight gradient, else the data gradient).
+  std::string conv3d_backward_implicit_unavailable(const Conv3dShape& s, bool weights) const;
   void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
@@ -326,6 +329,14 @@ class OpenCLBackend : public Backend {
   void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
                          const Tensor& w, const Tensor* bias, Tensor& y);
+  void conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
+                             const Tensor* bias, Tensor& y, const char* label);
+  // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
+  // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
+  bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                     Tensor& dw, Tensor* dbias);
+  bool conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                  Tensor& dx);
   // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on
   // NVIDIA, channels a multiple of a K tile (64 halves, 32 floats, 128 int8).
   bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;

@@ -1,0 +1,179 @@
+// conv3d's backward passes as implicit GEMMs on the tensor cores (issue 27; the kernels' header
+// in kernels/conv3d_bwd_igemm.cl says why they are written here), for channels-last calls on
+// devices with the mma.sync kernels; STAGEBENCH_CONV_IGEMM=off keeps both on vol2col/col2vol.
+//   weights (tf32): conv3d_dw_tf32_* gathers x's taps straight into the GEMM with the
+//     reduction over (batch, output voxel) split into slices, each work-group writing its
+//     slice's partial dW tile into its own slot; conv3d_dw_sum adds the slots in slot order and
+//     writes dW in the weight's [out, in, taps] layout. Deterministic: the same bits every run.
+//     dbias likewise: slices of rows, one work-group tree each, summed in slice order.
+//   data (tf32, and f16 where dy's channels are a multiple of 8): a stride-1 forward convolution
+//     of dy (the forward's implicit GEMM, conv3d_igemm_permuted) with the weight flipped in all
+//     three axes, in and out channels swapped, padding k - 1 - p. Stride s > 1: dy spread onto
+//     the stride-1 grid first (zeros between, conv3d_dy_dilate), so only the taps that hit carry
+//     non-zero terms; that multiplies zeros (s^3 times the useful work) but stays one GEMM. A
+//     1^3 kernel with stride s: the GEMM on dy's own grid, then spread onto dx (zeros between).
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+
+std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);  // conv3d_igemm.cpp
+
+namespace {
+
+constexpr int64_t kDwBn = 128, kDwBk = 32, kDwThreads = 128;
+
+// Work-groups the weight gradient aims for: several waves of the H100/H200's 132
+// multiprocessors (2-3 resident work-groups each at these tiles' 60-80 KB of local memory), so
+// the last wave's tail is small. STAGEBENCH_CONV_DW_GROUPS overrides it (probe sweeps).
+int64_t dw_target_groups() {
+  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
+  if (env && *env) return std::max<int64_t>(1, std::atoll(env));
+  return 1056;
+}
+
+// The shape of the stride-1 convolution of dy that gives conv3d's data gradient.
+Conv3dShape data_gradient_shape(const Conv3dShape& s) {
+  Conv3dShape t = s;
+  t.in_channels = s.out_channels, t.out_channels = s.in_channels;
+  t.stride = 1, t.padding = s.kernel - 1 - s.padding;
+  if (s.stride == 1) {
+    t.d = s.out_size(s.d, false), t.h = s.out_size(s.h, false), t.w = s.out_size(s.w, false);
+  } else {  // dy spread onto a grid whose stride-1 convolution is exactly x's size
+    t.d = s.d - s.kernel + 1 + 2 * s.padding;
+    t.h = s.h - s.kernel + 1 + 2 * s.padding;
+    t.w = s.w - s.kernel + 1 + 2 * s.padding;
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string OpenCLBackend::conv3d_backward_implicit_unavailable(const Conv3dShape& s,
+                                                                bool weights) const {
+  if (weights) {
+    ConvIgemmCall call;
+    call.nvidia_mma = has_mma();
+    call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16;
+    call.channels_last = s.layout == Layout3d::ndhwc;
+    call.element_bytes = 4, call.in_channels = s.in_channels;  // the dW kernel has no such limits
+    std::string why = conv_igemm_unavailable(call, conv_igemm_knob_);
+    if (!why.empty()) return why;
+    if (s.precision != Precision::tf32) return "f16 weight gradients (tf32 kernels only)";
+    return "";
+  }
+  if (s.padding > s.kernel - 1) return "padding over kernel - 1";
+  const Conv3dShape t = data_gradient_shape(s);
+  if (s.batch * t.d * t.h * t.w * t.in_channels >= (int64_t{1} << 31))
+    return "dy spread over 2^31 elements";
+  return conv3d_implicit_unavailable(t);
+}
+
+bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x,
+                                                  const Tensor& dy, Tensor& dw, Tensor* dbias) {
+  if (!conv3d_backward_implicit_unavailable(s, true).empty()) return false;
+  const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false);
+  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  const int64_t rows = s.batch * od * oh * ow, co = s.out_channels, nn = s.in_channels * taps;
+  const int bm = co <= 16 ? 16 : co <= 32 ? 32 : 64;
+  const int64_t n_tiles = (nn + kDwBn - 1) / kDwBn, m_tiles = (co + bm - 1) / bm;
+  // Slices: enough work-groups for the target, each slice at least 8 K steps long, the slots at
+  // most 2^25 floats (128 MiB).
+  int64_t slices = (dw_target_groups() + n_tiles * m_tiles - 1) / (n_tiles * m_tiles);
+  slices = std::clamp<int64_t>(slices, 1, std::max<int64_t>(1, rows / (8 * kDwBk)));
+  slices = std::min(slices, std::max<int64_t>(1, (int64_t{1} << 25) / (co * nn)));
+  const int64_t slice_len = round_up((rows + slices - 1) / slices, kDwBk);
+  slices = (rows + slice_len - 1) / slice_len;
+  Tensor partial = empty({slices, co * nn});
+  const std::string name = conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
+  cl::Kernel& kernel = conv_igemm_kernel(name);
+  set_args(kernel, 0, x, dy, to_cl_int(rows, "conv3d dW rows"),
+           to_cl_int(slice_len, "conv3d dW slice"), to_cl_int(co, "conv3d out channels"),
+           to_cl_int(nn, "conv3d dW columns"), to_cl_int(s.in_channels, "conv3d in channels"),
+           to_cl_int(s.d, "d"), to_cl_int(s.h, "h"), to_cl_int(s.w, "w"), s.kernel, s.stride,
+           s.padding, to_cl_int(od, "od"), to_cl_int(oh, "oh"), to_cl_int(ow, "ow"), partial);
+  faults_.before_launch(name);
+  events_.launch(name, kernel,
+                 cl::NDRange(static_cast<size_t>(n_tiles * kDwThreads),
+                             static_cast<size_t>(m_tiles), static_cast<size_t>(slices)),
+                 cl::NDRange(kDwThreads, 1, 1));
+  cl::Kernel& sum = conv_igemm_kernel("conv3d_dw_sum");
+  const int64_t total = co * nn;
+  set_args(sum, 0, partial, to_cl_int(slices, "conv3d dW slices"), to_cl_int(co, "out"),
+           to_cl_int(s.in_channels, "in"), to_cl_int(taps, "taps"), dw);
+  faults_.before_launch("conv3d_dw_sum");
+  events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
+  kernel_log_.gemm("tf32 conv3d-igemm-dw");
+  if (dbias == nullptr) return true;
+  // dbias: slices of at least 4096 rows, at most 64 of them, summed in slice order.
+  const int64_t b_slices = std::clamp<int64_t>(rows / 4096, 1, 64);
+  const int64_t b_len = (rows + b_slices - 1) / b_slices;
+  Tensor b_partial = empty({b_slices, co});
+  cl::Kernel& slices_k = conv_igemm_kernel("conv3d_dbias_slices");
+  set_args(slices_k, 0, dy, to_cl_int(co, "out"), to_cl_int(rows, "rows"),
+           to_cl_int(b_len, "dbias slice"), b_partial);
+  faults_.before_launch("conv3d_dbias_slices");
+  events_.launch("conv3d_dbias_slices", slices_k,
+                 cl::NDRange(static_cast<size_t>(co) * 256, static_cast<size_t>(b_slices)),
+                 cl::NDRange(256, 1));
+  set_args(sum, 0, b_partial, to_cl_int(b_slices, "dbias slices"), to_cl_int(co, "out"), 1, 1,
+           *dbias);
+  faults_.before_launch("conv3d_dw_sum");
+  events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(co, 256)), cl::NDRange(256));
+  return true;
+}
+
+bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy,
+                                               const Tensor& w, Tensor& dx) {
+  if (!conv3d_backward_implicit_unavailable(s, false).empty()) return false;
+  const Conv3dShape t = data_gradient_shape(s);
+  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  const int64_t co = s.out_channels, ci = s.in_channels;
+  const int64_t k_pad = (co * taps + 3) / 4 * 4, w_count = ci * k_pad;
+  Tensor wt = empty({ci, k_pad});
+  cl::Kernel& flip = conv_igemm_kernel("conv3d_weight_flip_taps_first");
+  set_args(flip, 0, w, to_cl_int(co, "out"), to_cl_int(ci, "in"), to_cl_int(taps, "taps"),
+           to_cl_int(k_pad, "K"), to_cl_int(w_count, "weight size"), wt);
+  faults_.before_launch("conv3d_weight_flip_taps_first");
+  events_.launch("conv3d_weight_flip_taps_first", flip, cl::NDRange(round_up(w_count, 256)),
+                 cl::NDRange(256));
+  if (s.stride == 1) {
+    conv3d_igemm_permuted(t, dy, wt, nullptr, dx, "conv3d-igemm-dx");
+    return true;
+  }
+  const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false);
+  // `from` [N, fd, fh, fw, ch] onto the stride grid of `to` [N, td, th, tw, ch], zeros between.
+  auto spread = [&](const Tensor& from, int64_t ch, int64_t fd, int64_t fh, int64_t fw, int64_t td,
+                    int64_t th, int64_t tw, Tensor& to) {
+    const int64_t total = s.batch * td * th * tw * ch;
+    cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate");
+    set_args(dilate, 0, from, to_cl_int(ch, "channels"), to_cl_int(fd, "d"), to_cl_int(fh, "h"),
+             to_cl_int(fw, "w"), s.stride, to_cl_int(td, "d"), to_cl_int(th, "h"),
+             to_cl_int(tw, "w"), to_cl_int(total, "spread"), to);
+    faults_.before_launch("conv3d_dy_dilate");
+    events_.launch("conv3d_dy_dilate", dilate, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
+  };
+  if (s.kernel == 1 && s.padding == 0) {
+    // A 1^3 kernel touches only the stride grid's voxels: dy . W there, zeros elsewhere. The
+    // spread-dy route below multiplied s^3 times as many zeros and ran 0.68-0.78x of vol2col
+    // (results/h100/conv-bwd-2026-11-28/call1/).
+    Conv3dShape u = t;
+    u.d = od, u.h = oh, u.w = ow;
+    Tensor on_grid = empty({s.batch * od * oh * ow * ci});
+    conv3d_igemm_permuted(u, dy, wt, nullptr, on_grid, "conv3d-igemm-dx");
+    spread(on_grid, ci, od, oh, ow, s.d, s.h, s.w, dx);
+    return true;
+  }
+  Tensor spread_dy = empty({s.batch * t.d * t.h * t.w * co});
+  spread(dy, co, od, oh, ow, t.d, t.h, t.w, spread_dy);
+  conv3d_igemm_permuted(t, spread_dy, wt, nullptr, dx, "conv3d-igemm-dx");
+  return true;
+}
+
+}  // namespace sb
