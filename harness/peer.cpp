@@ -1,5 +1,7 @@
 #include "harness/peer.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -115,12 +117,48 @@ ReferenceRecord reference_from_script(const json& out, const std::string& script
       throw std::invalid_argument(where + " (" + out_v.name + "): neither median_s nor error");
   }
   if (const auto w = out.find("work"); w != out.end() && w->is_object()) r.work = *w;
+  if (const std::string best = best_variant(r.variants); !best.empty()) r.best = best;
+  return r;
+}
+
+std::string best_variant(const std::vector<ReferenceVariant>& variants) {
   const ReferenceVariant* best = nullptr;
-  for (const ReferenceVariant& v : r.variants)
+  for (const ReferenceVariant& v : variants)
     if (v.correct.value_or(false) && v.median_ms && (!best || *v.median_ms < *best->median_ms))
       best = &v;
-  if (best) r.best = best->name;
-  return r;
+  return best ? best->name : std::string();
+}
+
+ReferenceRecord merge_references(const ReferenceRecord& earlier, ReferenceRecord now) {
+  if (earlier.script != now.script)
+    throw std::invalid_argument("peer --variants: the earlier block came from " + earlier.script +
+                                ", not " + now.script);
+  if (earlier.work != now.work)
+    throw std::invalid_argument("peer --variants: the earlier block timed other work (" +
+                                earlier.work.dump() + " against " + now.work.dump() + ")");
+  json kept = json::array();
+  std::vector<ReferenceVariant> all;
+  for (const ReferenceVariant& old : earlier.variants) {
+    const auto fresh = std::find_if(now.variants.begin(), now.variants.end(),
+                                    [&](const ReferenceVariant& v) { return v.name == old.name; });
+    if (fresh != now.variants.end()) {
+      all.push_back(*fresh);  // the earlier order, this call's figures
+    } else {
+      all.push_back(old);
+      kept.push_back(old.name);
+    }
+  }
+  for (const ReferenceVariant& v : now.variants)
+    if (std::none_of(all.begin(), all.end(),
+                     [&](const ReferenceVariant& a) { return a.name == v.name; }))
+      all.push_back(v);
+  now.variants = std::move(all);
+  now.best.reset();
+  if (const std::string best = best_variant(now.variants); !best.empty()) now.best = best;
+  now.sections["merged"] = {{"kept_from_earlier", kept},
+                            {"earlier_timing", earlier.timing},
+                            {"earlier_torch", earlier.torch}};
+  return now;
 }
 
 std::vector<std::string> work_differences(const PeerScript& script, const json& work,

@@ -48,6 +48,16 @@ ReferenceRecord reference_from_script(const nlohmann::json& out, const std::stri
 std::vector<std::string> work_differences(const PeerScript& script, const nlohmann::json& work,
                                           const nlohmann::json& run_params);
 
+// PyTorch's best among `variants`: the fastest timed one whose check passed; empty when none.
+std::string best_variant(const std::vector<ReferenceVariant>& variants);
+
+// `peer --variants`: the new block holds the variants this call ran, and keeps the earlier
+// block's others (same script and work), so that a second call on the same machine adds what
+// the first one's deadline cut rather than dropping what it measured. `best` is recomputed over
+// all; section "merged" names the variants kept from the earlier block. Throws
+// std::invalid_argument when the earlier block came from another script or other work.
+ReferenceRecord merge_references(const ReferenceRecord& earlier, ReferenceRecord now);
+
 // Sets the block on every run of `model` and `size` in a stagebench/1 document (replacing an
 // earlier peer's) and returns how many; nothing else in the document changes.
 size_t add_reference(nlohmann::json& document, const std::string& model, const std::string& size,

@@ -32,6 +32,7 @@ struct PeerArgs {
   // Time limits handed to the script (0: its own defaults): the whole peer, one variant's build
   // and compile, a max-autotune variant's. A GPU session's command has a wall-clock limit.
   double deadline_s = 0, variant_budget_s = 0, autotune_budget_s = 0;
+  std::vector<std::string> variants;  // --variants: only these, merged into the earlier block
 };
 
 // --python, else $STAGEBENCH_PYTHON, else python3 from PATH.
@@ -121,6 +122,11 @@ int execute(const PeerArgs& a) {
                                     std::pair{"--variant-budget-s", a.variant_budget_s},
                                     std::pair{"--autotune-budget-s", a.autotune_budget_s}})
     if (value > 0) argv.insert(argv.end(), {flag, std::to_string(value)});
+  if (!a.variants.empty()) {
+    std::string list;
+    for (const std::string& v : a.variants) list += (list.empty() ? "" : ",") + v;
+    argv.insert(argv.end(), {"--variants", list});
+  }
   std::cerr << "stagebench peer: " << python << ' ' << script_path.string() << " ...\n";
   const ChildResult r = run_child(argv, false);
   if (r.status != 0) {
@@ -148,6 +154,22 @@ int execute(const PeerArgs& a) {
               << "/" << run.value("backend", "?") << " run's: " << text << "; " << a.output
               << " is unchanged\n";
     return kExitFailed;
+  }
+  if (!a.variants.empty()) {
+    const nlohmann::json* earlier = nullptr;
+    for (const nlohmann::json& run : doc["runs"])
+      if (run.value("model", "") == a.model && run.value("size", "") == a.size &&
+          run.contains("reference"))
+        earlier = &run["reference"];
+    if (!earlier)
+      throw std::invalid_argument("peer --variants: " + a.output +
+                                  " has no PyTorch block to add "
+                                  "to; run peer without --variants first");
+    std::vector<std::string> problems;
+    const ReferenceRecord before = read_reference(*earlier, "reference", problems);
+    if (!problems.empty())
+      throw std::invalid_argument("peer --variants: the earlier block: " + problems.front());
+    reference = merge_references(before, reference);
   }
   add_reference(doc, a.model, a.size, reference);
   const auto problems = validate_document(doc);  // never write what read_document would refuse
@@ -194,6 +216,10 @@ void add_peer(CLI::App& app, int& exit_code) {
                   "Seconds for a max-autotune variant's compile")
       ->check(kFiniteNumber)
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--variants", a->variants,
+                  "Run only these variants (the script's names) and keep the others of the "
+                  "block already there: a second call adds what a deadline cut")
+      ->delimiter(',');
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 

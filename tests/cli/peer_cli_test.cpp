@@ -144,6 +144,39 @@ TEST_F(PeerCli, LeavesEverythingElseAsItWas) {
   EXPECT_EQ(read(result()), read(kFixtures + "/reference.json"));
 }
 
+// A second call with --variants adds what the first one's deadline cut: the variants it ran
+// replace theirs, the others stay, PyTorch's best is taken over all of them.
+TEST_F(PeerCli, VariantsMergeIntoTheEarlierBlock) {
+  EXPECT_EQ(run_stagebench(peer("--variants tf32")).status, 2);  // nothing to add to yet
+  EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
+  ASSERT_EQ(run_stagebench(peer()).status, 0);
+  nlohmann::json canned = nlohmann::json::parse(kCannedVariants);
+  canned["variants"] = nlohmann::json::array({{{"name", "compile-tf32"},
+                                               {"median_s", 0.012},
+                                               {"samples", 20},
+                                               {"precision", "tf32"},
+                                               {"correct", true},
+                                               {"rel_l2", 0.0009}}});
+  dir_.write("variants.json", canned.dump());
+  const auto r = run_stagebench(peer("--variants compile-tf32"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(read(dir_.file("args.txt")).find(" --variants compile-tf32"), std::string::npos);
+  const nlohmann::json block = sb::read_document(result())["runs"][0]["reference"];
+  ASSERT_EQ(block["variants"].size(), 4u);
+  EXPECT_EQ(block["variants"][0]["name"], "fp32-eager");  // the earlier order kept
+  EXPECT_EQ(block["variants"][3]["name"], "compile-tf32");
+  EXPECT_DOUBLE_EQ(block["variants"][3]["median_ms"].get<double>(), 12.0);  // this call's
+  EXPECT_EQ(block["best"], "compile-tf32");
+  EXPECT_EQ(block["merged"]["kept_from_earlier"],
+            nlohmann::json::array({"fp32-eager", "tf32", "bf16-autocast"}));
+  // Other work is no merge: refused, the file as it was.
+  const std::string before = read(result());
+  canned["work"]["batch"] = 4;
+  dir_.write("variants.json", canned.dump());
+  EXPECT_NE(run_stagebench(peer("--variants compile-tf32")).status, 0);
+  EXPECT_EQ(read(result()), before);
+}
+
 TEST_F(PeerCli, PassesTheSizeDeviceRunsAndTheRunsBatch) {
   ASSERT_EQ(run_stagebench(peer("--device cpu --runs 7")).status, 0);
   const std::string args = read(dir_.file("args.txt"));
