@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 cmake --preset portable >/dev/null
 cmake --build build-portable -j "$(nproc)" --target stagebench
 rm -rf .gpu && mkdir -p .gpu/lib
-cp build-portable/harness/stagebench scripts/gpu-run.sh .gpu/
+cp build-portable/harness/stagebench scripts/gpu-run.sh scripts/nvidia-opencl-env.sh .gpu/
 # Everything the binary links except the C runtime the target machine has anyway.
 ldd build-portable/harness/stagebench | awk '/=> \//{print $3}' |
   grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |

@@ -36,12 +36,8 @@ log() { echo "$(date +%T) [${SECONDS}s] $*" | tee -a "$o/session.txt"; }
 export PYTHONUNBUFFERED=1
 
 # NVIDIA's OpenCL is installed but not registered with the ICD loader (as gpu-run.sh does).
-icd_dir="$(mktemp -d)"
-lib=/usr/lib/libnvidia-opencl.so
-[ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1)"
-echo "$lib" > "$icd_dir/nvidia.icd"
-export OCL_ICD_VENDORS="$icd_dir"
-export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "$0")/nvidia-opencl-env.sh"
+nvidia_opencl_env "$bundle/lib"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$o/gpu.txt" 2>&1
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' >> "$o/gpu.txt" 2>&1

@@ -22,10 +22,9 @@ IFS=',' read -ra pairs <<< "$ceilings"
 for p in "${pairs[@]}"; do args+=(--ceiling "$p"); done
 
 if [ -x "$bundle/ops_test" ]; then
-  icd="$(mktemp -d)"
-  echo /usr/lib/libnvidia-opencl.so > "$icd/nvidia.icd"
-  OCL_ICD_VENDORS="$icd" LD_LIBRARY_PATH="$bundle/lib" STAGEBENCH_CL_BUILD_LOG=1 \
-    timeout 200 "$bundle/ops_test" --gtest_filter='*OpenCL*:*opencl*' > "$out/ops-test.txt" 2>&1
+  . "$(dirname "$0")/nvidia-opencl-env.sh"
+  nvidia_opencl_env "$bundle/lib"
+  STAGEBENCH_CL_BUILD_LOG=1 timeout 200 "$bundle/ops_test" --gtest_filter='*OpenCL*:*opencl*' > "$out/ops-test.txt" 2>&1
   log "ops_test rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/ops-test.txt" | tr '\n' ' ')"
 fi
 

@@ -4,10 +4,6 @@
 # register it for this process only, then run stagebench with the given arguments.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-icd_dir="$(mktemp -d)"
-lib=/usr/lib/libnvidia-opencl.so
-[ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1)"
-echo "$lib" > "$icd_dir/nvidia.icd"
-export OCL_ICD_VENDORS="$icd_dir"
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$here/nvidia-opencl-env.sh"
+nvidia_opencl_env "$here/lib"
 exec "$here/stagebench" "$@"

@@ -15,7 +15,7 @@ cp "$root/probes/wgmma/wgmma_gemm.cl" "$dest/kernels/"
 for f in common gemm_mma_nvidia gemm_pipelined gemm_pipe_body; do
   cp "$root/models/ops/opencl/kernels/$f.cl" "$dest/mma-kernels/"
 done
-cp "$root/probes/wgmma/cublas_f16.py" "$root/scripts/wgmma-device.sh" "$dest/"
+cp "$root/probes/wgmma/cublas_f16.py" "$root/scripts/wgmma-device.sh" "$root/scripts/nvidia-opencl-env.sh" "$dest/"
 {
   echo "commit $(git -C "$root" rev-parse HEAD)"
   echo "dirty $(git -C "$root" status --porcelain --untracked-files=no | wc -l) tracked file(s) modified"

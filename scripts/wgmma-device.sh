@@ -12,11 +12,8 @@ out="${1:-${OUT:?}}"
 work="$(mktemp -d)"
 log() { echo "$(date +%T) $*" | tee -a "$out/log.txt"; }
 pack() { tar czf "$out/wgmma-out.tar.gz" -C "$work" . 2>/dev/null; }
-icd="$(mktemp -d)"
-lib=/usr/lib/libnvidia-opencl.so
-[ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1)"
-echo "$lib" > "$icd/nvidia.icd"
-export OCL_ICD_VENDORS="$icd" LD_LIBRARY_PATH="$b/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "$0")/nvidia-opencl-env.sh"  # registers NVIDIA's OpenCL, the bundle's libraries first
+nvidia_opencl_env "$b/lib"
 cp "$b/BUILD_INFO" "$work/"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
   --format=csv > "$work/gpu.txt" 2>&1
