@@ -6,7 +6,7 @@ nvidia_opencl_env() {
   local icd lib
   icd="$(mktemp -d)"
   lib=/usr/lib/libnvidia-opencl.so
-  [ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1)"
+  [ -e "$lib" ] || lib="$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* 2>/dev/null | head -n1 || true)"
   echo "$lib" > "$icd/nvidia.icd"
   export OCL_ICD_VENDORS="$icd"
   export LD_LIBRARY_PATH="$1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
