@@ -6,7 +6,6 @@
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QDragEnterEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -28,6 +27,7 @@
 #include "gui/widgets/ladder_view.h"
 #include "gui/widgets/run_browser.h"
 #include "layout/data_dirs.h"
+#include "schema/user_file.h"
 
 namespace sb::viewer {
 namespace {
@@ -167,16 +167,15 @@ void MainWindow::show_timeline(RunRef ref) {
   auto cached = timelines_.find(path);
   if (cached == timelines_.end()) {
     std::pair<TimelineFile, QString> entry;
-    QFile file(path);
-    if (!file.exists()) {
+    if (!QFileInfo::exists(path)) {
       entry.second = tr("No timeline: %1 does not exist. Run with --timeline %1 to capture one "
                         "sample per stage.")
                          .arg(QFileInfo(path).fileName());
-    } else if (!file.open(QIODevice::ReadOnly)) {
-      entry.second = tr("Cannot read %1: %2").arg(path, file.errorString());
     } else {
+      // As the result files are read: a FIFO or device refused, the nesting checked before the
+      // recursive parser sees it, every problem named.
       try {
-        entry.first = read_timeline(nlohmann::json::parse(file.readAll().toStdString()));
+        entry.first = read_timeline(read_json_file(path.toStdString()));
       } catch (const std::exception& e) {
         entry.second = tr("%1 is not a timeline: %2").arg(path, QString::fromUtf8(e.what()));
       }

@@ -19,6 +19,7 @@ class TimelineWidget : public QWidget {
   // nullopt: no timeline for this stage; the widget says how to get one.
   void set_stage(std::optional<TimelineStage> stage, const QString& why_none = {});
   const std::optional<TimelineStage>& stage() const { return stage_; }
+  const QString& why_none() const { return why_none_; }
   QSize sizeHint() const override;
 
  protected:

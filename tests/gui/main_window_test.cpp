@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -262,6 +263,45 @@ TEST(Drilldown, DrawsTheTimelineBesideTheResultFile) {
   ASSERT_TRUE(plain.run_browser()->select_row(0));
   QApplication::processEvents();
   EXPECT_FALSE(plain.drilldown()->timeline()->stage().has_value());
+}
+
+// Hostile timeline files beside a result: each named in the drill-down, none crashes or blocks
+// the viewer (a FIFO would wait for a writer forever, deep nesting would overflow the parser's
+// stack).
+TEST(Drilldown, HostileTimelineFilesAreNamedNotFatal) {
+  app();
+  QTemporaryDir dir;
+  const QString result = dir.filePath(QStringLiteral("x.json"));
+  ASSERT_TRUE(QFile::copy(fixture(), result));
+  const QString trace = dir.filePath(QStringLiteral("x.trace.json"));
+  struct Case {
+    const char* what;
+    std::string bytes;  // empty: a FIFO
+    const char* needle;
+  };
+  for (const Case& c :
+       {Case{"truncated", "{\"traceEvents\": [", "x.trace.json"},
+        Case{"not a trace", "{\"traceEvents\": 5}", "no \"traceEvents\" array"},
+        Case{"deep", std::string(100000, '[') + std::string(100000, ']'), "nested deeper than"},
+        Case{"fifo", "", "is a named pipe (FIFO)"}}) {
+    QFile::remove(trace);
+    if (c.bytes.empty()) {
+      ASSERT_EQ(::mkfifo(trace.toLocal8Bit().constData(), 0600), 0);
+    } else {
+      QFile f(trace);
+      ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(c.bytes));
+    }
+    MainWindow window;
+    window.set_interactive(false);
+    window.open_files({result});
+    ASSERT_TRUE(window.store()->wait_idle(20000)) << c.what;
+    ASSERT_TRUE(window.run_browser()->select_row(0)) << c.what;
+    QApplication::processEvents();
+    EXPECT_FALSE(window.drilldown()->timeline()->stage().has_value()) << c.what;
+    EXPECT_TRUE(window.drilldown()->timeline()->why_none().contains(QString::fromUtf8(c.needle)))
+        << c.what << ": " << window.drilldown()->timeline()->why_none().toStdString();
+  }
 }
 
 }  // namespace
