@@ -10,44 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// Inference scripts take the options directly; the training scripts have subcommands (check,
-// ladder, selftest) and time their peer variants under `peer`.
-const std::vector<PeerScript>& scripts() {
-  // The work each script reports, against the run's params (models' params()): the shapes
-  // that make the work equal. Geneformer's peer computes the layers the cell embedding needs,
-  // as the graph stages do; its padding is drawn alike, so the fraction agrees within 5 points.
-  static const std::vector<PeerScript> s{
-      {"enformer",
-       "enformer_torch.py",
-       {},
-       {{"batch", "batch"},
-        {"length", "input_bp"},
-        {"layers", "depth"},
-        {"tokens", "tokens"},
-        {"target", "target"}}},
-      {"geneformer",
-       "geneformer_torch.py",
-       {},
-       {{"batch", "batch"},
-        {"length", "tokens"},
-        {"layers", "embedding_layer"},
-        {"model_layers", "layers"},
-        {"padding_fraction", "padding_fraction", 0.05}}},
-      {"deepfm",
-       "deepfm_torch.py",
-       {"peer"},
-       {{"batch", "batch"},
-        {"embed", "embed"},
-        {"hidden", "hidden"},
-        {"heads", "heads"},
-        {"layers", "deep_layers"}}},
-      {"dynunet",
-       "dynunet_torch.py",
-       {"peer"},
-       {{"batch", "batch"}, {"length", "patch"}, {"filters", "filters"}}}};
-  return s;
-}
-
 std::string text_at(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -63,15 +25,6 @@ Number non_negative(const json& j, const char* key, const std::string& where) {
 }
 
 }  // namespace
-
-const PeerScript& peer_script(const std::string& model) {
-  for (const PeerScript& s : scripts())
-    if (s.model == model) return s;
-  std::string known;
-  for (const PeerScript& s : scripts()) known += (known.empty() ? "" : ", ") + s.model;
-  throw std::invalid_argument("peer: no PyTorch reference script for model '" + model +
-                              "' (models with one: " + known + ")");
-}
 
 std::vector<std::string> peer_arguments(const PeerScript& script, const std::string& size,
                                         const std::string& device, int runs,

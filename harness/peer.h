@@ -1,33 +1,17 @@
 #pragma once
-// `stagebench peer` (docs/method.md, "PyTorch beside the ladder"): which reference script times
-// a model's PyTorch variants, how the script is called, and how its JSON becomes the run's
-// reference block (schema/records.h, ReferenceRecord) in a result document.
+// `stagebench peer` (docs/method.md, "PyTorch beside the ladder"): how a model's reference script
+// (contract/peer_script.h, declared where the model registers) is called, and how its JSON becomes
+// the run's reference block (schema/records.h, ReferenceRecord) in a result document.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "contract/peer_script.h"
 #include "schema/records.h"
 
 namespace sb {
-
-// One figure of equal work: the key in the script's `work` and the run's `params` key that
-// must agree with it, within `tolerance` (absolute; 0: equal).
-struct WorkKey {
-  std::string work, param;
-  double tolerance = 0;
-};
-
-struct PeerScript {
-  std::string model;
-  std::string file;                  // under scripts/reference/
-  std::vector<std::string> leading;  // arguments before the common ones (a subcommand)
-  std::vector<WorkKey> work;         // what must agree for the peer to do the stage's work
-};
-
-// The script of `model`; throws std::invalid_argument naming the models that have one.
-const PeerScript& peer_script(const std::string& model);
 
 // The script's arguments after its path: leading, then --size S --device D --runs N
 // --peer-json OUT (every script takes these, docs/method.md).

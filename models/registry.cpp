@@ -4,12 +4,15 @@
 
 #include "models/deepfm/config.h"
 #include "models/deepfm/ladder.h"
+#include "models/deepfm/peer_script.h"
 #include "models/deepfm/workload.h"
 #include "models/dynunet/config.h"
 #include "models/dynunet/ladder.h"
+#include "models/dynunet/peer_script.h"
 #include "models/dynunet/workload.h"
 #include "models/enformer/config.h"
 #include "models/enformer/ladder.h"
+#include "models/enformer/peer_script.h"
 #include "models/enformer/workload.h"
 #include "models/gemm/config.h"
 #include "models/gemm/ladder.h"
@@ -17,6 +20,7 @@
 #include "models/geneformer/cell_file.h"
 #include "models/geneformer/config.h"
 #include "models/geneformer/ladder.h"
+#include "models/geneformer/peer_script.h"
 #include "models/geneformer/workload.h"
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/sizes.h"
@@ -81,19 +85,25 @@ geneformer::WorkloadOptions geneformer_options(const WorkloadRequest& r) {
 
 const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> models{
-      {"enformer", "Enformer, DNA -> gene expression tracks (seed 000, inference)",
-       enformer::sizes(), []() -> const std::vector<StageSpec>& { return enformer::ladder(); },
+      {"enformer",
+       "Enformer, DNA -> gene expression tracks (seed 000, inference)",
+       enformer::sizes(),
+       []() -> const std::vector<StageSpec>& { return enformer::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
          return std::make_unique<enformer::EnformerWorkload>(enformer_options(r),
                                                              std::move(backend));
        },
        // The length, target and batch against the tower (its pools divide the length, the
        // crop splits evenly), from the checkpoint's shapes when one is given.
-       [](const WorkloadRequest& r) { enformer::workload_config(enformer_options(r)); }},
+       [](const WorkloadRequest& r) { enformer::workload_config(enformer_options(r)); },
+       "inference",
+       {},
+       enformer::peer_script()},
       {"geneformer",
        "Geneformer gf-6L-10M-i2048, cells -> embeddings, in-silico perturbation (seed 003, "
        "inference)",
-       geneformer::sizes(), []() -> const std::vector<StageSpec>& { return geneformer::ladder(); },
+       geneformer::sizes(),
+       []() -> const std::vector<StageSpec>& { return geneformer::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
          geneformer::WorkloadOptions o = geneformer_options(r);
          if (!r.input.empty()) {
@@ -104,11 +114,15 @@ const std::vector<ModelEntry>& model_registry() {
        },
        // Heads and eps against the checkpoint's shapes; the --input file is read when the job
        // starts (it may be large), and named then if it is bad.
-       [](const WorkloadRequest& r) { geneformer::workload_config(geneformer_options(r)); }},
+       [](const WorkloadRequest& r) { geneformer::workload_config(geneformer_options(r)); },
+       "inference",
+       {},
+       geneformer::peer_script()},
       {"deepfm",
        "pharmagen DeepFM, drug-gene pairs -> three outcomes, trained with AdamW (seeds 001, "
        "002, training)",
-       deepfm::sizes(), []() -> const std::vector<StageSpec>& { return deepfm::ladder(); },
+       deepfm::sizes(),
+       []() -> const std::vector<StageSpec>& { return deepfm::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
          refuse_foreign_options("deepfm", r);
          deepfm::WorkloadOptions o;
@@ -119,11 +133,15 @@ const std::vector<ModelEntry>& model_registry() {
          o.data = r.input;
          return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
        },
-       [](const WorkloadRequest& r) { refuse_foreign_options("deepfm", r); }, "train"},
+       [](const WorkloadRequest& r) { refuse_foreign_options("deepfm", r); },
+       "train",
+       {},
+       deepfm::peer_script()},
       {"dynunet",
        "CytoDL DynUNet 3-D segmentation, volumes -> masks, trained with AdamW; inference timed "
        "per stage (seed 004, training)",
-       dynunet::sizes(), []() -> const std::vector<StageSpec>& { return dynunet::ladder(); },
+       dynunet::sizes(),
+       []() -> const std::vector<StageSpec>& { return dynunet::ladder(); },
        [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
          refuse_foreign_options("dynunet", r);
          dynunet::WorkloadOptions o;
@@ -133,7 +151,10 @@ const std::vector<ModelEntry>& model_registry() {
          o.batch = r.batch;
          return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
        },
-       [](const WorkloadRequest& r) { refuse_foreign_options("dynunet", r); }, "train"},
+       [](const WorkloadRequest& r) { refuse_foreign_options("dynunet", r); },
+       "train",
+       {},
+       dynunet::peer_script()},
       {"gemm",
        "GEMM kernel benchmark, y = x . W^T at M = N = K or a given MxNxK, per precision against "
        "the device's ceilings (no document claim)",
@@ -148,7 +169,8 @@ const std::vector<ModelEntry>& model_registry() {
        },
        [](const WorkloadRequest& r) { refuse_foreign_options("gemm", r); },
        "inference",
-       {"MxNxK", [](const std::string& size) { return gemm::parse_shape(size).has_value(); }}},
+       {"MxNxK", [](const std::string& size) { return gemm::parse_shape(size).has_value(); }},
+       std::nullopt},  // PyTorch's GEMMs are the ceilings' measurement, not a peer
   };
   return models;
 }

@@ -2,9 +2,11 @@
 // The documented models the CLI knows, their sizes and ladders, and the backends.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "contract/peer_script.h"
 #include "contract/workload.h"
 #include "contract/workload_request.h"
 #include "models/ops/backend.h"
@@ -33,6 +35,7 @@ struct ModelEntry {
   std::function<void(const WorkloadRequest&)> check;
   std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
   SizeForm other_sizes{};          // none unless set
+  std::optional<PeerScript> peer;  // its PyTorch reference script, if it has one
 };
 
 const std::vector<ModelEntry>& model_registry();

@@ -18,6 +18,7 @@
 #include "harness/cli/output_path.h"
 #include "harness/peer.h"
 #include "layout/data_dirs.h"
+#include "models/registry.h"
 #include "schema/document.h"
 #include "schema/user_file.h"
 
@@ -82,8 +83,20 @@ void require_torch(const std::string& python) {
                               "); install torch there, or give --python or STAGEBENCH_PYTHON");
 }
 
+// The model's reference script as it registered it (models/registry.cpp); an unknown model, or
+// one without a script, is bad input.
+PeerScript script_of(const std::string& model) {
+  const ModelEntry& entry = find_model(model);
+  if (entry.peer) return *entry.peer;
+  std::string known;
+  for (const ModelEntry& m : model_registry())
+    if (m.peer) known += (known.empty() ? "" : ", ") + m.name;
+  throw std::invalid_argument("peer: no PyTorch reference script for model '" + model +
+                              "' (models with one: " + known + ")");
+}
+
 int execute(const PeerArgs& a) {
-  const PeerScript& script = peer_script(a.model);  // an unknown model is bad input
+  const PeerScript script = script_of(a.model);
   const fs::path script_path = scripts_dir(a, script.file) / script.file;
   if (!fs::exists(script_path))
     throw std::invalid_argument("peer: " + script_path.string() + " not found (--scripts)");

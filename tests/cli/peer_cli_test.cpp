@@ -237,7 +237,13 @@ TEST_F(PeerCli, RefusesWhatItCannotAddTo) {
   EXPECT_FALSE(fs::exists(result()));
   r = run_stagebench("peer nosuchmodel -o " + result().string());
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("no PyTorch reference script"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown model 'nosuchmodel'"), std::string::npos) << r.output;
+  r = run_stagebench("peer gemm -o " + result().string());  // a model that registered no script
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("no PyTorch reference script for model 'gemm' (models with one: "
+                          "enformer, geneformer, deepfm, dynunet)"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace
