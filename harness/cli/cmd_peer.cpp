@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include "harness/cli/child_process.h"
@@ -96,6 +97,10 @@ PeerScript script_of(const std::string& model) {
 }
 
 int execute(const PeerArgs& a) {
+  for (const std::string& v : a.variants)
+    if (v.empty() || v.find_first_of(" \t") != std::string::npos)
+      throw std::invalid_argument("peer: --variants names an empty or blank variant ('" + v +
+                                  "'); give the script's names, comma-separated");
   const PeerScript script = script_of(a.model);
   const fs::path script_path = scripts_dir(a, script.file) / script.file;
   if (!fs::exists(script_path))
@@ -112,6 +117,22 @@ int execute(const PeerArgs& a) {
   if (runs == 0)
     throw std::invalid_argument("peer: " + a.output + " has no run of " + a.model + " size " +
                                 a.size);
+  // --variants adds to the block already there: read it before the script runs for minutes.
+  std::optional<ReferenceRecord> earlier;
+  if (!a.variants.empty()) {
+    for (const nlohmann::json& run : doc["runs"])
+      if (run.value("model", "") == a.model && run.value("size", "") == a.size &&
+          run.contains("reference")) {
+        std::vector<std::string> problems;
+        earlier = read_reference(run["reference"], "reference", problems);
+        if (!problems.empty())
+          throw std::invalid_argument("peer --variants: the earlier block: " + problems.front());
+      }
+    if (!earlier)
+      throw std::invalid_argument("peer --variants: " + a.output +
+                                  " has no PyTorch block to add to; run peer without --variants "
+                                  "first");
+  }
   const std::string python = python_of(a);
   require_torch(python);
 
@@ -168,22 +189,7 @@ int execute(const PeerArgs& a) {
               << " is unchanged\n";
     return kExitFailed;
   }
-  if (!a.variants.empty()) {
-    const nlohmann::json* earlier = nullptr;
-    for (const nlohmann::json& run : doc["runs"])
-      if (run.value("model", "") == a.model && run.value("size", "") == a.size &&
-          run.contains("reference"))
-        earlier = &run["reference"];
-    if (!earlier)
-      throw std::invalid_argument("peer --variants: " + a.output +
-                                  " has no PyTorch block to add "
-                                  "to; run peer without --variants first");
-    std::vector<std::string> problems;
-    const ReferenceRecord before = read_reference(*earlier, "reference", problems);
-    if (!problems.empty())
-      throw std::invalid_argument("peer --variants: the earlier block: " + problems.front());
-    reference = merge_references(before, reference);
-  }
+  if (earlier) reference = merge_references(*earlier, reference);
   add_reference(doc, a.model, a.size, reference);
   const auto problems = validate_document(doc);  // never write what read_document would refuse
   if (!problems.empty())

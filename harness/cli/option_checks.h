@@ -95,6 +95,8 @@ inline uint64_t parse_byte_size(const std::string& text) {
                                 text + "'");
   const double bytes = value * scale;
   if (bytes >= 0x1p63) throw std::invalid_argument("'" + text + "' is out of range");
+  if (bytes < 1)  // 0 bytes would read as "no cap"
+    throw std::invalid_argument("'" + text + "' is less than one byte");
   return static_cast<uint64_t>(bytes);
 }
 

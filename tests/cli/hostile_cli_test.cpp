@@ -133,6 +133,9 @@ TEST(HostileCli, SilentlyAcceptedOptionsAreRefusedByName) {
                    "--memory-cap applies to --batch auto");
   expect_bad_input("run enformer --size tiny --batch auto --memory-cap 12Q", "--memory-cap");
   expect_bad_input("run enformer --size tiny --batch auto --memory-cap -5M", "--memory-cap");
+  expect_bad_input("run enformer --size tiny --batch auto --memory-cap 0.5", "less than one byte");
+  expect_bad_input("run enformer --size tiny --batch auto --memory-cap 1e30", "out of range");
+  expect_bad_input("run enformer --size tiny --batch auto --memory-cap nan", "--memory-cap");
   expect_bad_input("run enformer --size tiny --batch auto --repeat 2",
                    "--batch auto with --repeat");
   expect_bad_input("run gemm --size tiny --batch auto",

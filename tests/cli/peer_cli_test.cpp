@@ -147,7 +147,13 @@ TEST_F(PeerCli, LeavesEverythingElseAsItWas) {
 // A second call with --variants adds what the first one's deadline cut: the variants it ran
 // replace theirs, the others stay, PyTorch's best is taken over all of them.
 TEST_F(PeerCli, VariantsMergeIntoTheEarlierBlock) {
-  EXPECT_EQ(run_stagebench(peer("--variants tf32")).status, 2);  // nothing to add to yet
+  // Nothing to add to yet: refused before the script runs.
+  const auto none = run_stagebench(peer("--variants tf32"));
+  EXPECT_EQ(none.status, 2) << none.output;
+  EXPECT_EQ(none.output.find("stagebench peer: "), std::string::npos) << none.output;
+  const auto blank = run_stagebench(peer("--variants ' '"));
+  EXPECT_EQ(blank.status, 2) << blank.output;
+  EXPECT_NE(blank.output.find("empty or blank variant"), std::string::npos) << blank.output;
   EXPECT_EQ(read(result()), read(kFixtures + "/ladder.json"));
   ASSERT_EQ(run_stagebench(peer()).status, 0);
   nlohmann::json canned = nlohmann::json::parse(kCannedVariants);
