@@ -32,21 +32,24 @@ TEST(OpsOpenCLConvIgemmKnob, UnknownValueFailsTheBackend) {
   EXPECT_TRUE(threw);
 }
 
+// Small shapes with what DynUNet's convolutions have, for both implicit-GEMM tests: 3^3 and 1^3
+// kernels, stride 1 and 2, 1 to 64 channels, partial tiles, a single output channel with a bias.
+struct Case {
+  int64_t in, out, edge;
+  int kernel, stride;
+  bool bias;
+};
+constexpr Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
+                          {32, 64, 10, 3, 2, false}, {64, 32, 7, 3, 1, true},
+                          {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
+                          {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
+
 // conv3d's implicit GEMM (NVIDIA only) against the vol2col path on the same inputs, on small
 // shapes with what DynUNet's forward convolutions have: 3^3 and 1^3 kernels, stride 1 and 2,
 // padding, 1 to 64 channels, partial tiles, a single output channel with a bias. The
 // full-size check is probes/conv3d/conv3d_igemm_check (scripts/gpu-conv-igemm.sh).
 TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
   if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: conv3d stays on vol2col here";
-  struct Case {
-    int64_t in, out, edge;
-    int kernel, stride;
-    bool bias;
-  };
-  const Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
-                        {32, 64, 10, 3, 2, false}, {64, 32, 7, 3, 1, true},
-                        {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
-                        {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
   uint32_t seed = 50;
   for (const Precision p : {Precision::tf32, Precision::f16})
     for (const Case& c : cases) {
@@ -106,15 +109,6 @@ TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
     EXPECT_NE(be->conv3d_backward_implicit_unavailable(s, false), "");
     GTEST_SKIP() << "no NVIDIA tensor cores: conv3d's backward passes stay on vol2col here";
   }
-  struct Case {
-    int64_t in, out, edge;
-    int kernel, stride;
-    bool bias;
-  };
-  const Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
-                        {32, 64, 10, 3, 2, false}, {64, 32, 7, 3, 1, true},
-                        {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
-                        {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
   uint32_t seed = 90;
   for (const Case& c : cases) {
     Conv3dShape s;
