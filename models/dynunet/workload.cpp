@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "instrument/host_ranges.h"
@@ -65,23 +67,36 @@ DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr
 
 DynUnetWorkload::~DynUnetWorkload() = default;
 
-// bf16 on the CPU (oneDNN, where the ISA has it); tf32 tensor cores on OpenCL (NVIDIA's mma):
-// the reduced mantissa of bf16 with fp32's range, so no loss scaling is needed, as with bf16.
+// bf16 on the CPU (oneDNN, where the ISA has it) and on OpenCL where its convolutions take it
+// (NVIDIA: bf16 tensor cores, tf32 for the calls the 2-byte kernels cannot take), as PyTorch's
+// autocast; else tf32 (fp32's range too, so no loss scaling either).
+// STAGEBENCH_DYNUNET_REDUCED=tf32 keeps OpenCL at tf32, to time the two in one session.
 Precision DynUnetWorkload::reduced_precision() const {
-  return backend_->name() == "cpu" ? Precision::bf16 : Precision::tf32;
+  if (backend_->name() == "cpu") return Precision::bf16;
+  const char* env = std::getenv("STAGEBENCH_DYNUNET_REDUCED");
+  if (env && *env) {
+    if (std::strcmp(env, "tf32") == 0) return Precision::tf32;
+    if (std::strcmp(env, "bf16") != 0)
+      throw std::invalid_argument(std::string("STAGEBENCH_DYNUNET_REDUCED=") + env +
+                                  ": expected tf32 or bf16");
+  }
+  if (!bf16_gap_) bf16_gap_ = precision_gap(Precision::bf16);
+  return bf16_gap_->empty() ? Precision::bf16 : Precision::tf32;
 }
 
 // Empty when a convolution's three passes run at p here: asked of the ops themselves on a
-// one-voxel problem, so the answer is the backend's, not a guess from its name.
+// one-voxel problem, so the answer is the backend's, not a guess from its name. Eight channels,
+// so that 2-byte kernels, which need a multiple of 8, are among those asked.
 std::string DynUnetWorkload::precision_gap(Precision p) const {
   try {
     Backend& be = *backend_;
     Conv3dShape s;
-    s.in_channels = s.out_channels = 1, s.d = s.h = s.w = 1, s.kernel = 1, s.padding = 0;
+    s.in_channels = s.out_channels = 8, s.d = s.h = s.w = 1, s.kernel = 1, s.padding = 0;
     s.precision = p;
-    const std::vector<float> one{1.f};
-    const std::vector<int64_t> v{1, 1, 1, 1, 1};
-    Tensor x = be.upload(one, v), w = be.upload(one, v), y = be.empty(v), dw = be.empty(v);
+    const std::vector<float> ones(64, 1.f);
+    const std::vector<int64_t> v{1, 8, 1, 1, 1}, wv{8, 8, 1, 1, 1};
+    Tensor x = be.upload({ones.data(), 8}, v), w = be.upload(ones, wv), y = be.empty(v),
+           dw = be.empty(wv);
     be.conv3d(s, x, w, nullptr, y);
     be.conv3d_backward_data(s, y, w, x);
     be.conv3d_backward_weights(s, x, y, dw, nullptr);

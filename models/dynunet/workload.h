@@ -72,6 +72,7 @@ class DynUnetWorkload : public Workload {
   std::vector<std::unique_ptr<StageRun>> runs_;
   std::vector<StepLoss> loss_parts_;
   mutable std::optional<std::string> precision_gap_;  // why the reduced precision cannot run
+  mutable std::optional<std::string> bf16_gap_;       // why bf16 convolutions cannot run
 };
 
 }  // namespace sb::dynunet

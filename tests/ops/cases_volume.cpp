@@ -153,6 +153,23 @@ std::vector<OpCase> instance_norm_cases() {
                    }
                    return checks({{"y", be.download(y), want, Precision::f32, 1e-4}});
                  }});
+    // Many voxel chunks a (n, c) on a GPU's split (16 channels side by side in ndhwc, a last
+    // chunk cut short), values far from 0 (one-pass sums would cancel), residual + LeakyReLU.
+    c.push_back({Op::instance_norm, name + "_chunks_offset", {}, [layout](Backend& be) {
+                   const Volume s{2, 16, 4100, layout};
+                   const Vec x = random_vec(s.size(), 430, 95, 105),
+                             g = random_vec(16, 431, 0.5, 2), b = random_vec(16, 432),
+                             r = random_vec(s.size(), 433);
+                   Tensor y = up(be, r, s.shape());
+                   be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {16}),
+                                    up(be, b, {16}), kEps, y, {&y, Act::leaky_relu});
+                   DVec want = instance_norm_ref(s, x, g, b, kEps);
+                   for (size_t i = 0; i < want.size(); ++i) {
+                     const double t = want[i] + r[i];
+                     want[i] = t > 0 ? t : 0.01 * t;
+                   }
+                   return checks({{"y", be.download(y), want, Precision::f32, 1e-4}});
+                 }});
   }
   return c;
 }
@@ -175,6 +192,20 @@ std::vector<OpCase> instance_norm_backward_cases() {
                           {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
                           {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
          }});
+    c.push_back({Op::instance_norm_backward, name + "_chunks_offset", {}, [layout](Backend& be) {
+                   const Volume s{2, 16, 4100, layout};
+                   const Vec x = random_vec(s.size(), 434, 95, 105),
+                             g = random_vec(16, 435, 0.5, 1.5), dy = random_vec(s.size(), 436);
+                   Tensor dx = be.empty(s.shape()), dg = be.empty({16}), db = be.empty({16});
+                   be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c,
+                                             up(be, g, {16}), kEps, up(be, dy, s.shape()), dx, dg,
+                                             db);
+                   DVec dxw, dgw, dbw;
+                   instance_norm_backward_ref(s, x, g, dy, kEps, dxw, dgw, dbw);
+                   return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
+                                  {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
+                                  {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
+                 }});
     c.push_back(
         {Op::instance_norm_backward, name + "_gradient", {}, [layout](Backend& be) {
            const Volume s{2, 2, 5, layout};

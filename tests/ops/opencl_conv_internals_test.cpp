@@ -44,48 +44,6 @@ constexpr Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
                           {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
                           {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
 
-// conv3d's implicit GEMM (NVIDIA only) against the vol2col path on the same inputs, on small
-// shapes with what DynUNet's forward convolutions have: 3^3 and 1^3 kernels, stride 1 and 2,
-// padding, 1 to 64 channels, partial tiles, a single output channel with a bias. The
-// full-size check is probes/conv3d/conv3d_igemm_check (scripts/gpu-conv-igemm.sh).
-TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
-  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: conv3d stays on vol2col here";
-  uint32_t seed = 50;
-  for (const Precision p : {Precision::tf32, Precision::f16})
-    for (const Case& c : cases) {
-      if (p == Precision::f16 && c.in % 8 != 0) continue;  // vol2col: no 2-byte copies
-      Conv3dShape s;
-      s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
-      s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
-      s.layout = Layout3d::ndhwc, s.precision = p;
-      be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
-      ASSERT_EQ(be->conv3d_implicit_unavailable(s), "");
-      const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
-      const Tensor x =
-          be->upload(random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed),
-                     {2, c.edge, c.edge, c.edge, c.in});
-      const Tensor w = be->upload(random_vec(static_cast<size_t>(c.out * c.in * taps), ++seed),
-                                  {c.out, c.in, c.kernel, c.kernel, c.kernel});
-      const Tensor b = be->upload(random_vec(static_cast<size_t>(c.out), ++seed), {c.out});
-      const std::vector<float> nan(static_cast<size_t>(2 * o * o * o * c.out), NAN);
-      Tensor y_igemm = be->upload(nan, {2, o, o, o, c.out});
-      Tensor y_cols = be->upload(nan, {2, o, o, o, c.out});
-      be->conv3d(s, x, w, c.bias ? &b : nullptr, y_igemm);
-      be->set_conv_igemm_knob(ConvIgemmKnob::off);
-      be->conv3d(s, x, w, c.bias ? &b : nullptr, y_cols);
-      be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
-      const std::vector<float> got = be->download(y_igemm), want = be->download(y_cols);
-      double num = 0, den = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        num += (double{got[i]} - want[i]) * (double{got[i]} - want[i]);
-        den += double{want[i]} * want[i];
-      }
-      EXPECT_LE(std::sqrt(num / den), 5e-3)
-          << precision_name(p) << " " << c.in << "->" << c.out << " edge " << c.edge << " k"
-          << c.kernel << " s" << c.stride;  // NaN (an unwritten output) fails too
-    }
-}
-
 // Relative L2 distance of got from want (NaN: an unwritten element fails every bound).
 double rel_l2_of(const std::vector<float>& got, const std::vector<float>& want) {
   double num = 0, den = 0;
@@ -96,11 +54,60 @@ double rel_l2_of(const std::vector<float>& got, const std::vector<float>& want) 
   return std::sqrt(num / den);
 }
 
+// conv3d's implicit GEMM (NVIDIA only) against the vol2col path on the same inputs, on small
+// shapes with what DynUNet's forward convolutions have: 3^3 and 1^3 kernels, stride 1 and 2,
+// padding, 1 to 64 channels, partial tiles, a single output channel with a bias, at tf32, f16
+// and bf16 (2-byte kinds where input channels are a multiple of 8); ncdhw
+// calls through channels-last copies (conv3d_ncdhw.cpp). The full-size check is
+// probes/conv3d/conv3d_igemm_check (scripts/gpu-conv-igemm.sh).
+TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: conv3d stays on vol2col here";
+  uint32_t seed = 50;
+  for (const Layout3d layout : {Layout3d::ndhwc, Layout3d::ncdhw})
+    for (const Precision p : {Precision::tf32, Precision::f16, Precision::bf16})
+      for (const Case& c : cases) {
+        if (p != Precision::tf32 && c.in % 8 != 0) continue;  // vol2col: no 2-byte copies
+        Conv3dShape s;
+        s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
+        s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
+        s.layout = Layout3d::ndhwc, s.precision = p;
+        be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+        ASSERT_EQ(be->conv3d_implicit_unavailable(s), "");  // ncdhw: through ndhwc copies
+        s.layout = layout;
+        const bool last = layout == Layout3d::ndhwc;
+        const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
+        const Tensor x =
+            be->upload(random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed),
+                       last ? std::vector<int64_t>{2, c.edge, c.edge, c.edge, c.in}
+                            : std::vector<int64_t>{2, c.in, c.edge, c.edge, c.edge});
+        const Tensor w = be->upload(random_vec(static_cast<size_t>(c.out * c.in * taps), ++seed),
+                                    {c.out, c.in, c.kernel, c.kernel, c.kernel});
+        const Tensor b = be->upload(random_vec(static_cast<size_t>(c.out), ++seed), {c.out});
+        const std::vector<float> nan(static_cast<size_t>(2 * o * o * o * c.out), NAN);
+        const std::vector<int64_t> y_shape = last ? std::vector<int64_t>{2, o, o, o, c.out}
+                                                  : std::vector<int64_t>{2, c.out, o, o, o};
+        Tensor y_igemm = be->upload(nan, y_shape);
+        Tensor y_cols = be->upload(nan, y_shape);
+        be->conv3d(s, x, w, c.bias ? &b : nullptr, y_igemm);
+        be->set_conv_igemm_knob(ConvIgemmKnob::off);
+        be->conv3d(s, x, w, c.bias ? &b : nullptr, y_cols);
+        be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+        // NaN (an unwritten output) fails too
+        // bf16's 8-bit mantissa against the columns' tf32 products
+        EXPECT_LE(rel_l2_of(be->download(y_igemm), be->download(y_cols)),
+                  p == Precision::bf16 ? 2e-2 : 5e-3)
+            << (last ? "ndhwc " : "ncdhw ") << precision_name(p) << " " << c.in << "->" << c.out
+            << " edge " << c.edge << " k" << c.kernel << " s" << c.stride;
+      }
+}
+
 // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, NVIDIA only) against the
 // vol2col/col2vol path on small shapes with DynUNet's features: 3^3 and 1^3 kernels, strides 1
-// and 2, 1 to 64 channels, partial tiles, a single output channel with dbias. The weight
-// gradient's split reduction must repeat bit for bit. The full-size check is
-// `probes/conv3d/conv3d_igemm_check bwd` (scripts/gpu-conv-igemm.sh, PHASES=bwd).
+// and 2, 1 to 64 channels, partial tiles, a single output channel with dbias, both layouts
+// (ncdhw through channels-last copies), tf32 and bf16 (dW at tf32; dx in bf16 where dy's
+// channels are a multiple of 8). The weight gradient's split reduction must repeat bit for bit. The
+// full-size check is `probes/conv3d/conv3d_igemm_check bwd` (scripts/gpu-conv-igemm.sh,
+// PHASES=bwd).
 TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
   if (!be->has_mma()) {
     Conv3dShape s;
@@ -110,49 +117,61 @@ TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
     GTEST_SKIP() << "no NVIDIA tensor cores: conv3d's backward passes stay on vol2col here";
   }
   uint32_t seed = 90;
-  for (const Case& c : cases) {
-    Conv3dShape s;
-    s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
-    s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
-    s.layout = Layout3d::ndhwc, s.precision = Precision::tf32;
-    be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
-    ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, true), "");
-    ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, false), "");
-    const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
-    const std::vector<int64_t> x_shape = {2, c.edge, c.edge, c.edge, c.in};
-    const std::vector<int64_t> w_shape = {c.out, c.in, c.kernel, c.kernel, c.kernel};
-    const Tensor x = be->upload(
-        random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed), x_shape);
-    const Tensor dy = be->upload(random_vec(static_cast<size_t>(2 * o * o * o * c.out), ++seed),
-                                 {2, o, o, o, c.out});
-    const Tensor w =
-        be->upload(random_vec(static_cast<size_t>(c.out * c.in * taps), ++seed), w_shape);
-    const std::vector<float> nan_w(static_cast<size_t>(c.out * c.in * taps), NAN);
-    const std::vector<float> nan_x(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), NAN);
-    const std::vector<float> nan_b(static_cast<size_t>(c.out), NAN);
-    Tensor dw[3] = {be->upload(nan_w, w_shape), be->upload(nan_w, w_shape),
-                    be->upload(nan_w, w_shape)};
-    Tensor db[3] = {be->upload(nan_b, {c.out}), be->upload(nan_b, {c.out}),
-                    be->upload(nan_b, {c.out})};
-    Tensor dx[2] = {be->upload(nan_x, x_shape), be->upload(nan_x, x_shape)};
-    for (int i = 0; i < 3; ++i) {  // igemm twice, then vol2col
-      be->set_conv_igemm_knob(i < 2 ? ConvIgemmKnob::automatic : ConvIgemmKnob::off);
-      be->conv3d_backward_weights(s, x, dy, dw[i], c.bias ? &db[i] : nullptr);
-      if (i != 1) be->conv3d_backward_data(s, dy, w, dx[i == 0 ? 0 : 1]);
-    }
-    be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
-    const std::string what = std::to_string(c.in) + "->" + std::to_string(c.out) + " edge " +
-                             std::to_string(c.edge) + " k" + std::to_string(c.kernel) + " s" +
-                             std::to_string(c.stride);
-    const std::vector<float> dw0 = be->download(dw[0]), dw1 = be->download(dw[1]);
-    EXPECT_EQ(dw0, dw1) << "dW did not repeat bit for bit: " << what;
-    EXPECT_LE(rel_l2_of(dw0, be->download(dw[2])), 5e-3) << "dW " << what;
-    EXPECT_LE(rel_l2_of(be->download(dx[0]), be->download(dx[1])), 5e-3) << "dX " << what;
-    if (c.bias) {
-      EXPECT_EQ(be->download(db[0]), be->download(db[1])) << "dbias did not repeat: " << what;
-      EXPECT_LE(rel_l2_of(be->download(db[0]), be->download(db[2])), 1e-5) << "dbias " << what;
-    }
-  }
+  for (const Layout3d layout : {Layout3d::ndhwc, Layout3d::ncdhw})
+    for (const Precision p : {Precision::tf32, Precision::bf16})
+      for (const Case& c : cases) {
+        if (p == Precision::bf16 && c.out % 8 != 0) continue;  // dx: no 2-byte copies of dy
+        Conv3dShape s;
+        s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
+        s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
+        s.layout = Layout3d::ndhwc, s.precision = p;
+        be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+        ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, true), "");
+        ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, false), "");
+        s.layout = layout;  // ncdhw: through ndhwc copies
+        const bool last = layout == Layout3d::ndhwc;
+        const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
+        const std::vector<int64_t> x_shape =
+            last ? std::vector<int64_t>{2, c.edge, c.edge, c.edge, c.in}
+                 : std::vector<int64_t>{2, c.in, c.edge, c.edge, c.edge};
+        const std::vector<int64_t> w_shape = {c.out, c.in, c.kernel, c.kernel, c.kernel};
+        const Tensor x = be->upload(
+            random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed), x_shape);
+        const Tensor dy = be->upload(random_vec(static_cast<size_t>(2 * o * o * o * c.out), ++seed),
+                                     last ? std::vector<int64_t>{2, o, o, o, c.out}
+                                          : std::vector<int64_t>{2, c.out, o, o, o});
+        const Tensor w =
+            be->upload(random_vec(static_cast<size_t>(c.out * c.in * taps), ++seed), w_shape);
+        const std::vector<float> nan_w(static_cast<size_t>(c.out * c.in * taps), NAN);
+        const std::vector<float> nan_x(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in),
+                                       NAN);
+        const std::vector<float> nan_b(static_cast<size_t>(c.out), NAN);
+        Tensor dw[3] = {be->upload(nan_w, w_shape), be->upload(nan_w, w_shape),
+                        be->upload(nan_w, w_shape)};
+        Tensor db[3] = {be->upload(nan_b, {c.out}), be->upload(nan_b, {c.out}),
+                        be->upload(nan_b, {c.out})};
+        Tensor dx[2] = {be->upload(nan_x, x_shape), be->upload(nan_x, x_shape)};
+        for (int i = 0; i < 3; ++i) {  // igemm twice, then vol2col
+          be->set_conv_igemm_knob(i < 2 ? ConvIgemmKnob::automatic : ConvIgemmKnob::off);
+          be->conv3d_backward_weights(s, x, dy, dw[i], c.bias ? &db[i] : nullptr);
+          if (i != 1) be->conv3d_backward_data(s, dy, w, dx[i == 0 ? 0 : 1]);
+        }
+        be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
+        const std::string what = std::string(last ? "ndhwc " : "ncdhw ") + precision_name(p) + " " +
+                                 std::to_string(c.in) + "->" + std::to_string(c.out) + " edge " +
+                                 std::to_string(c.edge) + " k" + std::to_string(c.kernel) + " s" +
+                                 std::to_string(c.stride);
+        const std::vector<float> dw0 = be->download(dw[0]), dw1 = be->download(dw[1]);
+        EXPECT_EQ(dw0, dw1) << "dW did not repeat bit for bit: " << what;
+        EXPECT_LE(rel_l2_of(dw0, be->download(dw[2])), 5e-3) << "dW " << what;
+        EXPECT_LE(rel_l2_of(be->download(dx[0]), be->download(dx[1])),
+                  p == Precision::bf16 ? 2e-2 : 5e-3)
+            << "dX " << what;
+        if (c.bias) {
+          EXPECT_EQ(be->download(db[0]), be->download(db[1])) << "dbias did not repeat: " << what;
+          EXPECT_LE(rel_l2_of(be->download(db[0]), be->download(db[2])), 1e-5) << "dbias " << what;
+        }
+      }
 }
 
 // conv_transpose3d's weight gradient with its reduction split (conv3d_gemm_split_k) against the

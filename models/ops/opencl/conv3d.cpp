@@ -13,8 +13,8 @@
 // Every sum runs in a fixed order, so results repeat bit for bit.
 // On NVIDIA, tf32/f16 ndhwc forward passes (f16: input channels a multiple of 8) run as an
 // implicit GEMM instead (conv3d_igemm.cpp), and so do their backward passes (tf32 weight
-// gradients, tf32/f16 data gradients: conv3d_bwd_igemm.cpp); STAGEBENCH_CONV_IGEMM=off keeps
-// them all here.
+// gradients, tf32/f16 data gradients: conv3d_bwd_igemm.cpp), and ncdhw calls of those kinds
+// through channels-last copies (conv3d_ncdhw.cpp); STAGEBENCH_CONV_IGEMM=off keeps them all here.
 #include <clblast.h>
 
 #include <algorithm>
@@ -77,6 +77,9 @@ void OpenCLBackend::conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_
                                 const Tensor& a, int64_t a_off, int64_t lda, const Tensor& b,
                                 int64_t b_off, int64_t ldb, float beta, Tensor& c, int64_t c_off,
                                 int64_t ldc) {
+  // bf16 columns (channels the 2-byte implicit GEMMs cannot copy) at tf32: at least bf16's
+  // precision, on the mma GEMM that exists.
+  if (p == Precision::bf16) p = Precision::tf32;
   if (p != Precision::f32) {
     GemmBatch g;
     g.m = m, g.n = n, g.k = k, g.trans_a = ta, g.trans_b = tb, g.beta = beta, g.precision = p;
@@ -206,6 +209,7 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
     conv3d_igemm(s, x, w, bias, y);
     return;
   }
+  if (conv3d_ncdhw_igemm(s, x, w, bias, y)) return;  // conv3d_ncdhw.cpp
   const int64_t co = s.out_channels;
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {
@@ -230,7 +234,8 @@ void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& 
   const Geometry g = geometry(s);
   to_cl_int(dx.numel(), "conv3d_backward_data dx size");
   to_cl_int(dy.numel(), "conv3d_backward_data dy size");
-  if (conv3d_backward_data_igemm(s, dy, w, dx)) return;  // conv3d_bwd_igemm.cpp
+  if (conv3d_backward_data_igemm(s, dy, w, dx)) return;        // conv3d_bwd_igemm.cpp
+  if (conv3d_backward_data_ncdhw_igemm(s, dy, w, dx)) return;  // conv3d_ncdhw.cpp
   const int64_t co = s.out_channels;
   const int64_t per_sample = dx.numel() / s.batch;
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
@@ -258,6 +263,7 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
   const int64_t co = s.out_channels;
   // conv3d_bwd_igemm.cpp (dW and dbias), else columns
   if (conv3d_backward_weights_igemm(s, x, dy, dw, dbias)) return;
+  if (conv3d_backward_weights_ncdhw_igemm(s, x, dy, dw, dbias)) return;  // conv3d_ncdhw.cpp
   Tensor cols = empty({std::min(kColumnBudget, s.batch * g.voxels * g.K)});
   bool first = true;
   for_each_chunk(s, g, [&](int64_t r0, int64_t rows) {

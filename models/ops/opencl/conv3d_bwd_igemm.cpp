@@ -1,12 +1,14 @@
 // conv3d's backward passes as implicit GEMMs on the tensor cores (issue 27; the kernels' header
 // in kernels/conv3d_bwd_igemm.cl says why they are written here), for channels-last calls on
 // devices with the mma.sync kernels; STAGEBENCH_CONV_IGEMM=off keeps both on vol2col/col2vol.
-//   weights (tf32): conv3d_dw_tf32_* gathers x's taps straight into the GEMM with the
+//   weights (tf32, and bf16 calls at tf32): conv3d_dw_tf32_* gathers x's taps straight into the
+//   GEMM with the
 //     reduction over (batch, output voxel) split into slices, each work-group writing its
 //     slice's partial dW tile into its own slot; conv3d_dw_sum adds the slots in slot order and
 //     writes dW in the weight's [out, in, taps] layout. Deterministic: the same bits every run.
 //     dbias likewise: slices of rows, one work-group tree each, summed in slice order.
-//   data (tf32, and f16 where dy's channels are a multiple of 8): a stride-1 forward convolution
+//   data (tf32, and f16/bf16 where dy's channels are a multiple of 8): a stride-1 forward
+//   convolution
 //     of dy (the forward's implicit GEMM, conv3d_igemm_permuted) with the weight flipped in all
 //     three axes, in and out channels swapped, padding k - 1 - p. Stride s > 1: dy spread onto
 //     the stride-1 grid first (zeros between, conv3d_dy_dilate), so only the taps that hit carry
@@ -58,12 +60,15 @@ std::string OpenCLBackend::conv3d_backward_implicit_unavailable(const Conv3dShap
   if (weights) {
     ConvIgemmCall call;
     call.nvidia_mma = has_mma();
-    call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16;
+    call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16 ||
+                   s.precision == Precision::bf16;
     call.channels_last = s.layout == Layout3d::ndhwc;
     call.element_bytes = 4, call.in_channels = s.in_channels;  // the dW kernel has no such limits
     std::string why = conv_igemm_unavailable(call, conv_igemm_knob_);
     if (!why.empty()) return why;
-    if (s.precision != Precision::tf32) return "f16 weight gradients (tf32 kernels only)";
+    // bf16 asks for at most bf16's 8-bit mantissa: tf32's 10 bits give that and more, from the
+    // fp32 x and dy as they are (no conversion pass).
+    if (s.precision == Precision::f16) return "f16 weight gradients (tf32 kernels only)";
     return "";
   }
   if (s.padding > s.kernel - 1) return "padding over kernel - 1";

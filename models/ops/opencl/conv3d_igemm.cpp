@@ -1,9 +1,10 @@
 // conv3d's forward pass as an implicit GEMM on the tensor-core pipeline (issue 27; the kernel's
 // header in kernels/conv3d_igemm.cl says why): gemm_pipe_body.cl compiled with narrow tiles and
 // the A gather of conv3d_igemm.cl, in a program of its own built on first use, so that runs
-// without such convolutions never compile it. tf32 reads the fp32 input as it is; f16 converts
-// it to half first (cp.async copies bytes). The weight is permuted to (tap, channel) order each
-// call (out x 27 C floats, a few microseconds) and the bias is added in the epilogue.
+// without such convolutions never compile it. tf32 reads the fp32 input as it is; f16 and bf16
+// convert it to 2-byte values first (cp.async copies bytes). The weight is permuted to (tap,
+// channel) order each call (out x 27 C floats, a few microseconds) and the bias is added in the
+// epilogue.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -29,11 +30,15 @@ constexpr ConvTile kConvTiles[] = {{128, 16, 2, 16}, {256, 16, 4, 16}, {128, 32,
 constexpr size_t kConvThreads = 128;
 constexpr PipeKind kConvKinds[] = {PipeKind::tf32, PipeKind::f16};
 
+const char* kind_name(PipeKind kind) {
+  return kind == PipeKind::f16 ? "f16" : kind == PipeKind::bf16 ? "bf16" : "tf32";
+}
+
 // words: the tf32 gather of input channels that do not fill 16-byte chunks
 // (conv3d_load_a_words).
 std::string tile_kernel(PipeKind kind, const ConvTile& t, bool words) {
-  return std::string("conv3d_igemm_") + (kind == PipeKind::f16 ? "f16_" : "tf32_") +
-         std::to_string(t.bm) + "x" + std::to_string(t.bn) + (words ? "_words" : "");
+  return std::string("conv3d_igemm_") + kind_name(kind) + "_" + std::to_string(t.bm) + "x" +
+         std::to_string(t.bn) + (words ? "_words" : "");
 }
 
 std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
@@ -84,11 +89,23 @@ std::string conv_dw_variants() {
   return s;
 }
 
+std::string conv_common() {
+  return std::string(embedded_cl_source("common.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
+         std::string(embedded_cl_source("conv3d_igemm.cl")) + "\n";
+}
+
+// bf16's kernels in a program of their own: should a driver reject the bf16 forms of mma or
+// cvt, that fails bf16 calls alone (DynUNet then computes in tf32), not every convolution.
+std::string conv_bf16_source() {
+  std::string s = conv_common() + std::string(embedded_cl_source("conv3d_bf16_nvidia.cl")) + "\n";
+  for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::bf16, t, false);
+  return s;
+}
+
 std::string conv_source() {
-  std::string s = std::string(embedded_cl_source("common.cl")) + "\n" +
-                  std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
-                  std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
-                  std::string(embedded_cl_source("conv3d_igemm.cl")) + "\n";
+  std::string s = conv_common();
   for (const PipeKind kind : kConvKinds)
     for (const ConvTile& t : kConvTiles) s += conv_variant(kind, t, false);
   for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::tf32, t, true);
@@ -130,9 +147,10 @@ void OpenCLBackend::add_conv_igemm_choices(
 std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) const {
   ConvIgemmCall call;
   call.nvidia_mma = has_mma();
-  call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16;
+  call.reduced = s.precision == Precision::tf32 || s.precision == Precision::f16 ||
+                 s.precision == Precision::bf16;
   call.channels_last = s.layout == Layout3d::ndhwc;
-  call.element_bytes = s.precision == Precision::f16 ? 2 : 4;
+  call.element_bytes = s.precision == Precision::tf32 ? 4 : 2;
   call.in_channels = s.in_channels, call.d = s.d, call.h = s.h, call.w = s.w;
   call.padding = s.padding;
   return conv_igemm_unavailable(call, conv_igemm_knob_);
@@ -145,19 +163,34 @@ std::string OpenCLBackend::gemm_paths() const {
   const std::string conv =
       conv_igemm_knob_ == ConvIgemmKnob::off
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
-          : "conv3d: implicit GEMM (mma.sync) for tf32/f16 ndhwc forward passes (f16: input "
-            "channels a multiple of 8), data gradients (f16: output channels a multiple of 8) "
-            "and tf32 weight gradients (split reduction, fixed-order sum), else vol2col + GEMM";
+          : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
+            "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
+            "multiple of 8) and weight gradients (tf32 products for bf16 too; split reduction, "
+            "fixed-order sum), ncdhw calls of these kinds through channels-last copies, else "
+            "vol2col + GEMM (bf16 columns at tf32)";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }
 
 cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
   if (auto it = conv_igemm_kernels_.find(name); it != conv_igemm_kernels_.end()) return it->second;
   faults_.before_build(name);
+  const bool bf16 = name.find("bf16") != std::string::npos;
   static const std::string source = conv_source();
+  static const std::string bf16_source = conv_bf16_source();
   const cl::Program& program =
-      runtime_->program("nvidia_conv3d_igemm", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+      bf16 ? runtime_->program("nvidia_conv3d_igemm_bf16", bf16_source,
+                               "-cl-std=CL1.2 -DREDUCE_WG=256")
+           : runtime_->program("nvidia_conv3d_igemm", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
   return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+}
+
+void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {
+  constexpr size_t kItems = 256;
+  const size_t items = static_cast<size_t>((count + 3) / 4);
+  cl::Kernel& k = conv_igemm_kernel("f32_to_bf16");
+  set_args(k, 0, x, xb, to_cl_int(count, "bf16 conversion size"));
+  faults_.before_launch("f32_to_bf16");
+  events_.launch("f32_to_bf16", k, cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems));
 }
 
 void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s,
@@ -199,26 +232,33 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
 // pass above and the data gradient (conv3d_bwd_igemm.cpp, a convolution of dy) share it.
 void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
                                           const Tensor* bias, Tensor& y, const char* label) {
-  const PipeKind kind = s.precision == Precision::f16 ? PipeKind::f16 : PipeKind::tf32;
+  const PipeKind kind = s.precision == Precision::f16    ? PipeKind::f16
+                        : s.precision == Precision::bf16 ? PipeKind::bf16
+                                                         : PipeKind::tf32;
   const int64_t k = padded_k(s), w_count = s.out_channels * k;
   const Tensor* xg = &x;
   const Tensor* wg = &wt;
   Tensor xh, wh;
-  if (kind == PipeKind::f16) {  // cp.async copies bytes: both operands become half first
-    xh = do_empty({x.numel()}, DType::f16);
-    to_half(x, xh, x.numel());
+  if (kind != PipeKind::tf32) {  // cp.async copies bytes: both operands become 2-byte first
+    xh = do_empty({x.numel()}, DType::f16);  // (bf16 bits in an f16 buffer: the same size)
     wh = do_empty({s.out_channels, k}, DType::f16);
-    to_half(wt, wh, w_count);
+    if (kind == PipeKind::f16) {
+      to_half(x, xh, x.numel());
+      to_half(wt, wh, w_count);
+    } else {
+      to_bf16(x, xh, x.numel());
+      to_bf16(wt, wh, w_count);
+    }
     xg = &xh, wg = &wh;
   }
   // The tile: the narrowest width over the output channels, the faster height measured on the
   // shape's first call (each candidate's best of 5 timed runs after an untimed one, in turns, as
   // pipe_tile does), into y, which the chosen kernel then overwrites.
-  const std::string key = std::string(kind == PipeKind::f16 ? "f16 " : "tf32 ") +
-                          std::to_string(s.batch) + "x" + std::to_string(s.d) + "x" +
-                          std::to_string(s.h) + "x" + std::to_string(s.w) + "x" +
-                          std::to_string(s.in_channels) + "->" + std::to_string(s.out_channels) +
-                          " k" + std::to_string(s.kernel) + " s" + std::to_string(s.stride);
+  const std::string key = std::string(kind_name(kind)) + " " + std::to_string(s.batch) + "x" +
+                          std::to_string(s.d) + "x" + std::to_string(s.h) + "x" +
+                          std::to_string(s.w) + "x" + std::to_string(s.in_channels) + "->" +
+                          std::to_string(s.out_channels) + " k" + std::to_string(s.kernel) + " s" +
+                          std::to_string(s.stride);
   auto chosen = conv_igemm_tiles_.find(key);
   if (chosen == conv_igemm_tiles_.end()) {
     std::vector<size_t> candidates;
@@ -243,7 +283,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
         static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
     chosen = conv_igemm_tiles_.emplace(key, candidates[best]).first;
   }
-  kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16 " : "tf32 ") + label);
+  kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16" : kind_name(kind)) + " " + label);
   launch_conv_igemm(chosen->second, kind, s, *xg, *wg, bias, y);
 }
 

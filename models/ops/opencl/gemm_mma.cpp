@@ -60,7 +60,17 @@ size_t pipe_threads(int bn) {
 }
 
 const char* pipe_name(PipeKind kind) {
-  return kind == PipeKind::f16 ? "f16" : kind == PipeKind::tf32 ? "tf32" : "s8";
+  switch (kind) {
+    case PipeKind::f16:
+      return "f16";
+    case PipeKind::tf32:
+      return "tf32";
+    case PipeKind::bf16:
+      return "bf16";
+    case PipeKind::s8:
+      break;
+  }
+  return "s8";
 }
 
 std::string pipe_kernel(PipeKind kind, PipeTile tile) {
@@ -148,6 +158,8 @@ std::string pipe_operand_defines(PipeKind kind) {
     case PipeKind::tf32:
       return "#define PIPE_ELEM float\n#define PIPE_MMA mma_tf32\n"
              "#define PIPE_FRAG(r) to_tf32(as_float(r))\n";
+    case PipeKind::bf16:  // the f16 fragments' layout, other bits
+      return "#define PIPE_ELEM ushort\n#define PIPE_MMA mma_bf16\n#define PIPE_FRAG(r) (r)\n";
     case PipeKind::s8:
       break;
   }

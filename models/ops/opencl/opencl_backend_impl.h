@@ -27,8 +27,9 @@
 
 namespace sb {
 
-// The pipelined tensor-core GEMM's operand kinds (kernels/gemm_pipelined.cl).
-enum class PipeKind : uint8_t { f16, tf32, s8 };
+// The pipelined tensor-core GEMM's operand kinds (kernels/gemm_pipelined.cl); bf16: conv3d's
+// implicit GEMMs only (conv3d_igemm.cpp).
+enum class PipeKind : uint8_t { f16, tf32, s8, bf16 };
 // s8's dequantization: y = x_scale x col_scale[n] x the int32 product.
 struct PipeScales {
   const Tensor* col_scale = nullptr;  // per output column (the weight's)
@@ -220,13 +221,18 @@ class OpenCLBackend : public Backend {
   void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) override;
 
-  // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
+  // 3-D volumes: instance norm (instance_norm.cpp), axis-1 concat/slice and soft Dice
+  // (volume.cpp).
   void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                         const NormEpilogue& ep) override;
   void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
                                  const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
                                  Tensor& dgamma, Tensor& dbeta) override;
+  // instance_norm_partials over x (and dy): the chunk sums into `partials`, their count per
+  // instance into `chunks`.
+  void instance_norm_sums(const Tensor& x, const Tensor* dy, bool ndhwc, int64_t batch,
+                          int64_t channels, int64_t voxels, Tensor& partials, int* chunks);
   void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
                        Tensor& y) override;
   void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
@@ -337,10 +343,23 @@ class OpenCLBackend : public Backend {
                                      Tensor& dw, Tensor* dbias);
   bool conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                   Tensor& dx);
+  // ncdhw calls on those implicit GEMMs through channels-last copies (conv3d_ncdhw.cpp); false:
+  // the channels-last call would not take them either, and nothing was queued.
+  bool conv3d_ncdhw_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                          const Tensor* bias, Tensor& y);
+  bool conv3d_backward_data_ncdhw_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                        Tensor& dx);
+  bool conv3d_backward_weights_ncdhw_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                           Tensor& dw, Tensor* dbias);
+  // y [batch, cols, rows] = x [batch, rows, cols] transposed per batch item (volume_transpose).
+  void transpose_batched(const Tensor& x, int64_t batch, int64_t rows, int64_t cols, Tensor& y);
+  // [N, C, V] x as [N, V, C]: x itself when C is 1, else a transposed copy made in `store`.
+  const Tensor& ncdhw_as_ndhwc(const Tensor& x, int64_t batch, int64_t channels, Tensor& store);
   // conv1d as an implicit GEMM on the pipeline (conv1d.cpp): f16, tf32 or int8 weights on
   // NVIDIA, channels a multiple of a K tile (64 halves, 32 floats, 128 int8).
   bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
+  void to_bf16(const Tensor& x, Tensor& xb, int64_t count);  // fp32 -> bf16 (conv3d_igemm.cpp)
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned

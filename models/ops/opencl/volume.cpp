@@ -1,7 +1,7 @@
-// The 3-D volume ops that are not convolutions (kernels/volume.cl): InstanceNorm3d and its
-// backward and the soft Dice loss, a work-group per (n, c) instance, then a fixed-order pass
-// over the instances; the axis-1 concat and slice as column copies of [outer, C * inner] rows
-// (copy_columns, kernels/columns.cl).
+// The 3-D volume ops that are not convolutions or norms (InstanceNorm3d: instance_norm.cpp):
+// the soft Dice loss (kernels/volume.cl), a work-group per (n, c) instance, then a fixed-order
+// pass over the instances; the axis-1 concat and slice as column copies of [outer, C * inner]
+// rows (copy_columns, kernels/columns.cl).
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -11,29 +11,6 @@ namespace {
 constexpr size_t kCopyGroup = 256;
 
 }  // namespace
-
-void OpenCLBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch,
-                                     int64_t channels, const Tensor& gamma, const Tensor& beta,
-                                     float eps, Tensor& y, const NormEpilogue& ep) {
-  const int64_t count = batch * channels, voxels = x.numel() / count;
-  const size_t wg = reduce_group();
-  launch("instance_norm", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg), x,
-         channels, voxels, layout == Layout3d::ndhwc ? 1 : 0, gamma, beta, eps, y, ep.residual,
-         ep.residual ? 1 : 0, static_cast<int>(ep.act));
-}
-
-void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
-                                              int64_t channels, const Tensor& gamma, float eps,
-                                              const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                              Tensor& dbeta) {
-  const int64_t count = batch * channels, voxels = x.numel() / count;
-  const size_t wg = reduce_group();
-  Tensor partials = empty({4 * count});  // 2 per instance, room for double
-  launch("instance_norm_backward", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg), x,
-         channels, voxels, layout == Layout3d::ndhwc ? 1 : 0, gamma, eps, dy, dx, partials);
-  launch("instance_norm_backward_params", cl::NDRange(round_up(channels, 64)), cl::NDRange(64),
-         partials, batch, channels, dgamma, dbeta);
-}
 
 void OpenCLBackend::do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
                                     Tensor& y) {

@@ -1,5 +1,6 @@
 // Data movement: im2col, row-range copies and the embedding gather, an item per output
-// element (im2col: per four), consecutive items on consecutive addresses.
+// element (im2col: per four), consecutive items on consecutive addresses; the volume layout
+// transpose, by tiles.
 
 // cols[b*L + l, j*C + c] = T(x[b, l + j - k/2, c]), zero outside [0, L); T applies the
 // optional per-channel affine and activation to real elements only. Four elements an item: with
@@ -69,4 +70,23 @@ __kernel void embedding_gather(__global const float* table, int vocab, __global 
   float v = table[(size_t)id * dim + c];
   if (has_rows) v += rows[(size_t)(token % seq) * dim + c];
   y[i] = v;
+}
+
+// y [b, cols, rows] = x [b, rows, cols]: ncdhw <-> ndhwc volumes ([N, C, V] <-> [N, V, C]), so
+// ncdhw convolutions reach the channels-last implicit GEMMs (conv3d_ncdhw.cpp). A 16 x 16 tile
+// through local memory keeps reads and writes coalesced; the tiles are enumerated along dimension
+// 0 (tiles_c across), whose group count has no 65,535 limit.
+__kernel __attribute__((reqd_work_group_size(16, 16, 1)))
+void volume_transpose(__global const float* x, int rows, int cols, int tiles_c,
+                      __global float* y) {
+  __local float tile[16][17];
+  const int g = get_group_id(0), b = get_group_id(2);
+  const int c0 = (g % tiles_c) * 16, r0 = (g / tiles_c) * 16;
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const size_t base = (size_t)b * rows * cols;
+  if (r0 + ty < rows && c0 + tx < cols)
+    tile[ty][tx] = x[base + (size_t)(r0 + ty) * cols + c0 + tx];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (c0 + ty < cols && r0 + tx < rows)
+    y[base + (size_t)(c0 + ty) * rows + r0 + tx] = tile[tx][ty];
 }

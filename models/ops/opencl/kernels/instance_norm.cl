@@ -1,0 +1,160 @@
+// InstanceNorm3d forward and backward in three steps each (issue 27). Why not a work-group per
+// (n, c) instance, as volume.cl had: DynUNet's instances are 8 x 16..64 of them over 64^3 voxels,
+// so that gave 128-512 work-groups walking 262,144 voxels each, and in ndhwc each item read one
+// float out of every C (uncoalesced); two statistics passes and the normalization read x three
+// times. On the H100 the norms took 16.8 of the channels-last step's 42.3 ms of device time.
+// Here:
+//   1. instance_norm_partials: work-groups over (voxel chunk, channel block, sample), each item
+//      a fixed channel (ndhwc: the block's channels side by side, so a work-group reads whole
+//      rows of [V, C]; ncdhw: one channel, consecutive voxels). One read of x (and dy) gives
+//      every sum, each chunk's written to its own slot.
+//   2. instance_norm_finalize / instance_norm_backward_finalize: an item per instance adds its
+//      chunks' slots in chunk order and writes the per-instance coefficients.
+//   3. instance_norm_apply / instance_norm_backward_apply: elementwise, coalesced.
+// Sums are of x - p, p the instance's first voxel (the shifted-data form of the one-pass
+// variance: no cancellation when the mean is far from 0), in acc_t (double where the device has
+// fp64; losses.cl). Every sum runs in a fixed order: results repeat bit for bit.
+//
+// Layout of x [N, C, V] (ncdhw) or [N, V, C] (ndhwc).
+inline size_t inorm_at(int n, int c, int v, int C, int V, int ndhwc) {
+  return ndhwc ? ((size_t)n * V + v) * C + c : ((size_t)n * C + c) * V + v;
+}
+
+// Group (chunk j, channel block cb, sample n); item t = r cb_size + lane: channel
+// cb cb_size + lane, voxels v0 + r, v0 + r + rows, ... (rows = REDUCE_WG / cb_size). Sums per
+// slot: x - p, (x - p)^2, and with dy: dy, dy (x - p). partials[((n C + c) chunks + j) ns + k].
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void instance_norm_partials(__global const float* x, __global const float* dy, int has_dy, int C,
+                            int V, int ndhwc, int cb_size, int chunk, __global acc_t* partials) {
+  __local acc_t scratch[4 * REDUCE_WG];
+  const int t = get_local_id(0), j = get_group_id(0), n = get_group_id(2);
+  const int rows = REDUCE_WG / cb_size, r = t / cb_size;
+  const int c = get_group_id(1) * cb_size + t % cb_size;
+  const bool active = r < rows && c < C;
+  const int v0 = j * chunk, v1 = min(V, v0 + chunk);
+  acc_t s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+  if (active) {
+    const acc_t p = x[inorm_at(n, c, 0, C, V, ndhwc)];
+    for (int v = v0 + r; v < v1; v += rows) {
+      const size_t e = inorm_at(n, c, v, C, V, ndhwc);
+      const acc_t d = x[e] - p;
+      s1 += d;
+      s2 += d * d;
+      if (has_dy) {
+        const acc_t g = dy[e];
+        s3 += g;
+        s4 += g * d;
+      }
+    }
+  }
+  const int ns = has_dy ? 4 : 2;
+  scratch[t] = s1;
+  scratch[REDUCE_WG + t] = s2;
+  scratch[2 * REDUCE_WG + t] = s3;
+  scratch[3 * REDUCE_WG + t] = s4;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // A tree over the rows of each lane; rows need not be a power of 2.
+  int span = 1;
+  while (span < rows) span <<= 1;
+  for (int off = span >> 1; off > 0; off >>= 1) {
+    if (active && r < off && r + off < rows)
+      for (int k = 0; k < ns; ++k)
+        scratch[k * REDUCE_WG + t] += scratch[k * REDUCE_WG + t + off * cb_size];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (active && r == 0) {
+    const size_t slot = ((size_t)(n * C + c) * get_num_groups(0) + j) * ns;
+    for (int k = 0; k < ns; ++k) partials[slot + k] = scratch[k * REDUCE_WG + t];
+  }
+}
+
+// The instance's sums over its chunks, in order; mean and 1 / sqrt(biased variance + eps).
+inline void inorm_moments(__global const acc_t* partials, __global const float* x, int i, int C,
+                          int V, int ndhwc, int chunks, int ns, float eps, acc_t* sums,
+                          acc_t* mean, acc_t* rstd) {
+  for (int k = 0; k < ns; ++k) sums[k] = 0;
+  for (int j = 0; j < chunks; ++j)
+    for (int k = 0; k < ns; ++k) sums[k] += partials[((size_t)i * chunks + j) * ns + k];
+  const acc_t p = x[inorm_at(i / C, i % C, 0, C, V, ndhwc)];
+  const acc_t m = sums[0] / V;
+  const acc_t var = max(sums[1] / V - m * m, (acc_t)0);
+  *mean = p + m;
+  *rstd = 1 / sqrt(var + eps);
+}
+
+// coef[2 i] = rstd gamma[c], coef[2 i + 1] = beta[c] - mean rstd gamma[c]. An item per instance.
+__kernel void instance_norm_finalize(__global const acc_t* partials, __global const float* x,
+                                     int count, int C, int V, int ndhwc, int chunks,
+                                     __global const float* gamma, __global const float* beta,
+                                     float eps, __global float* coef) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  acc_t sums[2], mean, rstd;
+  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 2, eps, sums, &mean, &rstd);
+  const int c = i % C;
+  coef[2 * i] = (float)(rstd * gamma[c]);
+  coef[2 * i + 1] = (float)(beta[c] - mean * rstd * gamma[c]);
+}
+
+// y = act(x coef0 + coef1 + residual) (residual when has_residual); y may be x or the residual.
+__kernel void instance_norm_apply(__global const float* x, int C, int V, int ndhwc,
+                                  __global const float* coef, __global float* y,
+                                  __global const float* residual, int has_residual, int act,
+                                  int total) {
+  const int e = get_global_id(0);
+  if (e >= total) return;
+  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
+  float t = x[e] * coef[2 * i] + coef[2 * i + 1];
+  if (has_residual) t += residual[e];
+  y[e] = apply_act(t, act);
+}
+
+// With xhat = (x - mean) rstd: sum dy xhat = rstd (sum dy (x - p) - (mean - p) sum dy).
+// sums_out[2 i] = sum dy xhat, [2 i + 1] = sum dy (instance_norm_backward_params' input);
+// coef[4 i ..] = mean, rstd gamma, rstd gamma mean(dy), rstd^2 gamma mean(dy xhat), for
+// dx = rstd gamma (dy - mean(dy) - xhat mean(dy xhat)).
+__kernel void instance_norm_backward_finalize(__global const acc_t* partials,
+                                              __global const float* x, int count, int C, int V,
+                                              int ndhwc, int chunks, __global const float* gamma,
+                                              float eps, __global acc_t* sums_out,
+                                              __global float* coef) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  acc_t sums[4], mean, rstd;
+  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 4, eps, sums, &mean, &rstd);
+  const acc_t sdy = sums[2], sdyx = rstd * (sums[3] - sums[0] / V * sdy);
+  sums_out[2 * i] = sdyx;
+  sums_out[2 * i + 1] = sdy;
+  const acc_t a = rstd * gamma[i % C];
+  coef[4 * i] = (float)mean;
+  coef[4 * i + 1] = (float)a;
+  coef[4 * i + 2] = (float)(a * sdy / V);
+  coef[4 * i + 3] = (float)(a * rstd * sdyx / V);
+}
+
+// dx may be dy: each item reads its dy before writing the same element.
+__kernel void instance_norm_backward_apply(__global const float* x, __global const float* dy,
+                                           int C, int V, int ndhwc, __global const float* coef,
+                                           __global float* dx, int total) {
+  const int e = get_global_id(0);
+  if (e >= total) return;
+  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
+  const float4 k = vload4(i, coef);
+  dx[e] = k.y * dy[e] - k.z - (x[e] - k.x) * k.w;
+}
+
+// dgamma[c], dbeta[c]: the instances' partials summed over the batch in order. An item per
+// channel.
+__kernel void instance_norm_backward_params(__global const acc_t* partials, int batch,
+                                            int channels, __global float* dgamma,
+                                            __global float* dbeta) {
+  const int c = get_global_id(0);
+  if (c >= channels) return;
+  acc_t g = 0, b = 0;
+  for (int n = 0; n < batch; ++n) {
+    g += partials[2 * (n * channels + c)];
+    b += partials[2 * (n * channels + c) + 1];
+  }
+  dgamma[c] = (float)g;
+  dbeta[c] = (float)b;
+}
