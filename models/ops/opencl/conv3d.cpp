@@ -70,6 +70,24 @@ clblast::Transpose transpose(bool t) {
   return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
 }
 
+Conv3dShape with(const Conv3dShape& s, Precision p, Layout3d layout) {
+  Conv3dShape t = s;
+  t.precision = p, t.layout = layout;
+  return t;
+}
+
+// bf16 calls whose channels the 2-byte implicit GEMMs cannot copy (not a multiple of 8: DynUNet's
+// single-channel input and output convolutions) run at tf32 on the tf32 implicit GEMM, where it
+// takes them, rather than as vol2col columns: more mantissa than asked, no column buffer. On the
+// H100 the columns' GEMM and its packing took 4.9 of the channels-last step's 33.3 ms of device
+// time (results/h100/gpu27-2026-11-28/check/).
+template <class Unavailable>
+bool bf16_at_tf32(const Conv3dShape& s, Unavailable&& unavailable) {
+  return s.precision == Precision::bf16 &&
+         !unavailable(with(s, Precision::bf16, Layout3d::ndhwc)).empty() &&
+         unavailable(with(s, Precision::tf32, Layout3d::ndhwc)).empty();
+}
+
 }  // namespace
 
 // Row-major C[m, n] = A . B (+ beta C) with the given transposes, offsets and leading dims.
@@ -205,6 +223,10 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
   const Geometry g = geometry(s);
   to_cl_int(x.numel(), "conv3d input size");
   to_cl_int(y.numel(), "conv3d output size");
+  if (bf16_at_tf32(s, [&](const Conv3dShape& t) { return conv3d_implicit_unavailable(t); })) {
+    do_conv3d(with(s, Precision::tf32, s.layout), x, w, bias, y);
+    return;
+  }
   if (conv3d_implicit_unavailable(s).empty()) {  // no columns: conv3d_igemm.cpp
     conv3d_igemm(s, x, w, bias, y);
     return;
@@ -234,6 +256,12 @@ void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& 
   const Geometry g = geometry(s);
   to_cl_int(dx.numel(), "conv3d_backward_data dx size");
   to_cl_int(dy.numel(), "conv3d_backward_data dy size");
+  if (bf16_at_tf32(s, [&](const Conv3dShape& t) {
+        return conv3d_backward_implicit_unavailable(t, false);
+      })) {
+    do_conv3d_backward_data(with(s, Precision::tf32, s.layout), dy, w, dx);
+    return;
+  }
   if (conv3d_backward_data_igemm(s, dy, w, dx)) return;        // conv3d_bwd_igemm.cpp
   if (conv3d_backward_data_ncdhw_igemm(s, dy, w, dx)) return;  // conv3d_ncdhw.cpp
   const int64_t co = s.out_channels;

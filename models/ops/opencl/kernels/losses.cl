@@ -1,6 +1,6 @@
-// Losses (bce_with_logits, cross_entropy: one work-group computes the gradient and reduces the
-// loss, small [rows, classes] tensors) and sum_squares (a work-group per chunk, then one
-// work-group over the chunks). Every sum runs in a fixed order for a given device and shape, so
+// Losses (cross_entropy: one work-group computes the gradient and reduces the loss, small
+// [rows, classes] tensors; bce_with_logits, like sum_squares, a work-group per chunk, then one
+// work-group over the chunks: partials_final). Every sum runs in a fixed order for a given device and shape, so
 // results repeat exactly from run to run. Sums accumulate in double where the device has fp64
 // (the portable program never requires it).
 #if defined(cl_khr_fp64)
@@ -24,14 +24,19 @@ inline acc_t group_sum_acc(acc_t v, __local acc_t* scratch) {
   return r;
 }
 
-// loss[slot] = mean of max(z, 0) - z t + log1p(exp(-|z|)); dz = scale (sigmoid(z) - t) / n.
-// One work-group.
+// dz = scale (sigmoid(z) - t) / n over a chunk of per_group elements a work-group, and the
+// chunk's sum of max(z, 0) - z t + log1p(exp(-|z|)) into partials[group]; partials_final then
+// writes their mean. Chunks, not one work-group: DynUNet full's 2M logits took 2.35 ms on one
+// H100 multiprocessor (results/h100/gpu27-2026-11-28/check/).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void bce_with_logits(__global const float* z, __global const float* target, int n, float scale,
-                     int slot, __global float* loss, __global float* dz) {
+void bce_with_logits_partial(__global const float* z, __global const float* target, int n,
+                             int per_group, float scale, __global acc_t* partials,
+                             __global float* dz) {
   __local acc_t scratch[REDUCE_WG];
+  const int start = get_group_id(0) * per_group;
+  const int end = min(n, start + per_group);
   acc_t s = 0;
-  for (int i = get_local_id(0); i < n; i += REDUCE_WG) {
+  for (int i = start + get_local_id(0); i < end; i += REDUCE_WG) {
     const float v = z[i], t = target[i];
     const float e = exp(-fabs(v));
     s += fmax(v, 0.0f) - v * t + log1p(e);
@@ -39,7 +44,7 @@ void bce_with_logits(__global const float* z, __global const float* target, int 
     dz[i] = scale * (sig - t) / n;
   }
   s = group_sum_acc(s, scratch);
-  if (get_local_id(0) == 0) loss[slot] = (float)(s / n);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = s;
 }
 
 // torch.nn.functional.cross_entropy(weight=w, label_smoothing=eps, reduction='mean') over
@@ -110,13 +115,14 @@ void sum_squares_partial(__global const float* x, int n, int per_group,
   if (get_local_id(0) == 0) partials[get_group_id(0)] = s;
 }
 
-// out[slot] = the sum of the partials; one work-group.
+// out[slot] = the sum of the partials / divisor (1: sum_squares; n: the BCE mean); one
+// work-group.
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void sum_squares_final(__global const acc_t* partials, int groups, int slot,
-                       __global float* out) {
+void partials_final(__global const acc_t* partials, int groups, int divisor, int slot,
+                    __global float* out) {
   __local acc_t scratch[REDUCE_WG];
   acc_t s = 0;
   for (int g = get_local_id(0); g < groups; g += REDUCE_WG) s += partials[g];
   s = group_sum_acc(s, scratch);
-  if (get_local_id(0) == 0) out[slot] = (float)s;
+  if (get_local_id(0) == 0) out[slot] = (float)(s / divisor);
 }
