@@ -295,6 +295,21 @@ std::vector<OpCase> dice_cases() {
                        {{"loss", be.download(loss), {7.0, want, 7.0}, Precision::f32, 1e-5},
                         {"dlogits", be.download(dz), dz_want, Precision::f32, 1e-5}});
                  }});
+    // DynUNet's one output channel over more voxels than a chunk (a short last one).
+    c.push_back({Op::soft_dice_loss, name + "_chunks", {}, [layout](Backend& be) {
+                   const Volume s{2, 1, 5000, layout};
+                   const Vec z = random_vec(s.size(), 437, -4, 4);
+                   Vec t = random_vec(s.size(), 438, 0, 1);
+                   for (size_t i = 0; i < t.size(); ++i) t[i] = t[i] > 0.7f ? 1.f : 0.f;
+                   const float smooth = 1e-5f, scale = 1.f;
+                   Tensor loss = be.empty({1}), dz = be.empty(s.shape());
+                   be.soft_dice_loss(up(be, z, s.shape()), up(be, t, s.shape()), layout, s.n, s.c,
+                                     smooth, scale, loss, 0, dz);
+                   DVec dz_want;
+                   const double want = dice_ref(s, z, t, smooth, scale, dz_want);
+                   return checks({{"loss", be.download(loss), {want}, Precision::f32, 1e-5},
+                                  {"dlogits", be.download(dz), dz_want, Precision::f32, 1e-5}});
+                 }});
     c.push_back(
         {Op::soft_dice_loss, name + "_gradient", {}, [layout](Backend& be) {
            const Volume s{2, 2, 4, layout};

@@ -1,34 +1,12 @@
 // InstanceNorm3d and its backward on OpenCL (kernels/instance_norm.cl says why three steps):
 // partial sums over voxel chunks, a fixed-order sum per instance, an elementwise pass.
-#include <algorithm>
-
 #include "models/ops/opencl/opencl_backend_impl.h"
+#include "models/ops/opencl/volume_chunks.h"
 
 namespace sb {
 namespace {
 
 constexpr size_t kApplyGroup = 256;
-// Work-groups the partial sums aim for: several per multiprocessor on the GPUs measured (132 on
-// the H100), while each item still adds a few elements (at least 4 voxel rows).
-constexpr int64_t kTargetGroups = 1024;
-
-// How instance_norm_partials splits [N, C, V]: cb_size channels a work-group (ndhwc: as many as
-// fit, side by side; ncdhw: one), rows = wg / cb_size voxels at a time, chunk voxels a group.
-struct NormPlan {
-  int cb_size, blocks, chunk, chunks;
-};
-
-NormPlan plan(int64_t batch, int64_t channels, int64_t voxels, bool ndhwc, size_t wg) {
-  NormPlan p{};
-  p.cb_size = ndhwc ? static_cast<int>(std::min<int64_t>(channels, static_cast<int64_t>(wg))) : 1;
-  p.blocks = static_cast<int>((channels + p.cb_size - 1) / p.cb_size);
-  const int64_t rows = static_cast<int64_t>(wg) / p.cb_size;
-  const int64_t wanted = std::max<int64_t>(1, kTargetGroups / (batch * p.blocks));
-  const int64_t chunk = std::max<int64_t>(4 * rows, (voxels + wanted - 1) / wanted);
-  p.chunk = to_cl_int(chunk, "instance_norm chunk");
-  p.chunks = to_cl_int((voxels + chunk - 1) / chunk, "instance_norm chunks");
-  return p;
-}
 
 }  // namespace
 
@@ -36,7 +14,7 @@ void OpenCLBackend::instance_norm_sums(const Tensor& x, const Tensor* dy, bool n
                                        int64_t channels, int64_t voxels, Tensor& partials,
                                        int* chunks) {
   const size_t wg = reduce_group();
-  const NormPlan p = plan(batch, channels, voxels, ndhwc, wg);
+  const VolumeChunks p = volume_chunks(batch, channels, voxels, ndhwc, wg);
   const int64_t slots = batch * channels * p.chunks * (dy ? 4 : 2);
   partials = empty({2 * slots});  // room for double
   launch("instance_norm_partials",
@@ -59,8 +37,9 @@ void OpenCLBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t b
   int chunks = 0;
   instance_norm_sums(x, nullptr, ndhwc, batch, channels, voxels, partials, &chunks);
   Tensor coef = empty({2 * count});
-  launch("instance_norm_finalize", cl::NDRange(round_up(count, 64)), cl::NDRange(64), partials, x,
-         to_cl_int(count, "instances"), c, v, ndhwc ? 1 : 0, chunks, gamma, beta, eps, coef);
+  const size_t wg = reduce_group();
+  launch("instance_norm_finalize", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg),
+         partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, beta, eps, coef);
   launch("instance_norm_apply", cl::NDRange(round_up(total, kApplyGroup)), cl::NDRange(kApplyGroup),
          x, c, v, ndhwc ? 1 : 0, coef, y, ep.residual, ep.residual ? 1 : 0,
          static_cast<int>(ep.act), total);
@@ -80,9 +59,9 @@ void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, 
   instance_norm_sums(x, &dy, ndhwc, batch, channels, voxels, partials, &chunks);
   Tensor sums = empty({4 * count});  // 2 per instance, room for double
   Tensor coef = empty({4 * count});
-  launch("instance_norm_backward_finalize", cl::NDRange(round_up(count, 64)), cl::NDRange(64),
-         partials, x, to_cl_int(count, "instances"), c, v, ndhwc ? 1 : 0, chunks, gamma, eps, sums,
-         coef);
+  const size_t wg = reduce_group();
+  launch("instance_norm_backward_finalize", cl::NDRange(static_cast<size_t>(count) * wg),
+         cl::NDRange(wg), partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, eps, sums, coef);
   launch("instance_norm_backward_apply", cl::NDRange(round_up(total, kApplyGroup)),
          cl::NDRange(kApplyGroup), x, dy, c, v, ndhwc ? 1 : 0, coef, dx, total);
   launch("instance_norm_backward_params", cl::NDRange(round_up(channels, 64)), cl::NDRange(64),

@@ -40,7 +40,7 @@ std::string portable_source(size_t local_mem_bytes) {
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl", "losses.cl", "volume.cl", "instance_norm.cl", "optimizer.cl",
+        "conv3d.cl", "losses.cl", "volume_chunks.cl", "volume.cl", "instance_norm.cl", "optimizer.cl",
         "conv_transpose3d.cl", "gemm_general.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels)

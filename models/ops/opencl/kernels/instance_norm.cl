@@ -15,14 +15,8 @@
 // variance: no cancellation when the mean is far from 0), in acc_t (double where the device has
 // fp64; losses.cl). Every sum runs in a fixed order: results repeat bit for bit.
 //
-// Layout of x [N, C, V] (ncdhw) or [N, V, C] (ndhwc).
-inline size_t inorm_at(int n, int c, int v, int C, int V, int ndhwc) {
-  return ndhwc ? ((size_t)n * V + v) * C + c : ((size_t)n * C + c) * V + v;
-}
-
-// Group (chunk j, channel block cb, sample n); item t = r cb_size + lane: channel
-// cb cb_size + lane, voxels v0 + r, v0 + r + rows, ... (rows = REDUCE_WG / cb_size). Sums per
-// slot: x - p, (x - p)^2, and with dy: dy, dy (x - p). partials[((n C + c) chunks + j) ns + k].
+// Group and items as volume_chunks.cl lays them out. Sums per slot: x - p, (x - p)^2, and with
+// dy: dy, dy (x - p). partials[((n C + c) chunks + j) ns + k].
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
 void instance_norm_partials(__global const float* x, __global const float* dy, int has_dy, int C,
                             int V, int ndhwc, int cb_size, int chunk, __global acc_t* partials) {
@@ -34,9 +28,9 @@ void instance_norm_partials(__global const float* x, __global const float* dy, i
   const int v0 = j * chunk, v1 = min(V, v0 + chunk);
   acc_t s1 = 0, s2 = 0, s3 = 0, s4 = 0;
   if (active) {
-    const acc_t p = x[inorm_at(n, c, 0, C, V, ndhwc)];
+    const acc_t p = x[chunk_at(n, c, 0, C, V, ndhwc)];
     for (int v = v0 + r; v < v1; v += rows) {
-      const size_t e = inorm_at(n, c, v, C, V, ndhwc);
+      const size_t e = chunk_at(n, c, v, C, V, ndhwc);
       const acc_t d = x[e] - p;
       s1 += d;
       s2 += d * d;
@@ -52,45 +46,43 @@ void instance_norm_partials(__global const float* x, __global const float* dy, i
   scratch[REDUCE_WG + t] = s2;
   scratch[2 * REDUCE_WG + t] = s3;
   scratch[3 * REDUCE_WG + t] = s4;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  // A tree over the rows of each lane; rows need not be a power of 2.
-  int span = 1;
-  while (span < rows) span <<= 1;
-  for (int off = span >> 1; off > 0; off >>= 1) {
-    if (active && r < off && r + off < rows)
-      for (int k = 0; k < ns; ++k)
-        scratch[k * REDUCE_WG + t] += scratch[k * REDUCE_WG + t + off * cb_size];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  chunk_rows_sum(scratch, ns, t, r, rows, cb_size, active);
   if (active && r == 0) {
     const size_t slot = ((size_t)(n * C + c) * get_num_groups(0) + j) * ns;
     for (int k = 0; k < ns; ++k) partials[slot + k] = scratch[k * REDUCE_WG + t];
   }
 }
 
-// The instance's sums over its chunks, in order; mean and 1 / sqrt(biased variance + eps).
+// The instance's sums over its chunks, by a work-group (group_sum_acc, losses.cl: a fixed
+// tree; one item adding 128 chunks' slots took 44 us a call on the H100); mean and
+// 1 / sqrt(biased variance + eps).
 inline void inorm_moments(__global const acc_t* partials, __global const float* x, int i, int C,
-                          int V, int ndhwc, int chunks, int ns, float eps, acc_t* sums,
-                          acc_t* mean, acc_t* rstd) {
-  for (int k = 0; k < ns; ++k) sums[k] = 0;
-  for (int j = 0; j < chunks; ++j)
-    for (int k = 0; k < ns; ++k) sums[k] += partials[((size_t)i * chunks + j) * ns + k];
-  const acc_t p = x[inorm_at(i / C, i % C, 0, C, V, ndhwc)];
+                          int V, int ndhwc, int chunks, int ns, float eps,
+                          __local acc_t* scratch, acc_t* sums, acc_t* mean, acc_t* rstd) {
+  for (int k = 0; k < ns; ++k) {
+    acc_t s = 0;
+    for (int j = get_local_id(0); j < chunks; j += REDUCE_WG)
+      s += partials[((size_t)i * chunks + j) * ns + k];
+    sums[k] = group_sum_acc(s, scratch);
+  }
+  const acc_t p = x[chunk_at(i / C, i % C, 0, C, V, ndhwc)];
   const acc_t m = sums[0] / V;
   const acc_t var = max(sums[1] / V - m * m, (acc_t)0);
   *mean = p + m;
   *rstd = 1 / sqrt(var + eps);
 }
 
-// coef[2 i] = rstd gamma[c], coef[2 i + 1] = beta[c] - mean rstd gamma[c]. An item per instance.
-__kernel void instance_norm_finalize(__global const acc_t* partials, __global const float* x,
-                                     int count, int C, int V, int ndhwc, int chunks,
-                                     __global const float* gamma, __global const float* beta,
-                                     float eps, __global float* coef) {
-  const int i = get_global_id(0);
-  if (i >= count) return;
+// coef[2 i] = rstd gamma[c], coef[2 i + 1] = beta[c] - mean rstd gamma[c]. A work-group per
+// instance.
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void instance_norm_finalize(__global const acc_t* partials, __global const float* x, int C,
+                            int V, int ndhwc, int chunks, __global const float* gamma,
+                            __global const float* beta, float eps, __global float* coef) {
+  __local acc_t scratch[REDUCE_WG];
+  const int i = get_group_id(0);
   acc_t sums[2], mean, rstd;
-  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 2, eps, sums, &mean, &rstd);
+  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 2, eps, scratch, sums, &mean, &rstd);
+  if (get_local_id(0) != 0) return;
   const int c = i % C;
   coef[2 * i] = (float)(rstd * gamma[c]);
   coef[2 * i + 1] = (float)(beta[c] - mean * rstd * gamma[c]);
@@ -113,15 +105,17 @@ __kernel void instance_norm_apply(__global const float* x, int C, int V, int ndh
 // sums_out[2 i] = sum dy xhat, [2 i + 1] = sum dy (instance_norm_backward_params' input);
 // coef[4 i ..] = mean, rstd gamma, rstd gamma mean(dy), rstd^2 gamma mean(dy xhat), for
 // dx = rstd gamma (dy - mean(dy) - xhat mean(dy xhat)).
-__kernel void instance_norm_backward_finalize(__global const acc_t* partials,
-                                              __global const float* x, int count, int C, int V,
-                                              int ndhwc, int chunks, __global const float* gamma,
-                                              float eps, __global acc_t* sums_out,
-                                              __global float* coef) {
-  const int i = get_global_id(0);
-  if (i >= count) return;
+// A work-group per instance.
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void instance_norm_backward_finalize(__global const acc_t* partials, __global const float* x,
+                                     int C, int V, int ndhwc, int chunks,
+                                     __global const float* gamma, float eps,
+                                     __global acc_t* sums_out, __global float* coef) {
+  __local acc_t scratch[REDUCE_WG];
+  const int i = get_group_id(0);
   acc_t sums[4], mean, rstd;
-  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 4, eps, sums, &mean, &rstd);
+  inorm_moments(partials, x, i, C, V, ndhwc, chunks, 4, eps, scratch, sums, &mean, &rstd);
+  if (get_local_id(0) != 0) return;
   const acc_t sdy = sums[2], sdyx = rstd * (sums[3] - sums[0] / V * sdy);
   sums_out[2 * i] = sdyx;
   sums_out[2 * i + 1] = sdy;
