@@ -73,8 +73,9 @@ TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
         s.layout = Layout3d::ndhwc, s.precision = p;
         be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
         // ncdhw: through ndhwc copies; bf16 with channels the 2-byte copies cannot take: at tf32
-        if (c.in % 8 == 0 || p != Precision::bf16)
+        if (c.in % 8 == 0 || p != Precision::bf16) {
           ASSERT_EQ(be->conv3d_implicit_unavailable(s), "");
+        }
         s.layout = layout;
         const bool last = layout == Layout3d::ndhwc;
         const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
@@ -128,8 +129,9 @@ TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
         s.layout = Layout3d::ndhwc, s.precision = p;
         be->set_conv_igemm_knob(ConvIgemmKnob::automatic);
         ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, true), "");
-        if (c.out % 8 == 0 || p != Precision::bf16)  // else dx at tf32 (no 2-byte copies of dy)
+        if (c.out % 8 == 0 || p != Precision::bf16) {  // else dx at tf32 (no 2-byte copies)
           ASSERT_EQ(be->conv3d_backward_implicit_unavailable(s, false), "");
+        }
         s.layout = layout;  // ncdhw: through ndhwc copies
         const bool last = layout == Layout3d::ndhwc;
         const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
