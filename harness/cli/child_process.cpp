@@ -7,6 +7,8 @@
 #include <array>
 #include <cerrno>
 
+#include "harness/cli/stop_signal.h"
+
 extern char** environ;
 
 namespace sb::cli {
@@ -29,9 +31,16 @@ ChildResult run_child(const std::vector<std::string>& argv, bool capture) {
   } else {
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   }
+  // A process group of its own: stop signals reach it once, passed on by this process.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0) forward_stop_signals_to(pid);
   if (capture) close(pipe_fd[1]);
   if (rc != 0) {
     if (capture) close(pipe_fd[0]);
@@ -52,6 +61,7 @@ ChildResult run_child(const std::vector<std::string>& argv, bool capture) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
+  forward_stop_signals_to(0);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }

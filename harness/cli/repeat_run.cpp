@@ -96,7 +96,14 @@ int run_repeated(const RepeatPlan& plan) {
     write_json_atomic(plan.output, plan.format == "gbench" ? gbench_document(doc) : doc);
     return doc;
   };
+  // A stop is passed on to the running process (run_child), which saves what it measured; this
+  // one waits for it and merges, rather than exiting first and leaving it to measure on alone.
+  const StopSignals signals("run");
   for (int k = 1; k <= plan.processes; ++k) {
+    if (signals.flag()->load()) {  // between two processes
+      if (!docs.empty()) write();
+      return kExitStopped;
+    }
     const std::string file = process_file(plan.output, k);
     std::vector<std::string> args = {self.string()};
     for (auto& a : repeat_child_args(argv, file)) args.push_back(a);

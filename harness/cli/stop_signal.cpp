@@ -1,5 +1,6 @@
 #include "harness/cli/stop_signal.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,20 +14,35 @@ std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
 char g_message[128];  // composed before the handlers are installed: write() is all they may do
 size_t g_message_size = 0;
+std::atomic<pid_t> g_child{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "the signal handlers read it");
 
-extern "C" void exit_now(int) {
+// The child runs in a process group of its own, so that a terminal's Ctrl-C reaches it once,
+// through here, and not a second time, which would end it at once.
+void forward(int sig) {
+  if (const pid_t child = g_child.load(); child > 0) kill(child, sig);
+}
+
+}  // namespace
+
+extern "C" void exit_now(int sig) {
+  forward(sig);
   static const char kMessage[] = "\nstagebench: stopped at once\n";
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   _exit(kExitStopped);
 }
 
+namespace {
+
 extern "C" void on_stop(int sig) {
+  forward(sig);
   g_stop.store(true);
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, g_message, g_message_size);
   std::signal(sig, exit_now);  // a second signal ends the process
 }
 
-extern "C" void exit_stopped(int) {
+extern "C" void exit_stopped(int sig) {
+  forward(sig);
   static const char kMessage[] = "\nstagebench: stopped before measuring; nothing written\n";
   [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   _exit(kExitStopped);
@@ -56,6 +72,10 @@ StopSignals::~StopSignals() {
 
 const std::atomic<bool>* StopSignals::flag() const {
   return &g_stop;
+}
+
+void forward_stop_signals_to(pid_t child) {
+  g_child.store(child);
 }
 
 }  // namespace sb::cli

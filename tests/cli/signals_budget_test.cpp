@@ -151,6 +151,42 @@ TEST(Signals, SweepStopsPromptlyDuringALongWarmUpWithAConsistentJournal) {
   EXPECT_NO_THROW(sb::read_document(out));
 }
 
+// The processes `pid` started (Linux's /proc/PID/task/PID/children).
+std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t c = 0; in >> c;) out.push_back(c);
+  return out;
+}
+
+// Found by the hostile-input campaign (issue 29): a SIGTERM to `run --repeat` alone (timeout(1),
+// a scheduler) ended it at once and left its child process measuring, an orphan, for as long as
+// its warm-up. The stop now reaches the child, whose partial run the merged output keeps.
+TEST(Signals, RepeatPassesTheStopToItsProcessAndMergesWhatItMeasured) {
+  TempDir dir;
+  const auto out = dir.path() / "repeat.json";
+  const pid_t pid =
+      spawn({"run", "deepfm", "--size", "tiny", "--backend", "cpu", "--stages", "vectorized-fm",
+             "--no-ceilings", "-q", "--warmup", "3000", "--repeat", "3", "-o", out.string()});
+  std::vector<pid_t> children;
+  for (int i = 0; i < 2000 && children.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    children = children_of(pid);
+  }
+  ASSERT_EQ(children.size(), 1u) << "the first process never started";
+  ASSERT_TRUE(wait_until_catching_sigterm(children[0]));
+  const auto [rc, took] = terminate_after(pid, 2);  // well into the child's warm-up
+  EXPECT_EQ(rc, 130);
+  EXPECT_LT(took, 3.0);
+  const bool orphan = kill(children[0], 0) == 0;
+  if (orphan) kill(children[0], SIGKILL);
+  EXPECT_FALSE(orphan) << "the child process outlived `run --repeat`";
+  ASSERT_TRUE(std::filesystem::exists(out));
+  const nlohmann::json doc = sb::read_document(out);
+  ASSERT_FALSE(doc["runs"].empty());
+  EXPECT_EQ(doc["runs"][0]["complete"], false);
+}
+
 TEST(Budgets, AbsurdRunBudgetsAreRefusedWithTheTimeTheyWouldTake) {
   TempDir dir;
   const std::string common = "run deepfm --size tiny --backend cpu --no-ceilings -q -o " +
