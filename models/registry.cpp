@@ -23,6 +23,7 @@
 #include "models/geneformer/peer_script.h"
 #include "models/geneformer/workload.h"
 #include "models/ops/cpu/cpu_backend.h"
+#include "models/ops/slow_op_fault.h"
 #include "models/sizes.h"
 #ifdef STAGEBENCH_HAVE_OPENCL
 #include "models/ops/opencl/opencl_backend.h"
@@ -211,6 +212,10 @@ std::vector<std::string> backend_names() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& device) {
+  // A bad STAGEBENCH_SLOW_OP threw at the op's first call, inside a stage: every stage failed
+  // (exit 1) as if measured. Read here, it is bad input before anything runs, as
+  // STAGEBENCH_FAULT is.
+  slow_op_fault();
   if (name == "cpu") return make_cpu_backend();
 #ifdef STAGEBENCH_HAVE_OPENCL
   if (name == "opencl") return make_opencl_backend(device);

@@ -124,6 +124,40 @@ TEST(DeviceFaults, ABadSwitchIsBadInput) {
   const Faulted f = run_faulted("launch");
   EXPECT_EQ(f.status, 2) << f.output;
   EXPECT_NE(f.output.find("STAGEBENCH_FAULT: 'launch'"), std::string::npos) << f.output;
+  // Found by the hostile-input campaign (issue 29): the second lost:N replaced the first.
+  const Faulted twice = run_faulted("lost:1,lost:2");
+  EXPECT_EQ(twice.status, 2) << twice.output;
+  EXPECT_NE(twice.output.find("STAGEBENCH_FAULT: 'lost' is given twice"), std::string::npos)
+      << twice.output;
+}
+
+// Found by the hostile-input campaign (issue 29): a bad STAGEBENCH_SLOW_OP threw inside every
+// stage, which failed (exit 1) as if measured; a local-memory limit past 2^64 read as no limit.
+TEST(DeviceFaults, BadFaultSwitchesAreBadInputBeforeMeasuring) {
+  TempDir dir;
+  const auto out = dir.file("slow.json");
+  for (const char* spec : {"gemm:0", "gemm", "nosuch_op:2", "gemm:nan"}) {
+    setenv("STAGEBENCH_SLOW_OP", spec, 1);
+    const auto r = run_stagebench(
+        "run gemm --size tiny --backend cpu --max-time 1 --warmup 0 "
+        "--no-ceilings -q -o " +
+        out.string());
+    unsetenv("STAGEBENCH_SLOW_OP");
+    EXPECT_EQ(r.status, 2) << spec << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("STAGEBENCH_SLOW_OP='") + spec + "'"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out)) << spec;
+  }
+  setenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT", "99999999999999999999", 1);
+  const auto r = run_stagebench(
+      "run gemm --size tiny --backend opencl --max-time 1 --warmup 0 "
+      "--no-ceilings -q -o " +
+      out.string());
+  unsetenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("STAGEBENCH_CL_LOCAL_MEM_LIMIT=99999999999999999999: not a positive"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "models/ops/opencl/cl_runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -40,8 +41,9 @@ ClRuntime::ClRuntime(cl::Device device)
   local_mem_bytes_ = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   if (const char* limit = std::getenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT"); limit && *limit) {
     char* end = nullptr;
+    errno = 0;  // 99999999999999999999 read as ULLONG_MAX, no limit, without a word
     const unsigned long long bytes = std::strtoull(limit, &end, 10);
-    if (*end != '\0' || bytes == 0 || limit[0] == '-')
+    if (*end != '\0' || bytes == 0 || limit[0] == '-' || errno == ERANGE)
       throw std::invalid_argument(std::string("STAGEBENCH_CL_LOCAL_MEM_LIMIT=") + limit +
                                   ": not a positive number of bytes");
     local_mem_bytes_ = std::min<size_t>(local_mem_bytes_, bytes);

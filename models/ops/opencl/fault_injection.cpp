@@ -42,6 +42,9 @@ FaultPlan FaultPlan::parse(const std::string& spec) {
                                   "' is not build:KERNEL, launch:KERNEL, alloc:BYTES or lost:N");
     if (kind == "build") plan.build_.insert(arg);
     if (kind == "launch") plan.launch_.insert(arg);
+    // A second alloc or lost would silently replace the first.
+    if ((kind == "alloc" && plan.alloc_at_least_) || (kind == "lost" && plan.lost_after_))
+      throw std::invalid_argument("STAGEBENCH_FAULT: '" + kind + "' is given twice");
     if (kind == "alloc") plan.alloc_at_least_ = parse_count(arg, entry);
     if (kind == "lost") plan.lost_after_ = parse_count(arg, entry);
   }
