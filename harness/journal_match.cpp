@@ -82,6 +82,14 @@ std::string run_mismatch(const nlohmann::json& run, const std::string& key, cons
         seed_in(weights) != static_cast<int64_t>(job.seed))
       return "is a run of " + weights + ", not the job's seed " + std::to_string(job.seed);
   }
+  // The GEMM benchmark has no weights: its seed is recorded only in `inputs` ("... (seed N)"),
+  // and a run of another seed was taken as the job's. (Geneformer's `inputs` carry a seed of
+  // their own, the job's + 1: its seed is checked through `weights`.)
+  if (const nlohmann::json in = param("inputs");
+      job.model == "gemm" && in.is_string() && seed_in(in.get<std::string>()) >= 0 &&
+      seed_in(in.get<std::string>()) != static_cast<int64_t>(job.seed))
+    return "is a run of " + in.get<std::string>() + ", not the job's seed " +
+           std::to_string(job.seed);
   // What the job sets explicitly, under the name the model's params record it.
   const std::pair<const char*, nlohmann::json> chosen[] = {
       {"input_bp", job.length != 0 ? nlohmann::json(job.length) : nlohmann::json()},

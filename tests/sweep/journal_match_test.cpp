@@ -77,6 +77,20 @@ TEST(JournalMatch, EachFieldThatDiffersIsNamed) {
   EXPECT_NE(run_mismatch(untagged, key, job).find("without a job tag"), std::string::npos);
 }
 
+// Found by the hostile-input campaign (issue 29): the GEMM benchmark has no weights, and a
+// record of another seed's run was taken as its job's.
+TEST(JournalMatch, TheGemmSeedIsComparedThroughItsInputs) {
+  const SweepJob job = job_of(R"({"models": "gemm", "sizes": "tiny", "backends": "cpu",
+                                  "seed": 2})");
+  json run = run_of(job);
+  run["params"] = {{"inputs", "x and W seeded uniform in [-1, 1) (seed 2)"}};
+  EXPECT_EQ(run_mismatch(run, job_key(job), job), "");
+  run["params"]["inputs"] = "x and W seeded uniform in [-1, 1) (seed 1)";
+  EXPECT_NE(run_mismatch(run, job_key(job), job).find("(seed 1), not the job's seed 2"),
+            std::string::npos)
+      << run_mismatch(run, job_key(job), job);
+}
+
 TEST(JournalMatch, WeightsAndGeneformersChoicesAreCompared) {
   const SweepJob job = job_of(R"({"models": "geneformer", "sizes": "tiny", "backends": "cpu",
                                   "weights": "ck/model.safetensors", "heads": 4, "eps": 1e-5})");
