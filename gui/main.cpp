@@ -1,4 +1,5 @@
 // stagebench-viewer [FILE...]: browse stagebench/1 results (docs/viewer.md).
+#include <cstdio>
 #include <cstring>
 
 #include <QApplication>
@@ -65,7 +66,13 @@ int main(int argc, char** argv) {
     request.output = parser.value(screenshot);
     request.view = parser.value(view);
     request.compare_with = parser.value(compare);
-    request.run_row = parser.value(run).toInt();
+    const std::optional<int> row = sb::viewer::parse_run_row(parser.value(run));
+    if (!row) {
+      std::fprintf(stderr, "--run '%s' is not a row number (0 is the first run)\n",
+                   qPrintable(parser.value(run)));
+      return 2;
+    }
+    request.run_row = *row;
     // Screenshots go into documentation: a compact font shows more of the table.
     QFont font = QApplication::font();
     font.setPointSizeF(9);

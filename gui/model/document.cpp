@@ -35,8 +35,18 @@ void check_stage(const nlohmann::json& s, const std::string& where,
       problems.push_back(where + "." + block + ": expected an object or null, got " +
                          s[block].type_name());
   }
-  if (s.contains("samples_ms") && !s["samples_ms"].is_array())
+  if (s.contains("samples_ms") && !s["samples_ms"].is_array()) {
     problems.push_back(where + ".samples_ms: expected an array");
+  } else if (s.contains("samples_ms")) {
+    // Wall times, as the CLI's reader has them: [[1]] or -2 were drawn as measured.
+    const auto& samples = s["samples_ms"];
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (!samples[i].is_number() || !(samples[i].get<double>() >= 0)) {
+        problems.push_back(where + ".samples_ms[" + std::to_string(i) +
+                           "]: expected a wall time >= 0, got " + samples[i].dump());
+        break;
+      }
+  }
 }
 
 void check_run(const nlohmann::json& r, const std::string& where,
@@ -48,6 +58,10 @@ void check_run(const nlohmann::json& r, const std::string& where,
   for (const char* key : {"model", "size", "backend", "device"})
     if (!r.contains(key) || !r[key].is_string())
       problems.push_back(where + "." + key + ": missing string");
+  // "complete": "yes" was shown as a finished run.
+  if (r.contains("complete") && !r["complete"].is_boolean() && !r["complete"].is_null())
+    problems.push_back(where + ".complete: expected a boolean or null, got " +
+                       r["complete"].dump());
   if (!r.contains("stages") || !r["stages"].is_array()) {
     problems.push_back(where + ".stages: missing array");
     return;

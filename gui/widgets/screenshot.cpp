@@ -35,6 +35,12 @@ void fail(const QString& message) {
 
 }  // namespace
 
+std::optional<int> parse_run_row(const QString& text) {
+  bool ok = false;
+  const int row = text.toInt(&ok);
+  return ok ? std::optional<int>(row) : std::nullopt;
+}
+
 void save_png(const QImage& image, const QString& path) {
   if (image.isNull())
     throw std::runtime_error("cannot render the window for " + path.toStdString());

@@ -57,6 +57,33 @@ TEST(HostileViewer, EveryBadFileIsAMessageAndTheGoodOneStillLoads) {
   EXPECT_TRUE(messages[2].startsWith(fifo + ": not a regular file")) << messages[2].toStdString();
 }
 
+// Found by the hostile-input campaign (issue 29): each loaded and drew as a measured run, and
+// `--screenshot` exited 0; the CLI's reader refuses them all.
+TEST(HostileViewer, ImpossibleSamplesAndCompletenessAreProblems) {
+  const nlohmann::json doc = test::fixture_json("two_backends.json");
+  EXPECT_TRUE(document_problems(doc).empty());
+  struct Case {
+    const char* pointer;
+    nlohmann::json value;
+    const char* problem;
+  };
+  for (const Case& c :
+       {Case{"/runs/0/stages/0/samples_ms",
+             {1.0, -2.0},
+             "runs[0].stages[0].samples_ms[1]: expected a wall time >= 0, got -2.0"},
+        Case{"/runs/0/stages/0/samples_ms",
+             {{1.0}},
+             "runs[0].stages[0].samples_ms[0]: expected a wall time >= 0, got [1.0]"},
+        Case{"/runs/0/complete", "yes",
+             "runs[0].complete: expected a boolean or null, got \"yes\""}}) {
+    nlohmann::json bad = doc;
+    bad[nlohmann::json::json_pointer(c.pointer)] = c.value;
+    const std::vector<std::string> problems = document_problems(bad);
+    ASSERT_EQ(problems.size(), 1u) << c.pointer;
+    EXPECT_EQ(problems[0], c.problem);
+  }
+}
+
 TEST(HostileViewer, LongTextIsElided) {
   const std::string id(1 << 20, 'x');
   const QString shown = display_text(id);

@@ -137,6 +137,14 @@ TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
   EXPECT_THROW(export_chart(view, "/nonexistent/dir/x.png"), std::runtime_error);
 }
 
+TEST(Screenshot, RunRowIsAWholeNumberAsGiven) {
+  EXPECT_EQ(parse_run_row("0"), 0);
+  EXPECT_EQ(parse_run_row("3"), 3);
+  EXPECT_EQ(parse_run_row("-1"), -1);  // then "no run at row -1", exit 2
+  for (const char* bad : {"abc", "", "0.5", "99999999999999999999", "1x"})
+    EXPECT_FALSE(parse_run_row(bad).has_value()) << bad;
+}
+
 TEST(MainWindow, ScreenshotWritesANonEmptyPng) {
   app();
   QTemporaryDir dir;
