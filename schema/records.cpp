@@ -308,6 +308,12 @@ StageRecord read_stage(const json& j, const std::string& where,
   if (auto c = r.block("correctness")) read_correctness(*c, s.correctness);
   r.open("summaries", s.summaries);
   r.numbers("samples_ms", s.samples_ms);
+  // Wall times: a negative one was taken into the median, intervals and speedups as measured.
+  if (s.samples_ms)
+    for (size_t i = 0; i < s.samples_ms->size(); ++i)
+      if (!((*s.samples_ms)[i] >= 0))
+        r.add(r.path("samples_ms") + "[" + std::to_string(i) + "]",
+              "a wall time cannot be negative, got " + nlohmann::json((*s.samples_ms)[i]).dump());
   r.rest(s.sections, kStageKeys);
   return s;
 }

@@ -7,6 +7,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
 #include "harness/cli/option_checks.h"
+#include "harness/cli/output_path.h"
 #include "reports/compare.h"
 #include "reports/compare_render.h"
 #include "schema/atomic_file.h"
@@ -49,14 +50,17 @@ void add_compare(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--min-samples", o->compare.min_samples,
                   "fewer samples on a side make the time verdict AMBIGUOUS (default 5)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(2, 1000000));
   cmd->add_flag("--allow-inconclusive", o->allow_inconclusive,
                 "pass comparisons that could not be judged and suspected regressions (report "
                 "them only); overrides the thresholds file's policy line");
   cmd->add_option("--format,-f", o->format, "md (default) or json")
       ->check(CLI::IsMember({"md", "markdown", "json"}));
-  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
+  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output")
+      ->check(kNonEmpty);
   cmd->callback([o, &exit_code] {
+    if (o->output != "-" && !o->output.empty()) check_output(o->output, "-o");
     const nlohmann::json base = load_result_file(o->base);
     const nlohmann::json candidate = load_result_file(o->candidate);
     CompareOptions options = o->compare;

@@ -7,6 +7,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
 #include "harness/cli/option_checks.h"
+#include "harness/cli/output_path.h"
 #include "reports/ab_compare.h"
 #include "schema/atomic_file.h"
 
@@ -35,8 +36,10 @@ void add_compare_ab(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1.0, 100.0));
   cmd->add_option("--format,-f", o->format, "md (default) or json")
       ->check(CLI::IsMember({"md", "markdown", "json"}));
-  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
+  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output")
+      ->check(kNonEmpty);
   cmd->callback([o, &exit_code] {
+    if (o->output != "-" && !o->output.empty()) check_output(o->output, "-o");
     std::vector<nlohmann::json> base, candidate;
     for (const std::string& f : o->base) base.push_back(load_result_file(f));
     for (const std::string& f : o->candidate) candidate.push_back(load_result_file(f));

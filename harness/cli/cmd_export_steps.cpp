@@ -39,16 +39,21 @@ void add_export_steps(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", a->seed, "seed of weights, table and batches")
       ->check(kNonNegativeUnsigned)
       ->capture_default_str();
-  cmd->add_option("--weights", a->weights, "initial parameters (.safetensors, reference names)");
-  cmd->add_option("--data", a->data, "the training table (.tsv) instead of a synthetic one");
+  cmd->add_option("--weights", a->weights, "initial parameters (.safetensors, reference names)")
+      ->check(kNonEmpty);
+  cmd->add_option("--data", a->data, "the training table (.tsv) instead of a synthetic one")
+      ->check(kNonEmpty);
   cmd->add_flag("--no-dropout", a->no_dropout,
                 "train without dropout (the reference check: PyTorch draws other masks)");
-  cmd->add_option("--out", a->out, "output folder")->required();
+  cmd->add_option("--out", a->out, "output folder")->required()->check(kNonEmpty);
   cmd->callback([a, &exit_code] {
     const ModelEntry& m = find_model(a->model);
     if (m.mode != "train")
       throw std::invalid_argument("export-steps: " + m.name + " is not trained");
     check_size(m, a->size);
+    if (a->backend == "cpu" && !a->device.empty())
+      throw std::invalid_argument("--device '" + a->device +
+                                  "' names an OpenCL device, and the cpu backend has none");
     const size_t stage = resolve_stages(m, {a->stage}).front();
     if (m.name == "dynunet") {
       if (!a->data.empty() || a->no_dropout)

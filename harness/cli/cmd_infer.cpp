@@ -51,15 +51,18 @@ void add_infer(CLI::App& app, int& exit_code) {
                   "'attention_mask', else ids != 0)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--output", a->output, "output .safetensors")->required();
-  cmd->add_option("--stage", a->stage, "ladder stage to run (id or index; default: stage 0)");
+  cmd->add_option("--stage", a->stage, "ladder stage to run (id or index; default: stage 0)")
+      ->check(kNonEmpty);
   cmd->add_option("--size", a->size,
                   "model size (enformer: the input length's, else full's with --weights; "
-                  "geneformer: full)");
+                  "geneformer: full)")
+      ->check(kNonEmpty);
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
   cmd->add_option("--seed", a->seed, "seed of the random weights")->check(kNonNegativeUnsigned);
   cmd->add_option("--export-weights", a->export_weights,
-                  "also write the weights used as .safetensors (reference names)");
+                  "also write the weights used as .safetensors (reference names)")
+      ->check(kNonEmpty);
   cmd->callback([a, &exit_code] {
     find_model(a->model);  // names the known models
     check_output(a->output, "--output");

@@ -219,6 +219,7 @@ void add_peer(CLI::App& app, int& exit_code) {
   cmd->add_option("--scripts", a->scripts, "Folder of the reference scripts")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--runs", a->runs, "Timed repetitions per variant")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "The stagebench result to add the block to")

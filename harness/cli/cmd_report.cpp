@@ -2,6 +2,8 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
+#include "harness/cli/option_checks.h"
+#include "harness/cli/output_path.h"
 #include "reports/report.h"
 #include "schema/atomic_file.h"
 
@@ -35,8 +37,10 @@ void add_report(CLI::App& app, int& exit_code) {
                   "md (default, what the terminal shows), csv, html, or summary (one line per "
                   "run: the fastest stage that stands and its claim's verdict)")
       ->check(CLI::IsMember({"md", "markdown", "csv", "html", "summary"}));
-  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output");
+  cmd->add_option("-o,--output", o->output, "write to this file instead of standard output")
+      ->check(kNonEmpty);
   cmd->callback([o, &exit_code] {
+    if (o->output != "-" && !o->output.empty()) check_output(o->output, "-o");
     const ReportFormat format = parse_report_format(o->format);
     std::vector<ReportInput> inputs;
     for (const auto& f : o->files) inputs.push_back({f, load_result_file(f)});

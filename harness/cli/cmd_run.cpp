@@ -161,7 +161,8 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--stages", job.stages, "Stage ids or indices (default: the whole ladder)")
       ->delimiter(',');
   cmd->add_option("--events", job.events, "PAPI events (default: perf software events + PMU)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(kNonEmpty);
   cmd->add_option("--noise", job.runner.noise_target, "Target relative noise of the median")
       ->check(kFiniteNumber)
       ->capture_default_str();
@@ -217,6 +218,7 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--data", job.request.input,
                   "deepfm: the training table (.tsv, seven columns) instead of a seeded "
                   "synthetic one")
+      ->check(kNonEmpty)
       ->excludes(input);
   cmd->add_option("--batch", a->batch,
                   "Batch (0: the model's default for the size), or auto: the largest batch that "
@@ -232,7 +234,8 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--timeline", a->timeline,
                   "Also write the kernels and host phases of one measured sample per stage as "
                   "Chrome trace-event JSON (Perfetto, chrome://tracing); with --repeat, the "
-                  "last process's");
+                  "last process's")
+      ->check(kNonEmpty);
   cmd->add_option("--format", a->format, "json (stagebench/1) or gbench (Google Benchmark)")
       ->check(CLI::IsMember({"json", "gbench"}))
       ->capture_default_str();
@@ -244,6 +247,7 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--repeat", a->repeat,
                   "Run the ladder in K fresh processes, one after the other, and merge them: "
                   "the intervals then hold the variation between processes")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->callback([a, &exit_code] { exit_code = execute(*a); });

@@ -12,6 +12,7 @@
 #include "collectors/collectors.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
 #include "harness/cli/output_path.h"
 #include "harness/cli/run_context.h"
@@ -285,7 +286,8 @@ void add_sweep(CLI::App& app, int& exit_code) {
       cmd->add_option("-o,--output", a->output,
                       "Result file, rewritten after every job; with --slurm, the sweep's folder")
           ->capture_default_str();
-  cmd->add_option("--journal", a->journal, "JSON-lines journal (default: OUTPUT.journal.jsonl)");
+  cmd->add_option("--journal", a->journal, "JSON-lines journal (default: OUTPUT.journal.jsonl)")
+      ->check(kNonEmpty);
   cmd->add_flag("--resume", a->resume, "Continue the journal's sweep: skip its complete jobs");
   cmd->add_flag("--restart", a->restart, "Discard an existing journal and start over");
   cmd->add_option("--shard", a->shard, "Run shard i of N: the jobs j with j mod N == i")
@@ -300,17 +302,22 @@ void add_sweep(CLI::App& app, int& exit_code) {
       ->needs("--slurm");
   cmd->add_option("--status", a->status, "Print a --slurm folder's shards: done, running, failed");
   cmd->add_option("--partition", a->resources.partition, "With --slurm: the partition")
+      ->check(kNonEmpty)
       ->needs("--slurm");
   cmd->add_option("--gpus-per-job", a->resources.gpus_per_job, "With --slurm: GPUs per task")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(int64_t{1}, int64_t{1024}))
       ->needs("--slurm");
   cmd->add_option("--cpus-per-job", a->resources.cpus_per_job, "With --slurm: CPUs per task")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(int64_t{1}, int64_t{100000}))
       ->needs("--slurm");
   cmd->add_option("--time", a->resources.time, "With --slurm: time limit per task (H:MM:SS)")
+      ->check(kNonEmpty)
       ->needs("--slurm");
   cmd->add_option("--shards", a->resources.shards,
                   "With --slurm: array tasks (default: the config's, else one per job)")
+      ->check(kNonNegativeInteger)
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->needs("--slurm");
   cmd->callback([a, output, &exit_code] {

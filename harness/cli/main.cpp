@@ -28,6 +28,16 @@ int main(int argc, char** argv) {
   sb::cli::add_trace_renamed(app);
   sb::cli::add_tune(app, exit_code);
   sb::cli::add_peer(app, exit_code);
+  // CLI11 answers a misspelt command with "A subcommand is required", which names nothing.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::cerr << "stagebench: unknown command '" << argv[1]
+                << "' (stagebench --help lists them)\n";
+      return sb::cli::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -54,6 +54,14 @@ CLI::Validator whole_number(bool non_negative) {
 inline const CLI::Validator kNonNegativeInteger = whole_number<int64_t>(true);
 inline const CLI::Validator kNonNegativeUnsigned = whole_number<uint64_t>(true);
 
+// A name that must not be empty: an explicit '' read as the option's default (no timeline,
+// standard output, the default journal or partition) and ran on without a word.
+inline const CLI::Validator kNonEmpty(
+    [](std::string& text) -> std::string {
+      return text.empty() ? std::string("expected a value, got ''") : std::string();
+    },
+    "");
+
 // `--batch`: a whole number >= 0, or "auto" (the batch search, harness/cli/batch_auto.h).
 inline const CLI::Validator kBatchOrAuto(
     [](std::string& text) -> std::string {

@@ -1,5 +1,6 @@
 #include "models/enformer/infer.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "models/enformer/workload.h"
@@ -34,6 +35,12 @@ std::vector<float> to_one_hot(const TensorData& t, const std::string& what, int6
   if ((s.size() == 3 || s.size() == 2) && s.back() == 4) {  // tokens never have length 4
     batch = s.size() == 3 ? s[0] : 1;
     length = s[s.size() - 2];
+    // NaN or Inf ran through the whole model, and only the check of its output caught it (exit 1,
+    // "the output is not finite") as if the forward had failed.
+    for (size_t i = 0; i < t.values.size(); ++i)
+      if (!std::isfinite(t.values[i]))
+        throw std::invalid_argument("input " + what + ": value " + std::to_string(t.values[i]) +
+                                    " at " + std::to_string(i) + " is not finite");
     return t.values;
   }
   if (s.size() == 1 || s.size() == 2) {
@@ -49,6 +56,18 @@ std::vector<float> to_one_hot(const TensorData& t, const std::string& what, int6
   }
   throw std::invalid_argument("input " + what + ": shape " + shape_to_string(s) +
                               " is neither one-hot [B,L,4] / [L,4] nor tokens [B,L] / [L]");
+}
+
+// An input of no sequence or no base reached the model, which failed on a shape of its own
+// ("empty: shape [2,0,-1] has a negative dimension") that named neither the file nor the cause.
+std::vector<float> checked_one_hot(const TensorData& t, const std::string& what, int64_t& batch,
+                                   int64_t& length) {
+  std::vector<float> x = to_one_hot(t, what, batch, length);
+  if (batch < 1 || length < 1)
+    throw std::invalid_argument("input " + what + ": shape " + shape_to_string(t.shape) +
+                                " holds " + std::to_string(batch) + " sequences of " +
+                                std::to_string(length) + " bp; each needs at least one base");
+  return x;
 }
 
 // The named size a run without --size takes: the one of this length, else "checkpoint" (with
@@ -76,7 +95,7 @@ InferSummary run_inference(const InferRequest& r, std::unique_ptr<Backend> backe
                                 ": must be a .safetensors file (it holds several heads)");
   const TensorData in = read_input(r.input);
   InferSummary sum;
-  const std::vector<float> one_hot = to_one_hot(in, r.input.string(), sum.batch, sum.length);
+  const std::vector<float> one_hot = checked_one_hot(in, r.input.string(), sum.batch, sum.length);
   sum.size = size_for(r, sum.length);
   const size_t stage = stage_index(r.stage);
   sum.stage = ladder()[stage].id;

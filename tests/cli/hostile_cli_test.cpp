@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "schema/document.h"
 #include "tests/common/run_stagebench.h"
@@ -210,11 +212,11 @@ TEST(HostileCli, BatchTooLargeForMemoryIsNamed) {
       << r.output;
 }
 
-// A float .npy of the given values, shape [1, n].
+// A float .npy of the given values, shape [1, n] unless `shape` (numpy's text, "(1, 4096, 4)").
 std::filesystem::path npy_f8(const TempDir& dir, const std::string& name,
-                             const std::vector<double>& values) {
-  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, " +
-                       std::to_string(values.size()) + "), }";
+                             const std::vector<double>& values, std::string shape = "") {
+  if (shape.empty()) shape = "(1, " + std::to_string(values.size()) + ")";
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
   header.append(63 - (10 + header.size()) % 64, ' ');
   header += '\n';
   std::string bytes = "\x93NUMPY";
@@ -377,6 +379,109 @@ TEST(HostileCli, ADeviceWithOnlyTheCpuBackendIsRefused) {
                      "weights": "/no/such/weights.safetensors"}]})");
   expect_bad_input("sweep " + missing.string() + " -o " + dir.file("o.json").string(),
                    "/no/such/weights.safetensors does not exist");
+}
+
+// Found by the hostile-input campaign (tests/hostile/campaign.py, issue 29): each ran on, exit 0,
+// as if the option had not been given.
+TEST(HostileCli, AnEmptyValueIsRefusedNotReadAsTheDefault) {
+  const TempDir dir;
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  const std::string run_gemm =
+      "run gemm --size tiny --no-ceilings -q --max-time 1 -o " + dir.file("o.json").string() + " ";
+  expect_bad_input(run_gemm + "--timeline ''", "--timeline: expected a value, got ''");
+  expect_bad_input(run_gemm + "--events ''", "--events: expected a value, got ''");
+  expect_bad_input("run deepfm --size tiny --data ''", "--data: expected a value, got ''");
+  expect_bad_input("report " + res.string() + " -o ''", "--output: expected a value, got ''");
+  expect_bad_input("compare " + res.string() + " " + res.string() + " -o ''",
+                   "--output: expected a value, got ''");
+  expect_bad_input("probe --json ''", "--json: expected a value, got ''");
+  const auto sweep = dir.write(
+      "s.json", R"({"entries": [{"models": "gemm", "sizes": "tiny", "backends": "cpu"}]})");
+  expect_bad_input(
+      "sweep " + sweep.string() + " -o " + dir.file("o.json").string() + " --journal ''",
+      "--journal: expected a value, got ''");
+  expect_bad_input(
+      "sweep " + sweep.string() + " --slurm -o " + dir.file("slurm").string() + " --partition ''",
+      "--partition: expected a value, got ''");
+  expect_bad_input("infer geneformer --size tiny --stage '' --input " + res.string() +
+                       " --output " + dir.file("o.safetensors").string(),
+                   "--stage: expected a value, got ''");
+  expect_bad_input("infer geneformer --size '' --input " + res.string() + " --output " +
+                       dir.file("o.safetensors").string(),
+                   "--size: expected a value, got ''");
+  expect_bad_input("export-steps deepfm --size tiny --steps 1 --out ''",  // was exit 1
+                   "--out: expected a value, got ''");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("slurm")));
+}
+
+// report, compare and probe wrote their output last and failed there with exit 1 ("cannot write
+// /: rename failed"); a folder is bad input, refused before anything is read.
+TEST(HostileCli, AFolderAsTheReportOutputIsBadInput) {
+  const TempDir dir;
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  const std::string folder = dir.path().string();
+  expect_bad_input("report " + res.string() + " -o " + folder, "is a folder");
+  expect_bad_input("compare " + res.string() + " " + res.string() + " -o " + folder, "is a folder");
+  expect_bad_input(
+      "compare-ab --base " + res.string() + " --candidate " + res.string() + " -o " + folder,
+      "is a folder");
+  expect_bad_input("probe --json " + folder, "is a folder");
+}
+
+// CLI11 reads "0x10" as 16 and trims " 5": --repeat 0x10 ran 16 processes. Counts take digits
+// only, as every other count does.
+TEST(HostileCli, CountsTakeDigitsOnly) {
+  expect_bad_input("run gemm --size tiny --repeat 0x10", "--repeat: expected a whole number");
+  expect_bad_input("run gemm --size tiny --repeat ' 5'", "--repeat: expected a whole number");
+  const TempDir dir;
+  const auto res = dir.write("r.json", sb::test::fixture_document().dump());
+  expect_bad_input("compare " + res.string() + " " + res.string() + " --min-samples 0x10",
+                   "--min-samples: expected a whole number");
+}
+
+TEST(HostileCli, AnUnknownCommandIsNamed) {
+  expect_bad_input("bnech gemm", "unknown command 'bnech'");  // was "A subcommand is required"
+  EXPECT_EQ(run("--help").status, 0);
+}
+
+TEST(HostileCli, ExportStepsRefusesADeviceOnTheCpuBackend) {
+  const TempDir dir;
+  expect_bad_input(
+      "export-steps deepfm --size tiny --steps 1 --device 0:0 --out " + dir.file("steps").string(),
+      "--device '0:0' names an OpenCL device");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("steps")));
+}
+
+// A one-hot input holding NaN ran through Enformer and failed only at the output's check (exit 1,
+// "the output is not finite"), as if the model had failed.
+TEST(HostileCli, ANonFiniteOneHotInputIsBadInput) {
+  const TempDir dir;
+  std::vector<double> one_hot(4096 * 4, 0.0);
+  for (size_t i = 0; i < 4096; ++i) one_hot[i * 4 + i % 4] = 1.0;
+  one_hot[4 * 7 + 2] = std::nan("");
+  const auto in = npy_f8(dir, "onehot.npy", one_hot, "(1, 4096, 4)");
+  expect_bad_input("infer enformer --size tiny --input " + in.string() + " --output " +
+                       dir.file("o.safetensors").string(),
+                   "onehot.npy: value nan at 30 is not finite");
+  const auto none = npy_f8(dir, "none.npy", {}, "(1, 0)");
+  expect_bad_input("infer enformer --size tiny --input " + none.string() + " --output " +
+                       dir.file("o.safetensors").string(),
+                   "none.npy: shape [1,0] holds 1 sequences of 0 bp");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o.safetensors")));
+}
+
+// A negative wall time was taken into the median, the intervals and the speedups as measured.
+TEST(HostileCli, ANegativeSampleIsRefusedByEveryReader) {
+  const TempDir dir;
+  nlohmann::json doc = sb::test::fixture_document();
+  doc["runs"][0]["stages"][0]["samples_ms"] = {1.0, -2.0};
+  const auto res = dir.write("neg.json", doc.dump());
+  for (const std::string& args :
+       {"report " + res.string(), "compare " + res.string() + " " + res.string(),
+        "merge " + res.string() + " -o " + dir.file("m.json").string()})
+    expect_bad_input(args, "samples_ms[1]: a wall time cannot be negative, got -2.0");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("m.json")));
 }
 
 }  // namespace
