@@ -1597,7 +1597,9 @@ def main():
         with open(args.log, "w") as f:
             for r in results:
                 f.write(json.dumps(r) + "\n")
-    text = summary(results, classes, wall, args)
+    build = fx.doc.get("context", {}).get("build", {})
+    built = "%s%s" % (build.get("git", "unknown"), " (dirty)" if build.get("git_dirty") else "")
+    text = summary(results, classes, wall, args, built)
     print(text)
     if args.summary:
         with open(args.summary, "w") as f:
@@ -1618,13 +1620,14 @@ def git_commit():
         return "unknown"
 
 
-def summary(results, classes, wall, args):
+def summary(results, classes, wall, args, built):
     counts = collections.OrderedDict((c, collections.Counter()) for c in classes)
     for r in results:
         counts[r["class"]][r["outcome"]] += 1
     outcomes = list(OUTCOMES) + sorted({r["outcome"] for r in results} - set(OUTCOMES))
     lines = ["hostile-input campaign (issue 29): tests/hostile/campaign.py",
-             "commit: %s" % git_commit(),
+             "commit: %s (the driver); binaries built from %s (%s)" % (
+                 git_commit(), built, os.path.relpath(args.build, ROOT)),
              "command: python3 tests/hostile/campaign.py %s" % " ".join(sys.argv[1:]),
              "date: %s" % time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
              "wall time: %.0f s (%d cases, %d jobs at a time; load average at the end %.1f)" % (
