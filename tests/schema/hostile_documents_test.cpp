@@ -64,6 +64,10 @@ TEST(HostileDocuments, WrongTypesInEveryCheckedFieldAreNamed) {
            Case{"/context", "host", "document.context"},
            Case{"/runs/0/stages/0/time", {{"samples", -3}}, "runs[0].stages[0].time.samples"},
            Case{"/runs/0/stages/0/time", {{"samples", 2.5}}, "runs[0].stages[0].time.samples"},
+           // The hostile-input campaign (issue 29): taken into the median as measured.
+           Case{"/runs/0/stages/0/samples_ms",
+                {1.0, -2.0},
+                "runs[0].stages[0].samples_ms[1]: a wall time cannot be negative"},
        }) {
     nlohmann::json doc = minimal_document();
     doc[nlohmann::json::json_pointer(c.pointer)] = c.value;
