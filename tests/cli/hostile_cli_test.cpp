@@ -438,6 +438,8 @@ TEST(HostileCli, CountsTakeDigitsOnly) {
   const auto res = dir.write("r.json", sb::test::fixture_document().dump());
   expect_bad_input("compare " + res.string() + " " + res.string() + " --min-samples 0x10",
                    "--min-samples: expected a whole number");
+  expect_bad_input("peer enformer --runs 0x10 -o " + res.string(),
+                   "--runs: expected a whole number");
 }
 
 TEST(HostileCli, AnUnknownCommandIsNamed) {
