@@ -1558,6 +1558,14 @@ def main():
             ap.error("%s is not built" % b)
     root = args.keep or tempfile.mkdtemp(prefix="sb-hostile-")
     os.makedirs(root, exist_ok=True)
+    try:
+        return campaign(args, classes, sb, viewer, root)
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def campaign(args, classes, sb, viewer, root):
     started = time.monotonic()
     fx = Fixtures(sb, root)
     fx.make()
@@ -1604,8 +1612,6 @@ def main():
     if args.summary:
         with open(args.summary, "w") as f:
             f.write(text)
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
     return 0 if all(r["outcome"] == "clean" for r in results) else 1
 
 
