@@ -108,6 +108,9 @@ Switches GeneformerWorkload::switches(size_t stage) const {
   if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS");
       env && std::string(env) == "off")
     sw.half_activations = false;
+  // The fused attention reads and writes f16 only on its f16 tensor-core kernel, whose heads are
+  // 64 wide (attention_masked.cpp); other widths keep fp32 activations.
+  if (config_.head_dim() != 64) sw.half_activations = false;
   if (sw.fused_attention && !attention_fallback().empty()) {
     sw.fused_attention = false;
     sw.half_activations = false;  // the unfused attention's GEMMs and softmax take fp32

@@ -3,6 +3,7 @@
 // back for the references. LayerNorm's f16 paths run wherever the backend has f16 GEMMs (PoCL
 // included); the linear and attention ones need NVIDIA's f16 tensor-core kernels.
 #include <cmath>
+#include <utility>
 
 #include "tests/ops/op_case.h"
 
@@ -63,10 +64,16 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                       f32_out ? Precision::f32 : Precision::f16,
                                       f32_out ? 1e-4 : 0.0}};
          }});
-  for (const Act act : {Act::none, Act::gelu})
+  // Every activation the epilogue unrolls for half outputs (Geneformer's is ReLU), and one it
+  // does not (softplus: the row-at-a-time path).
+  const std::pair<Act, const char*> acts[] = {{Act::none, "f16_in_out_bias"},
+                                              {Act::relu, "f16_in_out_bias_relu"},
+                                              {Act::gelu, "f16_in_out_bias_gelu"},
+                                              {Act::gelu_erf, "f16_in_out_bias_gelu_erf"},
+                                              {Act::softplus, "f16_in_out_bias_softplus"}};
+  for (const auto& [kind, name] : acts)
     c.push_back(
-        {Op::linear, act == Act::gelu ? "f16_in_out_bias_gelu" : "f16_in_out_bias",
-         needs_tensor_core_f16, [act](Backend& be) {
+        {Op::linear, name, needs_tensor_core_f16, [act = kind](Backend& be) {
            const int64_t m = 300, k = 256, n = 200;
            const HalfRows x = half_rows(be, {m, k}, 101);
            const Vec w = random_vec(n * k, 104, -0.2f, 0.2f), b = random_vec(n, 105);

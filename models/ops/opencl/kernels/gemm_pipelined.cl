@@ -223,24 +223,28 @@ __attribute__((always_inline)) inline void epilogue_rows(
   epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, false, true, \
                  residual, y)
   // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual;
-  // half outputs (no residual) with no activation or GELU.
+  // half outputs (never with a residual) with the same activations. Every fp32 branch tests
+  // !half_out: one that did not stored floats into a half y (Geneformer's ReLU did, 2026-11-28).
+  const bool f32_vector = vector_rows && !half_out;
   if (vector_rows && half_out && act == 0) {
     PIPE_EPI_HALF(0);
+  } else if (vector_rows && half_out && act == 1) {
+    PIPE_EPI_HALF(1);
   } else if (vector_rows && half_out && act == 2) {
     PIPE_EPI_HALF(2);
   } else if (vector_rows && half_out && act == 4) {
     PIPE_EPI_HALF(4);
-  } else if (vector_rows && !has_residual && act == 0) {
+  } else if (f32_vector && !has_residual && act == 0) {
     PIPE_EPI(0, false);
-  } else if (vector_rows && !has_residual && act == 2) {
+  } else if (f32_vector && !has_residual && act == 2) {
     PIPE_EPI(2, false);
-  } else if (vector_rows && !has_residual && act == 4) {
+  } else if (f32_vector && !has_residual && act == 4) {
     PIPE_EPI(4, false);
-  } else if (vector_rows && !has_residual && act == 1) {
+  } else if (f32_vector && !has_residual && act == 1) {
     PIPE_EPI(1, false);
-  } else if (vector_rows && has_residual && act == 0) {
+  } else if (f32_vector && has_residual && act == 0) {
     PIPE_EPI(0, true);
-  } else if (vector_rows && has_residual && act == 2) {
+  } else if (f32_vector && has_residual && act == 2) {
     PIPE_EPI(2, true);
   } else {
     // Every other case (rows of N not a multiple of 4, the other activations): a row at a time.
