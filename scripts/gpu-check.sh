@@ -7,7 +7,7 @@
 # tarred into OUT/check.tar.gz.
 #   MODEL       dynunet (default), geneformer, enformer, deepfm
 #   STAGES      the stages to time (default: the model's reduced-precision stages below)
-#   TESTS       a gtest filter for ops_test ("" skips the tests)
+#   TESTS       a gtest filter for ops_test (default OpsOpenCL.*; "" skips the tests)
 #   TEST_VARIANTS  as VARIANTS, for the tests (e.g. "auto mma-sync:STAGEBENCH_WGMMA=off")
 #   VARIANTS    space-separated NAME or NAME:VAR=VALUE[,VAR=VALUE]: one timeline per entry with
 #               those variables set (a before/after in one session: e.g. "on off:
