@@ -69,6 +69,9 @@ Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {
     sw.precision = Precision::int8;
     sw.calibrated = true;
   }
+  sw.half_activations = tensor_cores && sw.precision == Precision::f16 &&
+                        sw.attention == Precision::f16 && sw.passes.fuse_bias_act &&
+                        sw.passes.fuse_residual_layernorm;
   return sw;
 }
 

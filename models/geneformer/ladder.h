@@ -38,6 +38,10 @@ struct Switches {
   Precision precision = Precision::f32;  // of every linear layer
   Precision attention = Precision::f32;  // what the fused attention may compute in
   bool calibrated = false;               // int8 activations from calibration ranges
+  // f16 activations between the kernels (issue 27): the GEMM epilogues, LayerNorms and attention
+  // write what the next f16 kernel reads, no conversion pass; statistics stay fp32, and the
+  // last layer's output (what the cell embedding averages) is fp32. Tensor cores only.
+  bool half_activations = false;
 };
 
 const std::vector<StageSpec>& ladder();

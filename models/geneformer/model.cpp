@@ -91,14 +91,14 @@ Tensor Model::vec(const std::string& name) {
   return be_.upload(t.values, t.shape);
 }
 
-Tensor Model::buffer(const std::string& site, std::vector<int64_t> shape) {
+Tensor Model::buffer(const std::string& site, std::vector<int64_t> shape, DType dtype) {
   int64_t count = 1;
   for (int64_t v : shape) count *= v;
-  requested_bytes_ += static_cast<uint64_t>(count) * 4;
-  if (!sw_.passes.plan_memory) return be_.empty(std::move(shape));
-  Tensor& t = plan_[site];
-  if (!t.defined() || t.numel() < count) t = be_.empty(shape);
-  return t.numel() == count ? t.reshaped(std::move(shape)) : be_.empty(std::move(shape));
+  requested_bytes_ += static_cast<uint64_t>(count) * dtype_size(dtype);
+  if (!sw_.passes.plan_memory) return be_.empty(std::move(shape), dtype);
+  Tensor& t = plan_[dtype == DType::f32 ? site : site + "." + dtype_name(dtype)];
+  if (!t.defined() || t.numel() < count) t = be_.empty(shape, dtype);
+  return t.numel() == count ? t.reshaped(std::move(shape)) : be_.empty(std::move(shape), dtype);
 }
 
 uint64_t Model::planned_bytes() const {
@@ -117,8 +117,8 @@ Tensor Model::embed(const DeviceCells& cells) {
   if (s > c_.max_positions)
     throw std::invalid_argument("geneformer: " + std::to_string(s) + " tokens exceed the " +
                                 std::to_string(c_.max_positions) + " positions");
-  Tensor h = buffer(keep_all_ ? "hidden.0" : "hidden", {bsz, s, d});
   if (sw_.passes.fold_constants) {  // one gather with the folded position+type rows added
+    Tensor h = buffer(keep_all_ ? "hidden.0" : "hidden", {bsz, s, d}, act_);
     Tensor e = buffer("embedding", {bsz, s, d});
     be_.embedding(word_, cells.ids, &pos_type_, e);
     be_.layernorm(e, emb_g_, emb_b_, c_.eps, h);
@@ -134,6 +134,7 @@ Tensor Model::embed(const DeviceCells& cells) {
     pos_ids = be_.upload_ids(p, {bsz, s});
     type_ids = be_.upload_ids(t, {bsz, s});
   }
+  Tensor h = buffer(keep_all_ ? "hidden.0" : "hidden", {bsz, s, d});
   Tensor w = buffer("emb.word", {bsz, s, d}), t = buffer("emb.type", {bsz, s, d});
   Tensor p = buffer("emb.pos", {bsz, s, d}), sum = buffer("emb.sum", {bsz, s, d});
   be_.embedding(word_, cells.ids, nullptr, w);
@@ -146,8 +147,8 @@ Tensor Model::embed(const DeviceCells& cells) {
 }
 
 Tensor Model::residual_layernorm(const Tensor& x, const Tensor& residual, const Tensor& g,
-                                 const Tensor& b, const std::string& site) {
-  Tensor y = buffer(site, x.shape());
+                                 const Tensor& b, const std::string& site, DType dtype) {
+  Tensor y = buffer(site, x.shape(), dtype);
   if (sw_.passes.fuse_residual_layernorm) {
     be_.add_layernorm(x, residual, g, b, c_.eps, y);
     return y;
@@ -164,7 +165,7 @@ Tensor Model::attention(const Tensor& x, const Layer& l, const DeviceCells& cell
   Tensor q, k, v;
   int64_t ld = d, qc = 0, kc = 0, vc = 0;
   if (sw_.passes.merge_qkv) {
-    q = k = v = buffer(site + ".qkv", {bsz, n, 3 * d});
+    q = k = v = buffer(site + ".qkv", {bsz, n, 3 * d}, act_);
     linear(x, l.qkv, q);
     ld = 3 * d, kc = d, vc = 2 * d;
   } else {
@@ -176,7 +177,7 @@ Tensor Model::attention(const Tensor& x, const Layer& l, const DeviceCells& cell
     linear(x, l.v, v);
   }
   const float scale = sw_.passes.fold_constants ? 1.f : 1.f / std::sqrt(static_cast<float>(dh));
-  Tensor ctx = buffer(site + ".context", {bsz, n, d});
+  Tensor ctx = buffer(site + ".context", {bsz, n, d}, sw_.fused_attention ? act_ : DType::f32);
   if (sw_.fused_attention) {
     AttentionShape s{bsz, n, h, dh, scale, ld, ld, ld, d, qc, kc, vc, sw_.attention};
     be_.attention_fused(s, q, k, v, &cells.key_bias, ctx);
@@ -213,10 +214,10 @@ Tensor Model::layer(const Tensor& x, const Layer& l, const DeviceCells& cells,
                     const std::string& site, int64_t index) {
   const int64_t bsz = x.dim(0), n = x.dim(1), d = c_.hidden;
   Tensor ctx = attention(x, l, cells, site + ".attention");
-  Tensor proj = buffer(site + ".projection", {bsz, n, d});
+  Tensor proj = buffer(site + ".projection", {bsz, n, d}, act_);
   linear(ctx, l.out, proj);
-  Tensor a = residual_layernorm(proj, x, l.ln1_g, l.ln1_b, site + ".attention_out");
-  Tensor inter = buffer(site + ".intermediate", {bsz, n, c_.intermediate});
+  Tensor a = residual_layernorm(proj, x, l.ln1_g, l.ln1_b, site + ".attention_out", act_);
+  Tensor inter = buffer(site + ".intermediate", {bsz, n, c_.intermediate}, act_);
   if (sw_.passes.fuse_bias_act) {
     linear(a, l.inter, inter, c_.activation);
   } else {
@@ -225,20 +226,24 @@ Tensor Model::layer(const Tensor& x, const Layer& l, const DeviceCells& cells,
     be_.activation(inter, c_.activation, r);
     inter = r;
   }
-  Tensor o = buffer(site + ".output", {bsz, n, d});
+  Tensor o = buffer(site + ".output", {bsz, n, d}, act_);
   linear(inter, l.output, o);
   // Unless every hidden state is kept, the layer writes its output over its input, dead by now.
   const std::string out = keep_all_ ? at("hidden", index + 1) : "hidden";
-  return residual_layernorm(o, a, l.ln2_g, l.ln2_b, out);
+  // What the cell embedding averages, and the forward's last output, stay fp32.
+  const bool f32_out = index + 1 == last_layer_ || index + 1 == c_.embedding_layer();
+  return residual_layernorm(o, a, l.ln2_g, l.ln2_b, out, f32_out ? DType::f32 : act_);
 }
 
 Outputs Model::forward(const DeviceCells& cells, bool all_layers) {
   requested_bytes_ = 0;
   Outputs out;
   keep_all_ = all_layers || !sw_.passes.plan_memory;
+  act_ = sw_.half_activations && !keep_all_ ? DType::f16 : DType::f32;
+  const int64_t last = sw_.passes.eliminate_dead && !all_layers ? c_.embedding_layer() : c_.layers;
+  last_layer_ = last;
   Tensor x = embed(cells);
   if (keep_all_) out.hidden.push_back(x);
-  const int64_t last = sw_.passes.eliminate_dead && !all_layers ? c_.embedding_layer() : c_.layers;
   Tensor chosen;
   layers_run_ = 0;
   for (int64_t l = 0; l < last; ++l) {

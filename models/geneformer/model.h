@@ -63,11 +63,11 @@ class Model {
   Linear linear_params(const std::string& site, const std::vector<std::string>& names, float scale,
                        const InputRanges* ranges);
   Tensor vec(const std::string& name);
-  Tensor buffer(const std::string& site, std::vector<int64_t> shape);
+  Tensor buffer(const std::string& site, std::vector<int64_t> shape, DType dtype = DType::f32);
   void linear(const Tensor& x, const Linear& l, Tensor& y, Act act = Act::none);
   Tensor embed(const DeviceCells& cells);
   Tensor residual_layernorm(const Tensor& x, const Tensor& residual, const Tensor& g,
-                            const Tensor& b, const std::string& site);
+                            const Tensor& b, const std::string& site, DType dtype = DType::f32);
   Tensor attention(const Tensor& x, const Layer& l, const DeviceCells& cells,
                    const std::string& site);
   Tensor layer(const Tensor& x, const Layer& l, const DeviceCells& cells, const std::string& site,
@@ -83,6 +83,9 @@ class Model {
   std::unordered_map<std::string, Tensor> position_ids_;  // per batch shape, eager only
   std::function<void(const std::string&, const Tensor&)> observer_;
   bool keep_all_ = true;  // this forward keeps every hidden state (no output overwrites)
+  // The activations between kernels: f16 in a half-precision stage (Switches), else fp32.
+  DType act_ = DType::f32;
+  int64_t last_layer_ = 0;  // layers this forward runs
   uint64_t requested_bytes_ = 0;
   int64_t layers_run_ = 0;
 };

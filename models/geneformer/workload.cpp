@@ -1,6 +1,7 @@
 #include "models/geneformer/workload.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "models/backend_sources.h"
@@ -45,6 +46,8 @@ const char* attention_kind(const Switches& sw) {
 
 // What the int8 GEMMs really quantize, which depends on the backend's kernel.
 std::string linear_inputs(const Switches& sw, const Backend& be, bool tensor_cores) {
+  if (sw.half_activations)
+    return "f16 in memory, written by the producers (GEMM epilogues, LayerNorm, attention)";
   if (sw.precision != Precision::int8) return "fp32 in memory, converted as the kernel loads";
   if (be.name() == "cpu") return "u8 from the calibrated per-tensor range (oneDNN, VNNI)";
   return tensor_cores ? "s8 from the calibrated per-tensor scale (mma.s8 tensor cores)"
@@ -100,7 +103,18 @@ Switches GeneformerWorkload::switches(size_t stage) const {
   Switches sw = switches_for(stage, reduced_precision(), tensor_cores());
   // No fused kernel for this head width here: the stage computes attention unfused (recorded
   // in its summaries as attention_fallback) rather than failing.
-  if (sw.fused_attention && !attention_fallback().empty()) sw.fused_attention = false;
+  // STAGEBENCH_HALF_ACTIVATIONS=off: fp32 activations with a conversion before each f16 GEMM,
+  // as before issue 27, to measure the two in one session.
+  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS");
+      env && std::string(env) == "off")
+    sw.half_activations = false;
+  // The fused attention reads and writes f16 only on its f16 tensor-core kernel, whose heads are
+  // 64 wide (attention_masked.cpp); other widths keep fp32 activations.
+  if (config_.head_dim() != 64) sw.half_activations = false;
+  if (sw.fused_attention && !attention_fallback().empty()) {
+    sw.fused_attention = false;
+    sw.half_activations = false;  // the unfused attention's GEMMs and softmax take fp32
+  }
   return sw;
 }
 

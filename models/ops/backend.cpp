@@ -31,13 +31,32 @@ int64_t expect_shape(Op op, const std::vector<int64_t>& shape) {
   return n;
 }
 
+// An activation: fp32, or f16 where the backend has f16 GEMMs (issue 27: a half-precision
+// stage keeps the activations between its linear layers, LayerNorms and attention in f16; the
+// backend's kernels say which calls they take, statistics stay fp32).
+void expect_activation(const Backend& be, Op op, const char* what, const Tensor& t) {
+  if (t.defined() && t.dtype() == DType::f16) {
+    if (const std::string why = be.unsupported_reason(Precision::f16); !why.empty())
+      fail(op, describe(what, t) + " is f16, which needs f16 kernels: " + why);
+    return;
+  }
+  expect_f32(op, what, t);
+}
+
+void expect_activation_numel(const Backend& be, Op op, const char* what, const Tensor& t,
+                             int64_t numel, const char* expected) {
+  expect_activation(be, op, what, t);
+  if (t.numel() != numel)
+    fail(op, describe(what, t) + " is not " + expected + " (" + text(numel) + " elements)");
+}
+
 // A packed attention operand: [B, n, ld] with the heads' columns [col, col + width) inside ld.
-void expect_strided(Op op, const char* what, const Tensor& t, int64_t rows, int64_t ld, int64_t col,
-                    int64_t width) {
+void expect_strided(const Backend& be, Op op, const char* what, const Tensor& t, int64_t rows,
+                    int64_t ld, int64_t col, int64_t width) {
   if (ld <= 0 || col < 0 || col + width > ld)
     fail(op, std::string(what) + " columns [" + text(col) + ", " + text(col + width) +
                  ") do not fit its leading dimension " + text(ld));
-  expect_f32_numel(op, what, t, rows * ld, "[B, n, ld]");
+  expect_activation_numel(be, op, what, t, rows * ld, "[B, n, ld]");
 }
 
 // An InputTransform of `channels` (im2col's and conv1d's), none of it aliasing `out`.
@@ -78,7 +97,7 @@ Tensor Backend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> s
 }
 
 std::vector<float> Backend::download(const Tensor& t) {
-  expect_f32(Op::download, "tensor", t);
+  expect_activation(*this, Op::download, "tensor", t);  // f16 comes back widened
   return do_download(t);
 }
 
@@ -97,18 +116,21 @@ Weight Backend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, P
 void Backend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
   const Op op = Op::linear;
   if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
-  expect_f32(op, "input", x);
+  expect_activation(*this, op, "input", x);
   if (x.numel() % w.k != 0)
     fail(op, describe("input", x) + " is not a multiple of K = " + text(w.k));
   const int64_t m = x.numel() / w.k;
-  expect_f32(op, "output", y);
+  expect_activation(*this, op, "output", y);
   if (y.numel() != m * w.n)
     fail(op, describe("output", y) + " is not M x N = " + text(m) + " x " + text(w.n));
   if (ep.bias != nullptr) {
     expect_f32_numel(op, "bias", *ep.bias, w.n, "[N]");
     expect_distinct(op, "the output", y, "the bias", *ep.bias);
   }
-  if (ep.residual != nullptr) expect_f32_numel(op, "residual", *ep.residual, m * w.n, "[M, N]");
+  if (ep.residual != nullptr) {
+    expect_f32_numel(op, "residual", *ep.residual, m * w.n, "[M, N]");
+    if (y.dtype() != DType::f32) fail(op, describe("output", y) + " must be f32 with a residual");
+  }
   expect_act(op, ep.act);
   expect_distinct(op, "the output", y, "the input", x);
   if (m == 0) return;
@@ -318,13 +340,13 @@ void Backend::activation(const Tensor& x, Act act, Tensor& y) {
 namespace {
 
 // x [rows, C] with gamma and beta [C], y of x's size and neither gamma nor beta; returns C.
-int64_t expect_norm(Op op, const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
-                    const Tensor& y) {
-  expect_f32(op, "input", x);
+int64_t expect_norm(const Backend& be, Op op, const Tensor& x, const Tensor& gamma,
+                    const Tensor& beta, float eps, const Tensor& y) {
+  expect_activation(be, op, "input", x);
   const int64_t channels = expect_channels(op, "input", x);
   expect_f32_numel(op, "gamma", gamma, channels, "[C]");
   expect_f32_numel(op, "beta", beta, channels, "[C]");
-  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  expect_activation_numel(be, op, "output", y, x.numel(), "the input's size");
   expect_distinct(op, "the output", y, "gamma", gamma);
   expect_distinct(op, "the output", y, "beta", beta);
   expect_eps(op, eps);
@@ -335,7 +357,7 @@ int64_t expect_norm(Op op, const Tensor& x, const Tensor& gamma, const Tensor& b
 
 void Backend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                         Tensor& y) {
-  expect_norm(Op::layernorm, x, gamma, beta, eps, y);
+  expect_norm(*this, Op::layernorm, x, gamma, beta, eps, y);
   if (y.numel() == 0) return;
   run_op(*this, Op::layernorm, [&] { do_layernorm(x, gamma, beta, eps, y); });
 }
@@ -343,8 +365,8 @@ void Backend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta
 void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
                             const Tensor& beta, float eps, Tensor& y) {
   const Op op = Op::add_layernorm;
-  expect_norm(op, x, gamma, beta, eps, y);
-  expect_f32_numel(op, "residual", residual, x.numel(), "the input's size");
+  expect_norm(*this, op, x, gamma, beta, eps, y);
+  expect_activation_numel(*this, op, "residual", residual, x.numel(), "the input's size");
   if (y.numel() == 0) return;
   run_op(*this, Op::add_layernorm, [&] { do_add_layernorm(x, residual, gamma, beta, eps, y); });
 }
@@ -352,7 +374,9 @@ void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tenso
 void Backend::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
                              const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
   const Op op = Op::normalize_rows;
-  expect_norm(op, x, gamma, beta, eps, y);
+  expect_norm(*this, op, x, gamma, beta, eps, y);
+  expect_f32(op, "input", x);
+  expect_f32(op, "output", y);
   const int64_t rows = leading_rows(x);
   expect_f32_numel(op, "mean", mean, rows, "[rows]");
   expect_f32_numel(op, "var", var, rows, "[rows]");
@@ -454,10 +478,10 @@ void Backend::attention_fused(const AttentionShape& s, const Tensor& q, const Te
     fail(op,
          std::string("precision ") + precision_name(s.precision) + " is none of fp32, tf32, fp16");
   const int64_t rows = s.batch * s.n, width = s.heads * s.dh;
-  expect_strided(op, "q", q, rows, s.ld_q, s.q_col, width);
-  expect_strided(op, "k", k, rows, s.ld_k, s.k_col, width);
-  expect_strided(op, "v", v, rows, s.ld_v, s.v_col, width);
-  expect_strided(op, "out", out, rows, s.ld_out, 0, width);
+  expect_strided(*this, op, "q", q, rows, s.ld_q, s.q_col, width);
+  expect_strided(*this, op, "k", k, rows, s.ld_k, s.k_col, width);
+  expect_strided(*this, op, "v", v, rows, s.ld_v, s.v_col, width);
+  expect_strided(*this, op, "out", out, rows, s.ld_out, 0, width);
   const Named inputs[] = {{"q", &q}, {"k", &k}, {"v", &v}};
   for (const auto& [what, in] : inputs) expect_distinct(op, "out", out, what, *in);
   if (key_bias != nullptr) {

@@ -70,6 +70,12 @@ TEST(GeneformerLadderSpec, StagesAndSwitches) {
   const Switches int8 = switches_for(kEngineInt8, Precision::f16, true);
   EXPECT_TRUE(int8.calibrated && int8.fused_attention);
   EXPECT_EQ(int8.precision, Precision::int8);
+  // f16 activations between the kernels: the fp16 stage on tensor cores alone (issue 27).
+  EXPECT_TRUE(switches_for(kEngineFp16, Precision::f16, true).half_activations);
+  EXPECT_FALSE(switches_for(kEngineFp16, Precision::f16, false).half_activations);
+  EXPECT_FALSE(switches_for(kEngineFp16, Precision::bf16, false).half_activations);
+  EXPECT_FALSE(switches_for(kEngineFp32, Precision::f16, true).half_activations);
+  EXPECT_FALSE(int8.half_activations);
 }
 
 }  // namespace

@@ -82,6 +82,7 @@ const std::vector<OpCase>& op_cases() {
     add_volume_cases(all);
     add_conv_transpose3d_cases(all);
     add_conv3d_cases(all);
+    add_half_activation_cases(all);
     return all;
   }();
   return cases;

@@ -43,6 +43,7 @@ void add_training_cases(std::vector<OpCase>& cases);
 void add_volume_cases(std::vector<OpCase>& cases);
 void add_conv_transpose3d_cases(std::vector<OpCase>& cases);
 void add_conv3d_cases(std::vector<OpCase>& cases);
+void add_half_activation_cases(std::vector<OpCase>& cases);
 
 // A case that needs GEMMs at precision p.
 std::function<std::string(Backend&)> needs_precision(Precision p);

@@ -2,6 +2,8 @@
 // (kernels/attention_masked.cl, one copy per head width) or, for fp16 and tf32 on NVIDIA, tensor
 // cores (kernels/attention_mma_nvidia.cl, attention_tf32_nvidia.cl).
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -31,11 +33,18 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
     throw std::invalid_argument("attention_fused: " + why);
   // fp16 on NVIDIA tensor cores where the stage allows it (head size 64: Geneformer, BERT);
   // every other case computes in fp32.
+  const bool f16_io = q.dtype() == DType::f16 || k.dtype() == DType::f16 ||
+                      v.dtype() == DType::f16 || out.dtype() == DType::f16;
   if ((s.precision == Precision::f16 || s.precision == Precision::tf32) && s.dh == 64 &&
-      has_mma()) {
+      has_mma() && (!f16_io || s.precision == Precision::f16)) {
     attention_mma(s, q, k, v, key_bias, out);
     return;
   }
+  if (f16_io)  // only the f16 tensor-core kernel reads and writes f16 activations (issue 27)
+    throw std::invalid_argument(
+        "attention_fused: f16 q, k, v or out need fp16 tensor cores "
+        "(NVIDIA, head width 64), not " +
+        std::string(precision_name(s.precision)) + " on " + device_name_);
   attention_fused_portable(s, q, k, v, key_bias, out);
 }
 
@@ -50,20 +59,31 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
   Tensor kp = empty({items, n_pad, s.dh}, tf32 ? DType::f32 : DType::f16);
   Tensor vt = empty({items, s.dh, n_pad}, tf32 ? DType::f32 : DType::f16);
-  launch_mma(
-      tf32 ? "attention_pack_tf32" : "attention_pack_f16",
-      cl::NDRange(static_cast<size_t>(n_pad) / kKeys * kPackThreads, static_cast<size_t>(items)),
-      cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
-      i(s.k_col), i(s.v_col), kp, vt);
+  const cl::NDRange pack_global(static_cast<size_t>(n_pad) / kKeys * kPackThreads,
+                                static_cast<size_t>(items));
+  // f16: which of q, k (and v) and out hold half bits (ACT_HALF_* in kernels/common.cl).
+  const int half_in = k.dtype() == DType::f16 ? 1 : 0;
+  const int halves = (q.dtype() == DType::f16 ? 1 : 0) | (out.dtype() == DType::f16 ? 4 : 0);
+  if (k.dtype() != v.dtype())
+    throw std::invalid_argument("attention_fused: k and v must share a dtype");
+  if (tf32)
+    launch_mma("attention_pack_tf32", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
+               i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt);
+  else
+    launch_mma("attention_pack_f16", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
+               i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt, half_in);
   const int blocks = tf32 ? 1 : attention_blocks();
   const size_t queries = 64 * static_cast<size_t>(blocks);
   const size_t groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
-  launch_mma(tf32          ? "attention_tf32_mma"
-             : blocks == 2 ? "attention_f16_mma_x2"
-                           : "attention_f16_mma",
-             cl::NDRange(groups * kThreads, static_cast<size_t>(items)), cl::NDRange(kThreads, 1),
-             q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q),
-             i(s.ld_out), i(s.q_col), s.scale, out);
+  const cl::NDRange global(groups * kThreads, static_cast<size_t>(items));
+  if (tf32)
+    launch_mma("attention_tf32_mma", global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias,
+               key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col),
+               s.scale, out);
+  else
+    launch_mma(blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma", global,
+               cl::NDRange(kThreads, 1), q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
+               i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,

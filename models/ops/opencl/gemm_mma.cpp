@@ -151,6 +151,11 @@ std::string mma_source() {
 
 }  // namespace
 
+int epilogue_act(const Epilogue& ep, const Tensor& y) {
+  constexpr int kEpiHalfOut = 256;
+  return static_cast<int>(ep.act) | (y.dtype() == DType::f16 ? kEpiHalfOut : 0);
+}
+
 std::string pipe_operand_defines(PipeKind kind) {
   switch (kind) {
     case PipeKind::f16:
@@ -217,8 +222,13 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
               precision_name(w.precision));
   if (gemm_pipelined(w.precision, w.k)) {
     if (tf32) return gemm_pipelined_mma(PipeKind::tf32, x, w.data, y, ep, m, w.n, w.k);
-    // cp.async copies bytes: x becomes half in global memory first (6 bytes an element moved,
+    // cp.async copies bytes: x must be half in global memory. A half-precision stage's
+    // producers write it so (issue 27); fp32 x is converted first (6 bytes an element moved,
     // against 2 K N / (128 x 256 tile) flops per element in the GEMM).
+    if (x.dtype() == DType::f16) {
+      gemm_pipelined_mma(PipeKind::f16, x, w.data, y, ep, m, w.n, w.k);
+      return;
+    }
     Tensor xh = do_empty({m, w.k}, DType::f16);
     to_half(x, xh, m * w.k);
     gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k);
@@ -248,7 +258,7 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
                            round_up(m, kPipeTileM) / kPipeTileM);
   const std::string name = pipe_kernel(kind, tile);
   cl::Kernel& kernel = mma_kernel(name);
-  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
            to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
            to_cl_int(conv.len, "conv length"));

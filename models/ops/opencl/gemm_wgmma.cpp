@@ -186,7 +186,7 @@ void OpenCLBackend::launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tenso
   constexpr size_t kThreads = 256;
   const int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
   cl::Kernel& kernel = wgmma_kernel(bn);
-  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, static_cast<int>(ep.act), ep.residual,
+  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
            to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
            to_cl_int(conv.len, "conv length"));

@@ -1,21 +1,37 @@
 // LayerNorm (one pass, residual-fused, or the normalization after row_moments) and the
 // softmaxes (kernels/norms.cl): a work-group per row for the row reductions.
+#include <stdexcept>
+#include <string>
+
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
+namespace {
+
+// The kernels' `halves` argument (ACT_HALF_* in kernels/common.cl): which tensors hold f16.
+int half_flags(const Tensor& x, const Tensor* residual, const Tensor& y) {
+  const auto h = [](const Tensor& t) { return t.dtype() == DType::f16; };
+  return (h(x) ? 1 : 0) | (residual && h(*residual) ? 2 : 0) | (h(y) ? 4 : 0);
+}
+
+}  // namespace
 
 void OpenCLBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                  float eps, Tensor& y) {
   const int64_t cols = x.dim(-1), rows = x.numel() / cols;
   const size_t wg = reduce_group();
-  launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols,
-         y);
+  launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols, y,
+         half_flags(x, nullptr, y));
 }
 
 void OpenCLBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
                                      const Tensor& beta, float eps, Tensor& y) {
   const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  const int halves = half_flags(x, &residual, y);
   if (cols > 32 * 32) {  // wider than a row in registers: the residual add, then LayerNorm
+    if (halves != 0)
+      throw std::invalid_argument("add_layernorm: f16 rows of " + std::to_string(cols) +
+                                  " columns (over 1024) have no kernel");
     do_add(x, residual, y);
     do_layernorm(y, gamma, beta, eps, y);
     return;
@@ -23,7 +39,7 @@ void OpenCLBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, co
   constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/norms.cl
   const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
   launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
-         gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y);
+         gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y, halves);
 }
 
 void OpenCLBackend::do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,

@@ -7,6 +7,7 @@
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
+#include "models/ops/opencl/weight_convert.h"
 
 namespace sb {
 namespace {
@@ -40,8 +41,8 @@ std::string portable_source(size_t local_mem_bytes) {
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl", "losses.cl", "volume_chunks.cl", "volume.cl", "instance_norm.cl", "optimizer.cl",
-        "conv_transpose3d.cl", "gemm_general.cl"})
+        "conv3d.cl", "losses.cl", "volume_chunks.cl", "volume.cl", "instance_norm.cl",
+        "optimizer.cl", "conv_transpose3d.cl", "gemm_general.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels)
     if (k.local_bytes() <= local_mem_bytes) s += fused_attention_variant(k);
@@ -146,7 +147,12 @@ Tensor OpenCLBackend::do_upload_ids(std::span<const int32_t> host, std::vector<i
 
 std::vector<float> OpenCLBackend::do_download(const Tensor& t) {
   std::vector<float> host(static_cast<size_t>(t.numel()));
-  if (!host.empty()) {
+  if (!host.empty() && t.dtype() == DType::f16) {  // a half-precision stage's activations
+    std::vector<uint16_t> bits(host.size());
+    runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), bits.data());
+    kernel_log_.device_to_host(t.bytes());
+    for (size_t i = 0; i < bits.size(); ++i) host[i] = half_bits_to_float(bits[i]);
+  } else if (!host.empty()) {
     runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), host.data());
     kernel_log_.device_to_host(t.bytes());
   }

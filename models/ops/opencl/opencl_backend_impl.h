@@ -70,6 +70,10 @@ std::string pipe_operand_defines(PipeKind kind);
 // STAGEBENCH_MMA_GEMM knob).
 bool gemm_pipelined(Precision p, int64_t k);
 
+// The pipelines' epilogue `act` argument: the activation, and whether y holds halves
+// (EPI_HALF_OUT in kernels/gemm_pipelined.cl; gemm_mma.cpp).
+int epilogue_act(const Epilogue& ep, const Tensor& y);
+
 // 16-query blocks a warp of the f16 masked attention kernel (STAGEBENCH_MMA_ATTENTION).
 int attention_blocks();
 

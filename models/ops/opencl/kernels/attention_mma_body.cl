@@ -6,7 +6,7 @@
 __kernel __attribute__((reqd_work_group_size(FA_THREADS, 1, 1)))
 void FA_NAME(__global const float* q, __global const uint4* kh, __global const uint4* vt,
              __global const float* key_bias, int has_bias, int n, int n_pad, int heads, int ld_q,
-             int ld_out, int q_col, float scale, __global float* out) {
+             int ld_out, int q_col, float scale, __global float* out, int halves) {
   __local uint4 ks[FA_STAGES * FA_TILE];
   __local uint4 vt_local[FA_STAGES * FA_TILE];
   __local float bias_tile[FA_STAGES * FA_KEYS];
@@ -21,16 +21,19 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #pragma unroll
   for (int mb = 0; mb < FA_MBLK; ++mb) {
     const int r0 = min(q0 + mb * 16 + g, n - 1), r8 = min(q0 + mb * 16 + g + 8, n - 1);
-    __global const float* p0 = q + (long)(b * n + r0) * ld_q + q_col + h * FA_DH;
-    __global const float* p8 = q + (long)(b * n + r8) * ld_q + q_col + h * FA_DH;
+    const long p0 = (long)(b * n + r0) * ld_q + q_col + h * FA_DH;
+    const long p8 = (long)(b * n + r8) * ld_q + q_col + h * FA_DH;
+    const int hq = halves & ACT_HALF_X;
+#define FA_Q(at) (act_load(q, (at), hq) * qscale)
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
       const int d = s * 16 + 2 * t;
-      qa[mb][s][0] = pack_half2(p0[d] * qscale, p0[d + 1] * qscale);
-      qa[mb][s][1] = pack_half2(p8[d] * qscale, p8[d + 1] * qscale);
-      qa[mb][s][2] = pack_half2(p0[d + 8] * qscale, p0[d + 9] * qscale);
-      qa[mb][s][3] = pack_half2(p8[d + 8] * qscale, p8[d + 9] * qscale);
+      qa[mb][s][0] = pack_half2(FA_Q(p0 + d), FA_Q(p0 + d + 1));
+      qa[mb][s][1] = pack_half2(FA_Q(p8 + d), FA_Q(p8 + d + 1));
+      qa[mb][s][2] = pack_half2(FA_Q(p0 + d + 8), FA_Q(p0 + d + 9));
+      qa[mb][s][3] = pack_half2(FA_Q(p8 + d + 8), FA_Q(p8 + d + 9));
     }
+#undef FA_Q
   }
   float o[FA_MBLK][8][4];
   float m0[FA_MBLK], m8[FA_MBLK], l0[FA_MBLK], l8[FA_MBLK];  // rows g and g + 8 of each block
@@ -130,10 +133,16 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
   }
   CP_ASYNC_WAIT(0);
 #undef FA_ISSUE
+  const long out_at = (long)b * n * ld_out + h * FA_DH + 2 * t;
 #pragma unroll
-  for (int mb = 0; mb < FA_MBLK; ++mb)
-    store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n,
-                         out + (long)b * n * ld_out + h * FA_DH + 2 * t, ld_out);
+  for (int mb = 0; mb < FA_MBLK; ++mb) {
+    if (halves & ACT_HALF_Y)
+      store_attention_rows_half(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n,
+                                (__global ushort*)out + out_at, ld_out);
+    else
+      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out + out_at,
+                           ld_out);
+  }
 }
 
 #undef FA_QUERIES

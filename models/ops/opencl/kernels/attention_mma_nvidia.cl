@@ -22,6 +22,8 @@
 // row), then P is repacked from the S accumulator layout straight into A fragments (the layouts
 // match: no trip through memory) and O += P V with mma. Nothing of size n x n exists anywhere.
 // The score scale and log2(e) are folded into Q so the softmax uses exp2.
+// In a half-precision stage (issue 27) q, k, v and out hold half bits (`halves`, `half_in`):
+// the QKV GEMM writes f16 and the output projection reads f16, with no conversion pass.
 #define FA_THREADS 128
 #define FA_KEYS 64
 #define FA_DH 64
@@ -115,20 +117,46 @@ __attribute__((always_inline)) inline void store_attention_rows(float o[][4], in
   }
 }
 
+// store_attention_rows into an output of half bits (a half-precision stage, issue 27: the
+// next linear layer reads f16).
+__attribute__((always_inline)) inline void store_attention_rows_half(float o[][4], int o_tiles,
+                                                                     int cols, float l0, float l8,
+                                                                     int r0, int n,
+                                                                     __global ushort* out,
+                                                                     int ld_out) {
+  l0 += shfl_xor(l0, 1);
+  l0 += shfl_xor(l0, 2);
+  l8 += shfl_xor(l8, 1);
+  l8 += shfl_xor(l8, 2);
+  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
+#pragma unroll
+  for (int i = 0; i < o_tiles; ++i) {
+    if (i * 8 >= cols) break;
+    if (r0 < n)
+      *(__global uint*)(out + (long)r0 * ld_out + i * 8) =
+          pack_half2(o[i][0] * inv0, o[i][1] * inv0);
+    if (r0 + 8 < n)
+      *(__global uint*)(out + (long)(r0 + 8) * ld_out + i * 8) =
+          pack_half2(o[i][2] * inv8, o[i][3] * inv8);
+  }
+}
+
 // One work-group per 64 keys of one (batch, head): kh[bh][key][d], vt[bh][d][key] as half bits.
 // Keys past n are written as zeros up to the next multiple of 64 (n_pad).
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void attention_pack_f16(__global const float* k, __global const float* v, int n, int n_pad,
                         int heads, int ld_k, int ld_v, int k_col, int v_col,
-                        __global ushort* kh, __global ushort* vt) {
+                        __global ushort* kh, __global ushort* vt, int half_in) {
   __local float tile[64 * 65];
   const int tid = get_local_id(0);
   const int k0 = get_group_id(0) * 64, bh = get_group_id(1), b = bh / heads, h = bh % heads;
   for (int i = tid; i < 64 * 64; i += 256) {  // K: coalesced along d on both sides
     const int key = i >> 6, d = i & 63;
-    const float x = k0 + key < n ? k[(long)(b * n + k0 + key) * ld_k + k_col + h * FA_DH + d] : 0.0f;
+    const bool in = k0 + key < n;
+    const long row = b * n + k0 + key, col = h * FA_DH + d;
+    const float x = in ? act_load(k, row * ld_k + k_col + col, half_in) : 0.0f;
     kh[((long)bh * n_pad + k0 + key) * FA_DH + d] = to_half_bits(x);
-    tile[key * 65 + d] = k0 + key < n ? v[(long)(b * n + k0 + key) * ld_v + v_col + h * FA_DH + d] : 0.0f;
+    tile[key * 65 + d] = in ? act_load(v, row * ld_v + v_col + col, half_in) : 0.0f;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = tid; i < 64 * 64; i += 256) {  // V^T: coalesced along keys when written

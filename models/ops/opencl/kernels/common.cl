@@ -19,6 +19,22 @@ inline float4 apply_act4(float4 v, int act) {
                   apply_act(v.w, act));
 }
 
+// Activations that may hold half bits (issue 27: a half-precision stage keeps them in f16
+// between its kernels; statistics and arithmetic stay fp32). A kernel taking them has an
+// `int halves` argument: which of its tensors are f16 (set by the host from their dtypes).
+#define ACT_HALF_X 1
+#define ACT_HALF_RESIDUAL 2
+#define ACT_HALF_Y 4
+inline float act_load(__global const float* p, size_t i, int in_half) {
+  return in_half ? vload_half(i, (__global const half*)p) : p[i];
+}
+inline void act_store(__global float* p, size_t i, float v, int in_half) {
+  if (in_half)
+    vstore_half_rte(v, i, (__global half*)p);
+  else
+    p[i] = v;
+}
+
 // Elements i .. i + 3 of a tensor's buffer as one 16-byte access, for kernels taking four
 // consecutive elements an item: i is a multiple of 4 and buffers start aligned (sub-buffers at
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN), so unlike vload4, whose pointer need only be float-aligned,

@@ -126,6 +126,7 @@ inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esiz
 // (the accumulators go there in gemm_pipe_body.cl, converted to float: s8's int32 sums are exact
 // to the end, |sum| <= 127^2 K).
 #define PIPE_EPI_BATCH 8
+#define EPI_HALF_OUT 256  // or-ed into act: y holds half bits (kEpiHalfOut in gemm_mma.cpp)
 
 // Elements at .. at + 3 of a row, gn .. gn + 3 its columns, zero (or not stored) past N.
 inline float4 load_quad(__global const float* p, size_t at, int gn, int N, bool vector_rows) {
@@ -145,13 +146,31 @@ inline void store_quad(__global float* p, size_t at, int gn, int N, bool vector_
   if (gn + 3 < N) p[at + 3] = v.w;
 }
 
+inline ushort4 half_bits4(float4 v) {
+  return (ushort4)(to_half_bits(v.x), to_half_bits(v.y), to_half_bits(v.z), to_half_bits(v.w));
+}
+
+// store_quad into a y of half bits.
+inline void store_quad_half(__global ushort* p, size_t at, int gn, int N, bool vector_rows,
+                            float4 v) {
+  const ushort4 h = half_bits4(v);
+  if (vector_rows) {
+    *(__global ushort4*)(p + at) = h;
+    return;
+  }
+  p[at] = h.x;
+  if (gn + 1 < N) p[at + 1] = h.y;
+  if (gn + 2 < N) p[at + 2] = h.z;
+  if (gn + 3 < N) p[at + 3] = h.w;
+}
+
 // The item's quad of columns (col in the tile, gn in y) over rows first, first + step, ... of
 // the tile, in batches: y = act(C x scale + shift) + residual, with rows of whole quads (N a
 // multiple of 4). Called with constant act and with_residual, so that each call site unrolls
 // only its own activation.
 __attribute__((always_inline)) inline void epilogue_quads(
     __local const float* c, int pitch, int col, int first, int step, int rows, int m0, int gn,
-    int N, float4 scale, float4 shift, int act, bool with_residual,
+    int N, float4 scale, float4 shift, int act, bool with_residual, bool half_out,
     __global const float* residual, __global float* y) {
   for (int r0 = first; r0 < rows; r0 += step * PIPE_EPI_BATCH) {
     float4 r[PIPE_EPI_BATCH];
@@ -166,13 +185,21 @@ __attribute__((always_inline)) inline void epilogue_quads(
       const int row = r0 + b * step;
       if (row >= rows) break;
       const float4 v = *(__local const float4*)(c + row * pitch + col);
-      AT4(y, (size_t)(m0 + row) * N + gn) = apply_act4(v * scale + shift, act) + r[b];
+      const float4 out = apply_act4(v * scale + shift, act) + r[b];
+      const size_t at = (size_t)(m0 + row) * N + gn;
+      if (half_out)
+        *(__global ushort4*)((__global ushort*)y + at) = half_bits4(out);
+      else
+        AT4(y, at) = out;
     }
   }
 }
 
 // y = act(C x scale + bias) + residual over the tile, 4 columns an access. Residual may be y
 // itself: each element is read before it is written, by the same item.
+// act | EPI_HALF_OUT: y holds half bits (issue 27: a half-precision stage's producer writes what
+// its f16 consumer reads, instead of fp32 and a conversion pass: a third of the bytes moved).
+// The residual, where there is one, stays fp32 (y is then fp32: the host refuses the mix).
 // s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
 __attribute__((always_inline)) inline void epilogue_rows(
     __local const float* c, int bm, int bn, int threads, int m0, int n0, int M, int N,
@@ -187,20 +214,37 @@ __attribute__((always_inline)) inline void epilogue_rows(
       has_scale ? x_scale * load_quad(col_scale, gn, gn, N, vector_rows) : (float4)(1.0f);
   const float4 shift = has_bias ? load_quad(bias, gn, gn, N, vector_rows) : (float4)(0.0f);
   const int rows = min(bm, M - m0);
+  const bool half_out = (act & EPI_HALF_OUT) != 0;
+  act &= ~EPI_HALF_OUT;
 #define PIPE_EPI(ACT, RES) \
-  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, residual, y)
-  // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual.
-  if (vector_rows && !has_residual && act == 0) {
+  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, false, \
+                 residual, y)
+#define PIPE_EPI_HALF(ACT)                                                                   \
+  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, false, true, \
+                 residual, y)
+  // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual;
+  // half outputs (never with a residual) with the same activations. Every fp32 branch tests
+  // !half_out: one that did not stored floats into a half y (Geneformer's ReLU did, 2026-11-28).
+  const bool f32_vector = vector_rows && !half_out;
+  if (vector_rows && half_out && act == 0) {
+    PIPE_EPI_HALF(0);
+  } else if (vector_rows && half_out && act == 1) {
+    PIPE_EPI_HALF(1);
+  } else if (vector_rows && half_out && act == 2) {
+    PIPE_EPI_HALF(2);
+  } else if (vector_rows && half_out && act == 4) {
+    PIPE_EPI_HALF(4);
+  } else if (f32_vector && !has_residual && act == 0) {
     PIPE_EPI(0, false);
-  } else if (vector_rows && !has_residual && act == 2) {
+  } else if (f32_vector && !has_residual && act == 2) {
     PIPE_EPI(2, false);
-  } else if (vector_rows && !has_residual && act == 4) {
+  } else if (f32_vector && !has_residual && act == 4) {
     PIPE_EPI(4, false);
-  } else if (vector_rows && !has_residual && act == 1) {
+  } else if (f32_vector && !has_residual && act == 1) {
     PIPE_EPI(1, false);
-  } else if (vector_rows && has_residual && act == 0) {
+  } else if (f32_vector && has_residual && act == 0) {
     PIPE_EPI(0, true);
-  } else if (vector_rows && has_residual && act == 2) {
+  } else if (f32_vector && has_residual && act == 2) {
     PIPE_EPI(2, true);
   } else {
     // Every other case (rows of N not a multiple of 4, the other activations): a row at a time.
@@ -209,9 +253,14 @@ __attribute__((always_inline)) inline void epilogue_rows(
       const size_t at = (size_t)(m0 + row) * N + gn;
       const float4 r = has_residual ? load_quad(residual, at, gn, N, vector_rows) : (float4)(0.0f);
       const float4 v = *(__local const float4*)(c + row * pitch + col);
-      store_quad(y, at, gn, N, vector_rows, apply_act4(v * scale + shift, act) + r);
+      const float4 out = apply_act4(v * scale + shift, act) + r;
+      if (half_out)
+        store_quad_half((__global ushort*)y, at, gn, N, vector_rows, out);
+      else
+        store_quad(y, at, gn, N, vector_rows, out);
     }
   }
+#undef PIPE_EPI_HALF
 #undef PIPE_EPI
 }
 

@@ -20,7 +20,9 @@ __kernel void layernorm_apply(__global const float* x, __global const float* mea
 // (count, mean, M2) triples pairwise (Chan et al.), then every item normalizes its columns.
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
 void layernorm_welford(__global const float* x, __global const float* gamma,
-                       __global const float* beta, float eps, int cols, __global float* y) {
+                       __global const float* beta, float eps, int cols, __global float* y,
+                       int halves) {
+  const int hx = halves & ACT_HALF_X, hy = halves & ACT_HALF_Y;
   __local float counts[REDUCE_WG];
   __local float means[REDUCE_WG];
   __local float m2s[REDUCE_WG];
@@ -28,7 +30,7 @@ void layernorm_welford(__global const float* x, __global const float* gamma,
   const size_t base = (size_t)get_group_id(0) * cols;
   float count = 0.0f, mean = 0.0f, m2 = 0.0f;
   for (int c = t; c < cols; c += REDUCE_WG) {
-    const float v = x[base + c];
+    const float v = act_load(x, base + c, hx);
     count += 1.0f;
     const float d = v - mean;
     mean += d / count;
@@ -54,7 +56,8 @@ void layernorm_welford(__global const float* x, __global const float* gamma,
   const float row_mean = means[0];
   const float inv_std = 1.0f / sqrt(m2s[0] / cols + eps);
   for (int c = t; c < cols; c += REDUCE_WG)
-    y[base + c] = (x[base + c] - row_mean) * inv_std * gamma[c] + beta[c];
+    act_store(y, base + c, (act_load(x, base + c, hx) - row_mean) * inv_std * gamma[c] + beta[c],
+              hy);
 }
 
 // In place: x[r, :] = softmax(x[r, :]).
@@ -83,8 +86,9 @@ void softmax_rows(__global float* x, int cols) {
 __kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1)))
 void add_layernorm_rows(__global const float* x, __global const float* residual,
                         __global const float* gamma, __global const float* beta, float eps,
-                        int cols, int rows, __global float* y) {
+                        int cols, int rows, __global float* y, int halves) {
   __local float partial[LN_ROWS][LN_LANES];
+  const int hx = halves & ACT_HALF_X, hr = halves & ACT_HALF_RESIDUAL, hy = halves & ACT_HALF_Y;
   const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
   const int row = get_group_id(0) * LN_ROWS + r;
   // The last group's rows past `rows` read nothing: they only take part in the barriers. (They
@@ -98,7 +102,7 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
 #pragma unroll
   for (int i = 0; i < LN_PER_LANE; ++i) {
     const int c = lane + i * LN_LANES;
-    v[i] = live && c < cols ? x[base + c] + residual[base + c] : 0.0f;
+    v[i] = live && c < cols ? act_load(x, base + c, hx) + act_load(residual, base + c, hr) : 0.0f;
     sum += v[i];
   }
   for (int pass = 0; pass < 2; ++pass) {  // 0: the mean, 1: the centred sum of squares
@@ -125,7 +129,7 @@ void add_layernorm_rows(__global const float* x, __global const float* residual,
 #pragma unroll
         for (int i = 0; i < LN_PER_LANE; ++i) {
           const int c = lane + i * LN_LANES;
-          if (c < cols) y[base + c] = v[i] * inv_std * gamma[c] + beta[c];
+          if (c < cols) act_store(y, base + c, v[i] * inv_std * gamma[c] + beta[c], hy);
         }
       }
     }

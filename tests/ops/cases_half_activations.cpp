@@ -1,0 +1,107 @@
+// Op cases: f16 activations (issue 27), as a half-precision stage passes them between kernels.
+// The f16 inputs are made by layernorm (f32 in, f16 out; checked first), their exact values read
+// back for the references. LayerNorm's f16 paths run wherever the backend has f16 GEMMs (PoCL
+// included); the linear and attention ones need NVIDIA's f16 tensor-core kernels.
+#include <cmath>
+#include <utility>
+
+#include "tests/ops/op_case.h"
+
+namespace sb::testing {
+namespace {
+
+constexpr float kEps = 1e-5f;
+
+// rows x cols of LayerNorm(random) as f16, and the values it holds.
+struct HalfRows {
+  Tensor t;
+  Vec v;
+};
+
+HalfRows half_rows(Backend& be, std::vector<int64_t> shape, uint32_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const int64_t cols = shape.back();
+  HalfRows h{be.empty(shape, DType::f16), {}};
+  be.layernorm(up(be, random_vec(n, seed, -3, 3), shape),
+               up(be, random_vec(cols, seed + 1), {cols}),
+               up(be, random_vec(cols, seed + 2), {cols}), kEps, h.t);
+  h.v = be.download(h.t);
+  return h;
+}
+
+// Tensor cores' f16 kernels: the f16 GEMMs and, on OpenCL, the tf32 probe NVIDIA's pass.
+std::string needs_tensor_core_f16(Backend& be) {
+  if (std::string why = be.unsupported_reason(Precision::f16); !why.empty()) return why;
+  return be.unsupported_reason(Precision::tf32);
+}
+
+}  // namespace
+
+void add_half_activation_cases(std::vector<OpCase>& c) {
+  c.push_back(
+      {Op::layernorm, "f32_in_f16_out", needs_precision(Precision::f16), [](Backend& be) {
+         const int64_t cols = 256;
+         const Vec x = random_vec(6 * cols, 90, -3, 3), g = random_vec(cols, 91),
+                   b = random_vec(cols, 92);
+         Tensor y = be.empty({2, 3, cols}, DType::f16);
+         be.layernorm(up(be, x, {2, 3, cols}), up(be, g, {cols}), up(be, b, {cols}), kEps, y);
+         return std::vector<Check>{
+             {"y", be.download(y), layernorm_ref(x, g, b, cols, kEps), Precision::f16}};
+       }});
+  for (const bool f32_out : {false, true})
+    c.push_back(
+        {Op::add_layernorm, f32_out ? "f16_in_f32_out" : "f16_in_out",
+         needs_precision(Precision::f16), [f32_out](Backend& be) {
+           const int64_t cols = 300;  // off the 32 lanes
+           const HalfRows x = half_rows(be, {3, 3, cols}, 93), r = half_rows(be, {3, 3, cols}, 96);
+           const Vec g = random_vec(cols, 99), b = random_vec(cols, 100);
+           Tensor y = be.empty({3, 3, cols}, f32_out ? DType::f32 : DType::f16);
+           be.add_layernorm(x.t, r.t, up(be, g, {cols}), up(be, b, {cols}), kEps, y);
+           Vec sum(x.v.size());
+           for (size_t i = 0; i < sum.size(); ++i) sum[i] = x.v[i] + r.v[i];
+           return std::vector<Check>{{"y", be.download(y), layernorm_ref(sum, g, b, cols, kEps),
+                                      f32_out ? Precision::f32 : Precision::f16,
+                                      f32_out ? 1e-4 : 0.0}};
+         }});
+  // Every activation the epilogue unrolls for half outputs (Geneformer's is ReLU), and one it
+  // does not (softplus: the row-at-a-time path).
+  const std::pair<Act, const char*> acts[] = {{Act::none, "f16_in_out_bias"},
+                                              {Act::relu, "f16_in_out_bias_relu"},
+                                              {Act::gelu, "f16_in_out_bias_gelu"},
+                                              {Act::gelu_erf, "f16_in_out_bias_gelu_erf"},
+                                              {Act::softplus, "f16_in_out_bias_softplus"}};
+  for (const auto& [kind, name] : acts)
+    c.push_back(
+        {Op::linear, name, needs_tensor_core_f16, [act = kind](Backend& be) {
+           const int64_t m = 300, k = 256, n = 200;
+           const HalfRows x = half_rows(be, {m, k}, 101);
+           const Vec w = random_vec(n * k, 104, -0.2f, 0.2f), b = random_vec(n, 105);
+           const Tensor bt = up(be, b, {n});
+           Tensor y = be.empty({m, n}, DType::f16);
+           be.linear(x.t, be.prepare_weight(w, n, k, Precision::f16), y, {&bt, act, nullptr});
+           return std::vector<Check>{{"y", be.download(y),
+                                      linear_ref(x.v, w, m, n, k, &b, act, nullptr),
+                                      Precision::f16}};
+         }});
+  c.push_back(
+      {Op::attention_fused, "f16_qkv_packed_f16_out", needs_tensor_core_f16, [](Backend& be) {
+         const int64_t batch = 2, n = 77, heads = 2, dh = 64, d = heads * dh;
+         AttentionShape s;
+         s.batch = batch, s.n = n, s.heads = heads, s.dh = dh;
+         s.scale = 1.0f / std::sqrt(float(dh));
+         s.ld_q = s.ld_k = s.ld_v = 3 * d, s.q_col = 0, s.k_col = d, s.v_col = 2 * d;
+         s.ld_out = d;
+         s.precision = Precision::f16;
+         const HalfRows qkv = half_rows(be, {batch, n, 3 * d}, 106);
+         Vec bias = random_vec(batch * n, 109, -0.5f, 0.5f);
+         for (int64_t j = n - 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+         const Tensor bt = up(be, bias, {batch, n});
+         Tensor out = be.empty({batch, n, d}, DType::f16);
+         be.attention_fused(s, qkv.t, qkv.t, qkv.t, &bt, out);
+         return std::vector<Check>{{"out", be.download(out),
+                                    attention_ref(s, qkv.v, qkv.v, qkv.v, bias), Precision::f16}};
+       }});
+}
+
+}  // namespace sb::testing
