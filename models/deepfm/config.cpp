@@ -33,6 +33,7 @@ Config config_for(const std::string& size, int64_t batch) {
       break;
     }
   if (batch > 0) c.batch = batch;
+  c.source = "size " + size;
   return c;
 }
 

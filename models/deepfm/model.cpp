@@ -36,7 +36,7 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
       type_weights_host_(type_weights),
       batch_(c.batch),
       rows_(c.batch * 4) {
-  const int64_t e = c.embed, h = c.hidden, n = rows_, b = batch_;
+  const int64_t e = c.embed, ff = c.ff_width(), h = c.deep_out(), n = rows_, b = batch_;
   int64_t vocab = 0;
   for (int f = 0; f < 4; ++f) vocab += init.specs()[f].shape[0];
   table_ = be_.empty({vocab, e});
@@ -46,11 +46,12 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   };
   qkv_ = lin(3 * e, e);
   out_ = lin(e, e);
-  lin1_ = lin(h, e);
-  lin2_ = lin(e, h);
+  lin1_ = lin(ff, e);
+  lin2_ = lin(e, ff);
   for (Tensor* t : {&n1g_, &n1b_, &n2g_, &n2b_, &dn1g_, &dn1b_, &dn2g_, &dn2b_})
     *t = be_.empty({e});
-  for (int64_t l = 0; l < c.layers; ++l) deep_.push_back(lin(h, l == 0 ? 4 * e : h));
+  for (int64_t l = 0; l < c.layers; ++l)
+    deep_.push_back(lin(c.deep_width(l), l == 0 ? 4 * e : c.deep_width(l - 1)));
   for (int t = 0; t < kTasks; ++t) heads_[t] = lin(kTaskClasses[t], h + kPairs);
   type_weights_ = be_.upload(type_weights_host_, {static_cast<int64_t>(type_weights.size())});
 
@@ -81,16 +82,17 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   o_ = be_.empty({n, e});
   x1_ = be_.empty({n, e});
   h1_ = be_.empty({n, e});
-  f_ = be_.empty({n, h});
-  a_ = be_.empty({n, h});
-  ad_ = be_.empty({n, h});
+  f_ = be_.empty({n, ff});
+  a_ = be_.empty({n, ff});
+  ad_ = be_.empty({n, ff});
   g_ = be_.empty({n, e});
   x2_ = be_.empty({n, e});
   t_ = be_.empty({b, 4 * e});
   for (int64_t l = 0; l < c.layers; ++l) {
-    u_.push_back(be_.empty({b, h}));
-    z_.push_back(be_.empty({b, h}));
-    dz_.push_back(be_.empty({b, h}));
+    const int64_t w = c.deep_width(l);
+    u_.push_back(be_.empty({b, w}));
+    z_.push_back(be_.empty({b, w}));
+    dz_.push_back(be_.empty({b, w}));
   }
   fm_ = be_.empty({b, kPairs});
   gram_ = be_.empty({b, 16});
@@ -106,8 +108,8 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   dattn_ = be_.empty({n, e});
   do_ = be_.empty({n, e});
   dx_ = be_.empty({n, e});
-  df_ = be_.empty({n, h});
-  dad_ = be_.empty({n, h});
+  df_ = be_.empty({n, ff});
+  dad_ = be_.empty({n, ff});
   dg_ = be_.empty({n, e});
   dt_ = be_.empty({b, 4 * e});
   dhcat_ = be_.empty({b, h + kPairs});
@@ -376,7 +378,7 @@ void Trainer::attention_backward() {
 }
 
 void Trainer::backward(const DeviceBatch& batch) {
-  const int64_t e = c_.embed, h = c_.hidden, n = rows_;
+  const int64_t e = c_.embed, h = c_.deep_out(), n = rows_;
   // Heads: dhcat = sum_t dlogits_t W_t.
   for (int t = 0; t < kTasks; ++t)
     linear_backward(hcat_, dlogits_[t], heads_[t], &dhcat_, batch_, t == 0 ? 0.f : 1.f);

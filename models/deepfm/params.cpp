@@ -29,7 +29,7 @@ int64_t ParamSpec::count() const {
 
 std::vector<ParamSpec> param_specs(const Config& c, const Cardinality& card) {
   std::vector<ParamSpec> s;
-  const int64_t e = c.embed, h = c.hidden;
+  const int64_t e = c.embed, ff = c.ff_width();
   const char* tables[] = {"drug_emb", "genalle_emb", "gene_emb", "allele_emb"};
   for (int f = 0; f < 4; ++f)
     s.push_back({std::string(tables[f]) + ".weight", {card[f], e}, Init::embedding});
@@ -38,14 +38,14 @@ std::vector<ParamSpec> param_specs(const Config& c, const Cardinality& card) {
   s.push_back({"encoder.self_attn.in_proj_bias", {3 * e}, Init::zero});
   s.push_back({"encoder.self_attn.out_proj.weight", {e, e}, Init::fan_in_uniform, e, e});
   s.push_back({"encoder.self_attn.out_proj.bias", {e}, Init::zero});
-  linear(s, "encoder.linear1", h, e);
-  linear(s, "encoder.linear2", e, h);
+  linear(s, "encoder.linear1", ff, e);
+  linear(s, "encoder.linear2", e, ff);
   layer_norm(s, "encoder.norm1", e);
   layer_norm(s, "encoder.norm2", e);
   for (int64_t l = 0; l < c.layers; ++l)
-    linear(s, "deep." + std::to_string(l), h, l == 0 ? 4 * e : h);
+    linear(s, "deep." + std::to_string(l), c.deep_width(l), l == 0 ? 4 * e : c.deep_width(l - 1));
   for (int t = 0; t < kTasks; ++t)
-    linear(s, std::string(kTaskNames[t]) + "_head", kTaskClasses[t], h + kPairs);
+    linear(s, std::string(kTaskNames[t]) + "_head", kTaskClasses[t], c.deep_out() + kPairs);
   s.push_back({"log_vars", {kTasks}, Init::zero});
   return s;
 }

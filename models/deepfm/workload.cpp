@@ -7,6 +7,7 @@
 
 #include "instrument/host_ranges.h"
 #include "models/backend_sources.h"
+#include "models/deepfm/checkpoint.h"
 #include "models/deepfm/counts.h"
 #include "models/io/weight_source.h"
 
@@ -72,14 +73,26 @@ DeepFmWorkload::DeepFmWorkload(const WorkloadOptions& options, std::unique_ptr<B
     : options_(options),
       config_(config_for(options.size, options.batch)),
       backend_(std::move(backend)) {
+  // A checkpoint's own configuration and vocabularies (checkpoint.h); else the size's.
+  std::optional<Checkpoint> ck;
+  if (!options.weights.empty()) {
+    ck = config_from_checkpoint(config_, options.weights);
+    config_ = ck->config;
+  }
   if (options.dropout) {
     if (!(*options.dropout >= 0.f && *options.dropout < 1.f))
       throw std::invalid_argument("deepfm: dropout " + std::to_string(*options.dropout) +
                                   " is outside [0, 1)");
     config_.dropout = *options.dropout;
   }
-  table_ = options.data.empty() ? generate_table(table_spec(options.size, options.seed))
-                                : read_tsv(options.data);
+  if (options.data.empty()) {
+    TableSpec spec = table_spec(options.size, options.seed);
+    // The synthetic table draws the checkpoint's vocabularies, so that every row fits.
+    if (ck) spec.vocab = {ck->rows[0] - 1, ck->rows[1] - 1, ck->rows[2] - 1, ck->rows[3] - 1};
+    table_ = generate_table(spec);
+  } else {
+    table_ = read_tsv(options.data);
+  }
   dataset_ = preprocess(table_, Cleaning::regex, options.seed);
   if (dataset_.train.rows < config_.batch)
     throw std::invalid_argument("deepfm: the training split of " + table_.source + " has " +
@@ -87,11 +100,24 @@ DeepFmWorkload::DeepFmWorkload(const WorkloadOptions& options, std::unique_ptr<B
                                 " rows, fewer than one batch of " + std::to_string(config_.batch));
   Cardinality card;
   for (int f = 0; f < 4; ++f) card[f] = dataset_.train.cardinality[f];
+  if (ck) {
+    // The table's codes index the checkpoint's rows: a field with more values than the table
+    // has rows would read past it.
+    for (int f = 0; f < 4; ++f)
+      if (card[f] > ck->rows[f])
+        throw std::invalid_argument("deepfm: the " + std::string(kColumnNames[f]) + " column of " +
+                                    table_.source + " encodes " + std::to_string(card[f]) +
+                                    " classes (its values and the unknown one), " +
+                                    "but the checkpoint's " + std::string(kColumnNames[f]) +
+                                    "_emb.weight has " + std::to_string(ck->rows[f]) + " rows");
+    card = ck->rows;
+  }
+  model_rows_ = card;
   offsets_ = table_offsets(card);
   if (options.weights.empty()) {
     params_ = std::make_unique<Params>(Params::random(config_, card, options.seed));
   } else {
-    SafetensorsWeights source(options.weights);
+    SafetensorsWeights source(weights_file(options.weights));
     params_ = std::make_unique<Params>(Params::load(config_, card, source));
   }
   runs_.resize(kStageCount);
@@ -316,7 +342,7 @@ WorkCounts DeepFmWorkload::counts(size_t stage) const {
       for (const auto& v : row) w.bytes += 2.0 * static_cast<double>(v.size());
     return w;
   }
-  const StepCounts c = step_counts(config_, dataset_.train.cardinality);
+  const StepCounts c = step_counts(config_, model_rows_);
   w.flops = c.flops;
   w.bytes = c.bytes;
   w.items = static_cast<double>(config_.batch);
@@ -332,20 +358,29 @@ CollectorSources DeepFmWorkload::sources() {
 
 nlohmann::json DeepFmWorkload::params() const {
   const Config& c = config_;
-  return {{"batch", c.batch},
-          {"embed", c.embed},
-          {"hidden", c.hidden},
-          {"deep_layers", c.layers},
-          {"heads", c.heads},
-          {"dropout", c.dropout},
-          {"lr", c.lr},
-          {"weight_decay", c.weight_decay},
-          {"check_steps", c.check_steps},
-          {"parameters", params_->count()},
-          {"table", table_.source},
-          {"table_rows", static_cast<int64_t>(table_.rows.size())},
-          {"train_rows", dataset_.train.rows},
-          {"test_rows", dataset_.test.rows}};
+  nlohmann::json p = {{"batch", c.batch},
+                      {"embed", c.embed},
+                      {"hidden", c.hidden},
+                      {"deep_layers", c.layers},
+                      {"heads", c.heads},
+                      {"dropout", c.dropout},
+                      {"lr", c.lr},
+                      {"weight_decay", c.weight_decay},
+                      {"check_steps", c.check_steps},
+                      {"parameters", params_->count()},
+                      {"table", table_.source},
+                      {"table_rows", static_cast<int64_t>(table_.rows.size())},
+                      {"train_rows", dataset_.train.rows},
+                      {"test_rows", dataset_.test.rows}};
+  // A checkpoint's own widths and where they came from (not written for the sizes, whose
+  // documents stay as they were).
+  if (!options_.weights.empty()) {
+    p["configuration"] = c.source;
+    p["ff"] = c.ff_width();
+    p["deep_widths"] = c.deep_widths;
+    p["vocab"] = model_rows_;
+  }
+  return p;
 }
 
 nlohmann::json DeepFmWorkload::summaries(size_t stage) {

@@ -71,6 +71,7 @@ class DeepFmWorkload : public Workload {
   Table table_;
   Dataset dataset_;
   std::unique_ptr<Params> params_;
+  Cardinality model_rows_{};  // the embedding tables' rows (the checkpoint's, else the data's)
   std::array<int32_t, 4> offsets_{};
   std::vector<std::unique_ptr<StageRun>> runs_;
   std::vector<double> task_losses_;
