@@ -169,6 +169,8 @@ def config_from(init, meta):
              priorities=tuple(float(x) for x in meta["priorities"].split(",")) if "priorities" in meta
              else PRIORITY)
     c["cardinality"] = tuple(int(init[f"{f}_emb.weight"].shape[0]) for f in FIELDS)
+    # A user's checkpoint may give each deep layer its own width ("hidden" is the feed-forward's).
+    c["deep_widths"] = [int(init[f"deep.{l}.weight"].shape[0]) for l in range(layers)]
     if (c["embed"], c["hidden"], c["layers"]) != (e, hid, layers):
         sys.exit(f"init.safetensors: metadata says embed/hidden/layers {c['embed']}/{c['hidden']}/"
                  f"{c['layers']}, the tensors' shapes say {e}/{hid}/{layers}")
@@ -197,10 +199,12 @@ def build(torch_mod, c, dropout):
             self.encoder = nn.TransformerEncoderLayer(
                 d_model=e, nhead=c["heads"], dim_feedforward=hd, dropout=dropout, activation="relu",
                 batch_first=True, norm_first=False, layer_norm_eps=c["eps"])
-            self.deep = nn.ModuleList(nn.Linear(4 * e if l == 0 else hd, hd) for l in range(c["layers"]))
+            widths = c.get("deep_widths") or [hd] * c["layers"]
+            self.deep = nn.ModuleList(nn.Linear(4 * e if l == 0 else widths[l - 1], widths[l])
+                                      for l in range(c["layers"]))
             self.drop = nn.Dropout(dropout)
             for t, k in zip(TASKS, CLASSES):
-                setattr(self, t + "_head", nn.Linear(hd + len(PAIRS), k))
+                setattr(self, t + "_head", nn.Linear(widths[-1] + len(PAIRS), k))
             self.log_vars = nn.Parameter(torch.zeros(len(TASKS)))
             self.register_buffer("pi", torch.tensor([p for p, _ in PAIRS]), persistent=False)
             self.register_buffer("pj", torch.tensor([q for _, q in PAIRS]), persistent=False)
