@@ -11,7 +11,7 @@ struct Tally {
     return 4.0 * static_cast<double>(c.batch * channels * edge * edge * edge);
   }
   // A convolution producing out channels at out_edge from in channels at in_edge.
-  void conv(int64_t in, int64_t out, int64_t in_edge, int64_t out_edge, int k, bool data_grad) {
+  void conv(int64_t in, int64_t out, int64_t in_edge, int64_t out_edge, int64_t k, bool data_grad) {
     const double macs = static_cast<double>(c.batch * out * out_edge * out_edge * out_edge) *
                         static_cast<double>(in * k * k * k);
     const double weights = 4.0 * static_cast<double>(in * out * k * k * k);
@@ -24,33 +24,32 @@ struct Tally {
     fwd_bytes += 3 * vol(channels, edge);
     bwd_bytes += 4 * vol(channels, edge);
   }
-  void res(int64_t in, int64_t out, int64_t edge, int stride, bool first) {
-    const int64_t oe = edge / stride;
-    conv(in, out, edge, oe, 3, !first);
-    conv(out, out, oe, oe, 3, true);
+  void res(int64_t in, int64_t out, int64_t edge, int64_t oe, int64_t k, bool first) {
+    conv(in, out, edge, oe, k, !first);
+    conv(out, out, oe, oe, k, true);
     conv(in, out, edge, oe, 1, !first);
     for (int i = 0; i < 3; ++i) norm(out, oe);
   }
-  void up(int64_t in, int64_t out, int64_t edge) {
-    const int64_t oe = 2 * edge;
-    conv(out, in, oe, edge, 2, true);   // transposed: as many products as the forward conv
-    fwd_bytes += 2 * vol(2 * out, oe);  // the concatenation
-    conv(2 * out, out, oe, oe, 3, true);
-    conv(out, out, oe, oe, 3, true);
+  // Up from `edge` to `oe` (the transposed convolution's kernel and stride: oe / edge).
+  void up(int64_t in, int64_t out, int64_t edge, int64_t oe, int64_t k) {
+    conv(out, in, oe, edge, oe / edge, true);  // transposed: as many products as the forward conv
+    fwd_bytes += 2 * vol(2 * out, oe);         // the concatenation
+    conv(2 * out, out, oe, oe, k, true);
+    conv(out, out, oe, oe, k, true);
     for (int i = 0; i < 2; ++i) norm(out, oe);
   }
 };
 
 Tally tally(const Config& c) {
   Tally t{c};
-  const auto [f1, f2, f3] = c.filters;
-  const int64_t p = c.patch;
-  t.res(1, f1, p, 1, true);
-  t.res(f1, f2, p, 2, false);
-  t.res(f2, f3, p / 2, 2, false);
-  t.up(f3, f2, p / 4);
-  t.up(f2, f1, p / 2);
-  t.conv(f1, 1, p, p, 1, true);
+  const std::vector<int64_t>& f = c.filters;
+  const std::vector<int64_t> e = c.edges();
+  const int64_t p = c.patch, levels = c.levels();
+  for (int64_t i = 0; i < levels; ++i)
+    t.res(i == 0 ? c.in_channels : f[i - 1], f[i], i == 0 ? p : e[i - 1], e[i], c.kernels[i],
+          i == 0);
+  for (int64_t l = levels - 1; l > 0; --l) t.up(f[l], f[l - 1], e[l], e[l - 1], c.kernels[l]);
+  t.conv(f[0], c.out_channels, p, p, 1, true);
   return t;
 }
 

@@ -8,13 +8,14 @@ namespace sb::dynunet {
 struct Network::Res {
   size_t conv1, conv2, conv3, n1, n2, n3;
   int64_t in, out;
-  int stride;
+  int64_t kernel, stride;
   int64_t in_edge, out_edge;
 };
 
 struct Network::Up {
   size_t tconv, conv1, conv2, n1, n2;
   int64_t in, out;
+  int64_t kernel, stride;  // the conv block's kernel; the transposed convolution's stride
   int64_t in_edge, out_edge;
 };
 
@@ -28,38 +29,27 @@ struct Network::Acts {
 
 Network::Network(Backend& be, const Config& c, const Params& init, const Switches& sw)
     : be_(be), c_(c), sw_(sw), init_(init) {
-  const auto [f1, f2, f3] = c.filters;
-  const int64_t p = c.patch;
-  if (p % 4 != 0 || p < 4)
-    throw std::invalid_argument("dynunet: patch " + std::to_string(p) +
-                                " is not a positive multiple of 4 (two stride-2 levels)");
-  auto res = [&](const std::string& n, int64_t in, int64_t out, int stride, int64_t edge) {
-    return Res{init.index(n + ".conv1.conv.weight"),
-               init.index(n + ".conv2.conv.weight"),
-               init.index(n + ".conv3.conv.weight"),
-               init.index(n + ".norm1.weight"),
-               init.index(n + ".norm2.weight"),
-               init.index(n + ".norm3.weight"),
-               in,
-               out,
-               stride,
-               edge,
-               edge / stride};
-  };
-  res_ = {res("input_block", 1, f1, 1, p), res("downsamples.0", f1, f2, 2, p),
-          res("bottleneck", f2, f3, 2, p / 2)};
-  auto up = [&](const std::string& n, int64_t in, int64_t out, int64_t edge) {
-    return Up{init.index(n + ".transp_conv.conv.weight"),
-              init.index(n + ".conv_block.conv1.conv.weight"),
-              init.index(n + ".conv_block.conv2.conv.weight"),
-              init.index(n + ".conv_block.norm1.weight"),
-              init.index(n + ".conv_block.norm2.weight"),
-              in,
-              out,
-              edge,
-              2 * edge};
-  };
-  up_ = {up("upsamples.0", f3, f2, p / 4), up("upsamples.1", f2, f1, p / 2)};
+  check_config(c);
+  const std::vector<int64_t>& f = c.filters;
+  const std::vector<int64_t> edges = c.edges();
+  const int64_t levels = c.levels();
+  for (int64_t i = 0; i < levels; ++i) {
+    const std::string n = res_block_name(c, i);
+    res_.push_back(Res{init.index(n + ".conv1.conv.weight"), init.index(n + ".conv2.conv.weight"),
+                       init.index(n + ".conv3.conv.weight"), init.index(n + ".norm1.weight"),
+                       init.index(n + ".norm2.weight"), init.index(n + ".norm3.weight"),
+                       i == 0 ? c.in_channels : f[i - 1], f[i], c.kernels[i], c.strides[i],
+                       i == 0 ? c.patch : edges[i - 1], edges[i]});
+  }
+  for (int64_t j = 0; j + 1 < levels; ++j) {
+    const std::string n = up_block_name(j);
+    const int64_t l = up_level(c, j);
+    up_.push_back(Up{
+        init.index(n + ".transp_conv.conv.weight"), init.index(n + ".conv_block.conv1.conv.weight"),
+        init.index(n + ".conv_block.conv2.conv.weight"), init.index(n + ".conv_block.norm1.weight"),
+        init.index(n + ".conv_block.norm2.weight"), f[l], f[l - 1], c.kernels[l], c.strides[l],
+        edges[l], edges[l - 1]});
+  }
   out_w_ = init.index("output_block.conv.conv.weight");
   out_b_ = init.index("output_block.conv.conv.bias");
 
@@ -78,12 +68,15 @@ Network::Network(Backend& be, const Config& c, const Params& init, const Switche
       v_.push_back(be.empty(s));
     }
   }
-  e_ = {be.empty(vol(f1, p)), be.empty(vol(f2, p / 2)), be.empty(vol(f3, p / 4))};
-  d_ = {be.empty(vol(f1, p)), be.empty(vol(f2, p / 2))};
-  logits_ = be.empty(vol(1, p));
-  dl_dice_ = be.empty(vol(1, p));
-  dl_bce_ = be.empty(vol(1, p));
-  dlogits_ = be.empty(vol(1, p));
+  for (const Res& r : res_) e_.push_back(be.empty(vol(r.out, r.out_edge)));
+  for (const Up& u : up_) d_.push_back(be.empty(vol(u.out, u.out_edge)));
+  const auto logits = vol(c.out_channels, c.patch);
+  logits_ = be.empty(logits);
+  dl_dice_ = be.empty(logits);
+  dl_bce_ = be.empty(logits);
+  dlogits_ = be.empty(logits);
+  if (c.in_channels > 1) image_wide_ = be.empty(vol(c.in_channels, c.patch));
+  if (c.out_channels > 1) mask_wide_ = be.empty(logits);
   loss_ = be.empty({2});
   if (!sw.checkpoint) {
     for (const Res& r : res_) acts_.push_back(res_acts(r));
@@ -99,18 +92,19 @@ std::vector<int64_t> Network::vol(int64_t channels, int64_t edge) const {
   return {c_.batch, edge, edge, edge, channels};
 }
 
-// MONAI's padding for these kernels: 1 for 3^3 (stride 1 or 2), 0 for 1^3 and the 2^3
-// transposed convolution.
-Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int kernel,
-                                int stride) const {
+// MONAI's padding (conv_padding: 1 for 3^3 at stride 1 or 2, 0 for 1^3); 0 for the transposed
+// convolutions, whose kernel is their stride.
+Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int64_t kernel,
+                                int64_t stride, bool transposed) const {
   Conv3dShape s;
   s.batch = c_.batch, s.in_channels = in, s.out_channels = out;
   s.d = s.h = s.w = edge;
-  s.kernel = kernel, s.stride = stride, s.padding = kernel == 3 ? 1 : 0;
+  s.kernel = static_cast<int>(kernel), s.stride = static_cast<int>(stride);
+  s.padding = transposed ? 0 : static_cast<int>(conv_padding(kernel, stride));
   s.layout = sw_.layout;
-  // The stage's precision for every convolution but the transposed ones (kernel 2: f32 only,
-  // a few percent of the products).
-  if (kernel != 2) s.precision = sw_.precision;
+  // The stage's precision for every convolution but the transposed ones (f32 only, a few
+  // percent of the products).
+  if (!transposed) s.precision = sw_.precision;
   return s;
 }
 
@@ -160,14 +154,14 @@ void Network::lrelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
 }
 
 void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
-  be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 3, r.stride), x, p(r.conv1), nullptr, a.a1);
+  be_.conv3d(conv_shape(r.in, r.out, r.in_edge, r.kernel, r.stride), x, p(r.conv1), nullptr, a.a1);
   if (sw_.fused_norm) {
     norm(a.a1, r.n1, r.out, a.h1, nullptr, true);
   } else {
     norm(a.a1, r.n1, r.out, a.z1, nullptr, false);
     be_.activation(a.z1, Act::leaky_relu, a.h1);
   }
-  be_.conv3d(conv_shape(r.out, r.out, r.out_edge, 3, 1), a.h1, p(r.conv2), nullptr, a.a2);
+  be_.conv3d(conv_shape(r.out, r.out, r.out_edge, r.kernel, 1), a.h1, p(r.conv2), nullptr, a.a2);
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
   if (sw_.fused_norm) {
     norm(a.a3, r.n3, r.out, out, nullptr, false);  // the residual branch, then in place:
@@ -186,12 +180,12 @@ void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor&
   Tensor ds = be_.empty(shape), da = be_.empty(shape), dh = be_.empty(shape);
   lrelu_backward(sw_.fused_norm ? out : a.s, dout, ds);
   norm_backward(a.a2, r.n2, r.out, ds, da);
-  const Conv3dShape c2 = conv_shape(r.out, r.out, r.out_edge, 3, 1);
+  const Conv3dShape c2 = conv_shape(r.out, r.out, r.out_edge, r.kernel, 1);
   be_.conv3d_backward_weights(c2, a.h1, da, g(r.conv2), nullptr);
   be_.conv3d_backward_data(c2, da, p(r.conv2), dh);
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dh, dh);
   norm_backward(a.a1, r.n1, r.out, dh, da);
-  const Conv3dShape c1 = conv_shape(r.in, r.out, r.in_edge, 3, r.stride);
+  const Conv3dShape c1 = conv_shape(r.in, r.out, r.in_edge, r.kernel, r.stride);
   be_.conv3d_backward_weights(c1, x, da, g(r.conv1), nullptr);
   if (dx) be_.conv3d_backward_data(c1, da, p(r.conv1), *dx);
   // The residual projection: IN3 and conv3 on the same ds (in place: ds is no longer needed).
@@ -217,19 +211,20 @@ std::pair<int64_t, int64_t> channel_view(Layout3d layout, int64_t batch, int64_t
 }  // namespace
 
 void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts& a, Tensor& out) {
-  be_.conv_transpose3d(conv_shape(u.in, u.out, u.in_edge, 2, 2), x, p(u.tconv), nullptr, a.u);
+  be_.conv_transpose3d(conv_shape(u.in, u.out, u.in_edge, u.stride, u.stride, true), x, p(u.tconv),
+                       nullptr, a.u);
   const auto [outer, inner] =
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   const Tensor* parts[] = {&a.u, &skip};
   be_.concat_axis1(parts, outer, inner, a.c);
-  be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, 3, 1), a.c, p(u.conv1), nullptr, a.a1);
+  be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1), a.c, p(u.conv1), nullptr, a.a1);
   if (sw_.fused_norm) {
     norm(a.a1, u.n1, u.out, a.h1, nullptr, true);
   } else {
     norm(a.a1, u.n1, u.out, a.z1, nullptr, false);
     be_.activation(a.z1, Act::leaky_relu, a.h1);
   }
-  be_.conv3d(conv_shape(u.out, u.out, u.out_edge, 3, 1), a.h1, p(u.conv2), nullptr, a.a2);
+  be_.conv3d(conv_shape(u.out, u.out, u.out_edge, u.kernel, 1), a.h1, p(u.conv2), nullptr, a.a2);
   if (sw_.fused_norm) {
     norm(a.a2, u.n2, u.out, out, nullptr, true);
   } else {
@@ -245,12 +240,12 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
   Tensor dz = be_.empty(shape), da = be_.empty(shape);
   lrelu_backward(sw_.fused_norm ? out : a.z2, dout, dz);
   norm_backward(a.a2, u.n2, u.out, dz, da);
-  const Conv3dShape c2 = conv_shape(u.out, u.out, u.out_edge, 3, 1);
+  const Conv3dShape c2 = conv_shape(u.out, u.out, u.out_edge, u.kernel, 1);
   be_.conv3d_backward_weights(c2, a.h1, da, g(u.conv2), nullptr);
   be_.conv3d_backward_data(c2, da, p(u.conv2), dz);  // dz now holds dh1
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dz, dz);
   norm_backward(a.a1, u.n1, u.out, dz, da);
-  const Conv3dShape c1 = conv_shape(2 * u.out, u.out, u.out_edge, 3, 1);
+  const Conv3dShape c1 = conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1);
   be_.conv3d_backward_weights(c1, a.c, da, g(u.conv1), nullptr);
   Tensor dc = be_.empty(vol(2 * u.out, u.out_edge));
   be_.conv3d_backward_data(c1, da, p(u.conv1), dc);
@@ -258,9 +253,17 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   be_.slice_axis1(dc, outer, inner, 0, dz);  // dz now holds du
   be_.slice_axis1(dc, outer, inner, u.out, dskip);
-  const Conv3dShape ct = conv_shape(u.in, u.out, u.in_edge, 2, 2);
+  const Conv3dShape ct = conv_shape(u.in, u.out, u.in_edge, u.stride, u.stride, true);
   be_.conv_transpose3d_backward_weights(ct, x, dz, g(u.tconv), nullptr);
   be_.conv_transpose3d_backward_data(ct, dz, p(u.tconv), dx);
+}
+
+const Tensor& Network::widen(const Tensor& x, int64_t channels, Tensor& wide) {
+  if (channels == 1) return x;
+  const auto [outer, inner] = channel_view(sw_.layout, c_.batch, c_.voxels());
+  const std::vector<const Tensor*> parts(static_cast<size_t>(channels), &x);
+  be_.concat_axis1(parts, outer, inner, wide);
+  return wide;
 }
 
 void Network::run_forward(const Tensor& image) {
@@ -271,31 +274,30 @@ void Network::run_forward(const Tensor& image) {
     temp = i < res_.size() ? res_acts(res_[i]) : up_acts(up_[i - res_.size()]);
     return *temp;
   };
-  const Tensor* x = &image;
+  image_ = widen(image, c_.in_channels, image_wide_);
+  const Tensor* x = &image_;
   for (size_t i = 0; i < res_.size(); ++i) {
     std::unique_ptr<Acts> temp;
     res_forward(res_[i], *x, block_acts(i, temp), e_[i]);
     x = &e_[i];
   }
-  {
+  for (size_t j = 0; j < up_.size(); ++j) {
     std::unique_ptr<Acts> temp;
-    up_forward(up_[0], e_[2], e_[1], block_acts(3, temp), d_[1]);
+    up_forward(up_[j], *x, e_[res_.size() - 2 - j], block_acts(res_.size() + j, temp), d_[j]);
+    x = &d_[j];
   }
-  {
-    std::unique_ptr<Acts> temp;
-    up_forward(up_[1], d_[1], e_[0], block_acts(4, temp), d_[0]);
-  }
-  be_.conv3d(conv_shape(c_.filters[0], 1, c_.patch, 1, 1), d_[0], p(out_w_), &p(out_b_), logits_);
+  be_.conv3d(conv_shape(c_.filters[0], c_.out_channels, c_.patch, 1, 1), *x, p(out_w_), &p(out_b_),
+             logits_);
 }
 
 void Network::forward(const Tensor& image, const Tensor& mask) {
-  image_ = image;
-  mask_ = mask;
   run_forward(image);
+  mask_ = widen(mask, c_.out_channels, mask_wide_);
   // Soft Dice + BCE with logits, equal weights: dlogits is the sum of their gradients.
-  be_.soft_dice_loss(logits_, mask, sw_.layout, c_.batch, 1, c_.smooth, 1.f, loss_, 0, dl_dice_);
+  be_.soft_dice_loss(logits_, mask_, sw_.layout, c_.batch, c_.out_channels, c_.smooth, 1.f, loss_,
+                     0, dl_dice_);
   const int64_t rows = logits_.numel();
-  Tensor z = logits_.reshaped({rows, 1}), t = mask.reshaped({rows, 1});
+  Tensor z = logits_.reshaped({rows, 1}), t = mask_.reshaped({rows, 1});
   Tensor dz = dl_bce_.reshaped({rows, 1});
   be_.bce_with_logits(z, t, 1.f, loss_, 1, dz);
   be_.add(dl_dice_, dl_bce_, dlogits_);
@@ -307,43 +309,41 @@ const Tensor& Network::infer(const Tensor& image) {
 }
 
 void Network::backward() {
-  const auto [f1, f2, f3] = c_.filters;
-  const int64_t edge = c_.patch;
-  const Conv3dShape co = conv_shape(f1, 1, edge, 1, 1);
-  be_.conv3d_backward_weights(co, d_[0], dlogits_, g(out_w_), &g(out_b_));
-  Tensor dd0 = be_.empty(vol(f1, edge));
-  be_.conv3d_backward_data(co, dlogits_, p(out_w_), dd0);
+  const size_t levels = res_.size();
+  const Conv3dShape co = conv_shape(c_.filters[0], c_.out_channels, c_.patch, 1, 1);
+  be_.conv3d_backward_weights(co, d_.back(), dlogits_, g(out_w_), &g(out_b_));
+  Tensor dx = be_.empty(vol(c_.filters[0], c_.patch));
+  be_.conv3d_backward_data(co, dlogits_, p(out_w_), dx);
   auto acts = [&](size_t i, std::unique_ptr<Acts>& temp) -> Acts& {
     if (!sw_.checkpoint) return *acts_[i];
     temp = i < res_.size() ? res_acts(res_[i]) : up_acts(up_[i - res_.size()]);
     return *temp;
   };
-  Tensor dd1 = be_.empty(vol(f2, edge / 2)), de0 = be_.empty(vol(f1, edge)),
-         de0_skip = be_.empty(vol(f1, edge));
-  {
+  // The up blocks from the last (the finest) back to the bottleneck's: each gives its input's
+  // gradient, and its skip's for the encoder level it joined.
+  std::vector<Tensor> de(levels), dskip(levels);
+  for (size_t j = up_.size(); j-- > 0;) {
+    const Up& u = up_[j];
+    const size_t level = levels - 2 - j;  // the skip's
+    const Tensor& x = j == 0 ? e_.back() : d_[j - 1];
+    Tensor din = be_.empty(vol(u.in, u.in_edge));
+    dskip[level] = be_.empty(vol(u.out, u.out_edge));
     std::unique_ptr<Acts> temp;
-    Acts& a = acts(4, temp);
-    if (sw_.checkpoint) up_forward(up_[1], d_[1], e_[0], a, d_[0]);  // recompute
-    up_backward(up_[1], d_[1], e_[0], a, d_[0], dd0, dd1, de0_skip);
+    Acts& a = acts(levels + j, temp);
+    if (sw_.checkpoint) up_forward(u, x, e_[level], a, d_[j]);  // recompute
+    up_backward(u, x, e_[level], a, d_[j], dx, din, dskip[level]);
+    dx = din;
   }
-  Tensor de2 = be_.empty(vol(f3, edge / 4)), de1 = be_.empty(vol(f2, edge / 2)),
-         de1_skip = be_.empty(vol(f2, edge / 2));
-  {
-    std::unique_ptr<Acts> temp;
-    Acts& a = acts(3, temp);
-    if (sw_.checkpoint) up_forward(up_[0], e_[2], e_[1], a, d_[1]);
-    up_backward(up_[0], e_[2], e_[1], a, d_[1], dd1, de2, de1_skip);
-  }
-  const Tensor* inputs[] = {&image_, &e_[0], &e_[1]};
-  Tensor* dins[] = {nullptr, &de0, &de1};
-  const Tensor* douts[] = {&de0, &de1, &de2};
-  for (size_t i = res_.size(); i-- > 0;) {
+  de[levels - 1] = dx;
+  for (size_t i = levels; i-- > 0;) {
     std::unique_ptr<Acts> temp;
     Acts& a = acts(i, temp);
-    if (sw_.checkpoint) res_forward(res_[i], *inputs[i], a, e_[i]);
-    res_backward(res_[i], *inputs[i], a, e_[i], *douts[i], dins[i]);
-    if (i == 2) be_.add(de1, de1_skip, de1);
-    if (i == 1) be_.add(de0, de0_skip, de0);
+    const Tensor& in = i == 0 ? image_ : e_[i - 1];
+    if (i > 0) de[i - 1] = be_.empty(vol(res_[i].in, res_[i].in_edge));
+    if (sw_.checkpoint) res_forward(res_[i], in, a, e_[i]);
+    res_backward(res_[i], in, a, e_[i], de[i], i > 0 ? &de[i - 1] : nullptr);
+    // The level above's output feeds this block and an up block's skip: both gradients.
+    if (i > 0) be_.add(de[i - 1], dskip[i - 1], de[i - 1]);
   }
 }
 
@@ -392,9 +392,10 @@ MemorySplit Network::memory() const {
   m.gradients = sw_.flat_optimizer ? flat_g_.bytes() : bytes(grads_);
   m.optimizer_state =
       sw_.flat_optimizer ? flat_m_.bytes() + flat_v_.bytes() : bytes(m_) + bytes(v_);
-  for (const Tensor* t :
-       {&e_[0], &e_[1], &e_[2], &d_[0], &d_[1], &logits_, &dl_dice_, &dl_bce_, &dlogits_})
-    m.activations += t->bytes();
+  for (const std::vector<Tensor>* blocks : {&e_, &d_})
+    for (const Tensor& t : *blocks) m.activations += t.bytes();
+  for (const Tensor* t : {&logits_, &dl_dice_, &dl_bce_, &dlogits_, &image_wide_, &mask_wide_})
+    if (t->defined()) m.activations += t->bytes();
   for (const auto& a : acts_)
     for (const Tensor* t :
          {&a->a1, &a->z1, &a->h1, &a->a2, &a->y2, &a->a3, &a->y3, &a->s, &a->u, &a->c, &a->z2})

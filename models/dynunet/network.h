@@ -1,11 +1,11 @@
 #pragma once
-// DynUNet trained through the op layer (docs/models.md): input ResBlock -> down ResBlock (s2) ->
-// bottleneck ResBlock (s2) -> two UpBlocks (transposed convolution, skip concatenation, two
-// convolutions) -> 1x1x1 output convolution; soft Dice + BCE with logits; AdamW. Written once:
+// DynUNet trained through the op layer (docs/models.md): input ResBlock -> down ResBlocks ->
+// bottleneck ResBlock -> one UpBlock per level below the first (transposed convolution, skip
+// concatenation, two convolutions) -> 1x1x1 output convolution; soft Dice + BCE with logits;
+// AdamW. The levels, widths, kernels and strides are the configuration's. Written once:
 // a stage's Switches choose the layout, the fused norm epilogue, the flat optimizer and
 // checkpointing. Forward, backward and the update are separate calls so that a caller can time
 // them as phases; infer() is the inference pass.
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -34,7 +34,8 @@ class Network {
 
   // Back to the initial parameters, zero moments, step 0.
   void reset();
-  // image and mask are [N, 1, P, P, P] (one channel: the same bytes in either layout).
+  // image and mask are [N, 1, P, P, P] (one channel: the same bytes in either layout); each is
+  // repeated over the configuration's input and output channels where it has several.
   void forward(const Tensor& image, const Tensor& mask);
   void backward();
   // Reads the loss back (the step's one synchronization, as loss.item()), then AdamW.
@@ -57,7 +58,10 @@ class Network {
   struct Up;    // an UpBlock's parameters
   struct Acts;  // a block's intermediate tensors
   std::vector<int64_t> vol(int64_t channels, int64_t edge) const;
-  Conv3dShape conv_shape(int64_t in, int64_t out, int64_t edge, int kernel, int stride) const;
+  Conv3dShape conv_shape(int64_t in, int64_t out, int64_t edge, int64_t kernel, int64_t stride,
+                         bool transposed = false) const;
+  // x (one channel) repeated over `channels` into `wide`; x itself when channels is 1.
+  const Tensor& widen(const Tensor& x, int64_t channels, Tensor& wide);
   Tensor& p(size_t i) { return params_[i]; }
   Tensor& g(size_t i) { return grads_[i]; }
   void norm(const Tensor& x, size_t gamma, int64_t channels, Tensor& y, const Tensor* residual,
@@ -79,16 +83,16 @@ class Network {
   Config c_;
   Switches sw_;
   const Params& init_;
-  std::vector<Res> res_;  // input, down, bottleneck
-  std::vector<Up> up_;    // upsamples.0, .1
+  std::vector<Res> res_;  // per level: input, downsamples, bottleneck
+  std::vector<Up> up_;    // upsamples.0 (from the bottleneck) ...
   size_t out_w_ = 0, out_b_ = 0;
 
   std::vector<Tensor> params_, grads_, m_, v_;  // param_specs() order (parts when flat)
   Tensor flat_p_, flat_g_, flat_m_, flat_v_;    // the flat buffers (flat_optimizer)
-  // Block outputs, always kept: e[0..2] encoder, d[0] = upsamples.1's, d[1] = upsamples.0's.
-  std::array<Tensor, 3> e_;
-  std::array<Tensor, 2> d_;
+  // Block outputs, always kept: e_[level] the encoder's, d_[j] upsamples.j's.
+  std::vector<Tensor> e_, d_;
   Tensor logits_, image_, mask_;
+  Tensor image_wide_, mask_wide_;            // the repeated channels, when there are several
   std::vector<std::unique_ptr<Acts>> acts_;  // per block, unless checkpointing
   Tensor loss_, dl_dice_, dl_bce_, dlogits_;
   int64_t step_ = 0;

@@ -18,23 +18,25 @@ void norm(std::vector<ParamSpec>& s, const std::string& name, int64_t c) {
   s.push_back({name + ".bias", {c}, Init::zero});
 }
 
-// UnetResBlock: conv1 (3^3, stride s), conv2 (3^3), and the 1^3 residual projection conv3 with
-// norm3 (every block of this network changes its width, so each has one).
-void res_block(std::vector<ParamSpec>& s, const std::string& p, int64_t in, int64_t out) {
-  conv(s, p + ".conv1", out, in, 3);
-  conv(s, p + ".conv2", out, out, 3);
+// UnetResBlock: conv1 (k^3, stride s), conv2 (k^3), and the 1^3 residual projection conv3 with
+// norm3 (every block here changes its width or strides, so each has one).
+void res_block(std::vector<ParamSpec>& s, const std::string& p, int64_t in, int64_t out,
+               int64_t k) {
+  conv(s, p + ".conv1", out, in, k);
+  conv(s, p + ".conv2", out, out, k);
   conv(s, p + ".conv3", out, in, 1);
   norm(s, p + ".norm1", out);
   norm(s, p + ".norm2", out);
   norm(s, p + ".norm3", out);
 }
 
-// UnetUpBlock: ConvTranspose3d [in, out, 2, 2, 2] (no bias), then UnetBasicBlock on the
-// concatenation [up, skip] of 2 out channels.
-void up_block(std::vector<ParamSpec>& s, const std::string& p, int64_t in, int64_t out) {
-  s.push_back({p + ".transp_conv.conv.weight", {in, out, 2, 2, 2}, Init::kaiming, out * 8});
-  conv(s, p + ".conv_block.conv1", out, 2 * out, 3);
-  conv(s, p + ".conv_block.conv2", out, out, 3);
+// UnetUpBlock: ConvTranspose3d [in, out, u, u, u] (no bias; u its stride), then UnetBasicBlock
+// (kernel k) on the concatenation [up, skip] of 2 out channels.
+void up_block(std::vector<ParamSpec>& s, const std::string& p, int64_t in, int64_t out, int64_t k,
+              int64_t u) {
+  s.push_back({p + ".transp_conv.conv.weight", {in, out, u, u, u}, Init::kaiming, out * u * u * u});
+  conv(s, p + ".conv_block.conv1", out, 2 * out, k);
+  conv(s, p + ".conv_block.conv2", out, out, k);
   norm(s, p + ".conv_block.norm1", out);
   norm(s, p + ".conv_block.norm2", out);
 }
@@ -47,16 +49,31 @@ int64_t ParamSpec::count() const {
   return n;
 }
 
+std::string res_block_name(const Config& c, int64_t level) {
+  if (level == 0) return "input_block";
+  if (level == c.levels() - 1) return "bottleneck";
+  return "downsamples." + std::to_string(level - 1);
+}
+
+std::string up_block_name(int64_t j) {
+  return "upsamples." + std::to_string(j);
+}
+
+int64_t up_level(const Config& c, int64_t j) {
+  return c.levels() - 1 - j;
+}
+
 std::vector<ParamSpec> param_specs(const Config& c) {
-  const auto [f1, f2, f3] = c.filters;
+  const std::vector<int64_t>& f = c.filters;
   std::vector<ParamSpec> s;
-  res_block(s, "input_block", 1, f1);
-  res_block(s, "downsamples.0", f1, f2);
-  res_block(s, "bottleneck", f2, f3);
-  up_block(s, "upsamples.0", f3, f2);
-  up_block(s, "upsamples.1", f2, f1);
-  conv(s, "output_block.conv", 1, f1, 1);
-  s.push_back({"output_block.conv.conv.bias", {1}, Init::zero});
+  for (int64_t i = 0; i < c.levels(); ++i)
+    res_block(s, res_block_name(c, i), i == 0 ? c.in_channels : f[i - 1], f[i], c.kernels[i]);
+  for (int64_t j = 0; j + 1 < c.levels(); ++j) {
+    const int64_t l = up_level(c, j);
+    up_block(s, up_block_name(j), f[l], f[l - 1], c.kernels[l], c.strides[l]);
+  }
+  conv(s, "output_block.conv", c.out_channels, f[0], 1);
+  s.push_back({"output_block.conv.conv.bias", {c.out_channels}, Init::zero});
   return s;
 }
 

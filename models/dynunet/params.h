@@ -26,10 +26,17 @@ struct ParamSpec {
   int64_t count() const;
 };
 
-// Model order: input_block, downsamples.0, bottleneck (conv1, conv2, conv3, norm1, norm2,
-// norm3), upsamples.0 and .1 (transp_conv, conv_block conv1, conv2, norm1, norm2), then
+// Model order: input_block, downsamples.0 ..., bottleneck (conv1, conv2, conv3, norm1, norm2,
+// norm3), upsamples.0 ... (transp_conv, conv_block conv1, conv2, norm1, norm2), then
 // output_block.
 std::vector<ParamSpec> param_specs(const Config& c);
+
+// MONAI's module names: level 0 "input_block", the last "bottleneck", the others
+// "downsamples.<level - 1>"; up block j "upsamples.<j>", from the bottleneck up, returning from
+// level up_level(j) to the one above.
+std::string res_block_name(const Config& c, int64_t level);
+std::string up_block_name(int64_t j);
+int64_t up_level(const Config& c, int64_t j);
 
 class Params {
  public:

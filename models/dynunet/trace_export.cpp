@@ -40,20 +40,27 @@ TraceSummary export_trace(DynUnetWorkload& w, size_t stage, int64_t steps,
   if (steps < 1) throw std::invalid_argument("trace: --steps must be at least 1");
   std::filesystem::create_directories(dir);
   const Config& c = w.config();
+  // dynunet_torch.py builds the sizes' structure, three levels of any widths.
+  if (c.levels() != 3 || c.kernels != std::vector<int64_t>{3, 3, 3} ||
+      c.strides != std::vector<int64_t>{1, 2, 2} || c.in_channels != 1 || c.out_channels != 1)
+    throw std::invalid_argument(
+        "trace: dynunet_torch.py builds three levels of kernel 3 at strides 1, 2, 2 with one "
+        "input and one output channel; this checkpoint (" +
+        c.source + ") is another network");
   const Params& p = w.parameters();
-  const std::map<std::string, std::string> meta{
-      {"model", "dynunet"},
-      {"size", c.size},
-      {"filters", std::to_string(c.filters[0]) + "," + std::to_string(c.filters[1]) + "," +
-                      std::to_string(c.filters[2])},
-      {"patch", std::to_string(c.patch)},
-      {"batch", std::to_string(c.batch)},
-      {"eps", std::to_string(c.eps)},
-      {"smooth", std::to_string(c.smooth)},
-      {"lr", std::to_string(c.lr)},
-      {"weight_decay", std::to_string(c.weight_decay)},
-      {"steps", std::to_string(steps)},
-      {"stage", ladder()[stage].id}};
+  std::string filters;
+  for (int64_t f : c.filters) filters += (filters.empty() ? "" : ",") + std::to_string(f);
+  const std::map<std::string, std::string> meta{{"model", "dynunet"},
+                                                {"size", c.size},
+                                                {"filters", filters},
+                                                {"patch", std::to_string(c.patch)},
+                                                {"batch", std::to_string(c.batch)},
+                                                {"eps", std::to_string(c.eps)},
+                                                {"smooth", std::to_string(c.smooth)},
+                                                {"lr", std::to_string(c.lr)},
+                                                {"weight_decay", std::to_string(c.weight_decay)},
+                                                {"steps", std::to_string(steps)},
+                                                {"stage", ladder()[stage].id}};
   Named init;
   for (size_t i = 0; i < p.specs().size(); ++i)
     init.emplace_back(p.specs()[i].name, f32(p.tensors()[i].values, p.tensors()[i].shape));

@@ -9,6 +9,7 @@
 
 #include "instrument/host_ranges.h"
 #include "models/backend_sources.h"
+#include "models/dynunet/checkpoint.h"
 #include "models/dynunet/counts.h"
 #include "models/dynunet/volume_loader.h"
 #include "models/dynunet/volumes.h"
@@ -59,7 +60,9 @@ DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr
   if (options.weights.empty()) {
     params_ = std::make_unique<Params>(Params::random(config_, options.seed));
   } else {
-    SafetensorsWeights source(options.weights, {"backbone."});
+    // The checkpoint's own levels, widths, kernels, strides and channels (checkpoint.h).
+    config_ = config_from_checkpoint(config_, options.weights);
+    SafetensorsWeights source(weights_file(options.weights), {"backbone."});
     params_ = std::make_unique<Params>(Params::load(config_, source));
   }
   runs_.resize(kStageCount);
@@ -246,7 +249,20 @@ std::vector<float> DynUnetWorkload::infer(size_t stage) {
   std::vector<float> image(static_cast<size_t>(config_.batch * config_.voxels())), mask(image);
   make_volumes(options_.seed, 0, config_.batch, config_.patch, image, mask);
   backend_->write(image, r.d_image);
-  return backend_->download(r.net->infer(r.d_image));
+  std::vector<float> logits = backend_->download(r.net->infer(r.d_image));
+  // Channels-last logits of several channels back to [N, C, P, P, P], so that every stage's
+  // inference reads alike (one channel is the same bytes in either layout).
+  const int64_t channels = config_.out_channels, voxels = config_.voxels();
+  if (r.sw.layout == Layout3d::ndhwc && channels > 1) {
+    std::vector<float> ncdhw(logits.size());
+    for (int64_t b = 0; b < config_.batch; ++b)
+      for (int64_t v = 0; v < voxels; ++v)
+        for (int64_t ch = 0; ch < channels; ++ch)
+          ncdhw[static_cast<size_t>((b * channels + ch) * voxels + v)] =
+              logits[static_cast<size_t>((b * voxels + v) * channels + ch)];
+    logits = std::move(ncdhw);
+  }
+  return logits;
 }
 
 WorkCounts DynUnetWorkload::counts(size_t stage) const {
@@ -268,15 +284,25 @@ CollectorSources DynUnetWorkload::sources() {
 nlohmann::json DynUnetWorkload::params() const {
   const Config& c = config_;
   const PassCounts f = forward_counts(c);
-  return {{"batch", c.batch},
-          {"patch", c.patch},
-          {"filters", {c.filters[0], c.filters[1], c.filters[2]}},
-          {"lr", c.lr},
-          {"weight_decay", c.weight_decay},
-          {"check_steps", c.check_steps},
-          {"parameters", params_->count()},
-          {"forward_gflops", f.flops / 1e9},
-          {"weights", options_.weights.empty() ? "seeded" : options_.weights.string()}};
+  nlohmann::json p = {{"batch", c.batch},
+                      {"patch", c.patch},
+                      {"filters", c.filters},
+                      {"lr", c.lr},
+                      {"weight_decay", c.weight_decay},
+                      {"check_steps", c.check_steps},
+                      {"parameters", params_->count()},
+                      {"forward_gflops", f.flops / 1e9},
+                      {"weights", options_.weights.empty() ? "seeded" : options_.weights.string()}};
+  // A checkpoint's own structure and where it came from (not written for the sizes, whose
+  // documents stay as they were).
+  if (!options_.weights.empty()) {
+    p["configuration"] = c.source;
+    p["kernels"] = c.kernels;
+    p["strides"] = c.strides;
+    p["in_channels"] = c.in_channels;
+    p["out_channels"] = c.out_channels;
+  }
+  return p;
 }
 
 nlohmann::json DynUnetWorkload::summaries(size_t stage) {

@@ -50,7 +50,8 @@ class DynUnetWorkload : public Workload {
   // as TrainTrace::params): a reference compares them without AdamW's sign steps between.
   TrainTrace train(size_t stage, int64_t steps, std::vector<float>* step0_gradients = nullptr);
   const std::vector<StepLoss>& last_loss_parts() const { return loss_parts_; }
-  // The inference logits of batch 0 on a prepared stage (flattened, [N, 1, P, P, P]).
+  // The inference logits of batch 0 on a prepared stage (flattened, [N, C, P, P, P] in every
+  // layout, C the configuration's output channels).
   std::vector<float> infer(size_t stage);
   uint64_t seed() const { return options_.seed; }
 
