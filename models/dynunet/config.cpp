@@ -23,7 +23,8 @@ const std::vector<std::string>& sizes() {
 }
 
 int64_t conv_padding(int64_t kernel, int64_t stride) {
-  return (kernel - stride + 1) / 2;
+  const int64_t twice = kernel - stride + 1;  // floored, as Python's: -1 is a negative padding
+  return twice >= 0 ? twice / 2 : -((1 - twice) / 2);
 }
 
 std::vector<int64_t> Config::edges() const {
@@ -78,10 +79,13 @@ void check_config(const Config& c) {
       throw std::invalid_argument(level + "filters " + n(c.filters[i]) + ", kernel " +
                                   n(c.kernels[i]) + ", stride " + n(c.strides[i]) +
                                   " must all be positive");
-    const int64_t pad = conv_padding(c.kernels[i], c.strides[i]);
-    if (pad < 0)
-      throw std::invalid_argument(level + "stride " + n(c.strides[i]) + " exceeds kernel " +
-                                  n(c.kernels[i]) + " + 1 (MONAI refuses a negative padding)");
+    // The block's residual projection is a 1x1x1 convolution at the same stride: stride 2 at
+    // most, whatever the kernel.
+    if (conv_padding(c.kernels[i], c.strides[i]) < 0 || conv_padding(1, c.strides[i]) < 0)
+      throw std::invalid_argument(level + "stride " + n(c.strides[i]) + " with kernel " +
+                                  n(c.kernels[i]) +
+                                  " and the 1x1x1 residual projection gives a negative padding "
+                                  "(MONAI refuses it too)");
   }
   if (c.strides[0] != 1)
     throw std::invalid_argument("dynunet: the input block's stride is " + n(c.strides[0]) +

@@ -176,7 +176,10 @@ TEST(DynUnetCheckpoint, ContradictionsAndMissingTensorsAreRefusedByName) {
       << r;
   write_user(w, "", "upsamples.1.transp_conv.conv.weight", {12, 10, 3, 3, 3});  // stride 3
   r = refusal(w);
-  EXPECT_NE(r.find("patch 16: level 2's convolution (kernel 1, stride 3)"), std::string::npos) << r;
+  EXPECT_NE(r.find("level 2: stride 3 with kernel 1 and the 1x1x1 residual projection gives a "
+                   "negative padding"),
+            std::string::npos)
+      << r;
   // A tensor the shapes do not decide is checked when the parameters are read.
   write_user(w, "", "bottleneck.conv2.conv.weight", {20, 20, 1, 1, 1});
   try {
@@ -198,6 +201,18 @@ TEST(DynUnetCheckpoint, APatchTheLevelsCannotDivideIsRefused) {
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("level 5's convolution (kernel 3, stride 2) takes 1 to 1"),
+              std::string::npos)
+        << e.what();
+  }
+  c = user_config();
+  c.patch = 12;  // 12 -> 12 -> 6 -> 3, which stride 2 takes to 2, and back up to 4
+  try {
+    check_config(c);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("patch 12: level 3's convolution (kernel 3, stride 2) "
+                                         "takes 3 to 2 voxels a side, which its up block brings "
+                                         "back to 4, not 3"),
               std::string::npos)
         << e.what();
   }
