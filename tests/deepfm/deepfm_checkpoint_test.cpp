@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "models/deepfm/checkpoint.h"
 #include "models/deepfm/data/synthetic.h"
 #include "models/deepfm/data/tsv.h"
 #include "models/deepfm/workload.h"
-#include "models/io/safetensors.h"
 #include "models/registry.h"
+#include "tests/common/checkpoint_files.h"
 #include "tests/common/stages_match.h"
 #include "tests/common/temp_dir.h"
 
@@ -20,7 +19,13 @@ namespace sb::deepfm {
 namespace {
 
 namespace fs = std::filesystem;
+using sb::testing::backend_or_null;
+using sb::testing::dropping;
+using sb::testing::reshaping;
+using sb::testing::Spoil;
 using sb::testing::TempDir;
+using sb::testing::write_checkpoint;
+using sb::testing::write_text;
 
 Config user_config() {
   Config c = config_for("tiny");
@@ -30,31 +35,8 @@ Config user_config() {
 
 constexpr Cardinality kUserRows{60, 40, 25, 30};
 
-// Every parameter of `p`, but `drop`; `reshape` stores one tensor under another shape.
-void write_params(const fs::path& path, const Params& p, const std::string& drop = "",
-                  const std::string& reshape = "", std::vector<int64_t> as = {}) {
-  std::vector<std::pair<std::string, TensorData>> t;
-  for (size_t i = 0; i < p.specs().size(); ++i) {
-    const ParamSpec& spec = p.specs()[i];
-    if (spec.name == drop) continue;
-    if (spec.name != reshape) {
-      t.emplace_back(spec.name, TensorData{"F32", spec.shape, p.tensors()[i].values});
-      continue;
-    }
-    int64_t count = 1;
-    for (int64_t d : as) count *= d;
-    t.emplace_back(spec.name, TensorData{"F32", as, std::vector<float>(count, 0.5f)});
-  }
-  write_safetensors(path, t, "F32");
-}
-
-void write_user(const fs::path& path, const std::string& drop = "", const std::string& reshape = "",
-                std::vector<int64_t> as = {}) {
-  write_params(path, Params::random(user_config(), kUserRows, 7), drop, reshape, as);
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
+void write_user(const fs::path& path, const Spoil& spoil = {}) {
+  write_checkpoint(path, Params::random(user_config(), kUserRows, 7), "", spoil);
 }
 
 std::string refusal(const fs::path& weights) {
@@ -64,15 +46,6 @@ std::string refusal(const fs::path& weights) {
     return e.what();
   }
   return "accepted";
-}
-
-std::unique_ptr<Backend> backend_or_null(const std::string& name, std::string* why) {
-  try {
-    return make_backend(name, "");
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return nullptr;
-  }
 }
 
 TEST(DeepFmCheckpoint, ConfigurationFromShapesAndConfigJson) {
@@ -125,35 +98,35 @@ TEST(DeepFmCheckpoint, ContradictionsAndMissingTensorsAreRefusedByName) {
   r = json_refusal(R"([1, 2])");
   EXPECT_NE(r.find("not a JSON object"), std::string::npos) << r;
 
-  write_user(w, "deep.1.weight");
+  write_user(w, dropping("deep.1.weight"));
   r = refusal(w);
   EXPECT_NE(r.find("'deep.1.weight' is missing, but the file has blocks up to deep.2"),
             std::string::npos)
       << r;
-  write_user(w, "encoder.linear1.weight");
+  write_user(w, dropping("encoder.linear1.weight"));
   EXPECT_NE(refusal(w).find("missing tensor 'encoder.linear1.weight'"), std::string::npos);
-  write_user(w, "outcome_head.weight");
+  write_user(w, dropping("outcome_head.weight"));
   EXPECT_NE(refusal(w).find("missing tensor 'outcome_head.weight'"), std::string::npos);
-  write_user(w, "", "gene_emb.weight", {25 * 24});  // wrong rank
+  write_user(w, reshaping("gene_emb.weight", {25 * 24}));  // wrong rank
   r = refusal(w);
   EXPECT_NE(r.find("tensor 'gene_emb.weight' has shape [600], expected 2 dimensions"),
             std::string::npos)
       << r;
-  write_user(w, "", "gene_emb.weight", {25, 16});  // another embedding width
+  write_user(w, reshaping("gene_emb.weight", {25, 16}));  // another embedding width
   r = refusal(w);
   EXPECT_NE(r.find("'gene_emb.weight' has shape [25,16]: dimension 1 is 16, but "
                    "drug_emb.weight's columns (embed) gives 24"),
             std::string::npos)
       << r;
-  write_user(w, "", "deep.2.weight", {36, 21});  // does not chain onto deep.1's 20 rows
+  write_user(w, reshaping("deep.2.weight", {36, 21}));  // does not chain onto deep.1's 20 rows
   r = refusal(w);
   EXPECT_NE(r.find("dimension 1 is 21, but deep.1.weight's rows gives 20"), std::string::npos) << r;
-  write_user(w, "", "type_head.weight", {11, 42});  // the data has 12 effect types
+  write_user(w, reshaping("type_head.weight", {11, 42}));  // the data has 12 effect types
   r = refusal(w);
   EXPECT_NE(r.find("'type_head.weight' has shape [11,42]: dimension 0 is 11"), std::string::npos)
       << r;
   // A tensor the shapes do not decide is checked when the parameters are read.
-  write_user(w, "", "encoder.self_attn.in_proj_weight", {72, 23});
+  write_user(w, reshaping("encoder.self_attn.in_proj_weight", {72, 23}));
   WorkloadOptions o;
   o.size = "tiny";
   o.weights = w;
@@ -196,7 +169,7 @@ TEST(DeepFmCheckpoint, TheSeededWeightsReadBackTrainTheSameTrace) {
   o.size = "tiny";
   o.data = dir.path() / "table.tsv";
   DeepFmWorkload seeded(o, make_backend("cpu", ""));
-  write_params(dir.path() / "model.safetensors", seeded.parameters());
+  write_checkpoint(dir.path() / "model.safetensors", seeded.parameters());
   o.weights = dir.path();
   DeepFmWorkload loaded(o, make_backend("cpu", ""));
   EXPECT_EQ(loaded.parameters().count(), seeded.parameters().count());

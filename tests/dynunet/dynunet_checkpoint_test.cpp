@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "harness/correctness.h"
 #include "models/dynunet/checkpoint.h"
@@ -16,6 +15,7 @@
 #include "models/dynunet/workload.h"
 #include "models/io/safetensors.h"
 #include "models/registry.h"
+#include "tests/common/checkpoint_files.h"
 #include "tests/common/stages_match.h"
 #include "tests/common/temp_dir.h"
 
@@ -23,7 +23,13 @@ namespace sb::dynunet {
 namespace {
 
 namespace fs = std::filesystem;
+using sb::testing::backend_or_null;
+using sb::testing::dropping;
+using sb::testing::reshaping;
+using sb::testing::Spoil;
 using sb::testing::TempDir;
+using sb::testing::write_checkpoint;
+using sb::testing::write_text;
 
 Config user_config() {
   Config c = config_for("tiny");
@@ -32,32 +38,8 @@ Config user_config() {
   return c;
 }
 
-// `p`'s tensors under `prefix`, but `drop`; `reshape` stores one under another shape.
-void write_params(const fs::path& path, const Params& p, const std::string& prefix = "",
-                  const std::string& drop = "", const std::string& reshape = "",
-                  const std::vector<int64_t>& as = {}) {
-  std::vector<std::pair<std::string, TensorData>> t;
-  for (size_t i = 0; i < p.specs().size(); ++i) {
-    const ParamSpec& spec = p.specs()[i];
-    if (spec.name == drop) continue;
-    if (spec.name != reshape) {
-      t.emplace_back(prefix + spec.name, TensorData{"F32", spec.shape, p.tensors()[i].values});
-      continue;
-    }
-    int64_t count = 1;
-    for (int64_t d : as) count *= d;
-    t.emplace_back(prefix + spec.name, TensorData{"F32", as, std::vector<float>(count, 0.5f)});
-  }
-  write_safetensors(path, t, "F32");
-}
-
-void write_user(const fs::path& path, const std::string& drop = "", const std::string& reshape = "",
-                const std::vector<int64_t>& as = {}) {
-  write_params(path, Params::random(user_config(), 3), "backbone.", drop, reshape, as);
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
+void write_user(const fs::path& path, const Spoil& spoil = {}) {
+  write_checkpoint(path, Params::random(user_config(), 3), "backbone.", spoil);
 }
 
 std::string refusal(const fs::path& weights) {
@@ -74,15 +56,6 @@ WorkloadOptions tiny(const fs::path& weights) {
   o.size = "tiny";
   o.weights = weights;
   return o;
-}
-
-std::unique_ptr<Backend> backend_or_null(const std::string& name, std::string* why) {
-  try {
-    return make_backend(name, "");
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return nullptr;
-  }
 }
 
 TEST(DynUnetCheckpoint, ConfigurationFromShapesAndConfigJson) {
@@ -146,42 +119,43 @@ TEST(DynUnetCheckpoint, ContradictionsAndMissingTensorsAreRefusedByName) {
   r = json_refusal(R"({"norm_eps": 1e-5})");
   EXPECT_NE(r.find("unknown key 'norm_eps'"), std::string::npos) << r;
 
-  write_user(w, "downsamples.0.conv1.conv.weight");
+  write_user(w, dropping("downsamples.0.conv1.conv.weight"));
   r = refusal(w);
   EXPECT_NE(r.find("'downsamples.0.conv1.conv.weight' is missing, but the file has blocks up to "
                    "downsamples.1"),
             std::string::npos)
       << r;
-  write_user(w, "upsamples.2.transp_conv.conv.weight");
+  write_user(w, dropping("upsamples.2.transp_conv.conv.weight"));
   r = refusal(w);
   EXPECT_NE(r.find("'upsamples.2.transp_conv.conv.weight' is missing, but the file has blocks "
                    "up to upsamples.2"),
             std::string::npos)
       << r;
-  write_user(w, "output_block.conv.conv.weight");
+  write_user(w, dropping("output_block.conv.conv.weight"));
   EXPECT_NE(refusal(w).find("missing tensor 'output_block.conv.conv.weight'"), std::string::npos);
-  write_user(w, "bottleneck.conv3.conv.weight");
+  write_user(w, dropping("bottleneck.conv3.conv.weight"));
   EXPECT_NE(refusal(w).find("missing tensor 'bottleneck.conv3.conv.weight'"), std::string::npos);
-  write_user(w, "", "input_block.conv1.conv.weight", {6, 54});  // wrong rank
+  write_user(w, reshaping("input_block.conv1.conv.weight", {6, 54}));  // wrong rank
   r = refusal(w);
   EXPECT_NE(r.find("tensor 'input_block.conv1.conv.weight' has shape [6,54], expected 5 "
                    "dimensions"),
             std::string::npos)
       << r;
-  write_user(w, "", "downsamples.1.conv1.conv.weight", {12, 10, 1, 1, 3});  // not cubic
+  write_user(w, reshaping("downsamples.1.conv1.conv.weight", {12, 10, 1, 1, 3}));  // not cubic
   EXPECT_NE(refusal(w).find("its kernel differs between the axes"), std::string::npos);
-  write_user(w, "", "downsamples.1.conv1.conv.weight", {12, 9, 1, 1, 1});  // breaks the chain
+  write_user(w,
+             reshaping("downsamples.1.conv1.conv.weight", {12, 9, 1, 1, 1}));  // breaks the chain
   r = refusal(w);
   EXPECT_NE(r.find("dimension 1 is 9, but downsamples.0's filters gives 10"), std::string::npos)
       << r;
-  write_user(w, "", "upsamples.1.transp_conv.conv.weight", {12, 10, 3, 3, 3});  // stride 3
+  write_user(w, reshaping("upsamples.1.transp_conv.conv.weight", {12, 10, 3, 3, 3}));  // stride 3
   r = refusal(w);
   EXPECT_NE(r.find("level 2: stride 3 with kernel 1 and the 1x1x1 residual projection gives a "
                    "negative padding"),
             std::string::npos)
       << r;
   // A tensor the shapes do not decide is checked when the parameters are read.
-  write_user(w, "", "bottleneck.conv2.conv.weight", {20, 20, 1, 1, 1});
+  write_user(w, reshaping("bottleneck.conv2.conv.weight", {20, 20, 1, 1, 1}));
   try {
     DynUnetWorkload bad(tiny(w), make_backend("cpu", ""));
     ADD_FAILURE() << "accepted";
@@ -229,7 +203,7 @@ TEST(DynUnetCheckpoint, APatchTheLevelsCannotDivideIsRefused) {
 TEST(DynUnetCheckpoint, TheSeededWeightsReadBackTrainTheSameTrace) {
   TempDir dir;
   DynUnetWorkload seeded(tiny(""), make_backend("cpu", ""));
-  write_params(dir.path() / "model.safetensors", seeded.parameters(), "backbone.");
+  write_checkpoint(dir.path() / "model.safetensors", seeded.parameters(), "backbone.");
   DynUnetWorkload loaded(tiny(dir.path()), make_backend("cpu", ""));
   EXPECT_EQ(loaded.config().filters, seeded.config().filters);
   seeded.prepare(kBaseline);
@@ -244,7 +218,7 @@ TEST(DynUnetCheckpoint, TheSeededWeightsReadBackTrainTheSameTrace) {
 TEST(DynUnetCheckpoint, UserNetworksGradientsAreTheLossDerivative) {
   TempDir dir;
   const Params init = Params::random(user_config(), 3);
-  write_params(dir.path() / "init.safetensors", init);
+  write_checkpoint(dir.path() / "init.safetensors", init);
   auto loss_and_grads = [&](const fs::path& file, std::vector<float>* grads) {
     DynUnetWorkload w(tiny(file), make_backend("cpu", ""));
     w.prepare(kBaseline);
