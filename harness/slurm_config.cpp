@@ -38,7 +38,8 @@ bool plain(const std::string& s, const std::string& also) {
   return true;
 }
 
-bool digits(const std::string& s) {
+// At most 9 digits: a value std::stoi reads without overflow.
+bool short_digits(const std::string& s) {
   return !s.empty() && s.size() <= 9 &&
          std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit((unsigned char)c); });
 }
@@ -51,7 +52,7 @@ bool slurm_time(const std::string& t) {
   const size_t dash = t.find('-');
   const bool has_days = dash != std::string::npos;
   if (has_days) {
-    if (!digits(t.substr(0, dash))) return false;
+    if (!short_digits(t.substr(0, dash))) return false;
     clock = t.substr(dash + 1);
   }
   std::vector<std::string> parts(1);
@@ -61,7 +62,7 @@ bool slurm_time(const std::string& t) {
     else
       parts.back().push_back(c);
   }
-  if (parts.size() > 3 || !std::all_of(parts.begin(), parts.end(), digits)) return false;
+  if (parts.size() > 3 || !std::all_of(parts.begin(), parts.end(), short_digits)) return false;
   return true;
 }
 

@@ -115,11 +115,11 @@ NoiseTarget::NoiseTarget(double relative_target, size_t min_samples)
   if (!(relative_target > 0)) throw std::invalid_argument("noise target must be > 0");
 }
 
-Verdict NoiseTarget::do_assess(const SampleState& state) const {
+CriterionVerdict NoiseTarget::do_assess(const SampleState& state) const {
   const size_t n = state.samples.size();
   const double noise = relative_median_noise(state.samples);
   const bool quiet = noise <= target_;
-  Verdict v;
+  CriterionVerdict v;
   v.met = n >= min_samples_ && quiet;
   v.reason = "noise " + format_percent(noise) + (quiet ? " <= " : " > ") + format_percent(target_);
   if (n < min_samples_) {
@@ -130,9 +130,9 @@ Verdict NoiseTarget::do_assess(const SampleState& state) const {
   return v;
 }
 
-Verdict MinSamples::do_assess(const SampleState& state) const {
+CriterionVerdict MinSamples::do_assess(const SampleState& state) const {
   const size_t n = state.samples.size();
-  Verdict v;
+  CriterionVerdict v;
   v.met = n >= n_;
   v.reason =
       "samples " + std::to_string(n) + (v.met ? " >= " : " < ") + "min " + std::to_string(n_);
@@ -140,11 +140,11 @@ Verdict MinSamples::do_assess(const SampleState& state) const {
   return v;
 }
 
-Verdict MaxSamples::do_assess(const SampleState& state) const {
+CriterionVerdict MaxSamples::do_assess(const SampleState& state) const {
   return {state.samples.size() >= n_, "max samples " + std::to_string(n_), {}};
 }
 
-Verdict MaxTime::do_assess(const SampleState& state) const {
+CriterionVerdict MaxTime::do_assess(const SampleState& state) const {
   return {state.elapsed_s >= seconds_, "max time " + format_count_or_seconds(seconds_) + " s", {}};
 }
 
@@ -167,7 +167,7 @@ bool StoppingRule::done(const SampleState& state) {
   quality_met_ = !quality_.empty();
   std::string quality_reason;
   for (const auto& q : quality_) {
-    const Verdict v = q->assess(state);
+    const CriterionVerdict v = q->assess(state);
     quality_met_ = quality_met_ && v.met;
     quality_reason += (quality_reason.empty() ? "" : "; ") + v.reason;
   }
@@ -176,7 +176,7 @@ bool StoppingRule::done(const SampleState& state) {
     return true;
   }
   for (const auto& l : limits_) {
-    const Verdict v = l->assess(state);
+    const CriterionVerdict v = l->assess(state);
     if (v.met) {
       stop_reason_ =
           v.reason + " (noise " + format_percent(relative_median_noise(state.samples)) + ")";
@@ -190,7 +190,7 @@ bool StoppingRule::done(const SampleState& state) {
 std::vector<std::string> StoppingRule::unmet_quality(const SampleState& state) const {
   std::vector<std::string> unmet;
   for (const auto& q : quality_) {
-    const Verdict v = q->assess(state);
+    const CriterionVerdict v = q->assess(state);
     unmet.insert(unmet.end(), v.unmet.begin(), v.unmet.end());
   }
   return unmet;

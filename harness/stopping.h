@@ -50,7 +50,7 @@ struct SampleState {
 
 // A criterion's judgement of one state: whether it holds, in words, and (for a quality
 // criterion) each condition that does not hold yet ("samples 3 < min 5").
-struct Verdict {
+struct CriterionVerdict {
   bool met = false;
   std::string reason;
   std::vector<std::string> unmet;
@@ -61,13 +61,13 @@ class StoppingCriterion {
   virtual ~StoppingCriterion() = default;
   const std::string& name() const { return name_; }
   // Non-virtual entry: every criterion is judged the same way, statelessly.
-  Verdict assess(const SampleState& state) const { return do_assess(state); }
+  CriterionVerdict assess(const SampleState& state) const { return do_assess(state); }
 
  protected:
   explicit StoppingCriterion(std::string name) : name_(std::move(name)) {}
 
  private:
-  virtual Verdict do_assess(const SampleState& state) const = 0;
+  virtual CriterionVerdict do_assess(const SampleState& state) const = 0;
   std::string name_;
 };
 
@@ -78,7 +78,7 @@ class NoiseTarget : public StoppingCriterion {
   explicit NoiseTarget(double relative_target, size_t min_samples = 5);
 
  private:
-  Verdict do_assess(const SampleState& state) const override;
+  CriterionVerdict do_assess(const SampleState& state) const override;
   double target_;
   size_t min_samples_;
 };
@@ -88,7 +88,7 @@ class MinSamples : public StoppingCriterion {
   explicit MinSamples(size_t n) : StoppingCriterion("min-samples"), n_(n) {}
 
  private:
-  Verdict do_assess(const SampleState& state) const override;
+  CriterionVerdict do_assess(const SampleState& state) const override;
   size_t n_;
 };
 
@@ -97,7 +97,7 @@ class MaxSamples : public StoppingCriterion {
   explicit MaxSamples(size_t n) : StoppingCriterion("max-samples"), n_(n) {}
 
  private:
-  Verdict do_assess(const SampleState& state) const override;
+  CriterionVerdict do_assess(const SampleState& state) const override;
   size_t n_;
 };
 
@@ -106,7 +106,7 @@ class MaxTime : public StoppingCriterion {
   explicit MaxTime(double seconds) : StoppingCriterion("max-time"), seconds_(seconds) {}
 
  private:
-  Verdict do_assess(const SampleState& state) const override;
+  CriterionVerdict do_assess(const SampleState& state) const override;
   double seconds_;
 };
 

@@ -10,6 +10,7 @@
 #include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/text_table.h"
+#include "schema/json_text.h"
 #include "stats/statistics.h"
 
 namespace sb {
@@ -83,10 +84,6 @@ std::string ratio_text(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3fx", r);
   return buf;
-}
-
-json number(double v) {
-  return std::isfinite(v) ? json(v) : json();
 }
 
 }  // namespace
@@ -227,16 +224,17 @@ std::string ab_markdown(const AbResult& r, const AbOptions& o) {
 json ab_json(const AbResult& r, const AbOptions& o) {
   json stages = json::array();
   for (const AbStage& s : r.stages)
-    stages.push_back({{"run", s.run},
-                      {"stage", s.stage},
-                      {"base_ms", s.base_ms},
-                      {"candidate_ms", s.candidate_ms},
-                      {"ratio", number(s.ratio)},
-                      {"ratio_interval", {number(s.ratio_lo), number(s.ratio_hi)}},
-                      {"coverage", number(s.coverage)},
-                      {"regression", s.regression},
-                      {"verdict", s.verdict},
-                      {"note", s.note}});
+    stages.push_back(
+        {{"run", s.run},
+         {"stage", s.stage},
+         {"base_ms", s.base_ms},
+         {"candidate_ms", s.candidate_ms},
+         {"ratio", json_number_or_null(s.ratio)},
+         {"ratio_interval", {json_number_or_null(s.ratio_lo), json_number_or_null(s.ratio_hi)}},
+         {"coverage", json_number_or_null(s.coverage)},
+         {"regression", s.regression},
+         {"verdict", s.verdict},
+         {"note", s.note}});
   return {{"schema", "stagebench-compare-ab/1"},
           {"slower", o.slower},
           {"base_processes", r.base_processes},

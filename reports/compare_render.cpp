@@ -4,6 +4,7 @@
 
 #include "reports/number_format.h"
 #include "reports/text_table.h"
+#include "schema/json_text.h"
 
 namespace sb {
 namespace {
@@ -48,10 +49,6 @@ std::string note_text(const MetricComparison& m) {
   const std::string& why = m.inconclusive_reason;
   if (why.empty() || m.note.find(why.substr(0, why.find(", "))) != std::string::npos) return m.note;
   return m.note + (m.note.empty() ? "" : "; ") + why;
-}
-
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
 }  // namespace
@@ -136,10 +133,10 @@ nlohmann::json compare_json(const CompareResult& r, const CompareOptions& o,
                     {"backend", m.backend},
                     {"stage", m.stage},
                     {"metric", m.metric},
-                    {"base", number(m.base)},
-                    {"candidate", number(m.candidate)},
-                    {"change", number(m.change)},
-                    {"p_value", number(m.p_value)},
+                    {"base", json_number_or_null(m.base)},
+                    {"candidate", json_number_or_null(m.candidate)},
+                    {"change", json_number_or_null(m.change)},
+                    {"p_value", json_number_or_null(m.p_value)},
                     {"verdict", verdict_name(m.verdict)},
                     {"rule", m.rule},
                     {"regression", m.regression},

@@ -1,5 +1,6 @@
 #include "schema/json_text.h"
 
+#include <cmath>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -178,6 +179,10 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(source + ": unreadable JSON: " + e.what());
   }
+}
+
+nlohmann::json json_number_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
 int64_t json_int64(const nlohmann::json& value, const std::string& what) {

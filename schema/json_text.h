@@ -26,6 +26,9 @@ void check_json_depth(std::string_view text, const std::string& source,
 nlohmann::json parse_json_text(std::string_view text, const std::string& source,
                                int max_depth = kMaxJsonDepth);
 
+// A finite number, else null: JSON has no NaN or Inf.
+nlohmann::json json_number_or_null(double v);
+
 // An integer field as int64. Throws std::invalid_argument "WHAT is not an integer", or "WHAT is
 // 18446744073709551615, beyond a 64-bit integer" for an unsigned value past INT64_MAX, which
 // nlohmann's get<int64_t>() would wrap (2^64-1 read as -1).

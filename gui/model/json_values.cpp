@@ -16,6 +16,10 @@ QString text(const nlohmann::json& j, const char* key, const QString& fallback) 
   return v.is_string() ? display_text(v.get_ref<const std::string&>()) : fallback;
 }
 
+std::optional<double> known(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
 QVariant sort_value(std::optional<double> v) {
   return v ? QVariant(*v) : QVariant();
 }

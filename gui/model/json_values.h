@@ -16,6 +16,10 @@ using ::sb::member;  // reports/stage_row.h: j[key], or null on any other shape
 std::optional<double> number(const nlohmann::json& j, const char* key);
 QString text(const nlohmann::json& j, const char* key, const QString& fallback = {});
 
+// A computed figure as the tables' optional: NaN (unknown, as StageRow writes it) and Inf are
+// empty, shown as "-".
+std::optional<double> known(double v);
+
 // The value as a sortable QVariant: a double, or invalid when unknown.
 QVariant sort_value(std::optional<double> v);
 

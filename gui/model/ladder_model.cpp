@@ -20,11 +20,6 @@ QColor status_colour(const std::string& status) {
   return QColor(0x80, 0x80, 0x80);
 }
 
-// StageRow's NaN (unknown) as the viewer's empty optional.
-std::optional<double> known(double v) {
-  return std::isnan(v) ? std::nullopt : std::optional<double>(v);
-}
-
 QString qs(const std::string& s) {
   return display_text(s);
 }

@@ -14,10 +14,6 @@ static_assert(PhasesModel::ColumnCount == 2 + kTrainPhaseCount + 1 + kMemorySpli
 
 namespace {
 
-std::optional<double> known(double v) {
-  return std::isnan(v) ? std::nullopt : std::optional<double>(v);
-}
-
 bool is_phase(int column) {
   return column >= PhasesModel::kFirstPhase &&
          column < PhasesModel::kFirstPhase + PhasesModel::kPhaseCount;

@@ -6,14 +6,6 @@
 #include "gui/model/roles.h"
 
 namespace sb::viewer {
-namespace {
-
-std::optional<double> known(double v) {
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-}  // namespace
-
 ReferenceModel::ReferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ReferenceModel::set_run(const nlohmann::json& run) {

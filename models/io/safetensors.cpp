@@ -22,13 +22,14 @@ constexpr int kMaxHeaderDepth = 32;
 // Tensors are converted and written in pieces so writing never holds a second full copy.
 constexpr size_t kWriteChunkElements = size_t{1} << 20;
 
-std::invalid_argument file_error(const std::filesystem::path& path, const std::string& what) {
+std::invalid_argument safetensors_error(const std::filesystem::path& path,
+                                        const std::string& what) {
   return std::invalid_argument("safetensors file '" + path.string() + "': " + what);
 }
 
 std::invalid_argument tensor_error(const std::filesystem::path& path, const std::string& name,
                                    const std::string& what) {
-  return file_error(path, "tensor '" + name + "': " + what);
+  return safetensors_error(path, "tensor '" + name + "': " + what);
 }
 
 uint64_t read_le_u64(const std::byte* bytes) {
@@ -51,7 +52,7 @@ json parse_header(const std::filesystem::path& path, std::string_view text) {
 
 std::map<std::string, std::string> parse_metadata(const std::filesystem::path& path,
                                                   const json& value) {
-  if (!value.is_object()) throw file_error(path, "\"__metadata__\" is not a JSON object");
+  if (!value.is_object()) throw safetensors_error(path, "\"__metadata__\" is not a JSON object");
   std::map<std::string, std::string> metadata;
   for (const auto& [key, item] : value.items()) {
     // The format says str -> str; other writers' numbers or objects are kept as their JSON text.
@@ -151,11 +152,11 @@ void check_no_overlap(const std::filesystem::path& path,
     const auto& previous = *sorted[i - 1];
     const auto& current = *sorted[i];
     if (current.second.begin < previous.second.end) {
-      throw file_error(path, "tensors '" + previous.first + "' " +
-                                 offsets_text(previous.second.begin, previous.second.end) +
-                                 " and '" + current.first + "' " +
-                                 offsets_text(current.second.begin, current.second.end) +
-                                 " overlap");
+      throw safetensors_error(path, "tensors '" + previous.first + "' " +
+                                        offsets_text(previous.second.begin, previous.second.end) +
+                                        " and '" + current.first + "' " +
+                                        offsets_text(current.second.begin, current.second.end) +
+                                        " overlap");
     }
   }
 }
@@ -192,24 +193,24 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
   file.file_ = std::make_unique<MappedFile>(path);
   const std::span<const std::byte> bytes = file.file_->bytes();
   if (bytes.size() < 8) {
-    throw file_error(path, "file is " + std::to_string(bytes.size()) +
-                               " bytes, shorter than the 8-byte header length (truncated?)");
+    throw safetensors_error(path, "file is " + std::to_string(bytes.size()) +
+                                      " bytes, shorter than the 8-byte header length (truncated?)");
   }
   const uint64_t header_size = read_le_u64(bytes.data());
   if (header_size > kMaxHeaderBytes) {
-    throw file_error(path, "header length " + std::to_string(header_size) +
-                               " exceeds the 100 MB limit (not a safetensors file?)");
+    throw safetensors_error(path, "header length " + std::to_string(header_size) +
+                                      " exceeds the 100 MB limit (not a safetensors file?)");
   }
   if (header_size > bytes.size() - 8) {
-    throw file_error(path, "header length " + std::to_string(header_size) +
-                               " is larger than the file (" + std::to_string(bytes.size() - 8) +
-                               " bytes after the length; truncated?)");
+    throw safetensors_error(
+        path, "header length " + std::to_string(header_size) + " is larger than the file (" +
+                  std::to_string(bytes.size() - 8) + " bytes after the length; truncated?)");
   }
   const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + 8), header_size);
   file.data_ = bytes.subspan(8 + header_size);
 
   const json header = parse_header(path, header_text);
-  if (!header.is_object()) throw file_error(path, "header is not a JSON object");
+  if (!header.is_object()) throw safetensors_error(path, "header is not a JSON object");
   for (const auto& [name, entry] : header.items()) {
     if (name == kMetadataKey) {
       file.metadata_ = parse_metadata(path, entry);

@@ -26,15 +26,11 @@ std::vector<int64_t> volume_shape(const Conv3dShape& s, int64_t channels, int64_
   return {s.batch, d, h, w, channels};
 }
 
-const char* layout_name(Layout3d l) {
-  return l == Layout3d::ncdhw ? "[N, C, d, h, w]" : "[N, d, h, w, C]";
-}
-
 void expect_volume(Op op, const char* what, const Tensor& t, const std::vector<int64_t>& want,
                    Layout3d layout) {
   expect_f32(op, what, t);
   if (t.shape() != want)
-    fail(op, describe(what, t) + " is not " + layout_name(layout) + " = " + dims_text(want));
+    fail(op, describe(what, t) + " is not " + layout_text(layout) + " = " + dims_text(want));
 }
 
 // The shape's own bounds: counts, kernel, stride, padding, and an output of at least one voxel

@@ -17,10 +17,6 @@ using namespace checks;
 
 namespace {
 
-const char* layout_name(Layout3d l) {
-  return l == Layout3d::ndhwc ? "[N, d, h, w, C]" : "[N, C, d, h, w]";
-}
-
 // The shape itself: positive kernel and stride, padding in [0, kernel), positive channels and
 // input size, batch >= 0, a positive output size on every axis.
 void expect_transposed_shape(Op op, const Conv3dShape& s) {
@@ -56,7 +52,7 @@ void expect_volume(Op op, const char* what, const Tensor& t, const Conv3dShape& 
                                         ? std::vector<int64_t>{s.batch, d, h, w, channels}
                                         : std::vector<int64_t>{s.batch, channels, d, h, w};
   if (t.shape() != want)
-    fail(op, describe(what, t) + " is not " + layout_name(s.layout) + " = " +
+    fail(op, describe(what, t) + " is not " + layout_text(s.layout) + " = " +
                  Tensor(want, DType::f32, nullptr).shape_string());
 }
 
@@ -70,7 +66,7 @@ void expect_output(Op op, const char* what, const Tensor& t, const Conv3dShape& 
 }
 
 // [in, out, k, k, k] exactly.
-void expect_weight(Op op, const char* what, const Tensor& t, const Conv3dShape& s) {
+void expect_transposed_weight(Op op, const char* what, const Tensor& t, const Conv3dShape& s) {
   expect_f32(op, what, t);
   const int64_t k = s.kernel;
   const std::vector<int64_t> want{s.in_channels, s.out_channels, k, k, k};
@@ -86,7 +82,7 @@ void Backend::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tens
   const Op op = Op::conv_transpose3d;
   expect_transposed_shape(op, s);
   expect_input(op, "input", x, s);
-  expect_weight(op, "weight", w, s);
+  expect_transposed_weight(op, "weight", w, s);
   if (bias != nullptr) expect_f32_numel(op, "bias", *bias, s.out_channels, "[out]");
   expect_output(op, "the output", y, s);
   if (bias != nullptr) expect_distinct(op, "the output", y, "bias", *bias);
@@ -101,7 +97,7 @@ void Backend::conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor&
   const Op op = Op::conv_transpose3d_backward_data;
   expect_transposed_shape(op, s);
   expect_output(op, "dy", dy, s);
-  expect_weight(op, "weight", w, s);
+  expect_transposed_weight(op, "weight", w, s);
   expect_input(op, "dx", dx, s);
   expect_distinct(op, "dx", dx, "dy", dy);
   expect_distinct(op, "dx", dx, "the weight", w);
@@ -115,7 +111,7 @@ void Backend::conv_transpose3d_backward_weights(const Conv3dShape& s, const Tens
   expect_transposed_shape(op, s);
   expect_input(op, "input", x, s);
   expect_output(op, "dy", dy, s);
-  expect_weight(op, "dw", dw, s);
+  expect_transposed_weight(op, "dw", dw, s);
   expect_weight_gradients(op, x, dy, dw, dbias, s.out_channels);
   if (s.batch == 0) {  // no samples: the gradients are empty sums
     fill(dw, 0.0f);

@@ -60,6 +60,10 @@ void expect_weight_gradients(Op op, const Tensor& x, const Tensor& dy, const Ten
   expect_distinct(op, "dbias", *dbias, "dw", dw);
 }
 
+const char* layout_text(Layout3d l) {
+  return l == Layout3d::ncdhw ? "[N, C, d, h, w]" : "[N, d, h, w, C]";
+}
+
 void expect_act(Op op, Act act) {
   if (act != Act::none && act != Act::relu && act != Act::gelu && act != Act::softplus &&
       act != Act::gelu_erf && act != Act::leaky_relu && act != Act::sigmoid)

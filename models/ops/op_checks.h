@@ -50,6 +50,9 @@ void expect_weight_gradients(Op op, const Tensor& x, const Tensor& dy, const Ten
                              const Tensor* dbias, int64_t out_channels);
 
 // A known activation; eps >= 0.
+// A 3-D layout as its dimension order, for messages: "[N, C, d, h, w]".
+const char* layout_text(Layout3d l);
+
 void expect_act(Op op, Act act);
 void expect_eps(Op op, float eps);
 // Where an id outside the table sits: "id 11 at position 6 (item 1, token 2)".

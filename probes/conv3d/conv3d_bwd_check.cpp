@@ -20,15 +20,12 @@
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "probes/conv3d/conv3d_cases.h"
+#include "probes/conv3d/probe_values.h"
 
 namespace {
 
-std::vector<float> random_values(size_t n, float scale, std::mt19937& rng) {
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
+using conv3d_probe::all_finite;
+using conv3d_probe::random_values;
 
 struct Compare {
   double rel_l2, cosine;
@@ -44,10 +41,6 @@ Compare compare(const std::vector<float>& a, const std::vector<float>& ref) {
     aa += static_cast<double>(a[i]) * a[i];
   }
   return {std::sqrt(num / den), dot / std::sqrt(aa * den)};
-}
-
-bool all_finite(const std::vector<float>& v) {
-  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
 }
 
 double median(std::vector<double> v) {

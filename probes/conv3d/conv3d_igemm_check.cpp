@@ -19,21 +19,18 @@
 #include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "probes/conv3d/conv3d_cases.h"
+#include "probes/conv3d/probe_values.h"
 
 int run_backward_check(sb::Precision p, int reps);  // conv3d_bwd_check.cpp
 
 namespace {
 
+using conv3d_probe::all_finite;
+using conv3d_probe::random_values;
+
 using conv3d_probe::Case;
 using conv3d_probe::kBatch;
 using conv3d_probe::kCases;
-
-std::vector<float> random_values(size_t n, float scale, std::mt19937& rng) {
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
 
 double rel_l2(const std::vector<float>& a, const std::vector<float>& ref) {
   double num = 0, den = 0;
@@ -50,10 +47,6 @@ double max_abs(const std::vector<float>& a, const std::vector<float>& ref) {
   for (size_t i = 0; i < a.size(); ++i)
     m = std::max(m, std::abs(static_cast<double>(a[i]) - ref[i]));
   return std::isnan(m) ? INFINITY : m;
-}
-
-bool all_finite(const std::vector<float>& v) {
-  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
 }
 
 }  // namespace

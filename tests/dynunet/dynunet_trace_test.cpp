@@ -14,7 +14,7 @@
 namespace sb::dynunet {
 namespace {
 
-WorkloadOptions tiny(const std::filesystem::path& weights = {}) {
+WorkloadOptions tiny_options(const std::filesystem::path& weights = {}) {
   WorkloadOptions o;
   o.size = "tiny";
   o.weights = weights;
@@ -23,7 +23,7 @@ WorkloadOptions tiny(const std::filesystem::path& weights = {}) {
 
 // Step 0's loss from the parameters in `file` (the first loss a trace records).
 double loss_at(const std::filesystem::path& file) {
-  DynUnetWorkload w(tiny(file), make_backend("cpu", ""));
+  DynUnetWorkload w(tiny_options(file), make_backend("cpu", ""));
   w.prepare(kBaseline);
   return w.train(kBaseline, 1).loss.at(0);
 }
@@ -32,7 +32,7 @@ class DynUnetTrace : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new sb::testing::TempDir("sb_dyntrace_");
-    DynUnetWorkload w(tiny(), make_backend("cpu", ""));
+    DynUnetWorkload w(tiny_options(), make_backend("cpu", ""));
     export_trace(w, kBaseline, 1, dir_->path());
   }
   static void TearDownTestSuite() {

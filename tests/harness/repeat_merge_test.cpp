@@ -10,8 +10,8 @@
 namespace sb {
 namespace {
 
-StageRecord stage(const std::string& id, std::vector<double> samples_ms,
-                  const std::string& status = "ok") {
+StageRecord stage_record(const std::string& id, std::vector<double> samples_ms,
+                         const std::string& status = "ok") {
   StageRecord s;
   s.id = id;
   s.status = status;
@@ -38,8 +38,10 @@ RunRecord run(std::vector<StageRecord> stages) {
 // Stage "fast" is 2x stage 0 in process 1 and 1.5x in process 2: each process's own interval
 // is tight, and the merged one must hold both.
 std::vector<RunRecord> two_processes() {
-  return {run({stage("base", {10, 10, 10, 10, 10, 10, 10}), stage("fast", {5, 5, 5, 5, 5, 5, 5})}),
-          run({stage("base", {12, 12, 12, 12, 12, 12, 12}), stage("fast", {8, 8, 8, 8, 8, 8, 8})})};
+  return {run({stage_record("base", {10, 10, 10, 10, 10, 10, 10}),
+               stage_record("fast", {5, 5, 5, 5, 5, 5, 5})}),
+          run({stage_record("base", {12, 12, 12, 12, 12, 12, 12}),
+               stage_record("fast", {8, 8, 8, 8, 8, 8, 8})})};
 }
 
 TEST(RepeatMerge, PoolsSamplesAndWidensTheIntervalToEveryProcessMedian) {
@@ -86,7 +88,7 @@ TEST(RepeatMerge, AFailedCheckInOneProcessIsTheMergedCheck) {
 
 TEST(RepeatMerge, AStageSkippedInOneProcessOnlyIsInvalid) {
   auto p = two_processes();
-  p[0].stages[1] = stage("fast", {5}, "skipped");
+  p[0].stages[1] = stage_record("fast", {5}, "skipped");
   p[0].stages[1].samples_ms.reset();
   p[0].stages[1].time = {};
   p[0].stages[1].reasons.clear();

@@ -17,7 +17,7 @@ namespace {
 using test::FakeStage;
 using test::FakeWorkload;
 
-const RunInfo kInfo{"enformer", "tiny", "opencl", "test device", "inference"};
+const RunInfo kOpenclInfo{"enformer", "tiny", "opencl", "test device", "inference"};
 
 RunnerOptions options() {
   RunnerOptions opt;
@@ -69,7 +69,7 @@ TEST(RunnerStop, StopsDuringALongWarmUpWithASnapshotAndReleases) {
     stop.store(true);
   });
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_THROW(run_ladder(w, kInfo, {1}, opt), RunStopped);
+  EXPECT_THROW(run_ladder(w, kOpenclInfo, {1}, opt), RunStopped);
   stopper.join();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   ASSERT_FALSE(partials.empty());
@@ -92,7 +92,7 @@ TEST(RunnerStop, StopsBetweenRounds) {
   opt.progress = [&](const Progress& p) {
     if (p.phase == "measure" && p.samples >= 5) stop.store(true);
   };
-  EXPECT_THROW(run_ladder(w, kInfo, {}, opt), RunStopped);
+  EXPECT_THROW(run_ladder(w, kOpenclInfo, {}, opt), RunStopped);
   EXPECT_LE(w.runs_[0], 10);
   EXPECT_GE(partials, 2);  // after the warm-up, and the last one at the stop
 }
@@ -103,7 +103,7 @@ TEST(RunnerDeviceLost, InTheRoundsKeepsSamplesAndFailsTheRest) {
   RunnerOptions opt = options();
   opt.min_samples = 5;
   opt.max_samples = 5;
-  const nlohmann::json run = run_ladder(w, kInfo, {1, 2}, opt);
+  const nlohmann::json run = run_ladder(w, kOpenclInfo, {1, 2}, opt);
   EXPECT_EQ(problems(run), std::vector<std::string>{});
   EXPECT_NE(stage(run, "baseline").at("status"), "failed");
   EXPECT_EQ(stage(run, "baseline").at("time").at("samples"), 3);
@@ -115,7 +115,7 @@ TEST(RunnerDeviceLost, InTheRoundsKeepsSamplesAndFailsTheRest) {
 
 TEST(RunnerDeviceLost, InTheWarmUpFailsEveryStageNotMeasured) {
   LosingWorkload w({FakeStage("baseline", 1), FakeStage("b", 1), FakeStage("c", 1)}, 2);
-  const nlohmann::json run = run_ladder(w, kInfo, {1, 2}, options());
+  const nlohmann::json run = run_ladder(w, kOpenclInfo, {1, 2}, options());
   EXPECT_EQ(problems(run), std::vector<std::string>{});
   EXPECT_EQ(stage(run, "baseline").at("status"), "failed");  // warmed up, never measured
   EXPECT_EQ(stage(run, "b").at("status"), "failed");

@@ -79,7 +79,7 @@ TEST(Stopping, CriteriaAsPlugIns) {
 
   NoiseTarget noise(0.05, 4);
   std::vector<double> quiet = {2, 2, 2};
-  const Verdict v = noise.assess({quiet, 0});
+  const CriterionVerdict v = noise.assess({quiet, 0});
   EXPECT_FALSE(v.met);
   EXPECT_NE(v.reason.find("3 < 4 samples"), std::string::npos) << v.reason;
   EXPECT_EQ(v.unmet, std::vector<std::string>{"samples 3 < min 4"});

@@ -141,26 +141,22 @@ void backward_weights_ref(const Conv3dShape& s, const Vec& x, const Vec& dy, DVe
     }
 }
 
-struct Inputs {
+struct ConvInputs {
   Conv3dShape s;
   Vec x, w, bias, dy;
-  Inputs(const Config& c, bool small, unsigned seed)
+  ConvInputs(const Config& c, bool small, unsigned seed)
       : s(shape_of(c, small)),
         x(random_vec(numel(x_shape(s)), seed)),
         w(random_vec(numel(w_shape(s)), seed + 1)),
         bias(random_vec(s.out_channels, seed + 2)),
         dy(random_vec(numel(y_shape(s)), seed + 3)) {}
-  Inputs(const Conv3dShape& shape, unsigned seed)
+  ConvInputs(const Conv3dShape& shape, unsigned seed)
       : s(shape),
         x(random_vec(numel(x_shape(s)), seed)),
         w(random_vec(numel(w_shape(s)), seed + 1)),
         bias(random_vec(s.out_channels, seed + 2)),
         dy(random_vec(numel(y_shape(s)), seed + 3)) {}
 };
-
-std::vector<Check> checks(std::initializer_list<Check> list) {
-  return std::vector<Check>(list);
-}
 
 // y = conv3d(x, w) + bias on the backend.
 Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const Vec* bias) {
@@ -184,7 +180,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
     const std::string name =
         std::string("reference_split_k_") + (layout == Layout3d::ncdhw ? "ncdhw" : "ndhwc");
     cases.push_back({Op::conv3d_backward_weights, name, {}, [=](Backend& be) {
-                       const Inputs in(s, 1290);
+                       const ConvInputs in(s, 1290);
                        Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
                        be.fill(dw, std::numeric_limits<float>::quiet_NaN());
                        be.fill(db, std::numeric_limits<float>::quiet_NaN());
@@ -202,14 +198,14 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
       const std::string suffix = config_name(c) + (with_bias ? "_bias" : "_no_bias");
       seed += 10;
       cases.push_back({Op::conv3d, "reference_" + suffix, {}, [=](Backend& be) {
-                         const Inputs in(c, false, seed);
+                         const ConvInputs in(c, false, seed);
                          const Vec* b = with_bias ? &in.bias : nullptr;
                          return checks({{"y", forward(be, in.s, in.x, in.w, b),
                                          conv3d_ref(in.s, in.x, in.w, b), Precision::f32, 1e-4}});
                        }});
       cases.push_back(
           {Op::conv3d_backward_weights, "reference_" + suffix, {}, [=](Backend& be) {
-             const Inputs in(c, false, seed + 5);
+             const ConvInputs in(c, false, seed + 5);
              Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
              be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
                                         up(be, in.dy, y_shape(in.s)), dw,
@@ -223,7 +219,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
       if (!with_bias) continue;
       cases.push_back(
           {Op::conv3d_backward_data, "reference_" + config_name(c), {}, [=](Backend& be) {
-             const Inputs in(c, false, seed + 7);
+             const ConvInputs in(c, false, seed + 7);
              Tensor dx = be.empty(x_shape(in.s));
              be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
                                      up(be, in.w, w_shape(in.s)), dx);
@@ -237,7 +233,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
     seed += 10;
     cases.push_back(
         {Op::conv3d, "tf32_" + config_name(c), needs_precision(Precision::tf32), [=](Backend& be) {
-           Inputs in(c, false, seed);
+           ConvInputs in(c, false, seed);
            in.s.precision = Precision::tf32;
            Tensor dx = be.empty(x_shape(in.s)), dw = be.empty(w_shape(in.s));
            be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)), up(be, in.w, w_shape(in.s)),
@@ -256,7 +252,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
   for (const Config& c : kGradientConfigs) {
     seed += 10;
     cases.push_back({Op::conv3d_backward_data, "gradient_" + config_name(c), {}, [=](Backend& be) {
-                       const Inputs in(c, true, seed);
+                       const ConvInputs in(c, true, seed);
                        Tensor dx = be.empty(x_shape(in.s));
                        be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
                                                up(be, in.w, w_shape(in.s)), dx);
@@ -267,7 +263,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                      }});
     cases.push_back(
         {Op::conv3d_backward_weights, "gradient_" + config_name(c), {}, [=](Backend& be) {
-           const Inputs in(c, true, seed + 5);
+           const ConvInputs in(c, true, seed + 5);
            Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
            be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
                                       up(be, in.dy, y_shape(in.s)), dw, &db);

@@ -36,7 +36,7 @@ std::function<std::string(Backend&)> needs_geometry(const Geometry& g) {
 }
 
 // Element offsets of one activation tensor in its layout.
-struct Volume {
+struct TransposedVolume {
   int64_t c, d, h, w;
   bool channels_last;
   int64_t size(int64_t batch) const { return batch * c * d * h * w; }
@@ -51,12 +51,12 @@ struct Volume {
 };
 
 // N = 2, 3 -> 2 channels, a 3x2x3 input (sides differ so that swapped axes show); seeded data.
-struct Inputs {
+struct TransposedInputs {
   Conv3dShape s;
-  Volume vi, vo;
+  TransposedVolume vi, vo;
   int64_t k3;
   Vec x, w, bias, dy;
-  Inputs(const Geometry& g, Layout3d layout, unsigned seed) {
+  TransposedInputs(const Geometry& g, Layout3d layout, unsigned seed) {
     s.batch = 2, s.in_channels = 3, s.out_channels = 2;
     s.d = 3, s.h = 2, s.w = 3;
     s.kernel = g.kernel, s.stride = g.stride, s.padding = g.padding, s.layout = layout;
@@ -148,7 +148,7 @@ void add_forward(std::vector<OpCase>& c, const Geometry& g, Layout3d l, bool wit
   c.push_back(
       {Op::conv_transpose3d, name_of(with_bias ? "reference_bias" : "reference_no_bias", g, l),
        needs_geometry(g), [g, l, with_bias](Backend& be) {
-         const Inputs in(g, l, 700);
+         const TransposedInputs in(g, l, 700);
          Tensor y = be.empty(in.y_shape());
          const Tensor b = up(be, in.bias, {in.s.out_channels});
          be.conv_transpose3d(in.s, up(be, in.x, in.x_shape()), up(be, in.w, in.w_shape()),
@@ -162,7 +162,7 @@ void add_forward(std::vector<OpCase>& c, const Geometry& g, Layout3d l, bool wit
 void add_backward_data(std::vector<OpCase>& c, const Geometry& g, Layout3d l) {
   c.push_back({Op::conv_transpose3d_backward_data, name_of("reference", g, l), needs_geometry(g),
                [g, l](Backend& be) {
-                 const Inputs in(g, l, 710);
+                 const TransposedInputs in(g, l, 710);
                  Tensor dx = be.empty(in.x_shape());
                  be.conv_transpose3d_backward_data(in.s, up(be, in.dy, in.y_shape()),
                                                    up(be, in.w, in.w_shape()), dx);
@@ -171,7 +171,7 @@ void add_backward_data(std::vector<OpCase>& c, const Geometry& g, Layout3d l) {
                }});
   c.push_back({Op::conv_transpose3d_backward_data, name_of("gradient", g, l), needs_geometry(g),
                [g, l](Backend& be) {
-                 const Inputs in(g, l, 720);
+                 const TransposedInputs in(g, l, 720);
                  Tensor dx = be.empty(in.x_shape());
                  be.conv_transpose3d_backward_data(in.s, up(be, in.dy, in.y_shape()),
                                                    up(be, in.w, in.w_shape()), dx);
@@ -187,7 +187,7 @@ void add_backward_weights(std::vector<OpCase>& c, const Geometry& g, Layout3d l,
       {Op::conv_transpose3d_backward_weights,
        name_of(with_bias ? "reference_dbias" : "reference_no_dbias", g, l), needs_geometry(g),
        [g, l, with_bias](Backend& be) {
-         const Inputs in(g, l, 730);
+         const TransposedInputs in(g, l, 730);
          Tensor dw = be.empty(in.w_shape()), db = be.empty({in.s.out_channels});
          be.conv_transpose3d_backward_weights(in.s, up(be, in.x, in.x_shape()),
                                               up(be, in.dy, in.y_shape()), dw,
@@ -201,7 +201,7 @@ void add_backward_weights(std::vector<OpCase>& c, const Geometry& g, Layout3d l,
   if (!with_bias) return;
   c.push_back({Op::conv_transpose3d_backward_weights, name_of("gradient", g, l), needs_geometry(g),
                [g, l](Backend& be) {
-                 const Inputs in(g, l, 740);
+                 const TransposedInputs in(g, l, 740);
                  Tensor dw = be.empty(in.w_shape()), db = be.empty({in.s.out_channels});
                  be.conv_transpose3d_backward_weights(in.s, up(be, in.x, in.x_shape()),
                                                       up(be, in.dy, in.y_shape()), dw, &db);

@@ -24,10 +24,6 @@ int64_t size_of(const Vec& v) {
   return static_cast<int64_t>(v.size());
 }
 
-std::vector<Check> checks(std::initializer_list<Check> list) {
-  return std::vector<Check>(list);
-}
-
 // --- transfers ---------------------------------------------------------------------------
 
 std::vector<OpCase> transfer_cases() {

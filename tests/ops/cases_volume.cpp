@@ -12,10 +12,6 @@
 namespace sb::testing {
 namespace {
 
-std::vector<Check> checks(std::initializer_list<Check> list) {
-  return std::vector<Check>(list);
-}
-
 const char* layout_name(Layout3d l) {
   return l == Layout3d::ncdhw ? "ncdhw" : "ndhwc";
 }
@@ -111,7 +107,7 @@ double dice_ref(const Volume& s, const Vec& z, const Vec& t, double smooth, doub
   return loss / count;
 }
 
-constexpr float kEps = 1e-5f;
+constexpr float kInstanceNormEps = 1e-5f;
 
 std::vector<OpCase> instance_norm_cases() {
   std::vector<OpCase> c;
@@ -124,9 +120,10 @@ std::vector<OpCase> instance_norm_cases() {
                              b = random_vec(3, 402);
                    Tensor y = be.empty(s.shape());
                    be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {3}),
-                                    up(be, b, {3}), kEps, y);
-                   return checks({{"y", be.download(y), instance_norm_ref(s, x, g, b, kEps),
-                                   Precision::f32, 1e-4}});
+                                    up(be, b, {3}), kInstanceNormEps, y);
+                   return checks(
+                       {{"y", be.download(y), instance_norm_ref(s, x, g, b, kInstanceNormEps),
+                         Precision::f32, 1e-4}});
                  }});
     c.push_back(
         {Op::instance_norm, name + "_in_place_single_voxel_rows", {}, [layout](Backend& be) {
@@ -145,8 +142,8 @@ std::vector<OpCase> instance_norm_cases() {
                              b = random_vec(3, 408), r = random_vec(s.size(), 409);
                    Tensor y = up(be, r, s.shape());
                    be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {3}),
-                                    up(be, b, {3}), kEps, y, {&y, Act::leaky_relu});
-                   DVec want = instance_norm_ref(s, x, g, b, kEps);
+                                    up(be, b, {3}), kInstanceNormEps, y, {&y, Act::leaky_relu});
+                   DVec want = instance_norm_ref(s, x, g, b, kInstanceNormEps);
                    for (size_t i = 0; i < want.size(); ++i) {
                      const double t = want[i] + r[i];
                      want[i] = t > 0 ? t : 0.01 * t;
@@ -162,8 +159,8 @@ std::vector<OpCase> instance_norm_cases() {
                              r = random_vec(s.size(), 433);
                    Tensor y = up(be, r, s.shape());
                    be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {16}),
-                                    up(be, b, {16}), kEps, y, {&y, Act::leaky_relu});
-                   DVec want = instance_norm_ref(s, x, g, b, kEps);
+                                    up(be, b, {16}), kInstanceNormEps, y, {&y, Act::leaky_relu});
+                   DVec want = instance_norm_ref(s, x, g, b, kInstanceNormEps);
                    for (size_t i = 0; i < want.size(); ++i) {
                      const double t = want[i] + r[i];
                      want[i] = t > 0 ? t : 0.01 * t;
@@ -184,10 +181,10 @@ std::vector<OpCase> instance_norm_backward_cases() {
            const Vec x = random_vec(s.size(), 410, -2, 3), g = random_vec(4, 411, 0.5, 1.5),
                      dy = random_vec(s.size(), 412);
            Tensor dyt = up(be, dy, s.shape()), dg = be.empty({4}), db = be.empty({4});
-           be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {4}), kEps,
-                                     dyt, dyt, dg, db);
+           be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {4}),
+                                     kInstanceNormEps, dyt, dyt, dg, db);
            DVec dx, dgw, dbw;
-           instance_norm_backward_ref(s, x, g, dy, kEps, dx, dgw, dbw);
+           instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dx, dgw, dbw);
            return checks({{"dx", be.download(dyt), dx, Precision::f32, 1e-4},
                           {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
                           {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
@@ -198,10 +195,10 @@ std::vector<OpCase> instance_norm_backward_cases() {
                              g = random_vec(16, 435, 0.5, 1.5), dy = random_vec(s.size(), 436);
                    Tensor dx = be.empty(s.shape()), dg = be.empty({16}), db = be.empty({16});
                    be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c,
-                                             up(be, g, {16}), kEps, up(be, dy, s.shape()), dx, dg,
-                                             db);
+                                             up(be, g, {16}), kInstanceNormEps,
+                                             up(be, dy, s.shape()), dx, dg, db);
                    DVec dxw, dgw, dbw;
-                   instance_norm_backward_ref(s, x, g, dy, kEps, dxw, dgw, dbw);
+                   instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dxw, dgw, dbw);
                    return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
                                   {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
                                   {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
@@ -212,12 +209,12 @@ std::vector<OpCase> instance_norm_backward_cases() {
            const Vec x = random_vec(s.size(), 415, -2, 3), g = random_vec(2, 416, 0.5, 1.5),
                      b = random_vec(2, 417), dy = random_vec(s.size(), 418);
            Tensor dx = be.empty(s.shape()), dg = be.empty({2}), db = be.empty({2});
-           be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {2}), kEps,
-                                     up(be, dy, s.shape()), dx, dg, db);
+           be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {2}),
+                                     kInstanceNormEps, up(be, dy, s.shape()), dx, dg, db);
            auto f = [&](const Vec& xv, const Vec& gv, const Vec& bv) {
              Tensor y = be.empty(s.shape());
              be.instance_norm(up(be, xv, s.shape()), layout, s.n, s.c, up(be, gv, {2}),
-                              up(be, bv, {2}), kEps, y);
+                              up(be, bv, {2}), kInstanceNormEps, y);
              return dot(dy, be.download(y));
            };
            return checks(

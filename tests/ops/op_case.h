@@ -4,6 +4,7 @@
 // Backend& and returns what it got next to a double-precision reference. The table is
 // instantiated over every backend available (op_table_test.cpp).
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ void add_half_activation_cases(std::vector<OpCase>& cases);
 
 // A case that needs GEMMs at precision p.
 std::function<std::string(Backend&)> needs_precision(Precision p);
+
+// A case's checks from a braced list (a lambda cannot return one directly).
+inline std::vector<Check> checks(std::initializer_list<Check> list) {
+  return std::vector<Check>(list);
+}
 
 // STAGEBENCH_OP_SHAPES=small: the cases that would cost minutes under a simulator (Oclgrind runs
 // a kernel about a million times slower than a GPU; scripts/oclgrind-ci.sh) take smaller shapes,

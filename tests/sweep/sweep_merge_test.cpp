@@ -17,7 +17,7 @@ std::vector<SweepJob> jobs() {
                       "s.json");
 }
 
-json run_of(const SweepJob& job) {
+json journaled_run(const SweepJob& job) {
   auto run = json({{"model", job.model},
                    {"size", job.size},
                    {"backend", job.backend},
@@ -32,7 +32,7 @@ json run_of(const SweepJob& job) {
 
 json doc_of(const std::vector<SweepJob>& js, const std::string& host) {
   json runs = json::array();
-  for (const auto& j : js) runs.push_back(run_of(j));
+  for (const auto& j : js) runs.push_back(journaled_run(j));
   return make_document({{"host", host}}, runs);
 }
 

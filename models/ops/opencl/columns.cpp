@@ -8,7 +8,7 @@
 namespace sb {
 namespace {
 
-constexpr size_t kGroup = 256;
+constexpr size_t kColumnGroup = 256;
 
 }  // namespace
 
@@ -18,23 +18,23 @@ void OpenCLBackend::do_concat_last(std::span<const Tensor* const> xs, Tensor& y)
   for (const Tensor* x : xs) {
     const int64_t cols = x->dim(-1), n = rows * cols;
     if (n > 0)
-      launch("copy_columns", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), *x, cols,
-             int64_t{0}, cols, width, col, n, y);
+      launch("copy_columns", cl::NDRange(round_up(n, kColumnGroup)), cl::NDRange(kColumnGroup), *x,
+             cols, int64_t{0}, cols, width, col, n, y);
     col += cols;
   }
 }
 
 void OpenCLBackend::do_slice_last(const Tensor& x, int64_t start, Tensor& y) {
   const int64_t width = y.dim(-1), n = y.numel();
-  launch("copy_columns", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, x.dim(-1), start,
-         width, width, int64_t{0}, n, y);
+  launch("copy_columns", cl::NDRange(round_up(n, kColumnGroup)), cl::NDRange(kColumnGroup), x,
+         x.dim(-1), start, width, width, int64_t{0}, n, y);
 }
 
 void OpenCLBackend::do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) {
   const Tensor idx = upload_index(index);
   const int64_t n = y.numel();
-  launch("gather_cols", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, x.dim(-1), idx,
-         static_cast<int64_t>(index.size()), n, y);
+  launch("gather_cols", cl::NDRange(round_up(n, kColumnGroup)), cl::NDRange(kColumnGroup), x,
+         x.dim(-1), idx, static_cast<int64_t>(index.size()), n, y);
 }
 
 void OpenCLBackend::do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index,
@@ -64,7 +64,7 @@ void OpenCLBackend::do_scatter_add_cols(const Tensor& y, std::span<const int64_t
   const int64_t count = static_cast<int64_t>(targets.size()), rows = x.numel() / x.dim(-1);
   const int64_t n = rows * count;
   if (n == 0) return;
-  launch("scatter_add_cols", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), y,
+  launch("scatter_add_cols", cl::NDRange(round_up(n, kColumnGroup)), cl::NDRange(kColumnGroup), y,
          static_cast<int64_t>(k), plan_tensor, count, x.dim(-1), n, x);
 }
 
@@ -77,8 +77,8 @@ void OpenCLBackend::do_embedding_backward(const Tensor& dy, const Tensor& ids, T
       static_cast<int64_t>(runtime_->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
   const int64_t groups = std::clamp<int64_t>(units * 256 / dim, 1, vocab);
   const int64_t n = groups * dim;
-  launch("embedding_backward", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), dy, ids,
-         tokens, dim, vocab, groups, dtable);
+  launch("embedding_backward", cl::NDRange(round_up(n, kColumnGroup)), cl::NDRange(kColumnGroup),
+         dy, ids, tokens, dim, vocab, groups, dtable);
 }
 
 }  // namespace sb

@@ -25,7 +25,7 @@
 namespace sb {
 namespace {
 
-constexpr size_t kGroup = 256;
+constexpr size_t kVolumeGroup = 256;
 // Column buffer floats per chunk (128 MiB).
 constexpr int64_t kColumnBudget = int64_t{1} << 25;
 
@@ -209,11 +209,11 @@ void OpenCLBackend::conv3d_columns(const char* kernel_name, const Conv3dShape& s
   const int64_t ld_r = g.channels_last ? g.K : 1, ld_k = g.channels_last ? 1 : rows;
   const bool to_columns = std::string(kernel_name) == "conv3d_vol2col";
   if (to_columns)
-    launch(kernel_name, cl::NDRange(round_up(items, kGroup)), cl::NDRange(kGroup), in,
+    launch(kernel_name, cl::NDRange(round_up(items, kVolumeGroup)), cl::NDRange(kVolumeGroup), in,
            g.channels_last ? 1 : 0, s.in_channels, s.d, s.h, s.w, s.kernel, s.stride, s.padding,
            g.od, g.oh, g.ow, r0, rows, ld_r, ld_k, items, out);
   else
-    launch(kernel_name, cl::NDRange(round_up(items, kGroup)), cl::NDRange(kGroup), in,
+    launch(kernel_name, cl::NDRange(round_up(items, kVolumeGroup)), cl::NDRange(kVolumeGroup), in,
            g.channels_last ? 1 : 0, s.in_channels, s.d, s.h, s.w, s.kernel, s.stride, s.padding,
            g.od, g.oh, g.ow, r0, rows, ld_r, ld_k, base, items, out);
 }
@@ -247,8 +247,8 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
   });
   if (bias == nullptr) return;
   const int64_t total = y.numel();
-  launch("conv3d_add_bias", cl::NDRange(round_up(total, kGroup)), cl::NDRange(kGroup), y, *bias, co,
-         g.channels_last ? int64_t{1} : g.voxels, total);
+  launch("conv3d_add_bias", cl::NDRange(round_up(total, kVolumeGroup)), cl::NDRange(kVolumeGroup),
+         y, *bias, co, g.channels_last ? int64_t{1} : g.voxels, total);
 }
 
 void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,

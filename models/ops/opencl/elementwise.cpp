@@ -5,39 +5,39 @@
 namespace sb {
 namespace {
 
-constexpr size_t kGroup = 256;  // must match quads()
+constexpr size_t kQuadGroup = 256;  // must match quads()
 
 }  // namespace
 
 cl::NDRange quads(int64_t n) {
-  return cl::NDRange(round_up((n + 3) / 4, kGroup));
+  return cl::NDRange(round_up((n + 3) / 4, kQuadGroup));
 }
 
 void OpenCLBackend::do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
                                        Tensor& y) {
   const int64_t n = x.numel();
-  launch("affine_channels", quads(n), cl::NDRange(kGroup), x, scale, scale ? 1 : 0, shift,
+  launch("affine_channels", quads(n), cl::NDRange(kQuadGroup), x, scale, scale ? 1 : 0, shift,
          shift ? 1 : 0, x.dim(-1), n, y);
 }
 
 void OpenCLBackend::do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   const int64_t n = x.numel();
-  launch("sigmoid_scaled", quads(n), cl::NDRange(kGroup), x, alpha, n, y);
+  launch("sigmoid_scaled", quads(n), cl::NDRange(kQuadGroup), x, alpha, n, y);
 }
 
 void OpenCLBackend::do_mul(const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = a.numel();
-  launch("mul_elements", quads(n), cl::NDRange(kGroup), a, b, n, y);
+  launch("mul_elements", quads(n), cl::NDRange(kQuadGroup), a, b, n, y);
 }
 
 void OpenCLBackend::do_add(const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = a.numel();
-  launch("add_elements", quads(n), cl::NDRange(kGroup), a, b, n, y);
+  launch("add_elements", quads(n), cl::NDRange(kQuadGroup), a, b, n, y);
 }
 
 void OpenCLBackend::do_activation(const Tensor& x, Act act, Tensor& y) {
   const int64_t n = x.numel();
-  launch("activation", quads(n), cl::NDRange(kGroup), x, static_cast<int>(act), n, y);
+  launch("activation", quads(n), cl::NDRange(kQuadGroup), x, static_cast<int>(act), n, y);
 }
 
 void OpenCLBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
@@ -45,8 +45,8 @@ void OpenCLBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y
   const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
   const float scale = dropout_scale(key.p);
   const int64_t n = x.numel();
-  launch("dropout", cl::NDRange(round_up(n, kGroup)), cl::NDRange(kGroup), x, k, threshold, scale,
-         n, y);
+  launch("dropout", cl::NDRange(round_up(n, kQuadGroup)), cl::NDRange(kQuadGroup), x, k, threshold,
+         scale, n, y);
 }
 
 }  // namespace sb
