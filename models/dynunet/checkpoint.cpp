@@ -10,7 +10,7 @@
 namespace sb::dynunet {
 namespace {
 
-std::string n(int64_t v) {
+std::string decimal(int64_t v) {
   return std::to_string(v);
 }
 
@@ -30,7 +30,7 @@ void apply_config_json(const CheckpointJson& j, const Config& c) {
   if (!j.present()) return;
   const std::string& jw = j.where();
   if (j.has("spatial_dims") && j.integer("spatial_dims") != 3)
-    throw std::invalid_argument(jw + "spatial_dims is " + n(j.integer("spatial_dims")) +
+    throw std::invalid_argument(jw + "spatial_dims is " + decimal(j.integer("spatial_dims")) +
                                 "; this port is the 3-D network");
   const std::pair<const char*, bool> flags[] = {
       {"res_block", true}, {"deep_supervision", false}, {"trans_bias", false}};
@@ -46,19 +46,19 @@ void apply_config_json(const CheckpointJson& j, const Config& c) {
   if (j.has("strides")) {
     const std::vector<int64_t> strides = j.integers("strides");
     if (strides.size() != c.strides.size())
-      throw std::invalid_argument(jw + "strides has " + n(static_cast<int64_t>(strides.size())) +
-                                  " levels but the weights have " +
-                                  n(static_cast<int64_t>(c.strides.size())));
+      throw std::invalid_argument(
+          jw + "strides has " + decimal(static_cast<int64_t>(strides.size())) +
+          " levels but the weights have " + decimal(static_cast<int64_t>(c.strides.size())));
     if (strides[0] != 1)
-      throw std::invalid_argument(jw + "strides[0] is " + n(strides[0]) +
+      throw std::invalid_argument(jw + "strides[0] is " + decimal(strides[0]) +
                                   "; the input block's must be 1, so that the logits have the "
                                   "mask's size");
     for (size_t l = 1; l < strides.size(); ++l)
       if (strides[l] != c.strides[l])
         throw std::invalid_argument(
-            jw + "strides[" + n(static_cast<int64_t>(l)) + "] is " + n(strides[l]) +
+            jw + "strides[" + decimal(static_cast<int64_t>(l)) + "] is " + decimal(strides[l]) +
             " but the weights' " + up_block_name(c.levels() - 1 - static_cast<int64_t>(l)) +
-            ".transp_conv.conv.weight has kernel " + n(c.strides[l]) +
+            ".transp_conv.conv.weight has kernel " + decimal(c.strides[l]) +
             "; this port runs each transposed convolution at kernel = stride (MONAI's default "
             "upsample_kernel_size)");
   }
@@ -80,9 +80,10 @@ Config config_from_checkpoint(const Config& preset, const std::filesystem::path&
   c.strides = c.filters;
   const int64_t ups = shapes.count_blocks("upsamples.", "transp_conv.conv.weight");
   if (ups != levels - 1)
-    throw std::invalid_argument(shapes.where() + n(ups) + " up blocks (upsamples.N), but the " +
-                                n(downs) + " downsamples with the input block and the bottleneck " +
-                                "make " + n(levels) + " levels, which need " + n(levels - 1));
+    throw std::invalid_argument(shapes.where() + decimal(ups) +
+                                " up blocks (upsamples.N), but the " + decimal(downs) +
+                                " downsamples with the input block and the bottleneck " + "make " +
+                                decimal(levels) + " levels, which need " + decimal(levels - 1));
   for (int64_t i = 0; i < levels; ++i) {
     const std::string block = res_block_name(c, i);
     const std::string name = block + ".conv1.conv.weight";

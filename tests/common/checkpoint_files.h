@@ -12,6 +12,7 @@
 
 #include "models/io/safetensors.h"
 #include "models/registry.h"
+#include "tests/common/backend_or_null.h"
 
 namespace sb::testing {
 
@@ -57,15 +58,6 @@ void write_checkpoint(const std::filesystem::path& path, const Params& params,
 
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-inline std::unique_ptr<Backend> backend_or_null(const std::string& name, std::string* why) {
-  try {
-    return make_backend(name, "");
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return nullptr;
-  }
 }
 
 }  // namespace sb::testing

@@ -6,18 +6,12 @@
 #include "harness/correctness.h"
 #include "models/deepfm/workload.h"
 #include "models/registry.h"
+#include "tests/common/backend_or_null.h"
 
 namespace sb::deepfm {
 namespace {
 
-std::unique_ptr<Backend> backend_or_null(const std::string& name, std::string* why) {
-  try {
-    return make_backend(name, "");
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return nullptr;
-  }
-}
+using sb::testing::backend_or_null;
 
 WorkloadOptions tiny() {
   WorkloadOptions o;

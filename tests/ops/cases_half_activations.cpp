@@ -10,7 +10,7 @@
 namespace sb::testing {
 namespace {
 
-constexpr float kEps = 1e-5f;
+constexpr float kLayerNormEps = 1e-5f;
 
 // rows x cols of LayerNorm(random) as f16, and the values it holds.
 struct HalfRows {
@@ -25,7 +25,7 @@ HalfRows half_rows(Backend& be, std::vector<int64_t> shape, uint32_t seed) {
   HalfRows h{be.empty(shape, DType::f16), {}};
   be.layernorm(up(be, random_vec(n, seed, -3, 3), shape),
                up(be, random_vec(cols, seed + 1), {cols}),
-               up(be, random_vec(cols, seed + 2), {cols}), kEps, h.t);
+               up(be, random_vec(cols, seed + 2), {cols}), kLayerNormEps, h.t);
   h.v = be.download(h.t);
   return h;
 }
@@ -39,16 +39,17 @@ std::string needs_tensor_core_f16(Backend& be) {
 }  // namespace
 
 void add_half_activation_cases(std::vector<OpCase>& c) {
-  c.push_back(
-      {Op::layernorm, "f32_in_f16_out", needs_precision(Precision::f16), [](Backend& be) {
-         const int64_t cols = 256;
-         const Vec x = random_vec(6 * cols, 90, -3, 3), g = random_vec(cols, 91),
-                   b = random_vec(cols, 92);
-         Tensor y = be.empty({2, 3, cols}, DType::f16);
-         be.layernorm(up(be, x, {2, 3, cols}), up(be, g, {cols}), up(be, b, {cols}), kEps, y);
-         return std::vector<Check>{
-             {"y", be.download(y), layernorm_ref(x, g, b, cols, kEps), Precision::f16}};
-       }});
+  c.push_back({Op::layernorm, "f32_in_f16_out", needs_precision(Precision::f16), [](Backend& be) {
+                 const int64_t cols = 256;
+                 const Vec x = random_vec(6 * cols, 90, -3, 3), g = random_vec(cols, 91),
+                           b = random_vec(cols, 92);
+                 Tensor y = be.empty({2, 3, cols}, DType::f16);
+                 be.layernorm(up(be, x, {2, 3, cols}), up(be, g, {cols}), up(be, b, {cols}),
+                              kLayerNormEps, y);
+                 return std::vector<Check>{{"y", be.download(y),
+                                            layernorm_ref(x, g, b, cols, kLayerNormEps),
+                                            Precision::f16}};
+               }});
   for (const bool f32_out : {false, true})
     c.push_back(
         {Op::add_layernorm, f32_out ? "f16_in_f32_out" : "f16_in_out",
@@ -57,12 +58,12 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
            const HalfRows x = half_rows(be, {3, 3, cols}, 93), r = half_rows(be, {3, 3, cols}, 96);
            const Vec g = random_vec(cols, 99), b = random_vec(cols, 100);
            Tensor y = be.empty({3, 3, cols}, f32_out ? DType::f32 : DType::f16);
-           be.add_layernorm(x.t, r.t, up(be, g, {cols}), up(be, b, {cols}), kEps, y);
+           be.add_layernorm(x.t, r.t, up(be, g, {cols}), up(be, b, {cols}), kLayerNormEps, y);
            Vec sum(x.v.size());
            for (size_t i = 0; i < sum.size(); ++i) sum[i] = x.v[i] + r.v[i];
-           return std::vector<Check>{{"y", be.download(y), layernorm_ref(sum, g, b, cols, kEps),
-                                      f32_out ? Precision::f32 : Precision::f16,
-                                      f32_out ? 1e-4 : 0.0}};
+           return std::vector<Check>{
+               {"y", be.download(y), layernorm_ref(sum, g, b, cols, kLayerNormEps),
+                f32_out ? Precision::f32 : Precision::f16, f32_out ? 1e-4 : 0.0}};
          }});
   // Every activation the epilogue unrolls for half outputs (Geneformer's is ReLU), and one it
   // does not (softplus: the row-at-a-time path).
