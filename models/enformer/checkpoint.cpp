@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/io/checkpoint_shapes.h"
 #include "schema/json_text.h"
 #include "schema/user_file.h"
 
@@ -77,13 +78,7 @@ int64_t block_of(std::string name, const std::string& family) {
     if (name.starts_with(prefix)) name = name.substr(prefix.size());
   for (const auto& [from, to] : kAliases)
     if (from == family && name.starts_with(to)) name = from + name.substr(to.size());
-  if (!name.starts_with(family)) return -1;
-  size_t i = family.size();
-  int64_t index = 0;
-  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) &&
-         i - family.size() < 7)
-    index = index * 10 + (name[i++] - '0');
-  return i > family.size() && i < name.size() && name[i] == '.' ? index : -1;
+  return block_index(name, family);
 }
 
 // Blocks are counted from 0 while the next one is there: a block after a gap would be left

@@ -16,8 +16,9 @@ std::string n(int64_t v) {
   return std::to_string(v);
 }
 
-// The block index N of a resolved name "<family>N.<rest>"; -1 for other names.
-int64_t block_of(const std::string& name, const std::string& family) {
+}  // namespace
+
+int64_t block_index(const std::string& name, const std::string& family) {
   if (!name.starts_with(family)) return -1;
   size_t i = family.size();
   int64_t index = 0;
@@ -26,8 +27,6 @@ int64_t block_of(const std::string& name, const std::string& family) {
     index = index * 10 + (name[i++] - '0');
   return i > family.size() && i < name.size() && name[i] == '.' ? index : -1;
 }
-
-}  // namespace
 
 CheckpointShapes::CheckpointShapes(const SafetensorsWeights& src)
     : src_(src), where_("weights file '" + src.file().path().string() + "': ") {}
@@ -50,7 +49,7 @@ int64_t CheckpointShapes::count_blocks(const std::string& family, const std::str
     // before a dot that resolving the rest gives back.
     for (size_t cut = 0;;) {
       const std::string tail = stored.substr(cut);
-      if (src_.resolve(tail) == stored) last = std::max(last, block_of(tail, family));
+      if (src_.resolve(tail) == stored) last = std::max(last, block_index(tail, family));
       const size_t dot = stored.find('.', cut);
       if (dot == std::string::npos) break;
       cut = dot + 1;

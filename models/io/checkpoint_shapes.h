@@ -15,6 +15,9 @@
 
 namespace sb {
 
+// The block index N of a resolved name "<family>N.<rest>" (at most 7 digits); -1 for other names.
+int64_t block_index(const std::string& name, const std::string& family);
+
 class CheckpointShapes {
  public:
   explicit CheckpointShapes(const SafetensorsWeights& src);
