@@ -75,6 +75,12 @@ std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy) {
   return "conv3d_dw_tf32_" + std::to_string(bm) + (words_x ? "_wx" : "") + (words_dy ? "_wdy" : "");
 }
 
+// The bf16 weight gradient's (kernels/conv3d_dw_bf16_nvidia.cl): tiles 16, 32 or 64 out channels
+// high, in conv3d's bf16 program.
+std::string conv3d_dw_bf16_kernel_name(int bm) {
+  return "conv3d_dw_bf16_" + std::to_string(bm);
+}
+
 namespace {
 
 std::string conv_dw_variants() {
@@ -101,6 +107,10 @@ std::string conv_common() {
 std::string conv_bf16_source() {
   std::string s = conv_common() + std::string(embedded_cl_source("conv3d_bf16_nvidia.cl")) + "\n";
   for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::bf16, t, false);
+  for (const int bm : {16, 32, 64})
+    s += "#define DWB_NAME " + conv3d_dw_bf16_kernel_name(bm) + "\n#define DWB_BM " +
+         std::to_string(bm) + "\n" + std::string(embedded_cl_source("conv3d_dw_bf16_nvidia.cl")) +
+         "\n";
   return s;
 }
 
@@ -165,8 +175,8 @@ std::string OpenCLBackend::gemm_paths() const {
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
           : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
             "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
-            "multiple of 8) and weight gradients (tf32 products for bf16 too; split reduction, "
-            "fixed-order sum), ncdhw calls of these kinds through channels-last copies, else "
+            "multiple of 8) and weight gradients (bf16: input and output channels multiples of 8, "
+            "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds through channels-last copies, else "
             "vol2col + GEMM (bf16 columns at tf32)";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }

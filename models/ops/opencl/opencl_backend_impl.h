@@ -135,6 +135,8 @@ class OpenCLBackend : public Backend {
   // the weight gradient, else the data gradient).
   std::string conv3d_backward_implicit_unavailable(const Conv3dShape& s, bool weights) const;
   void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
+  // STAGEBENCH_CONV_DW_BF16 (gemm_path.h), read at construction; tests set it after.
+  void set_conv_dw_bf16_knob(ConvDwBf16Knob knob) { conv_dw_bf16_knob_ = knob; }
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
@@ -450,6 +452,7 @@ class OpenCLBackend : public Backend {
   std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
   std::map<int, cl::Kernel> wgmma_kernels_;
   ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
+  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();  // STAGEBENCH_CONV_DW_BF16
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
