@@ -167,6 +167,13 @@ TEST(GemmPath, ConvDwBf16TakesChannelsInWholeChunks) {
   }
 }
 
+TEST(GemmPath, ConvBf16ReuseKnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_conv_bf16_reuse_knob(nullptr), ConvBf16ReuseKnob::automatic);
+  EXPECT_EQ(parse_conv_bf16_reuse_knob("auto"), ConvBf16ReuseKnob::automatic);
+  EXPECT_EQ(parse_conv_bf16_reuse_knob("off"), ConvBf16ReuseKnob::off);
+  EXPECT_THROW(parse_conv_bf16_reuse_knob("no"), std::invalid_argument);
+}
+
 TEST(GemmPath, NamesAreTheRecordsValues) {
   EXPECT_STREQ(gemm_path_name(GemmPath::wgmma), "wgmma");
   EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");

@@ -253,6 +253,44 @@ TEST_F(OpsOpenCL, ConvWeightGradBf16MultipliesBf16Values) {
   }
 }
 
+// Backend::hold_read_only on OpenCL: holds are counted per storage; while x is held, its bf16
+// copy is made by the first bf16 convolution that reads it and reused by the next (the forward
+// pass and the weight gradient here), giving the same bits as converting at each call; the
+// copy goes with the last release. Convolutions on NVIDIA only (bf16 needs the mma kernels).
+TEST_F(OpsOpenCL, HeldTensorIsConvertedToBf16Once) {
+  const Tensor t = be->upload(random_vec(64, 300), {64});
+  be->hold_read_only(t);
+  be->hold_read_only(t.reshaped({8, 8}));  // the same storage
+  EXPECT_EQ(be->held_tensors(), 1u);
+  be->release_read_only(t);
+  EXPECT_EQ(be->held_tensors(), 1u);
+  be->release_read_only(t);
+  EXPECT_EQ(be->held_tensors(), 0u);
+  be->release_read_only(t);  // an unmatched release changes nothing
+  EXPECT_EQ(be->held_tensors(), 0u);
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 convolution here";
+  Conv3dShape s;
+  s.batch = 2, s.in_channels = s.out_channels = 16, s.d = s.h = s.w = 10;
+  s.kernel = 3, s.stride = 1, s.padding = 1;
+  s.layout = Layout3d::ndhwc, s.precision = Precision::bf16;
+  const Tensor x = be->upload(random_vec(2 * 1000 * 16, 301), {2, 10, 10, 10, 16});
+  const Tensor dy = be->upload(random_vec(2 * 1000 * 16, 302), {2, 10, 10, 10, 16});
+  const Tensor w = be->upload(random_vec(16 * 16 * 27, 303), {16, 16, 3, 3, 3});
+  std::vector<float> y[2], dw[2];
+  for (int held = 0; held < 2; ++held) {
+    if (held) be->hold_read_only(x);
+    Tensor yt = be->empty({2, 10, 10, 10, 16}), dwt = be->empty({16, 16, 3, 3, 3});
+    be->conv3d(s, x, w, nullptr, yt);
+    be->conv3d_backward_weights(s, x, dy, dwt, nullptr);
+    if (held) EXPECT_EQ(be->held_bf16_copies(), 1u);
+    y[held] = be->download(yt), dw[held] = be->download(dwt);
+    if (held) be->release_read_only(x);
+  }
+  EXPECT_EQ(be->held_tensors(), 0u);
+  EXPECT_EQ(y[0], y[1]);
+  EXPECT_EQ(dw[0], dw[1]);
+}
+
 // conv_transpose3d's weight gradient with its reduction split (conv3d_gemm_split_k) against the
 // unsplit GEMMs (STAGEBENCH_CONV_IGEMM=off), in both layouts: the same f32 sums in another
 // order, and the same bits on every run. Sizes give 6 (ndhwc) and 3 (ncdhw, per sample) slices.

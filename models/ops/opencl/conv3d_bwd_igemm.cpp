@@ -6,7 +6,8 @@
 //     reduction over (batch, output voxel) split into slices, each work-group writing its
 //     slice's partial dW tile into its own slot; conv3d_dw_sum adds the slots in slot order and
 //     writes dW in the weight's [out, in, taps] layout. Deterministic: the same bits every run.
-//     bf16 converts x and dy to bf16 first (cp.async copies bytes), as the forward pass does.
+//     bf16 converts x and dy to bf16 first (cp.async copies bytes), as the forward pass does,
+//     or reads the copies kept for tensors held read-only (Backend::hold_read_only).
 //     dbias likewise: slices of rows, one work-group tree each, summed in slice order.
 //   data (tf32, and f16/bf16 where dy's channels are a multiple of 8): a stride-1 forward
 //   convolution
@@ -107,12 +108,9 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   const Tensor* xg = &x;
   const Tensor* dyg = &dy;
   Tensor xh, dyh;
-  if (bf16) {  // bf16 bits in f16 buffers (the same size), as the forward pass makes them
-    xh = do_empty({x.numel()}, DType::f16);
-    dyh = do_empty({dy.numel()}, DType::f16);
-    to_bf16(x, xh, x.numel());
-    to_bf16(dy, dyh, dy.numel());
-    xg = &xh, dyg = &dyh;
+  if (bf16) {  // bf16 bits, as the forward pass makes them (held tensors' kept copies)
+    xg = &bf16_copy(x, xh);
+    dyg = &bf16_copy(dy, dyh);
   }
   set_args(kernel, 0, *xg, *dyg, to_cl_int(rows, "conv3d dW rows"),
            to_cl_int(slice_len, "conv3d dW slice"), to_cl_int(co, "conv3d out channels"),

@@ -203,6 +203,34 @@ void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {
   events_.launch("f32_to_bf16", k, cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems));
 }
 
+void OpenCLBackend::hold_read_only(const Tensor& t) {
+  if (conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off || !t.defined()) return;
+  Held& h = held_[t.storage()];
+  ++h.holds;
+  h.source = t;
+}
+
+void OpenCLBackend::release_read_only(const Tensor& t) {
+  const auto it = t.defined() ? held_.find(t.storage()) : held_.end();
+  if (it != held_.end() && --it->second.holds == 0) held_.erase(it);
+}
+
+size_t OpenCLBackend::held_bf16_copies() const {
+  size_t n = 0;
+  for (const auto& [storage, h] : held_) n += h.bf16.defined() ? 1 : 0;
+  return n;
+}
+
+const Tensor& OpenCLBackend::bf16_copy(const Tensor& x, Tensor& scratch) {
+  const auto it = held_.find(x.storage());
+  const bool keep = it != held_.end() && it->second.source.numel() == x.numel();
+  if (keep && it->second.bf16.defined()) return it->second.bf16;
+  Tensor& out = keep ? it->second.bf16 : scratch;
+  out = do_empty({x.numel()}, DType::f16);  // (bf16 bits in an f16 buffer: the same size)
+  to_bf16(x, out, x.numel());
+  return out;
+}
+
 void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s,
                                       const Tensor& x, const Tensor& w, const Tensor* bias,
                                       Tensor& y) {
@@ -250,16 +278,17 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
   const Tensor* wg = &wt;
   Tensor xh, wh;
   if (kind != PipeKind::tf32) {  // cp.async copies bytes: both operands become 2-byte first
-    xh = do_empty({x.numel()}, DType::f16);  // (bf16 bits in an f16 buffer: the same size)
     wh = do_empty({s.out_channels, k}, DType::f16);
     if (kind == PipeKind::f16) {
+      xh = do_empty({x.numel()}, DType::f16);
       to_half(x, xh, x.numel());
       to_half(wt, wh, w_count);
+      xg = &xh;
     } else {
-      to_bf16(x, xh, x.numel());
+      xg = &bf16_copy(x, xh);  // a held input's kept copy (hold_read_only)
       to_bf16(wt, wh, w_count);
     }
-    xg = &xh, wg = &wh;
+    wg = &wh;
   }
   // The tile: the narrowest width over the output channels, the faster height measured on the
   // shape's first call (each candidate's best of 5 timed runs after an untimed one, in turns, as

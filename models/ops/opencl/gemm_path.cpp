@@ -65,6 +65,15 @@ ConvDwBf16Knob conv_dw_bf16_knob() {
   return parse_conv_dw_bf16_knob(std::getenv("STAGEBENCH_CONV_DW_BF16"));
 }
 
+ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value) {
+  return knob_says_off("STAGEBENCH_CONV_BF16_REUSE", value) ? ConvBf16ReuseKnob::off
+                                                            : ConvBf16ReuseKnob::automatic;
+}
+
+ConvBf16ReuseKnob conv_bf16_reuse_knob() {
+  return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
+}
+
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
                                      ConvDwBf16Knob knob) {
   if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";
