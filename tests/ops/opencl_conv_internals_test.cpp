@@ -197,7 +197,8 @@ std::vector<double> conv_dw_reference(const Conv3dShape& s, const std::vector<fl
                               y = oy * s.stride - s.padding + ky,
                               xx = ox * s.stride - s.padding + kx;
                 if (z < 0 || z >= s.d || y < 0 || y >= s.h || xx < 0 || xx >= s.w) continue;
-                const float* v = &x[static_cast<size_t>((((n * s.d + z) * s.h + y) * s.w + xx) * ci)];
+                const float* v =
+                    &x[static_cast<size_t>((((n * s.d + z) * s.h + y) * s.w + xx) * ci)];
                 const int64_t tap = (kz * k + ky) * k + kx;
                 for (int64_t o = 0; o < co; ++o)
                   for (int64_t c = 0; c < ci; ++c)
@@ -242,8 +243,8 @@ TEST_F(OpsOpenCL, ConvWeightGradBf16MultipliesBf16Values) {
     std::vector<float> got[2];
     for (int i = 0; i < 2; ++i) {
       be->set_conv_dw_bf16_knob(i == 0 ? ConvDwBf16Knob::automatic : ConvDwBf16Knob::off);
-      Tensor dw = be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * taps), NAN),
-                             w_shape);
+      Tensor dw =
+          be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * taps), NAN), w_shape);
       be->conv3d_backward_weights(s, xt, dyt, dw, nullptr);
       got[i] = be->download(dw);
     }

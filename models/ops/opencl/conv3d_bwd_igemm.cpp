@@ -26,7 +26,7 @@
 namespace sb {
 
 std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);  // conv3d_igemm.cpp
-std::string conv3d_dw_bf16_kernel_name(int bm);                         // conv3d_igemm.cpp
+std::string conv3d_dw_bf16_kernel_name(int bm);                          // conv3d_igemm.cpp
 
 namespace {
 

@@ -176,7 +176,8 @@ std::string OpenCLBackend::gemm_paths() const {
           : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
             "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
             "multiple of 8) and weight gradients (bf16: input and output channels multiples of 8, "
-            "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds through channels-last copies, else "
+            "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds "
+            "through channels-last copies, else "
             "vol2col + GEMM (bf16 columns at tf32)";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }

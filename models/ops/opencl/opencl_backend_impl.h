@@ -462,7 +462,7 @@ class OpenCLBackend : public Backend {
   std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
   std::map<int, cl::Kernel> wgmma_kernels_;
   ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
-  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();  // STAGEBENCH_CONV_DW_BF16
+  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();           // STAGEBENCH_CONV_DW_BF16
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
