@@ -283,7 +283,9 @@ TEST_F(OpsOpenCL, HeldTensorIsConvertedToBf16Once) {
     Tensor yt = be->empty({2, 10, 10, 10, 16}), dwt = be->empty({16, 16, 3, 3, 3});
     be->conv3d(s, x, w, nullptr, yt);
     be->conv3d_backward_weights(s, x, dy, dwt, nullptr);
-    if (held) EXPECT_EQ(be->held_bf16_copies(), 1u);
+    if (held) {
+      EXPECT_EQ(be->held_bf16_copies(), 1u);
+    }
     y[held] = be->download(yt), dw[held] = be->download(dwt);
     if (held) be->release_read_only(x);
   }
