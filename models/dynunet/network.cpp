@@ -85,7 +85,20 @@ Network::Network(Backend& be, const Config& c, const Params& init, const Switche
   reset();
 }
 
-Network::~Network() = default;
+Network::~Network() {
+  release_holds();
+}
+
+void Network::hold(const Tensor& t) {
+  if (sw_.checkpoint) return;
+  be_.hold_read_only(t);
+  held_.push_back(t);
+}
+
+void Network::release_holds() {
+  for (const Tensor& t : held_) be_.release_read_only(t);
+  held_.clear();
+}
 
 std::vector<int64_t> Network::vol(int64_t channels, int64_t edge) const {
   if (sw_.layout == Layout3d::ncdhw) return {c_.batch, channels, edge, edge, edge};
@@ -161,6 +174,7 @@ void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
     norm(a.a1, r.n1, r.out, a.z1, nullptr, false);
     be_.activation(a.z1, Act::leaky_relu, a.h1);
   }
+  hold(a.h1);  // read by conv2 and its weight gradient
   be_.conv3d(conv_shape(r.out, r.out, r.out_edge, r.kernel, 1), a.h1, p(r.conv2), nullptr, a.a2);
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
   if (sw_.fused_norm) {
@@ -180,17 +194,26 @@ void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor&
   Tensor ds = be_.empty(shape), da = be_.empty(shape), dh = be_.empty(shape);
   lrelu_backward(sw_.fused_norm ? out : a.s, dout, ds);
   norm_backward(a.a2, r.n2, r.out, ds, da);
+  // Each convolution's two gradients read the same dy: held while they run, it is converted
+  // to bf16 once (Backend::hold_read_only), and released before anything rewrites it.
   const Conv3dShape c2 = conv_shape(r.out, r.out, r.out_edge, r.kernel, 1);
-  be_.conv3d_backward_weights(c2, a.h1, da, g(r.conv2), nullptr);
-  be_.conv3d_backward_data(c2, da, p(r.conv2), dh);
+  {
+    const HeldReadOnly held(be_, da);
+    be_.conv3d_backward_weights(c2, a.h1, da, g(r.conv2), nullptr);
+    be_.conv3d_backward_data(c2, da, p(r.conv2), dh);
+  }
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dh, dh);
   norm_backward(a.a1, r.n1, r.out, dh, da);
   const Conv3dShape c1 = conv_shape(r.in, r.out, r.in_edge, r.kernel, r.stride);
-  be_.conv3d_backward_weights(c1, x, da, g(r.conv1), nullptr);
-  if (dx) be_.conv3d_backward_data(c1, da, p(r.conv1), *dx);
+  {
+    const HeldReadOnly held(be_, da);
+    be_.conv3d_backward_weights(c1, x, da, g(r.conv1), nullptr);
+    if (dx) be_.conv3d_backward_data(c1, da, p(r.conv1), *dx);
+  }
   // The residual projection: IN3 and conv3 on the same ds (in place: ds is no longer needed).
   norm_backward(a.a3, r.n3, r.out, ds, ds);
   const Conv3dShape c3 = conv_shape(r.in, r.out, r.in_edge, 1, r.stride);
+  const HeldReadOnly held(be_, ds);
   be_.conv3d_backward_weights(c3, x, ds, g(r.conv3), nullptr);
   if (dx) {
     Tensor d3 = be_.empty(vol(r.in, r.in_edge));
@@ -217,6 +240,7 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   const Tensor* parts[] = {&a.u, &skip};
   be_.concat_axis1(parts, outer, inner, a.c);
+  hold(a.c);
   be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1), a.c, p(u.conv1), nullptr, a.a1);
   if (sw_.fused_norm) {
     norm(a.a1, u.n1, u.out, a.h1, nullptr, true);
@@ -224,6 +248,7 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
     norm(a.a1, u.n1, u.out, a.z1, nullptr, false);
     be_.activation(a.z1, Act::leaky_relu, a.h1);
   }
+  hold(a.h1);
   be_.conv3d(conv_shape(u.out, u.out, u.out_edge, u.kernel, 1), a.h1, p(u.conv2), nullptr, a.a2);
   if (sw_.fused_norm) {
     norm(a.a2, u.n2, u.out, out, nullptr, true);
@@ -241,14 +266,20 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
   lrelu_backward(sw_.fused_norm ? out : a.z2, dout, dz);
   norm_backward(a.a2, u.n2, u.out, dz, da);
   const Conv3dShape c2 = conv_shape(u.out, u.out, u.out_edge, u.kernel, 1);
-  be_.conv3d_backward_weights(c2, a.h1, da, g(u.conv2), nullptr);
-  be_.conv3d_backward_data(c2, da, p(u.conv2), dz);  // dz now holds dh1
+  {
+    const HeldReadOnly held(be_, da);  // one bf16 copy for both gradients (res_backward)
+    be_.conv3d_backward_weights(c2, a.h1, da, g(u.conv2), nullptr);
+    be_.conv3d_backward_data(c2, da, p(u.conv2), dz);  // dz now holds dh1
+  }
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dz, dz);
   norm_backward(a.a1, u.n1, u.out, dz, da);
   const Conv3dShape c1 = conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1);
-  be_.conv3d_backward_weights(c1, a.c, da, g(u.conv1), nullptr);
   Tensor dc = be_.empty(vol(2 * u.out, u.out_edge));
-  be_.conv3d_backward_data(c1, da, p(u.conv1), dc);
+  {
+    const HeldReadOnly held(be_, da);
+    be_.conv3d_backward_weights(c1, a.c, da, g(u.conv1), nullptr);
+    be_.conv3d_backward_data(c1, da, p(u.conv1), dc);
+  }
   const auto [outer, inner] =
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   be_.slice_axis1(dc, outer, inner, 0, dz);  // dz now holds du
@@ -274,17 +305,20 @@ void Network::run_forward(const Tensor& image) {
     temp = i < res_.size() ? res_acts(res_[i]) : up_acts(up_[i - res_.size()]);
     return *temp;
   };
+  release_holds();  // this pass rewrites what the last one held
   image_ = widen(image, c_.in_channels, image_wide_);
   const Tensor* x = &image_;
   for (size_t i = 0; i < res_.size(); ++i) {
     std::unique_ptr<Acts> temp;
     res_forward(res_[i], *x, block_acts(i, temp), e_[i]);
     x = &e_[i];
+    hold(e_[i]);  // read by the next block's conv1 and conv3 and their weight gradients
   }
   for (size_t j = 0; j < up_.size(); ++j) {
     std::unique_ptr<Acts> temp;
     up_forward(up_[j], *x, e_[res_.size() - 2 - j], block_acts(res_.size() + j, temp), d_[j]);
     x = &d_[j];
+    hold(d_[j]);
   }
   be_.conv3d(conv_shape(c_.filters[0], c_.out_channels, c_.patch, 1, 1), *x, p(out_w_), &p(out_b_),
              logits_);
@@ -305,6 +339,7 @@ void Network::forward(const Tensor& image, const Tensor& mask) {
 
 const Tensor& Network::infer(const Tensor& image) {
   run_forward(image);
+  release_holds();  // no backward pass reads them
   return logits_;
 }
 
@@ -345,6 +380,7 @@ void Network::backward() {
     // The level above's output feeds this block and an up block's skip: both gradients.
     if (i > 0) be_.add(de[i - 1], dskip[i - 1], de[i - 1]);
   }
+  release_holds();
 }
 
 StepLoss Network::update() {

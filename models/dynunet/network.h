@@ -78,6 +78,12 @@ class Network {
   std::unique_ptr<Acts> res_acts(const Res& r) const;
   std::unique_ptr<Acts> up_acts(const Up& u) const;
   void run_forward(const Tensor& image);
+  // The training pass's convolution inputs held read-only (Backend::hold_read_only) from when
+  // they are written until backward() has read them, so that a backend converts each to bf16
+  // once, not at every convolution that reads it (forward, weight gradient). Not when
+  // checkpointing: that rewrites them, and the holds would keep the freed intermediates alive.
+  void hold(const Tensor& t);
+  void release_holds();
 
   Backend& be_;
   Config c_;
@@ -95,6 +101,7 @@ class Network {
   Tensor image_wide_, mask_wide_;            // the repeated channels, when there are several
   std::vector<std::unique_ptr<Acts>> acts_;  // per block, unless checkpointing
   Tensor loss_, dl_dice_, dl_bce_, dlogits_;
+  std::vector<Tensor> held_;  // hold()
   int64_t step_ = 0;
 };
 

@@ -75,6 +75,12 @@ class Backend {
   // compute capability 8.9, ..."); "" where there is no choice to report. Runs record it in
   // params.gemm_paths; which path each stage's GEMMs took is the stage's gemm_path.
   virtual std::string gemm_paths() const { return ""; }
+  // A promise from the caller: from hold_read_only(t) until the matching release, nothing writes
+  // t. A backend may keep forms derived from t's contents meanwhile and reuse them (the OpenCL
+  // backend: the bf16 copy its bf16 convolutions read, made once instead of at every call that
+  // reads t). Holds nest (counted); the default keeps nothing. HeldReadOnly pairs them in a scope.
+  virtual void hold_read_only(const Tensor& t) { (void)t; }
+  virtual void release_read_only(const Tensor& t) { (void)t; }
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);
@@ -405,6 +411,19 @@ class Backend {
   virtual void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
                                  int64_t batch, int64_t channels, float smooth, float scale,
                                  Tensor& loss, int64_t slot, Tensor& dlogits) = 0;
+};
+
+// Backend::hold_read_only for the lifetime of a scope.
+class HeldReadOnly {
+ public:
+  HeldReadOnly(Backend& be, const Tensor& t) : be_(be), t_(t) { be_.hold_read_only(t_); }
+  ~HeldReadOnly() { be_.release_read_only(t_); }
+  HeldReadOnly(const HeldReadOnly&) = delete;
+  HeldReadOnly& operator=(const HeldReadOnly&) = delete;
+
+ private:
+  Backend& be_;
+  Tensor t_;
 };
 
 }  // namespace sb

@@ -249,6 +249,36 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                 {"dw", be.download(dw), dw_ref, Precision::tf32}});
          }});
   }
+  // bf16 weight gradients with channels in whole 16-byte chunks (multiples of 8), where NVIDIA
+  // runs them on its bf16 kernel (conv3d_dw_bf16_nvidia.cl): stride 1 with two slices of the
+  // split reduction (the second partial) and an output-channel tile of 16; stride 2 with a
+  // partial tile of 32 output channels and of 128 (tap, channel) columns. The reference
+  // multiplies the inputs rounded to bf16, as the kernel does (emulated on the host: the
+  // portable backends have no bf16 convolution and skip); bf16 convolutions run wherever tf32
+  // ones do (fronts_conv3d.cpp).
+  struct Bf16Case {
+    int stride;
+    int64_t in, out, d, h, w;
+  };
+  for (const Bf16Case& b : {Bf16Case{1, 8, 16, 9, 8, 10}, Bf16Case{2, 16, 24, 9, 8, 10}}) {
+    seed += 10;
+    Conv3dShape s = shape_of({Layout3d::ndhwc, 3, b.stride, 1}, false);
+    s.in_channels = b.in, s.out_channels = b.out, s.d = b.d, s.h = b.h, s.w = b.w;
+    s.precision = Precision::bf16;
+    cases.push_back({Op::conv3d_backward_weights, "bf16_ndhwc_k3_s" + std::to_string(b.stride),
+                     needs_precision(Precision::tf32), [=](Backend& be) {
+                       const ConvInputs in(s, seed);
+                       Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+                       be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                                  up(be, in.dy, y_shape(in.s)), dw, &db);
+                       DVec dw_ref, db_ref, unused;
+                       backward_weights_ref(in.s, bf16_rounded(in.x), bf16_rounded(in.dy), dw_ref,
+                                            unused);
+                       backward_weights_ref(in.s, in.x, in.dy, unused, db_ref);
+                       return checks({{"dw", be.download(dw), dw_ref, Precision::bf16},
+                                      {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+                     }});
+  }
   for (const Config& c : kGradientConfigs) {
     seed += 10;
     cases.push_back({Op::conv3d_backward_data, "gradient_" + config_name(c), {}, [=](Backend& be) {

@@ -143,6 +143,37 @@ TEST(GemmPath, ConvIgemmKnobParsesItsValuesAndRejectsOthers) {
   }
 }
 
+// The bf16 weight gradient (STAGEBENCH_CONV_DW_BF16): DynUNet's 16-64 channel calls take it;
+// its single-channel input and output convolutions stay at tf32, and so does every call with
+// the knob off.
+TEST(GemmPath, ConvDwBf16TakesChannelsInWholeChunks) {
+  EXPECT_EQ(conv_dw_bf16_unavailable(16, 16, ConvDwBf16Knob::automatic), "");
+  EXPECT_EQ(conv_dw_bf16_unavailable(64, 32, ConvDwBf16Knob::automatic), "");
+  EXPECT_EQ(conv_dw_bf16_unavailable(1, 16, ConvDwBf16Knob::automatic),
+            "1 input channels, not a multiple of 8");
+  EXPECT_EQ(conv_dw_bf16_unavailable(16, 1, ConvDwBf16Knob::automatic),
+            "1 output channels, not a multiple of 8");
+  EXPECT_NE(conv_dw_bf16_unavailable(12, 16, ConvDwBf16Knob::automatic), "");
+  EXPECT_EQ(conv_dw_bf16_unavailable(16, 16, ConvDwBf16Knob::off), "STAGEBENCH_CONV_DW_BF16=off");
+  EXPECT_EQ(parse_conv_dw_bf16_knob(nullptr), ConvDwBf16Knob::automatic);
+  EXPECT_EQ(parse_conv_dw_bf16_knob("on"), ConvDwBf16Knob::automatic);
+  EXPECT_EQ(parse_conv_dw_bf16_knob("off"), ConvDwBf16Knob::off);
+  try {
+    parse_conv_dw_bf16_knob("bf16");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_CONV_DW_BF16=bf16"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GemmPath, ConvBf16ReuseKnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_conv_bf16_reuse_knob(nullptr), ConvBf16ReuseKnob::automatic);
+  EXPECT_EQ(parse_conv_bf16_reuse_knob("auto"), ConvBf16ReuseKnob::automatic);
+  EXPECT_EQ(parse_conv_bf16_reuse_knob("off"), ConvBf16ReuseKnob::off);
+  EXPECT_THROW(parse_conv_bf16_reuse_knob("no"), std::invalid_argument);
+}
+
 TEST(GemmPath, NamesAreTheRecordsValues) {
   EXPECT_STREQ(gemm_path_name(GemmPath::wgmma), "wgmma");
   EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");

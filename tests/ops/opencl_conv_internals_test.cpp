@@ -107,8 +107,8 @@ TEST_F(OpsOpenCL, ConvIgemmMatchesVol2colPath) {
 // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, NVIDIA only) against the
 // vol2col/col2vol path on small shapes with DynUNet's features: 3^3 and 1^3 kernels, strides 1
 // and 2, 1 to 64 channels, partial tiles, a single output channel with dbias, both layouts
-// (ncdhw through channels-last copies), tf32 and bf16 (dW at tf32; dx in bf16 where dy's
-// channels are a multiple of 8, else at tf32). The weight gradient's split reduction must repeat
+// (ncdhw through channels-last copies), tf32 and bf16 (dW and dx in bf16 where the channels
+// they copy are multiples of 8, else at tf32). The weight gradient's split reduction must repeat
 // bit for bit. The full-size check is `probes/conv3d/conv3d_igemm_check bwd`
 // (scripts/gpu-conv-igemm.sh, PHASES=bwd).
 TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
@@ -167,7 +167,8 @@ TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
                                  std::to_string(c.stride);
         const std::vector<float> dw0 = be->download(dw[0]), dw1 = be->download(dw[1]);
         EXPECT_EQ(dw0, dw1) << "dW did not repeat bit for bit: " << what;
-        EXPECT_LE(rel_l2_of(dw0, be->download(dw[2])), 5e-3) << "dW " << what;
+        const bool dw_bf16 = p == Precision::bf16 && c.in % 8 == 0 && c.out % 8 == 0;
+        EXPECT_LE(rel_l2_of(dw0, be->download(dw[2])), dw_bf16 ? 2e-2 : 5e-3) << "dW " << what;
         EXPECT_LE(rel_l2_of(be->download(dx[0]), be->download(dx[1])),
                   p == Precision::bf16 ? 2e-2 : 5e-3)
             << "dX " << what;
@@ -176,6 +177,121 @@ TEST_F(OpsOpenCL, ConvBackwardIgemmMatchesVol2colPath) {
           EXPECT_LE(rel_l2_of(be->download(db[0]), be->download(db[2])), 1e-5) << "dbias " << what;
         }
       }
+}
+
+// dW[o, ci, kz, ky, kx] = sum of x * dy over (n, oz, oy, ox), channels-last, in double.
+std::vector<double> conv_dw_reference(const Conv3dShape& s, const std::vector<float>& x,
+                                      const std::vector<float>& dy) {
+  const int64_t k = s.kernel, od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                ow = s.out_size(s.w, false), ci = s.in_channels, co = s.out_channels;
+  std::vector<double> dw(static_cast<size_t>(co * ci * k * k * k), 0.0);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t oz = 0; oz < od; ++oz)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          const float* g = &dy[static_cast<size_t>((((n * od + oz) * oh + oy) * ow + ox) * co)];
+          for (int64_t kz = 0; kz < k; ++kz)
+            for (int64_t ky = 0; ky < k; ++ky)
+              for (int64_t kx = 0; kx < k; ++kx) {
+                const int64_t z = oz * s.stride - s.padding + kz,
+                              y = oy * s.stride - s.padding + ky,
+                              xx = ox * s.stride - s.padding + kx;
+                if (z < 0 || z >= s.d || y < 0 || y >= s.h || xx < 0 || xx >= s.w) continue;
+                const float* v =
+                    &x[static_cast<size_t>((((n * s.d + z) * s.h + y) * s.w + xx) * ci)];
+                const int64_t tap = (kz * k + ky) * k + kx;
+                for (int64_t o = 0; o < co; ++o)
+                  for (int64_t c = 0; c < ci; ++c)
+                    dw[static_cast<size_t>((o * ci + c) * k * k * k + tap)] += double{g[o]} * v[c];
+              }
+        }
+  return dw;
+}
+
+// The bf16 weight gradient (conv3d_dw_bf16_nvidia.cl, NVIDIA only) multiplies x and dy rounded
+// to bf16 and accumulates in fp32: against a double reference over the rounded inputs it agrees
+// to fp32 accumulation's error (5e-5), far below what the rounding itself moves (about 1.6e-3,
+// relative L2), which the tf32 kernel (STAGEBENCH_CONV_DW_BF16=off) shows. Shapes: DynUNet's
+// channel counts, stride 1 and 2, 1^3, many slices (24^3 voxels a sample), two output-channel
+// tiles (128 channels), partial tiles.
+TEST_F(OpsOpenCL, ConvWeightGradBf16MultipliesBf16Values) {
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 weight gradient here";
+  struct Shape {
+    int64_t in, out, edge;
+    int kernel, stride;
+  };
+  uint32_t seed = 200;
+  for (const Shape& c : {Shape{16, 16, 24, 3, 1}, Shape{16, 32, 12, 3, 2}, Shape{32, 64, 10, 3, 2},
+                         Shape{64, 32, 7, 3, 1}, Shape{16, 32, 12, 1, 2}, Shape{32, 128, 8, 3, 1},
+                         Shape{8, 24, 9, 3, 1}}) {
+    Conv3dShape s;
+    s.batch = 2, s.in_channels = c.in, s.out_channels = c.out, s.d = s.h = s.w = c.edge;
+    s.kernel = c.kernel, s.stride = c.stride, s.padding = c.kernel == 3 ? 1 : 0;
+    s.layout = Layout3d::ndhwc, s.precision = Precision::bf16;
+    const int64_t o = s.out_size(c.edge, false), taps = int64_t{c.kernel} * c.kernel * c.kernel;
+    const std::vector<float> x =
+        random_vec(static_cast<size_t>(2 * c.edge * c.edge * c.edge * c.in), ++seed);
+    const std::vector<float> dy = random_vec(static_cast<size_t>(2 * o * o * o * c.out), ++seed);
+    const std::vector<int64_t> w_shape = {c.out, c.in, c.kernel, c.kernel, c.kernel};
+    const Tensor xt = be->upload(x, {2, c.edge, c.edge, c.edge, c.in});
+    const Tensor dyt = be->upload(dy, {2, o, o, o, c.out});
+    const std::vector<double> ref = conv_dw_reference(s, bf16_rounded(x), bf16_rounded(dy));
+    const std::vector<float> want(ref.begin(), ref.end());
+    const std::string what = std::to_string(c.in) + "->" + std::to_string(c.out) + " edge " +
+                             std::to_string(c.edge) + " k" + std::to_string(c.kernel) + " s" +
+                             std::to_string(c.stride);
+    std::vector<float> got[2];
+    for (int i = 0; i < 2; ++i) {
+      be->set_conv_dw_bf16_knob(i == 0 ? ConvDwBf16Knob::automatic : ConvDwBf16Knob::off);
+      Tensor dw =
+          be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * taps), NAN), w_shape);
+      be->conv3d_backward_weights(s, xt, dyt, dw, nullptr);
+      got[i] = be->download(dw);
+    }
+    be->set_conv_dw_bf16_knob(ConvDwBf16Knob::automatic);
+    EXPECT_LE(rel_l2_of(got[0], want), 5e-5) << "bf16 dW " << what;
+    EXPECT_GT(rel_l2_of(got[1], want), 5e-4) << "tf32 dW (knob off) " << what;
+  }
+}
+
+// Backend::hold_read_only on OpenCL: holds are counted per storage; while x is held, its bf16
+// copy is made by the first bf16 convolution that reads it and reused by the next (the forward
+// pass and the weight gradient here), giving the same bits as converting at each call; the
+// copy goes with the last release. Convolutions on NVIDIA only (bf16 needs the mma kernels).
+TEST_F(OpsOpenCL, HeldTensorIsConvertedToBf16Once) {
+  const Tensor t = be->upload(random_vec(64, 300), {64});
+  be->hold_read_only(t);
+  be->hold_read_only(t.reshaped({8, 8}));  // the same storage
+  EXPECT_EQ(be->held_tensors(), 1u);
+  be->release_read_only(t);
+  EXPECT_EQ(be->held_tensors(), 1u);
+  be->release_read_only(t);
+  EXPECT_EQ(be->held_tensors(), 0u);
+  be->release_read_only(t);  // an unmatched release changes nothing
+  EXPECT_EQ(be->held_tensors(), 0u);
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 convolution here";
+  Conv3dShape s;
+  s.batch = 2, s.in_channels = s.out_channels = 16, s.d = s.h = s.w = 10;
+  s.kernel = 3, s.stride = 1, s.padding = 1;
+  s.layout = Layout3d::ndhwc, s.precision = Precision::bf16;
+  const Tensor x = be->upload(random_vec(2 * 1000 * 16, 301), {2, 10, 10, 10, 16});
+  const Tensor dy = be->upload(random_vec(2 * 1000 * 16, 302), {2, 10, 10, 10, 16});
+  const Tensor w = be->upload(random_vec(16 * 16 * 27, 303), {16, 16, 3, 3, 3});
+  std::vector<float> y[2], dw[2];
+  for (int held = 0; held < 2; ++held) {
+    if (held) be->hold_read_only(x);
+    Tensor yt = be->empty({2, 10, 10, 10, 16}), dwt = be->empty({16, 16, 3, 3, 3});
+    be->conv3d(s, x, w, nullptr, yt);
+    be->conv3d_backward_weights(s, x, dy, dwt, nullptr);
+    if (held) {
+      EXPECT_EQ(be->held_bf16_copies(), 1u);
+    }
+    y[held] = be->download(yt), dw[held] = be->download(dwt);
+    if (held) be->release_read_only(x);
+  }
+  EXPECT_EQ(be->held_tensors(), 0u);
+  EXPECT_EQ(y[0], y[1]);
+  EXPECT_EQ(dw[0], dw[1]);
 }
 
 // conv_transpose3d's weight gradient with its reduction split (conv3d_gemm_split_k) against the

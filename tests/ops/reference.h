@@ -3,6 +3,8 @@
 // written once for every backend.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -18,6 +20,22 @@ inline Vec random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f
   std::uniform_real_distribution<float> dist(lo, hi);
   Vec v(n);
   for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// v rounded to bf16 (nearest, ties to even; finite inputs), still as a float: what a backend
+// that computes in bf16 multiplies. A double reference over such values is what bf16 products
+// with fp32 accumulation give, up to the accumulation's own rounding.
+inline float round_to_bf16(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+inline Vec bf16_rounded(Vec v) {
+  for (float& x : v) x = round_to_bf16(x);
   return v;
 }
 

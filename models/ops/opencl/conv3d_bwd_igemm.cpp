@@ -1,11 +1,13 @@
 // conv3d's backward passes as implicit GEMMs on the tensor cores (issue 27; the kernels' header
 // in kernels/conv3d_bwd_igemm.cl says why they are written here), for channels-last calls on
 // devices with the mma.sync kernels; STAGEBENCH_CONV_IGEMM=off keeps both on vol2col/col2vol.
-//   weights (tf32, and bf16 calls at tf32): conv3d_dw_tf32_* gathers x's taps straight into the
-//   GEMM with the
+//   weights (tf32; bf16 with input and output channels multiples of 8 in bf16, other bf16 calls
+//   at tf32): conv3d_dw_tf32_* / conv3d_dw_bf16_* gather x's taps straight into the GEMM with the
 //     reduction over (batch, output voxel) split into slices, each work-group writing its
 //     slice's partial dW tile into its own slot; conv3d_dw_sum adds the slots in slot order and
 //     writes dW in the weight's [out, in, taps] layout. Deterministic: the same bits every run.
+//     bf16 converts x and dy to bf16 first (cp.async copies bytes), as the forward pass does,
+//     or reads the copies kept for tensors held read-only (Backend::hold_read_only).
 //     dbias likewise: slices of rows, one work-group tree each, summed in slice order.
 //   data (tf32, and f16/bf16 where dy's channels are a multiple of 8): a stride-1 forward
 //   convolution
@@ -24,10 +26,12 @@
 namespace sb {
 
 std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);  // conv3d_igemm.cpp
+std::string conv3d_dw_bf16_kernel_name(int bm);                          // conv3d_igemm.cpp
 
 namespace {
 
-constexpr int64_t kDwBn = 128, kDwBk = 32, kDwThreads = 128;
+// Columns and threads a work-group; rows a K step: 32 fp32 (tf32 kernels), 64 bf16.
+constexpr int64_t kDwBn = 128, kDwBkTf32 = 32, kDwBkBf16 = 64, kDwThreads = 128;
 
 // Work-groups the weight gradient aims for: several waves of the H100/H200's 132
 // multiprocessors (2-3 resident work-groups each at these tiles' 60-80 KB of local memory), so
@@ -66,8 +70,8 @@ std::string OpenCLBackend::conv3d_backward_implicit_unavailable(const Conv3dShap
     call.element_bytes = 4, call.in_channels = s.in_channels;  // the dW kernel has no such limits
     std::string why = conv_igemm_unavailable(call, conv_igemm_knob_);
     if (!why.empty()) return why;
-    // bf16 asks for at most bf16's 8-bit mantissa: tf32's 10 bits give that and more, from the
-    // fp32 x and dy as they are (no conversion pass).
+    // bf16 calls whose channels the bf16 kernel cannot copy (conv_dw_bf16_unavailable) take
+    // tf32's 10 bits, more than bf16 asks, from the fp32 x and dy as they are.
     if (s.precision == Precision::f16) return "f16 weight gradients (tf32 kernels only)";
     return "";
   }
@@ -86,18 +90,29 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t rows = s.batch * od * oh * ow, co = s.out_channels, nn = s.in_channels * taps;
   const int bm = co <= 16 ? 16 : co <= 32 ? 32 : 64;
+  const bool bf16 = s.precision == Precision::bf16 &&
+                    conv_dw_bf16_unavailable(s.in_channels, co, conv_dw_bf16_knob_).empty();
+  const int64_t bk = bf16 ? kDwBkBf16 : kDwBkTf32;
   const int64_t n_tiles = (nn + kDwBn - 1) / kDwBn, m_tiles = (co + bm - 1) / bm;
   // Slices: enough work-groups for the target, each slice at least 8 K steps long, the slots at
   // most 2^25 floats (128 MiB).
   int64_t slices = (dw_target_groups() + n_tiles * m_tiles - 1) / (n_tiles * m_tiles);
-  slices = std::clamp<int64_t>(slices, 1, std::max<int64_t>(1, rows / (8 * kDwBk)));
+  slices = std::clamp<int64_t>(slices, 1, std::max<int64_t>(1, rows / (8 * bk)));
   slices = std::min(slices, std::max<int64_t>(1, (int64_t{1} << 25) / (co * nn)));
-  const int64_t slice_len = round_up((rows + slices - 1) / slices, kDwBk);
+  const int64_t slice_len = round_up((rows + slices - 1) / slices, bk);
   slices = (rows + slice_len - 1) / slice_len;
   Tensor partial = empty({slices, co * nn});
-  const std::string name = conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
+  const std::string name = bf16 ? conv3d_dw_bf16_kernel_name(bm)
+                                : conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
   cl::Kernel& kernel = conv_igemm_kernel(name);
-  set_args(kernel, 0, x, dy, to_cl_int(rows, "conv3d dW rows"),
+  const Tensor* xg = &x;
+  const Tensor* dyg = &dy;
+  Tensor xh, dyh;
+  if (bf16) {  // bf16 bits, as the forward pass makes them (held tensors' kept copies)
+    xg = &bf16_copy(x, xh);
+    dyg = &bf16_copy(dy, dyh);
+  }
+  set_args(kernel, 0, *xg, *dyg, to_cl_int(rows, "conv3d dW rows"),
            to_cl_int(slice_len, "conv3d dW slice"), to_cl_int(co, "conv3d out channels"),
            to_cl_int(nn, "conv3d dW columns"), to_cl_int(s.in_channels, "conv3d in channels"),
            to_cl_int(s.d, "d"), to_cl_int(s.h, "h"), to_cl_int(s.w, "w"), s.kernel, s.stride,
@@ -113,7 +128,7 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
            to_cl_int(s.in_channels, "in"), to_cl_int(taps, "taps"), dw);
   faults_.before_launch("conv3d_dw_sum");
   events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
-  kernel_log_.gemm("tf32 conv3d-igemm-dw");
+  kernel_log_.gemm(bf16 ? "bf16 conv3d-igemm-dw" : "tf32 conv3d-igemm-dw");
   if (dbias == nullptr) return true;
   // dbias: slices of at least 4096 rows, at most 64 of them, summed in slice order.
   const int64_t b_slices = std::clamp<int64_t>(rows / 4096, 1, 64);

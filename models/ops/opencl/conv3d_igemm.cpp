@@ -75,6 +75,12 @@ std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy) {
   return "conv3d_dw_tf32_" + std::to_string(bm) + (words_x ? "_wx" : "") + (words_dy ? "_wdy" : "");
 }
 
+// The bf16 weight gradient's (kernels/conv3d_dw_bf16_nvidia.cl): tiles 16, 32 or 64 out channels
+// high, in conv3d's bf16 program.
+std::string conv3d_dw_bf16_kernel_name(int bm) {
+  return "conv3d_dw_bf16_" + std::to_string(bm);
+}
+
 namespace {
 
 std::string conv_dw_variants() {
@@ -101,6 +107,10 @@ std::string conv_common() {
 std::string conv_bf16_source() {
   std::string s = conv_common() + std::string(embedded_cl_source("conv3d_bf16_nvidia.cl")) + "\n";
   for (const ConvTile& t : kConvTiles) s += conv_variant(PipeKind::bf16, t, false);
+  for (const int bm : {16, 32, 64})
+    s += "#define DWB_NAME " + conv3d_dw_bf16_kernel_name(bm) + "\n#define DWB_BM " +
+         std::to_string(bm) + "\n" + std::string(embedded_cl_source("conv3d_dw_bf16_nvidia.cl")) +
+         "\n";
   return s;
 }
 
@@ -165,8 +175,9 @@ std::string OpenCLBackend::gemm_paths() const {
           ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
           : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
             "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
-            "multiple of 8) and weight gradients (tf32 products for bf16 too; split reduction, "
-            "fixed-order sum), ncdhw calls of these kinds through channels-last copies, else "
+            "multiple of 8) and weight gradients (bf16: input and output channels multiples of 8, "
+            "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds "
+            "through channels-last copies, else "
             "vol2col + GEMM (bf16 columns at tf32)";
   return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
 }
@@ -191,6 +202,34 @@ void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {
   set_args(k, 0, x, xb, to_cl_int(count, "bf16 conversion size"));
   faults_.before_launch("f32_to_bf16");
   events_.launch("f32_to_bf16", k, cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems));
+}
+
+void OpenCLBackend::hold_read_only(const Tensor& t) {
+  if (conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off || !t.defined()) return;
+  Held& h = held_[t.storage()];
+  ++h.holds;
+  h.source = t;
+}
+
+void OpenCLBackend::release_read_only(const Tensor& t) {
+  const auto it = t.defined() ? held_.find(t.storage()) : held_.end();
+  if (it != held_.end() && --it->second.holds == 0) held_.erase(it);
+}
+
+size_t OpenCLBackend::held_bf16_copies() const {
+  size_t n = 0;
+  for (const auto& [storage, h] : held_) n += h.bf16.defined() ? 1 : 0;
+  return n;
+}
+
+const Tensor& OpenCLBackend::bf16_copy(const Tensor& x, Tensor& scratch) {
+  const auto it = held_.find(x.storage());
+  const bool keep = it != held_.end() && it->second.source.numel() == x.numel();
+  if (keep && it->second.bf16.defined()) return it->second.bf16;
+  Tensor& out = keep ? it->second.bf16 : scratch;
+  out = do_empty({x.numel()}, DType::f16);  // (bf16 bits in an f16 buffer: the same size)
+  to_bf16(x, out, x.numel());
+  return out;
 }
 
 void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s,
@@ -240,16 +279,17 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
   const Tensor* wg = &wt;
   Tensor xh, wh;
   if (kind != PipeKind::tf32) {  // cp.async copies bytes: both operands become 2-byte first
-    xh = do_empty({x.numel()}, DType::f16);  // (bf16 bits in an f16 buffer: the same size)
     wh = do_empty({s.out_channels, k}, DType::f16);
     if (kind == PipeKind::f16) {
+      xh = do_empty({x.numel()}, DType::f16);
       to_half(x, xh, x.numel());
       to_half(wt, wh, w_count);
+      xg = &xh;
     } else {
-      to_bf16(x, xh, x.numel());
+      xg = &bf16_copy(x, xh);  // a held input's kept copy (hold_read_only)
       to_bf16(wt, wh, w_count);
     }
-    xg = &xh, wg = &wh;
+    wg = &wh;
   }
   // The tile: the narrowest width over the output channels, the faster height measured on the
   // shape's first call (each candidate's best of 5 timed runs after an untimed one, in turns, as

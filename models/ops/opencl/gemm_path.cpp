@@ -56,6 +56,34 @@ ConvIgemmKnob conv_igemm_knob() {
   return parse_conv_igemm_knob(std::getenv("STAGEBENCH_CONV_IGEMM"));
 }
 
+ConvDwBf16Knob parse_conv_dw_bf16_knob(const char* value) {
+  return knob_says_off("STAGEBENCH_CONV_DW_BF16", value) ? ConvDwBf16Knob::off
+                                                         : ConvDwBf16Knob::automatic;
+}
+
+ConvDwBf16Knob conv_dw_bf16_knob() {
+  return parse_conv_dw_bf16_knob(std::getenv("STAGEBENCH_CONV_DW_BF16"));
+}
+
+ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value) {
+  return knob_says_off("STAGEBENCH_CONV_BF16_REUSE", value) ? ConvBf16ReuseKnob::off
+                                                            : ConvBf16ReuseKnob::automatic;
+}
+
+ConvBf16ReuseKnob conv_bf16_reuse_knob() {
+  return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
+}
+
+std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
+                                     ConvDwBf16Knob knob) {
+  if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";
+  if (in_channels % 8 != 0)
+    return std::to_string(in_channels) + " input channels, not a multiple of 8";
+  if (out_channels % 8 != 0)
+    return std::to_string(out_channels) + " output channels, not a multiple of 8";
+  return "";
+}
+
 std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob) {
   if (knob == ConvIgemmKnob::off) return "STAGEBENCH_CONV_IGEMM=off";
   if (!call.nvidia_mma) return "no NVIDIA tensor-core kernels on this device";

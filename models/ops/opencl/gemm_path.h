@@ -66,4 +66,24 @@ struct ConvIgemmCall {
 // or a volume edge over 1000 or padding over 16 (the kernel packs window corners in 10 bits).
 std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob);
 
+// STAGEBENCH_CONV_DW_BF16: auto (unset, "", "auto" or "on": a bf16 call's weight gradient takes
+// the bf16 kernel where its channels allow) or off (tf32 products from the fp32 x and dy, as
+// before; for A/B runs). Anything else throws std::invalid_argument.
+enum class ConvDwBf16Knob : uint8_t { automatic, off };
+ConvDwBf16Knob parse_conv_dw_bf16_knob(const char* value);
+ConvDwBf16Knob conv_dw_bf16_knob();  // the environment's
+
+// STAGEBENCH_CONV_BF16_REUSE: auto (unset, "", "auto" or "on": the bf16 copy a bf16 convolution
+// makes of a tensor held read-only (Backend::hold_read_only) is kept and reused while the hold
+// lasts) or off (every call converts its input again; for A/B runs). Else std::invalid_argument.
+enum class ConvBf16ReuseKnob : uint8_t { automatic, off };
+ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value);
+ConvBf16ReuseKnob conv_bf16_reuse_knob();  // the environment's
+
+// Empty when a bf16 weight gradient that the implicit GEMM covers computes in bf16, else why it
+// stays at tf32: the knob, or input or output channels not a multiple of 8 (its 16-byte copies
+// are 8 channels of x and of dy).
+std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
+                                     ConvDwBf16Knob knob);
+
 }  // namespace sb

@@ -122,6 +122,13 @@ class OpenCLBackend : public Backend {
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
   std::string gemm_paths() const override;
+  // Held tensors' bf16 copies (conv3d_igemm.cpp): kept from the first bf16 convolution that
+  // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
+  void hold_read_only(const Tensor& t) override;
+  void release_read_only(const Tensor& t) override;
+  // How many tensors are held now, and how many bf16 copies they have (tests).
+  size_t held_tensors() const { return held_.size(); }
+  size_t held_bf16_copies() const;
   bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
@@ -135,6 +142,8 @@ class OpenCLBackend : public Backend {
   // the weight gradient, else the data gradient).
   std::string conv3d_backward_implicit_unavailable(const Conv3dShape& s, bool weights) const;
   void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
+  // STAGEBENCH_CONV_DW_BF16 (gemm_path.h), read at construction; tests set it after.
+  void set_conv_dw_bf16_knob(ConvDwBf16Knob knob) { conv_dw_bf16_knob_ = knob; }
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
@@ -364,6 +373,9 @@ class OpenCLBackend : public Backend {
   bool conv1d_implicit(int k, const Weight& w, int64_t channels) const;
   void to_half(const Tensor& x, Tensor& xh, int64_t count);  // fp32 -> f16, count elements
   void to_bf16(const Tensor& x, Tensor& xb, int64_t count);  // fp32 -> bf16 (conv3d_igemm.cpp)
+  // x's bf16 bits in an f16 buffer of x.numel(): a held tensor's kept copy (made now if it has
+  // none yet), else a fresh conversion into `scratch`.
+  const Tensor& bf16_copy(const Tensor& x, Tensor& scratch);
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
@@ -450,6 +462,14 @@ class OpenCLBackend : public Backend {
   std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
   std::map<int, cl::Kernel> wgmma_kernels_;
   ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
+  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();           // STAGEBENCH_CONV_DW_BF16
+  ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
+  struct Held {
+    int holds = 0;
+    Tensor source;  // keeps the storage (and so the key) alive while held
+    Tensor bf16;    // its bf16 copy, once a bf16 convolution has read it
+  };
+  std::map<const Storage*, Held> held_;
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
