@@ -9,13 +9,14 @@
 # result after checking that PyTorch does the same work.
 #
 # Usage: scripts/gpu-ladders.sh OUT   (tars OUT/ladders into OUT/ladders.tar.gz)
+#   BUNDLE=dir   the carried bundle, from the repository root (default .gpu), as gpu-check.sh
 #   MAX_TIME=s   measuring seconds per ladder and process (default 30; DynUNet 50)
 #   LIMIT=s      everything ends within this (default 540: the device call's limit is 600)
 set -uo pipefail
 out="${1:-${OUT:?}}"
 o="$out/ladders"
 mkdir -p "$o"
-sb="$PWD/.gpu/gpu-run.sh"
+sb="$PWD/${BUNDLE:-.gpu}/gpu-run.sh"
 max_time="${MAX_TIME:-30}"
 export PYTHONUNBUFFERED=1
 {

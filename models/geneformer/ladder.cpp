@@ -69,7 +69,10 @@ Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {
     sw.precision = Precision::int8;
     sw.calibrated = true;
   }
-  sw.half_activations = tensor_cores && sw.precision == Precision::f16 &&
+  // int8 too (issue 27): its GEMMs quantize half inputs and write half outputs, so that the
+  // LayerNorms, the attention (reading K and V in place) and the quantize passes move halves.
+  sw.half_activations = tensor_cores &&
+                        (sw.precision == Precision::f16 || sw.precision == Precision::int8) &&
                         sw.attention == Precision::f16 && sw.passes.fuse_bias_act &&
                         sw.passes.fuse_residual_layernorm;
   return sw;

@@ -40,7 +40,8 @@ struct Switches {
   bool calibrated = false;               // int8 activations from calibration ranges
   // f16 activations between the kernels (issue 27): the GEMM epilogues, LayerNorms and attention
   // write what the next f16 kernel reads, no conversion pass; statistics stay fp32, and the
-  // last layer's output (what the cell embedding averages) is fp32. Tensor cores only.
+  // last layer's output (what the cell embedding averages) is fp32. Tensor cores only: the fp16
+  // and int8 stages.
   bool half_activations = false;
 };
 

@@ -46,6 +46,9 @@ const char* attention_kind(const Switches& sw) {
 
 // What the int8 GEMMs really quantize, which depends on the backend's kernel.
 std::string linear_inputs(const Switches& sw, const Backend& be, bool tensor_cores) {
+  if (sw.half_activations && sw.precision == Precision::int8)
+    return "s8 from the calibrated per-tensor scale, quantized from f16 activations (a pass per "
+           "GEMM), mma.s8 tensor cores writing f16";
   if (sw.half_activations)
     return "f16 in memory, written by the producers (GEMM epilogues, LayerNorm, attention)";
   if (sw.precision != Precision::int8) return "fp32 in memory, converted as the kernel loads";
@@ -104,10 +107,16 @@ Switches GeneformerWorkload::switches(size_t stage) const {
   // No fused kernel for this head width here: the stage computes attention unfused (recorded
   // in its summaries as attention_fallback) rather than failing.
   // STAGEBENCH_HALF_ACTIVATIONS=off: fp32 activations with a conversion before each f16 GEMM,
-  // as before issue 27, to measure the two in one session.
-  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS");
-      env && std::string(env) == "off")
-    sw.half_activations = false;
+  // as before issue 27, to measure the two in one session; =fp16-only: the int8 stage keeps
+  // fp32 activations (and its fp32-input quantize passes), as before 2026-11-28.
+  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS")) {
+    const std::string knob = env;
+    if (knob == "off" || (knob == "fp16-only" && sw.precision == Precision::int8))
+      sw.half_activations = false;
+    else if (!knob.empty() && knob != "on" && knob != "fp16-only")
+      throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
+                                  ": expected on, off or fp16-only");
+  }
   // The fused attention reads and writes f16 only on its f16 tensor-core kernel, whose heads are
   // 64 wide (attention_masked.cpp); other widths keep fp32 activations.
   if (config_.head_dim() != 64) sw.half_activations = false;

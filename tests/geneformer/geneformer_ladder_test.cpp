@@ -70,12 +70,13 @@ TEST(GeneformerLadderSpec, StagesAndSwitches) {
   const Switches int8 = switches_for(kEngineInt8, Precision::f16, true);
   EXPECT_TRUE(int8.calibrated && int8.fused_attention);
   EXPECT_EQ(int8.precision, Precision::int8);
-  // f16 activations between the kernels: the fp16 stage on tensor cores alone (issue 27).
+  // f16 activations between the kernels: the fp16 and int8 stages on tensor cores (issue 27).
   EXPECT_TRUE(switches_for(kEngineFp16, Precision::f16, true).half_activations);
   EXPECT_FALSE(switches_for(kEngineFp16, Precision::f16, false).half_activations);
   EXPECT_FALSE(switches_for(kEngineFp16, Precision::bf16, false).half_activations);
   EXPECT_FALSE(switches_for(kEngineFp32, Precision::f16, true).half_activations);
-  EXPECT_FALSE(int8.half_activations);
+  EXPECT_TRUE(int8.half_activations);
+  EXPECT_FALSE(switches_for(kEngineInt8, Precision::f16, false).half_activations);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // The f16 inputs are made by layernorm (f32 in, f16 out; checked first), their exact values read
 // back for the references. LayerNorm's f16 paths run wherever the backend has f16 GEMMs (PoCL
 // included); the linear and attention ones need NVIDIA's f16 tensor-core kernels.
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -85,24 +86,56 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                       linear_ref(x.v, w, m, n, k, &b, act, nullptr),
                                       Precision::f16}};
          }});
-  c.push_back(
-      {Op::attention_fused, "f16_qkv_packed_f16_out", needs_tensor_core_f16, [](Backend& be) {
-         const int64_t batch = 2, n = 77, heads = 2, dh = 64, d = heads * dh;
-         AttentionShape s;
-         s.batch = batch, s.n = n, s.heads = heads, s.dh = dh;
-         s.scale = 1.0f / std::sqrt(float(dh));
-         s.ld_q = s.ld_k = s.ld_v = 3 * d, s.q_col = 0, s.k_col = d, s.v_col = 2 * d;
-         s.ld_out = d;
-         s.precision = Precision::f16;
-         const HalfRows qkv = half_rows(be, {batch, n, 3 * d}, 106);
-         Vec bias = random_vec(batch * n, 109, -0.5f, 0.5f);
-         for (int64_t j = n - 5; j < n; ++j) bias[n + j] = kMaskedLogit;
-         const Tensor bt = up(be, bias, {batch, n});
-         Tensor out = be.empty({batch, n, d}, DType::f16);
-         be.attention_fused(s, qkv.t, qkv.t, qkv.t, &bt, out);
-         return std::vector<Check>{{"out", be.download(out),
-                                    attention_ref(s, qkv.v, qkv.v, qkv.v, bias), Precision::f16}};
-       }});
+  // The int8 pipeline on f16 activations (Geneformer's engine-int8): the quantize pass reads
+  // halves, the epilogue writes them; calibrated (one scale from the range) and per call.
+  for (const bool calibrated : {true, false})
+    c.push_back(
+        {Op::linear,
+         calibrated ? "s8_calibrated_f16_in_out_bias_relu" : "s8_dynamic_f16_in_out_bias_relu",
+         [](Backend& be) {
+           if (std::string why = needs_tensor_core_f16(be); !why.empty()) return why;
+           return be.unsupported_reason(Precision::int8);
+         },
+         [calibrated](Backend& be) {
+           const int64_t m = 300, k = 256, n = 200;
+           const HalfRows x = half_rows(be, {m, k}, 111);
+           const Vec w = random_vec(n * k, 114, -0.2f, 0.2f), b = random_vec(n, 115);
+           const Tensor bt = up(be, b, {n});
+           Tensor y = be.empty({m, n}, DType::f16);
+           Weight wt = be.prepare_weight(w, n, k, Precision::int8);
+           if (calibrated) {
+             float hi = 0.f;
+             for (float v : x.v) hi = std::max(hi, std::abs(v));
+             wt.input_lo = -hi, wt.input_hi = hi;
+           }
+           be.linear(x.t, wt, y, {&bt, Act::relu, nullptr});
+           return std::vector<Check>{{"y", be.download(y),
+                                      linear_ref(x.v, w, m, n, k, &b, Act::relu, nullptr),
+                                      Precision::int8}};
+         }});
+  // n = 77: one 64-key tile and a partial one; 300: more tiles than the kernel's 3-stage
+  // cp.async ring, the last partial, its keys past n read from the next item's rows (or past
+  // the buffer) unless the in-place kernel zero-fills them (kernels/attention_mma_body.cl).
+  for (const auto& [n_keys, name] : {std::pair<int64_t, const char*>{77, "f16_qkv_packed_f16_out"},
+                                     {300, "f16_qkv_packed_f16_out_n300"}})
+    c.push_back({Op::attention_fused, name, needs_tensor_core_f16, [n = n_keys](Backend& be) {
+                   const int64_t batch = 2, heads = 2, dh = 64, d = heads * dh;
+                   AttentionShape s;
+                   s.batch = batch, s.n = n, s.heads = heads, s.dh = dh;
+                   s.scale = 1.0f / std::sqrt(float(dh));
+                   s.ld_q = s.ld_k = s.ld_v = 3 * d, s.q_col = 0, s.k_col = d, s.v_col = 2 * d;
+                   s.ld_out = d;
+                   s.precision = Precision::f16;
+                   const HalfRows qkv = half_rows(be, {batch, n, 3 * d}, 106);
+                   Vec bias = random_vec(batch * n, 109, -0.5f, 0.5f);
+                   for (int64_t j = n - 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+                   const Tensor bt = up(be, bias, {batch, n});
+                   Tensor out = be.empty({batch, n, d}, DType::f16);
+                   be.attention_fused(s, qkv.t, qkv.t, qkv.t, &bt, out);
+                   return std::vector<Check>{{"out", be.download(out),
+                                              attention_ref(s, qkv.v, qkv.v, qkv.v, bias),
+                                              Precision::f16}};
+                 }});
 }
 
 }  // namespace sb::testing

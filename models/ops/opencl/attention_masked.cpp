@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/opencl/attention_choice.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -52,36 +53,46 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
   // Must match FA_/FT_QUERIES, _KEYS and _THREADS in kernels/attention_mma_body.cl and
   // attention_tf32_nvidia.cl (f16: 64 queries a 16-query block of each warp); the packing
-  // kernels have 256 items.
+  // kernels have 256 items. f16 K and V are read in place where attention_choice() allows.
   constexpr size_t kKeys = 64, kThreads = 128, kPackThreads = 256;
   const auto i = [](int64_t x) { return static_cast<int>(x); };
   const bool tf32 = s.precision == Precision::tf32;
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
+  if (k.dtype() != v.dtype())
+    throw std::invalid_argument("attention_fused: k and v must share a dtype");
+  // f16: which of q, k (and v) and out hold half bits (ACT_HALF_* in kernels/common.cl).
+  const int halves = (q.dtype() == DType::f16 ? 1 : 0) | (out.dtype() == DType::f16 ? 4 : 0);
+  const AttentionChoice choice = tf32 ? AttentionChoice{1, false, false} : attention_choice();
+  // Read in place: K and V rows as 16-byte pieces (cp.async), so every offset in halves is a
+  // multiple of 8.
+  const bool aligned = s.ld_k % 8 == 0 && s.ld_v % 8 == 0 && s.k_col % 8 == 0 && s.v_col % 8 == 0;
+  const size_t queries = 64 * static_cast<size_t>(choice.blocks);
+  const size_t groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
+  const cl::NDRange global(groups * kThreads, static_cast<size_t>(items));
+  if (choice.direct && k.dtype() == DType::f16 && aligned) {
+    launch_mma(choice.fast ? "attention_f16_direct" : "attention_f16_direct_plain", global,
+               cl::NDRange(kThreads, 1), q, k, v, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
+               i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves, i(s.ld_k),
+               i(s.ld_v), i(s.k_col), i(s.v_col));
+    return;
+  }
   Tensor kp = empty({items, n_pad, s.dh}, tf32 ? DType::f32 : DType::f16);
   Tensor vt = empty({items, s.dh, n_pad}, tf32 ? DType::f32 : DType::f16);
   const cl::NDRange pack_global(static_cast<size_t>(n_pad) / kKeys * kPackThreads,
                                 static_cast<size_t>(items));
-  // f16: which of q, k (and v) and out hold half bits (ACT_HALF_* in kernels/common.cl).
   const int half_in = k.dtype() == DType::f16 ? 1 : 0;
-  const int halves = (q.dtype() == DType::f16 ? 1 : 0) | (out.dtype() == DType::f16 ? 4 : 0);
-  if (k.dtype() != v.dtype())
-    throw std::invalid_argument("attention_fused: k and v must share a dtype");
   if (tf32)
     launch_mma("attention_pack_tf32", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
                i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt);
   else
     launch_mma("attention_pack_f16", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
                i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt, half_in);
-  const int blocks = tf32 ? 1 : attention_blocks();
-  const size_t queries = 64 * static_cast<size_t>(blocks);
-  const size_t groups = (static_cast<size_t>(s.n) + queries - 1) / queries;
-  const cl::NDRange global(groups * kThreads, static_cast<size_t>(items));
   if (tf32)
     launch_mma("attention_tf32_mma", global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias,
                key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col),
                s.scale, out);
   else
-    launch_mma(blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma", global,
+    launch_mma(choice.blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma", global,
                cl::NDRange(kThreads, 1), q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
                i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "models/ops/opencl/attention_choice.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -106,11 +107,14 @@ std::string pipe_variants() {
   return all;
 }
 
-// The f16 masked attention kernel with `blocks` 16-query blocks a warp.
-std::string attention_variant(const char* name, int blocks) {
+// The f16 masked attention kernel with `blocks` 16-query blocks a warp, K and V read in place
+// (direct) or packed first, and the one-instruction conversions and exp2 (fast) or not.
+std::string attention_variant(const char* name, int blocks, bool direct = false,
+                              bool fast = false) {
   return std::string("#define FA_NAME ") + name + "\n#define FA_MBLK " + std::to_string(blocks) +
+         "\n#define FA_DIRECT " + (direct ? "1" : "0") + "\n#define FA_FAST " + (fast ? "1" : "0") +
          "\n" + std::string(embedded_cl_source("attention_mma_body.cl")) +
-         "\n#undef FA_NAME\n#undef FA_MBLK\n";
+         "\n#undef FA_NAME\n#undef FA_MBLK\n#undef FA_DIRECT\n#undef FA_FAST\n";
 }
 
 // STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
@@ -143,6 +147,8 @@ std::string mma_source() {
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants() +
          std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
          attention_variant("attention_f16_mma", 1) + attention_variant("attention_f16_mma_x2", 2) +
+         attention_variant("attention_f16_direct", 2, true, true) +
+         attention_variant("attention_f16_direct_plain", 2, true, false) +
          std::string(embedded_cl_source("attention_tf32_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("attention_relative_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("attention_relative_tf32_nvidia.cl")) + "\n" +
@@ -171,13 +177,21 @@ std::string pipe_operand_defines(PipeKind kind) {
   return "#define PIPE_ELEM char\n#define PIPE_MMA mma_s8\n#define PIPE_FRAG(r) (r)\n";
 }
 
-// STAGEBENCH_MMA_ATTENTION: "x2" (the default: 2 blocks of 16 queries a warp) or "x1".
-int attention_blocks() {
+// STAGEBENCH_MMA_ATTENTION: "direct" (the default: 2 blocks of 16 queries a warp, K and V read
+// in place, fast conversions), "direct-plain" (in place, the conversions and exp2 of x2), "x2"
+// (the packing pass, then 2 blocks: the default until 2026-11-28) or "x1" (packing, 1 block).
+AttentionChoice attention_choice() {
   const char* env = std::getenv("STAGEBENCH_MMA_ATTENTION");
-  if (!env || !*env || std::strcmp(env, "x2") == 0) return 2;
-  if (std::strcmp(env, "x1") == 0) return 1;
+  if (!env || !*env || std::strcmp(env, "direct") == 0) return {2, true, true};
+  if (std::strcmp(env, "direct-plain") == 0) return {2, true, false};
+  if (std::strcmp(env, "x2") == 0) return {2, false, false};
+  if (std::strcmp(env, "x1") == 0) return {1, false, false};
   throw std::invalid_argument(std::string("STAGEBENCH_MMA_ATTENTION=") + env +
-                              ": expected x1 or x2");
+                              ": expected direct, direct-plain, x2 or x1");
+}
+
+int attention_blocks() {
+  return attention_choice().blocks;
 }
 
 // The f16 and tf32 GEMMs' kernel: the cp.async pipeline (gemm_pipelined.cl) wherever rows are
@@ -324,19 +338,21 @@ PipeScales OpenCLBackend::quantize_s8(const Tensor& x, int64_t count, const Weig
   constexpr size_t kItems = 256;
   const size_t items = static_cast<size_t>((count + 3) / 4);
   const int n = to_cl_int(count, "int8 input");
+  const int half_in = x.dtype() == DType::f16 ? 1 : 0;
   if (w.calibrated()) {
     const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
     launch_mma("f32_to_s8", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
-               1.f / sx, n);
+               1.f / sx, n, half_in);
     return {&w.scales, sx};
   }
   constexpr size_t kGroups = 1024;  // must match ABSMAX_GROUPS in kernels/gemm_pipelined.cl
   Tensor partial = do_empty({static_cast<int64_t>(kGroups)}, DType::f32);
   scales = do_empty({2}, DType::f32);
-  launch_mma("absmax_partial", cl::NDRange(kGroups * kItems), cl::NDRange(kItems), x, n, partial);
+  launch_mma("absmax_partial", cl::NDRange(kGroups * kItems), cl::NDRange(kItems), x, n, partial,
+             half_in);
   launch_mma("absmax_scales", cl::NDRange(kItems), cl::NDRange(kItems), partial, scales);
   launch_mma("f32_to_s8_dynamic", cl::NDRange(round_up(items, kItems)), cl::NDRange(kItems), x, xq,
-             scales, n);
+             scales, n, half_in);
   return {&w.scales, 0.f, &scales};
 }
 
@@ -353,6 +369,8 @@ void OpenCLBackend::linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, c
   }
   require(w.calibrated(), "linear",
           "int8 tensor cores with K not a multiple of 16 need a calibrated input range");
+  require(x.dtype() == DType::f32 && y.dtype() == DType::f32, "linear",
+          "int8 tensor cores with K not a multiple of 16 take and give fp32 activations");
   const float sx = std::max(std::abs(w.input_lo), std::abs(w.input_hi)) / 127.f;
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);

@@ -51,11 +51,14 @@ Weight OpenCLBackend::do_prepare_weight(std::span<const float> w, int64_t n, int
 
 void OpenCLBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
   const int64_t m = x.numel() / w.k;
-  // f16 activations (issue 27) in or out: only the f16 tensor-core pipeline reads and writes them.
-  if ((x.dtype() == DType::f16 || y.dtype() == DType::f16) &&
-      !(w.precision == Precision::f16 && has_mma() && gemm_pipelined(Precision::f16, w.k)))
-    throw std::invalid_argument(std::string("linear: f16 activations need the f16 tensor-core "
-                                            "pipeline (NVIDIA, K a multiple of 8), not ") +
+  // f16 activations (issue 27) in or out: only the f16 and int8 tensor-core pipelines read and
+  // write them (int8 quantizes the halves: gemm_mma.cpp).
+  const bool half_pipeline = (w.precision == Precision::f16 || w.precision == Precision::int8) &&
+                             has_mma() && gemm_pipelined(w.precision, w.k);
+  if ((x.dtype() == DType::f16 || y.dtype() == DType::f16) && !half_pipeline)
+    throw std::invalid_argument(std::string("linear: f16 activations need the f16 or int8 "
+                                            "tensor-core pipeline (NVIDIA, K a multiple of 8 or "
+                                            "16), not ") +
                                 precision_name(w.precision) + " on " + device_name_);
   switch (w.precision) {
     case Precision::f32:

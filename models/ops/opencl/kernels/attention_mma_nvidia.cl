@@ -41,18 +41,46 @@ inline uint pack_half2(float lo, float hi) {
   return (uint)to_half_bits(lo) | ((uint)to_half_bits(hi) << 16);
 }
 
+// pack_half2 in one instruction (cvt.rn.f16x2.f32 puts its first source in the upper half):
+// the same rounding, half the conversions, no shift and or. The direct kernel's P repack
+// converts 64 scores an item per 64-key tile, as many as it has exponentials.
+inline uint pack_half2_x2(float lo, float hi) {
+  uint r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// exp2 as one MUFU.EX2: without -cl-denorms-are-zero, native_exp2 may become the non-ftz
+// ex2.approx, which ptxas wraps in a range test and two multiplies for subnormal results.
+// Softmax weights below 2^-126 are zero either way once P is rounded to f16.
+inline float exp2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// ldmatrix.x4 with .trans: each 8 x 8 block arrives transposed, so V in its natural layout
+// (row per key) gives the B fragments of P V directly, as V^T rows do without .trans (the
+// relative kernel's V and the direct masked kernel's).
+inline void ldmatrix_x4_trans(__local const uint4* p, uint* r) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p))
+               : "memory");
+}
+
 // Online softmax over one 64-key tile of S for the warp's rows g and g + 8 (c0, c1 of tile j
 // are row g, keys 8 j + 2t and + 1; c2, c3 row g + 8): adds the tile's key biases, updates the
 // running maxima m and per-thread partial sums l, rescales O's `o_tiles` n8 tiles, and leaves
 // exp2(s - max) in s. Shared by the f16, tf32 and relative kernels (o_tiles is a constant at
-// every call, so the loops unroll and O stays in registers). Both helpers are always inlined:
-// S and O reach them as arrays, which stay in registers only once the call is gone (clang, not
-// inlining these, put them on the stack).
+// every call, so the loops unroll and O stays in registers; ftz, also a constant, picks
+// exp2_ftz). Both helpers are always inlined: S and O reach them as arrays, which stay in
+// registers only once the call is gone (clang, not inlining these, put them on the stack).
 __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
                                                                __local const float* bias, int t,
                                                                float* m0, float* m8, float* l0,
                                                                float* l8, float o[][4],
-                                                               int o_tiles) {
+                                                               int o_tiles, int ftz) {
   float mx0 = *m0, mx8 = *m8;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
@@ -68,19 +96,21 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
   mx0 = fmax(mx0, shfl_xor(mx0, 2));
   mx8 = fmax(mx8, shfl_xor(mx8, 1));
   mx8 = fmax(mx8, shfl_xor(mx8, 2));
-  const float c0 = native_exp2(*m0 - mx0), c8 = native_exp2(*m8 - mx8);
+#define FA_EXP2(x) (ftz ? exp2_ftz(x) : native_exp2(x))
+  const float c0 = FA_EXP2(*m0 - mx0), c8 = FA_EXP2(*m8 - mx8);
   *m0 = mx0;
   *m8 = mx8;
   float sum0 = 0.0f, sum8 = 0.0f;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
-    s[j][0] = native_exp2(s[j][0] - mx0);
-    s[j][1] = native_exp2(s[j][1] - mx0);
-    s[j][2] = native_exp2(s[j][2] - mx8);
-    s[j][3] = native_exp2(s[j][3] - mx8);
+    s[j][0] = FA_EXP2(s[j][0] - mx0);
+    s[j][1] = FA_EXP2(s[j][1] - mx0);
+    s[j][2] = FA_EXP2(s[j][2] - mx8);
+    s[j][3] = FA_EXP2(s[j][3] - mx8);
     sum0 += s[j][0] + s[j][1];
     sum8 += s[j][2] + s[j][3];
   }
+#undef FA_EXP2
   *l0 = *l0 * c0 + sum0;  // reduced across the row at the end
   *l8 = *l8 * c8 + sum8;
 #pragma unroll

@@ -2,8 +2,9 @@
 // hand because no library reachable from OpenCL fuses attention (CLBlast has GEMMs only), and
 // the unfused form materializes heads x n x (2n - 1) relative logits. Built after
 // gemm_mma_nvidia.cl (mma_f16, to_half_bits), gemm_pipelined.cl (cp_async16, ldmatrix_x4),
-// attention_mma_nvidia.cl (shfl_xor, pack_half2, online_softmax_tile, store_attention_rows) and
-// attention_tf32_nvidia.cl (warp_sync). Key size 64, value size a multiple of 16 up to 192.
+// attention_mma_nvidia.cl (shfl_xor, pack_half2, ldmatrix_x4_trans, online_softmax_tile,
+// store_attention_rows) and attention_tf32_nvidia.cl (warp_sync). Key size 64, value size a
+// multiple of 16 up to 192.
 //
 //   logit(i, j) = (q_i + u) . k_j + (q_i + v) . r[n - 1 + j - i]
 //
@@ -30,13 +31,6 @@
 #define RA_VROW_MAX (RA_DV_MAX / 8 + 1)  // chunks per V row at most (odd: no bank conflicts)
 #define RA_STAGES 2
 #define RA_SKEW_ROW 84                // floats per row of a warp's skew tile (80 + padding)
-
-inline void ldmatrix_x4_trans(__local const uint4* p, uint* r) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p))
-               : "memory");
-}
 
 // Rows `rows` of 16-byte chunks `chunks` wide from `src` (row `first` of a [valid, ld] half
 // matrix, ld in 16-byte chunks) into `dst` (rows `pitch` chunks apart); rows outside
@@ -183,7 +177,7 @@ void rel_attention_f16_mma(__global const float* q, __global const uint4* kh,
     }
     warp_sync();  // the warp's skew tile is written
     add_skewed(s, my_skew, g, t);
-    online_softmax_tile(s, mask + slot * RA_KEYS, t, &m0, &m8, &l0, &l8, o, RA_DV_MAX / 8);
+    online_softmax_tile(s, mask + slot * RA_KEYS, t, &m0, &m8, &l0, &l8, o, RA_DV_MAX / 8, 0);
     // O += P V: k-step kk covers keys 16 kk .. 16 kk + 15, i.e. S tiles 2 kk and 2 kk + 1.
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {

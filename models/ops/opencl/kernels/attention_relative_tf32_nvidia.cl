@@ -128,7 +128,7 @@ void rel_attention_tf32_mma(__global const float* q, __global const uint4* k4,
     }
     warp_sync();  // the warp's skew tile is written
     add_skewed(s, my_skew, g, t);
-    online_softmax_tile(s, mask, t, &m0, &m8, &l0, &l8, o, RA_DV_MAX / 8);
+    online_softmax_tile(s, mask, t, &m0, &m8, &l0, &l8, o, RA_DV_MAX / 8, 0);
     warp_sync();  // every lane has read the skew tile: P goes there
     __local float* pf = my_skew;
 #pragma unroll

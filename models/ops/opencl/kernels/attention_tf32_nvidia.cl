@@ -131,7 +131,7 @@ void attention_tf32_mma(__global const float* q, __global const uint4* kf,
         mma_tf32(s[2 * jp + 1], qa[st][0], qa[st][1], qa[st][2], qa[st][3], kb[2], kb[3]);
       }
     }
-    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o, 8);
+    online_softmax_tile(s, bslot, t, &m0, &m8, &l0, &l8, o, 8, 0);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       vstore2((float2)(s[j][0], s[j][1]), 0, pf + g * (FT_ROW * 4) + j * 8 + 2 * t);

@@ -295,13 +295,20 @@ __kernel void channels_to_f16(__global const float* x, __global const float* sca
 
 // fp32 -> s8 with the calibrated per-tensor scale (x ~= x_scale q), rounded to nearest even and
 // saturated as the register-staged kernel quantizes; four per item.
-__kernel void f32_to_s8(__global const float* src, __global char* dst, float inv_scale, int n) {
+// src holds half bits when in_half (an int8 stage with half activations, issue 27: half the
+// bytes read; the int8 GEMM's epilogue writes halves for the next producer).
+inline float4 s8_source4(__global const float* src, int i, int in_half) {
+  return in_half ? vload_half4(i / 4, (__global const half*)src) : LOAD4(src, i);
+}
+
+__kernel void f32_to_s8(__global const float* src, __global char* dst, float inv_scale, int n,
+                        int in_half) {
   const int i = get_global_id(0) * 4;
   if (i + 3 < n) {
-    const float4 v = LOAD4(src, i) * inv_scale;
+    const float4 v = s8_source4(src, i, in_half) * inv_scale;
     *(__global char4*)(dst + i) = (char4)(to_s8(v.x), to_s8(v.y), to_s8(v.z), to_s8(v.w));
   } else {
-    for (int j = i; j < n; ++j) dst[j] = to_s8(src[j] * inv_scale);
+    for (int j = i; j < n; ++j) dst[j] = to_s8(act_load(src, j, in_half) * inv_scale);
   }
 }
 
@@ -311,10 +318,11 @@ __kernel void f32_to_s8(__global const float* src, __global char* dst, float inv
 // fixed-order passes rather than atomics: the same input gives the same scale every time.
 #define ABSMAX_GROUPS 1024
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
-void absmax_partial(__global const float* src, int n, __global float* partial) {
+void absmax_partial(__global const float* src, int n, __global float* partial, int in_half) {
   __local float scratch[256];
   float m = 0.0f;
-  for (int i = get_global_id(0); i < n; i += get_global_size(0)) m = fmax(m, fabs(src[i]));
+  for (int i = get_global_id(0); i < n; i += get_global_size(0))
+    m = fmax(m, fabs(act_load(src, i, in_half)));
   m = group_max(m, scratch);
   if (get_local_id(0) == 0) partial[get_group_id(0)] = m;
 }
@@ -333,13 +341,13 @@ void absmax_scales(__global const float* partial, __global float* scales) {
 
 // f32_to_s8 with the scale absmax_scales left on the device (no read back to the host).
 __kernel void f32_to_s8_dynamic(__global const float* src, __global char* dst,
-                                __global const float* scales, int n) {
+                                __global const float* scales, int n, int in_half) {
   const int i = get_global_id(0) * 4;
   const float inv_scale = scales[1];
   if (i + 3 < n) {
-    const float4 v = LOAD4(src, i) * inv_scale;
+    const float4 v = s8_source4(src, i, in_half) * inv_scale;
     *(__global char4*)(dst + i) = (char4)(to_s8(v.x), to_s8(v.y), to_s8(v.z), to_s8(v.w));
   } else {
-    for (int j = i; j < n; ++j) dst[j] = to_s8(src[j] * inv_scale);
+    for (int j = i; j < n; ++j) dst[j] = to_s8(act_load(src, j, in_half) * inv_scale);
   }
 }
