@@ -423,6 +423,60 @@ ReferenceRecord read_reference(const json& j, const std::string& where,
   return ref;
 }
 
+DocumentRecord read_document_record(const json& document, std::vector<std::string>& problems) {
+  DocumentRecord d;
+  if (!document.is_object()) {
+    problems.push_back(std::string("document: expected a JSON object, got ") +
+                       document.type_name());
+    return d;
+  }
+  const auto schema = document.find("schema");
+  if (schema == document.end()) {
+    problems.push_back("schema: missing (expected \"" + std::string(kSchema) + "\")");
+  } else if (!schema->is_string() || schema->get<std::string>() != kSchema) {
+    problems.push_back("schema: unsupported " + schema->dump() + " (expected \"" + kSchema + "\")");
+  }
+  auto need = [&](const char* key, bool (json::*is)() const noexcept, const char* expected) {
+    const auto it = document.find(key);
+    if (it == document.end()) {
+      problems.push_back(std::string("document.") + key + ": missing");
+    } else if (!((*it).*is)()) {
+      problems.push_back(std::string("document.") + key + ": expected " + expected + ", got " +
+                         it->type_name());
+    } else {
+      return true;
+    }
+    return false;
+  };
+  if (need("context", &json::is_object, "an object")) d.context = document.at("context");
+  if (need("runs", &json::is_array, "an array")) {
+    const json& runs = document.at("runs");
+    d.runs.reserve(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+      d.runs.push_back(read_run(runs[i], "runs[" + std::to_string(i) + "]", problems));
+  }
+  for (const auto& [k, v] : document.items())
+    if (k != "schema" && k != "context" && k != "runs") d.sections[k] = v;
+  return d;
+}
+
+std::vector<KernelRecord> opencl_kernels(const StageRecord& s) {
+  std::vector<KernelRecord> out;
+  if (!s.opencl.is_object()) return out;
+  const auto kernels = s.opencl.find("kernels");
+  if (kernels == s.opencl.end() || !kernels->is_array()) return out;
+  std::vector<std::string> ignored;  // the collector's block is open: what is malformed is unknown
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    Reader r((*kernels)[i], "kernels[" + std::to_string(i) + "]", ignored);
+    if (!r.ok()) continue;
+    KernelRecord& k = out.emplace_back();
+    r.string("name", k.name, false);
+    r.number("launches", k.launches);
+    r.number("total_ns", k.total_ns);
+  }
+  return out;
+}
+
 void to_json(json& j, const StageRecord& s) {
   const auto& t = s.time;
   json ci95 = nullptr;
@@ -541,6 +595,13 @@ void to_json(json& j, const ReferenceRecord& r) {
        {"best", text_json(r.best)},
        {"work", r.work.is_object() ? r.work : json()}};
   for (const auto& [k, v] : r.sections) j[k] = v;
+}
+
+void to_json(json& j, const DocumentRecord& d) {
+  j = {{"schema", d.schema},
+       {"context", d.context.is_null() ? json::object() : d.context},
+       {"runs", d.runs}};
+  for (const auto& [k, v] : d.sections) j[k] = v;
 }
 
 namespace {
