@@ -460,19 +460,23 @@ DocumentRecord read_document_record(const json& document, std::vector<std::strin
   return d;
 }
 
-std::vector<KernelRecord> opencl_kernels(const StageRecord& s) {
-  std::vector<KernelRecord> out;
-  if (!s.opencl.is_object()) return out;
-  const auto kernels = s.opencl.find("kernels");
-  if (kernels == s.opencl.end() || !kernels->is_array()) return out;
+OpenclRecord read_opencl(const StageRecord& s) {
+  OpenclRecord out;
   std::vector<std::string> ignored;  // the collector's block is open: what is malformed is unknown
+  Reader r(s.opencl, "opencl", ignored);
+  if (!r.ok()) return out;
+  out.present = true;
+  r.number("h2d_bytes", out.h2d_bytes);
+  r.number("d2h_bytes", out.d2h_bytes);
+  const json* kernels = r.find("kernels");
+  if (!kernels || !kernels->is_array()) return out;
   for (size_t i = 0; i < kernels->size(); ++i) {
-    Reader r((*kernels)[i], "kernels[" + std::to_string(i) + "]", ignored);
-    if (!r.ok()) continue;
-    KernelRecord& k = out.emplace_back();
-    r.string("name", k.name, false);
-    r.number("launches", k.launches);
-    r.number("total_ns", k.total_ns);
+    Reader k((*kernels)[i], "opencl.kernels[" + std::to_string(i) + "]", ignored);
+    if (!k.ok()) continue;
+    KernelRecord& kernel = out.kernels.emplace_back();
+    k.string("name", kernel.name, false);
+    k.number("launches", kernel.launches);
+    k.number("total_ns", kernel.total_ns);
   }
   return out;
 }

@@ -202,14 +202,20 @@ struct DocumentRecord {
   std::map<std::string, nlohmann::json> sections;  // keys a newer writer added
 };
 
-// One kernel of the OpenCL collector's block (opencl.kernels): device time summed over the
-// stage's measured samples.
+// The OpenCL collector's block (a stage's "opencl"), typed for readers: its kernels, with device
+// time summed over the stage's measured samples, and the bytes moved each way. The block stays
+// open in StageRecord::opencl (written back as it was read); this is a view of it.
 struct KernelRecord {
   std::string name;
   Number launches, total_ns;
 };
-// The kernels in a stage's opencl block; none when the block has none or is not an object.
-std::vector<KernelRecord> opencl_kernels(const StageRecord& s);
+struct OpenclRecord {
+  bool present = false;  // the collector reported (the block is an object)
+  std::vector<KernelRecord> kernels;
+  Number h2d_bytes, d2h_bytes;
+};
+// What is malformed in the block is unknown, never an error: the collector owns its shape.
+OpenclRecord read_opencl(const StageRecord& s);
 
 // Readers: every problem is named by its path ("runs[0].stages[2].status: ..."). The lenient
 // forms fill in what is well-formed, leave the rest unknown, and append the problems; from_json

@@ -186,13 +186,23 @@ TEST(Records, DocumentProblemsAreNamedAsTheValidatorNamesThem) {
 // The OpenCL collector's kernels, typed; a malformed entry is unknown rather than a throw.
 TEST(Records, OpenclKernelsAreReadFromTheOpenBlock) {
   StageRecord s = measured_stage();
-  EXPECT_TRUE(opencl_kernels(s).empty());
+  EXPECT_TRUE(read_opencl(s).present);
+  EXPECT_TRUE(read_opencl(s).kernels.empty());
+  EXPECT_EQ(read_opencl(s).h2d_bytes, 0);
+  s.opencl = nullptr;  // the collector did not report
+  EXPECT_FALSE(read_opencl(s).present);
   s.opencl = {{"kernels",
                {{{"name", "gemm"}, {"launches", 4}, {"total_ns", 2e6}},
                 {{"name", 7}, {"launches", "x"}},
                 3}},
+              {"h2d_bytes", 1024},
+              {"d2h_bytes", "many"},
               {"gemm_calls", {{"mma.sync", 2}}}};
-  const std::vector<KernelRecord> k = opencl_kernels(s);
+  const OpenclRecord cl = read_opencl(s);
+  EXPECT_TRUE(cl.present);
+  EXPECT_EQ(cl.h2d_bytes, 1024);
+  EXPECT_FALSE(cl.d2h_bytes);
+  const std::vector<KernelRecord>& k = cl.kernels;
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k[0].name, "gemm");
   EXPECT_EQ(k[0].launches, 4);
