@@ -5,7 +5,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "reports/runs_of.h"
 #include "reports/sample_verdict.h"
 #include "reports/stage_row.h"
 #include "reports/thresholds.h"
@@ -45,21 +44,8 @@ double relative_change(double base, double candidate) {
   return base != 0 && std::isfinite(base) && std::isfinite(candidate) ? candidate / base - 1 : NAN;
 }
 
-std::vector<double> samples_of(const json& stage) {
-  std::vector<double> out;
-  if (!stage.is_object()) return out;
-  const auto it = stage.find("samples_ms");
-  if (it == stage.end() || !it->is_array()) return out;
-  for (const json& v : *it)
-    if (v.is_number()) out.push_back(v.get<double>());
-  return out;
-}
-
-const json& stage_json(const json& run, size_t index) {
-  static const json null;
-  if (!run.is_object() || !run.contains("stages") || !run["stages"].is_array()) return null;
-  const json& stages = run["stages"];
-  return index < stages.size() ? stages[index] : null;
+std::vector<double> samples_of(const StageRecord& stage) {
+  return stage.samples_ms.value_or(std::vector<double>{});
 }
 
 std::string run_name(const RunSummary& r) {
@@ -79,13 +65,12 @@ class Comparer {
     result_.policy = o.inconclusive.value_or(file_policy.value_or(InconclusivePolicy::undecidable));
   }
 
-  CompareResult run(const json& base, const json& candidate) {
-    const json& base_runs = runs_of(base);
-    const json& cand_runs = runs_of(candidate);
+  CompareResult run(const std::vector<RunRecord>& base_runs,
+                    const std::vector<RunRecord>& cand_runs) {
     std::vector<RunSummary> cand;
-    for (const json& r : cand_runs) cand.push_back(summarize_run(r));
+    for (const RunRecord& r : cand_runs) cand.push_back(summarize_run(r));
     std::vector<bool> used(cand.size(), false);
-    for (const json& b : base_runs) {
+    for (const RunRecord& b : base_runs) {
       const RunSummary br = summarize_run(b);
       bool matched = false;
       for (size_t i = 0; i < cand.size() && !matched; ++i) {
@@ -106,7 +91,8 @@ class Comparer {
   }
 
  private:
-  void compare_runs(const RunSummary& br, const json& bj, const RunSummary& cr, const json& cj) {
+  void compare_runs(const RunSummary& br, const RunRecord& bj, const RunSummary& cr,
+                    const RunRecord& cj) {
     std::map<std::string, size_t> cand_index;
     for (size_t i = 0; i < cr.stages.size(); ++i) {
       if (!cand_index.emplace(cr.stages[i].id, i).second)
@@ -123,7 +109,7 @@ class Comparer {
         lost("run " + run_name(br) + ": stage " + bs.id + " only in base");
         continue;
       }
-      compare_stage(br, bs, stage_json(bj, i), cr.stages[it->second], stage_json(cj, it->second));
+      compare_stage(br, bs, bj.stages[i], cr.stages[it->second], cj.stages[it->second]);
     }
     for (const StageRow& cs : cr.stages)
       if (!seen.count(cs.id))
@@ -149,8 +135,8 @@ class Comparer {
     return m;
   }
 
-  void compare_stage(const RunSummary& run, const StageRow& b, const json& bj, const StageRow& c,
-                     const json& cj) {
+  void compare_stage(const RunSummary& run, const StageRow& b, const StageRecord& bj,
+                     const StageRow& c, const StageRecord& cj) {
     both_ok_ = b.status == "ok" && c.status == "ok";
     candidate_ok_ = c.status == "ok";
     if (b.status != c.status) {
@@ -485,8 +471,17 @@ CompareOutcome CompareResult::outcome() const {
   return CompareOutcome::pass;
 }
 
-CompareResult compare_documents(const json& base, const json& candidate, const CompareOptions& o) {
+CompareResult compare_runs(const std::vector<RunRecord>& base,
+                           const std::vector<RunRecord>& candidate, const CompareOptions& o) {
   return Comparer(o).run(base, candidate);
+}
+
+CompareResult compare_documents(const json& base, const json& candidate, const CompareOptions& o) {
+  // Read leniently: what is malformed is unknown (the caller validated, or chose not to).
+  std::vector<std::string> ignored;
+  Comparer comparer(o);  // the thresholds are checked before either document is read
+  return comparer.run(read_document_record(base, ignored).runs,
+                      read_document_record(candidate, ignored).runs);
 }
 
 }  // namespace sb

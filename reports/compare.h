@@ -1,9 +1,9 @@
 #pragma once
 // `stagebench compare BASE CANDIDATE`: matches runs by (model, size, backend, mode) and stages by
 // id, judges each metric (time, speedup_vs_baseline, memory, throughput, cosine) SAME / FASTER /
-// SLOWER / AMBIGUOUS, and applies the thresholds file's rules (docs/compare.md). Works on any
-// JSON value: the caller validates documents (schema/document.h), this code never trusts
-// their shape.
+// SLOWER / AMBIGUOUS, and applies the thresholds file's rules (docs/compare.md). Reads the
+// documents into schema's records (schema/records.h) leniently: the caller validates documents
+// (schema/document.h), this code never trusts their shape.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +12,7 @@
 
 #include "reports/thresholds.h"
 #include "reports/verdict.h"
+#include "schema/records.h"
 
 namespace sb {
 
@@ -67,5 +68,8 @@ struct CompareResult {
 // Throws std::invalid_argument ("thresholds line N: ...") when the thresholds text is bad.
 CompareResult compare_documents(const nlohmann::json& base, const nlohmann::json& candidate,
                                 const CompareOptions& o);
+// The same on runs already read into records (the viewer's documents).
+CompareResult compare_runs(const std::vector<RunRecord>& base,
+                           const std::vector<RunRecord>& candidate, const CompareOptions& o);
 
 }  // namespace sb

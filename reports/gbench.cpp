@@ -21,10 +21,6 @@ const nlohmann::json& at_path(const nlohmann::json& v, std::initializer_list<con
   return *cur;
 }
 
-void put_number(nlohmann::json& out, const char* key, const nlohmann::json& v) {
-  if (v.is_number() && std::isfinite(v.get<double>())) out[key] = v;
-}
-
 nlohmann::json caches(const nlohmann::json& cpu) {
   nlohmann::json out = nlohmann::json::array();
   const struct {
@@ -66,28 +62,38 @@ nlohmann::json gbench_context(const nlohmann::json& ctx) {
   return out;
 }
 
-bool measured(const nlohmann::json& stage) {
-  const std::string status = stage.value("status", "");
-  return (status == "ok" || status == "invalid") &&
-         at_path(stage, {"time", "median_ms"}).is_number();
+bool measured(const StageRecord& stage) {
+  return (stage.status == "ok" || stage.status == "invalid") && stage.time.median_ms.has_value();
+}
+
+std::string or_unknown(const std::string& s) {
+  return s.empty() ? "?" : s;
 }
 
 // "model/size/backend" with "/batch:B" when B != 1.
-std::string base_name(const nlohmann::json& run) {
+std::string base_name(const RunRecord& run) {
   std::string name =
-      run.value("model", "?") + "/" + run.value("size", "?") + "/" + run.value("backend", "?");
-  const auto& batch = at_path(run, {"params", "batch"});
+      or_unknown(run.model) + "/" + or_unknown(run.size) + "/" + or_unknown(run.backend);
+  const auto& batch = at_path(run.params, {"batch"});
   if (batch.is_number_integer() && batch.get<int64_t>() != 1)
     name += "/batch:" + std::to_string(batch.get<int64_t>());
   return name;
 }
 
+void put_number(nlohmann::json& out, const char* key, const Number& v) {
+  if (v && std::isfinite(*v)) out[key] = *v;
+}
+
+void put_number(nlohmann::json& out, const char* key, const Bytes& v) {
+  if (v) out[key] = *v;
+}
+
 nlohmann::json benchmark(const std::string& name, size_t family, size_t instance,
-                         const nlohmann::json& stage) {
-  const double median = at_path(stage, {"time", "median_ms"}).get<double>();
-  const auto& cpu_ns = at_path(stage, {"counters", "os::cpu_time_ns", "value"});
-  const double cpu_ms = cpu_ns.is_number() ? cpu_ns.get<double>() / 1e6 : median;
-  const auto& samples = at_path(stage, {"time", "samples"});
+                         const StageRecord& stage) {
+  const double median = *stage.time.median_ms;
+  const auto cpu_ns = stage.counters.find("os::cpu_time_ns");
+  const double cpu_ms =
+      cpu_ns != stage.counters.end() && cpu_ns->second.value ? *cpu_ns->second.value / 1e6 : median;
   nlohmann::json b = {{"name", name},
                       {"family_index", family},
                       {"per_family_instance_index", instance},
@@ -96,65 +102,60 @@ nlohmann::json benchmark(const std::string& name, size_t family, size_t instance
                       {"repetitions", 1},
                       {"repetition_index", 0},
                       {"threads", 1},
-                      {"iterations", samples.is_number() ? samples : nlohmann::json(0)},
+                      {"iterations", stage.time.samples},
                       {"real_time", median},
                       {"cpu_time", cpu_ms},
                       {"time_unit", "ms"}};
-  put_number(b, "items_per_second", at_path(stage, {"throughput", "items_per_s"}));
+  put_number(b, "items_per_second", stage.throughput.items_per_s);
   // User counters, as Google Benchmark writes them: numbers beside the standard keys.
-  put_number(b, "speedup_vs_baseline", at_path(stage, {"speedup", "vs_baseline"}));
-  const auto& ci = at_path(stage, {"speedup", "ci95"});
-  if (ci.is_array() && ci.size() == 2) {
-    put_number(b, "speedup_ci95_lo", ci[0]);
-    put_number(b, "speedup_ci95_hi", ci[1]);
+  put_number(b, "speedup_vs_baseline", stage.speedup.vs_baseline);
+  if (stage.speedup.ci95) {
+    put_number(b, "speedup_ci95_lo", (*stage.speedup.ci95)[0]);
+    put_number(b, "speedup_ci95_hi", (*stage.speedup.ci95)[1]);
   }
-  put_number(b, "speedup_vs_previous", at_path(stage, {"speedup", "vs_previous"}));
-  put_number(b, "claimed_speedup", at_path(stage, {"claim", "speedup"}));
-  put_number(b, "cv", at_path(stage, {"time", "cv"}));
-  put_number(b, "p10_ms", at_path(stage, {"time", "p10_ms"}));
-  put_number(b, "p90_ms", at_path(stage, {"time", "p90_ms"}));
-  put_number(b, "gflops", at_path(stage, {"throughput", "gflops"}));
-  put_number(b, "gbytes_per_s", at_path(stage, {"throughput", "gbytes_per_s"}));
-  put_number(b, "host_peak_bytes", at_path(stage, {"memory", "host_peak_bytes"}));
-  put_number(b, "device_peak_bytes", at_path(stage, {"memory", "device_peak_bytes"}));
-  put_number(b, "cosine", at_path(stage, {"correctness", "cosine"}));
-  if (stage.value("status", "") != "ok") {
-    const auto& reason = at_path(stage, {"reason"});
-    b["label"] = "invalid" + (reason.is_string() ? ": " + reason.get<std::string>() : "");
-  }
+  put_number(b, "speedup_vs_previous", stage.speedup.vs_previous);
+  put_number(b, "claimed_speedup", stage.claim.speedup);
+  put_number(b, "cv", stage.time.cv);
+  put_number(b, "p10_ms", stage.time.p10_ms);
+  put_number(b, "p90_ms", stage.time.p90_ms);
+  put_number(b, "gflops", stage.throughput.gflops);
+  put_number(b, "gbytes_per_s", stage.throughput.gbytes_per_s);
+  put_number(b, "host_peak_bytes", stage.memory.host_peak_bytes);
+  put_number(b, "device_peak_bytes", stage.memory.device_peak_bytes);
+  put_number(b, "cosine", stage.correctness.cosine);
+  if (stage.status != "ok") b["label"] = "invalid" + (stage.reason ? ": " + *stage.reason : "");
   return b;
 }
 
 }  // namespace
 
 nlohmann::json gbench_document(const nlohmann::json& doc) {
-  const nlohmann::json& runs = at_path(doc, {"runs"});
-  std::vector<std::pair<size_t, const nlohmann::json*>> complete;  // index in runs, run
-  if (runs.is_array()) {
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const auto& run = runs[i];
-      // "complete" may be absent or null (unknown: kept); only an explicit false is left out.
-      // value() would throw the library's bare "type must be boolean" on a null.
-      if (!run.is_object() || at_path(run, {"complete"}) == false) continue;
-      if (!at_path(run, {"stages"}).is_array()) continue;
-      complete.emplace_back(i, &run);
-    }
+  // Read leniently: the caller validated, and what is malformed is left out or unknown.
+  std::vector<std::string> ignored;
+  return gbench_from_records(read_document_record(doc, ignored));
+}
+
+nlohmann::json gbench_from_records(const DocumentRecord& doc) {
+  std::vector<std::pair<size_t, const RunRecord*>> complete;  // index in runs, run
+  for (size_t i = 0; i < doc.runs.size(); ++i) {
+    // "complete" may be absent or null (unknown: kept); only an explicit false is left out.
+    if (doc.runs[i].complete == false) continue;
+    complete.emplace_back(i, &doc.runs[i]);
   }
   std::map<std::string, size_t> uses;
   for (const auto& [index, run] : complete) ++uses[base_name(*run)];
 
   nlohmann::json benchmarks = nlohmann::json::array();
   size_t family = 0;
-  for (const auto& [index, run_ptr] : complete) {
-    const nlohmann::json& run = *run_ptr;
-    std::string base = base_name(run);
+  for (const auto& [index, run] : complete) {
+    std::string base = base_name(*run);
     if (uses[base] > 1) base += "/run:" + std::to_string(index);
-    for (const auto& stage : run["stages"]) {
-      if (!stage.is_object() || !measured(stage)) continue;
-      benchmarks.push_back(benchmark(base + "/" + stage.value("id", "?"), family++, 0, stage));
+    for (const StageRecord& stage : run->stages) {
+      if (!measured(stage)) continue;
+      benchmarks.push_back(benchmark(base + "/" + or_unknown(stage.id), family++, 0, stage));
     }
   }
-  return {{"context", gbench_context(at_path(doc, {"context"}))}, {"benchmarks", benchmarks}};
+  return {{"context", gbench_context(doc.context)}, {"benchmarks", benchmarks}};
 }
 
 }  // namespace sb

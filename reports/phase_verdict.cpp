@@ -3,6 +3,7 @@
 #include "reports/ladder_table.h"
 #include "reports/mann_whitney.h"
 #include "reports/number_format.h"
+#include "schema/summaries.h"
 
 namespace sb {
 namespace {
@@ -10,13 +11,8 @@ namespace {
 // The stage's per-step times of `phase`, as logs; empty when it recorded none.
 std::vector<double> log_phase_samples(const StageRecord& s, const std::string& phase) {
   std::vector<double> out;
-  if (!s.summaries.is_object()) return out;
-  const auto samples = s.summaries.find("phase_samples_ms");
-  if (samples == s.summaries.end() || !samples->is_object()) return out;
-  const auto it = samples->find(phase);
-  if (it == samples->end() || !it->is_array()) return out;
-  for (const auto& v : *it)
-    if (v.is_number() && v.get<double>() > 0) out.push_back(std::log(v.get<double>()));
+  for (const double v : summary::phase_samples_ms(s.summaries, phase))
+    if (v > 0) out.push_back(std::log(v));
   return out;
 }
 

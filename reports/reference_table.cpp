@@ -28,9 +28,12 @@ std::string ratio_cell(double r) {
 }  // namespace
 
 ReferenceTable reference_table(const json& run) {
-  ReferenceTable t;
   std::vector<std::string> ignored;  // a malformed block shows what is well-formed
-  const RunRecord r = read_run(run, "run", ignored);
+  return reference_table(read_run(run, "run", ignored));
+}
+
+ReferenceTable reference_table(const RunRecord& r) {
+  ReferenceTable t;
   if (!r.reference) return t;
   const ReferenceRecord& ref = *r.reference;
   t.name = ref.name.empty() ? kReferenceName : ref.name;

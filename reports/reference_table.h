@@ -34,7 +34,8 @@ struct ReferenceTable {
   std::vector<ReferenceRow> rows;
 };
 
-// The rows of a run object, read leniently; empty rows when it has no reference block.
+// The rows of a run (a run object is read leniently first); empty when it has no reference block.
+ReferenceTable reference_table(const RunRecord& run);
 ReferenceTable reference_table(const nlohmann::json& run);
 
 std::vector<std::string> reference_table_header();

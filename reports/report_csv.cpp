@@ -86,22 +86,26 @@ const std::vector<Column>& train_columns() {
         {"stage_index", [](F, R, S s) { return std::to_string(s.index); }},
         {"stage", [](F, R, S s) { return s.id; }},
     };
+    // Columns named by the summaries' keys and units (schema/summaries.h): data_ms, ...
+    auto named = [](const char* key, const summary::Figure& f) {
+      return std::string(key) + "_" + summary::unit_suffix(f.unit);
+    };
     for (size_t i = 0; i < kTrainPhaseCount; ++i)
-      c.push_back({std::string(train_phase_keys()[i]) + "_ms",
+      c.push_back({named(train_phase_keys()[i], summary::kPhasesMs),
                    [i](F, R, S s) { return num(s.train.phase_ms[i]); }});
     c.push_back({"step_ms", [](F, R, S s) { return num(phase_sum_ms(s)); }});
     for (size_t i = 0; i < kTrainPhaseCount; ++i)
       c.push_back({std::string(train_phase_keys()[i]) + "_share",
                    [i](F, R, S s) { return num(phase_share(s, i)); }});
     for (size_t i = 0; i < kMemorySplitCount; ++i)
-      c.push_back({std::string(memory_split_keys()[i]) + "_bytes",
+      c.push_back({named(memory_split_keys()[i], summary::kMemorySplitBytes),
                    [i](F, R, S s) { return num(s.train.memory_split_bytes[i]); }});
     c.push_back({"loss_max_rel", [](F, R, S s) { return num(s.loss_max_rel); }});
     c.push_back({"loss_tolerance", [](F, R, S s) { return num(s.loss_tolerance); }});
-    c.push_back({"loss_scale", [](F, R, S s) { return num(s.train.loss_scale); }});
-    c.push_back({"steps", [](F, R, S s) { return num(s.train.steps); }});
-    c.push_back({"skipped_steps", [](F, R, S s) { return num(s.train.skipped_steps); }});
-    c.push_back({"last_loss", [](F, R, S s) { return num(s.train.last_loss); }});
+    c.push_back({summary::kLossScale.key, [](F, R, S s) { return num(s.train.loss_scale); }});
+    c.push_back({summary::kSteps.key, [](F, R, S s) { return num(s.train.steps); }});
+    c.push_back({summary::kSkippedSteps.key, [](F, R, S s) { return num(s.train.skipped_steps); }});
+    c.push_back({summary::kLastLoss.key, [](F, R, S s) { return num(s.train.last_loss); }});
     return c;
   }();
   return kColumns;

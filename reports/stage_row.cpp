@@ -15,15 +15,11 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
 }
 
 const std::array<const char*, kTrainPhaseCount>& train_phase_keys() {
-  static const std::array<const char*, kTrainPhaseCount> keys{"data", "h2d", "forward", "backward",
-                                                              "optimizer"};
-  return keys;
+  return summary::kStepPhases;
 }
 
 const std::array<const char*, kMemorySplitCount>& memory_split_keys() {
-  static const std::array<const char*, kMemorySplitCount> keys{"parameters", "gradients",
-                                                               "optimizer_state", "activations"};
-  return keys;
+  return summary::kMemoryRoles;
 }
 
 namespace {
@@ -49,22 +45,19 @@ std::string joined_reasons(const StageRecord& s) {
 }
 
 TrainFigures train_figures(const json& summaries) {
+  const summary::TrainSummary s = summary::read_train_summary(summaries);
   TrainFigures t;
-  const json& phases = member(summaries, "phases_ms");
-  t.has_phases = phases.is_object();
-  for (size_t i = 0; i < kTrainPhaseCount; ++i)
-    t.phase_ms[i] = number_at(phases, train_phase_keys()[i]);
-  const json& split = member(summaries, "memory_split_bytes");
+  t.has_phases = s.has_phases;
+  for (size_t i = 0; i < kTrainPhaseCount; ++i) t.phase_ms[i] = value(s.phase_ms[i]);
   for (size_t i = 0; i < kMemorySplitCount; ++i)
-    t.memory_split_bytes[i] = number_at(split, memory_split_keys()[i]);
-  t.loss_scale = number_at(summaries, "loss_scale");
-  t.skipped_steps = number_at(summaries, "skipped_steps");
-  t.steps = number_at(summaries, "steps");
-  t.last_loss = number_at(summaries, "last_loss");
-  const json& inference = member(summaries, "inference");
-  t.infer_ms = number_at(inference, "median_ms");
-  t.infer_fps = number_at(inference, "fps");
-  t.infer_claim = number_at(inference, "claimed_speedup");
+    t.memory_split_bytes[i] = value(s.memory_split_bytes[i]);
+  t.loss_scale = value(s.loss_scale);
+  t.skipped_steps = value(s.skipped_steps);
+  t.steps = value(s.steps);
+  t.last_loss = value(s.last_loss);
+  t.infer_ms = value(s.infer_median_ms);
+  t.infer_fps = value(s.infer_fps);
+  t.infer_claim = value(s.infer_claimed_speedup);
   return t;
 }
 

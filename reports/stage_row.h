@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema/records.h"
+#include "schema/summaries.h"
 
 namespace sb {
 
@@ -17,9 +18,10 @@ namespace sb {
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
 
 // A training step's phases (summaries.phases_ms) and the memory split
-// (summaries.memory_split_bytes), by their keys in the summaries, in this order.
-inline constexpr size_t kTrainPhaseCount = 5;
-inline constexpr size_t kMemorySplitCount = 4;
+// (summaries.memory_split_bytes), by their keys in the summaries, in this order
+// (schema/summaries.h declares them).
+inline constexpr size_t kTrainPhaseCount = summary::kStepPhaseCount;
+inline constexpr size_t kMemorySplitCount = summary::kMemoryRoleCount;
 const std::array<const char*, kTrainPhaseCount>& train_phase_keys();    // data, h2d, ... optimizer
 const std::array<const char*, kMemorySplitCount>& memory_split_keys();  // parameters, ...
 

@@ -23,36 +23,7 @@ void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& 
 
 std::vector<std::string> validate_document(const nlohmann::json& document) {
   std::vector<std::string> problems;
-  if (!document.is_object()) {
-    problems.push_back(std::string("document: expected a JSON object, got ") +
-                       document.type_name());
-    return problems;
-  }
-  auto schema = document.find("schema");
-  if (schema == document.end()) {
-    problems.push_back("schema: missing (expected \"" + std::string(kSchema) + "\")");
-  } else if (!schema->is_string() || schema->get<std::string>() != kSchema) {
-    problems.push_back("schema: unsupported " + schema->dump() + " (expected \"" + kSchema + "\")");
-  }
-  auto need = [&](const char* key, bool (nlohmann::json::*is)() const noexcept,
-                  const char* expected) {
-    auto it = document.find(key);
-    if (it == document.end()) {
-      problems.push_back(std::string("document.") + key + ": missing");
-    } else if (!((*it).*is)()) {
-      problems.push_back(std::string("document.") + key + ": expected " + expected + ", got " +
-                         it->type_name());
-    } else {
-      return true;
-    }
-    return false;
-  };
-  need("context", &nlohmann::json::is_object, "an object");
-  if (need("runs", &nlohmann::json::is_array, "an array")) {
-    const auto& runs = document.at("runs");
-    for (size_t i = 0; i < runs.size(); ++i)
-      read_run(runs[i], "runs[" + std::to_string(i) + "]", problems);
-  }
+  read_document_record(document, problems);
   return problems;
 }
 

@@ -423,6 +423,64 @@ ReferenceRecord read_reference(const json& j, const std::string& where,
   return ref;
 }
 
+DocumentRecord read_document_record(const json& document, std::vector<std::string>& problems) {
+  DocumentRecord d;
+  if (!document.is_object()) {
+    problems.push_back(std::string("document: expected a JSON object, got ") +
+                       document.type_name());
+    return d;
+  }
+  const auto schema = document.find("schema");
+  if (schema == document.end()) {
+    problems.push_back("schema: missing (expected \"" + std::string(kSchema) + "\")");
+  } else if (!schema->is_string() || schema->get<std::string>() != kSchema) {
+    problems.push_back("schema: unsupported " + schema->dump() + " (expected \"" + kSchema + "\")");
+  }
+  auto need = [&](const char* key, bool (json::*is)() const noexcept, const char* expected) {
+    const auto it = document.find(key);
+    if (it == document.end()) {
+      problems.push_back(std::string("document.") + key + ": missing");
+    } else if (!((*it).*is)()) {
+      problems.push_back(std::string("document.") + key + ": expected " + expected + ", got " +
+                         it->type_name());
+    } else {
+      return true;
+    }
+    return false;
+  };
+  if (need("context", &json::is_object, "an object")) d.context = document.at("context");
+  if (need("runs", &json::is_array, "an array")) {
+    const json& runs = document.at("runs");
+    d.runs.reserve(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+      d.runs.push_back(read_run(runs[i], "runs[" + std::to_string(i) + "]", problems));
+  }
+  for (const auto& [k, v] : document.items())
+    if (k != "schema" && k != "context" && k != "runs") d.sections[k] = v;
+  return d;
+}
+
+OpenclRecord read_opencl(const StageRecord& s) {
+  OpenclRecord out;
+  std::vector<std::string> ignored;  // the collector's block is open: what is malformed is unknown
+  Reader r(s.opencl, "opencl", ignored);
+  if (!r.ok()) return out;
+  out.present = true;
+  r.number("h2d_bytes", out.h2d_bytes);
+  r.number("d2h_bytes", out.d2h_bytes);
+  const json* kernels = r.find("kernels");
+  if (!kernels || !kernels->is_array()) return out;
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    Reader k((*kernels)[i], "opencl.kernels[" + std::to_string(i) + "]", ignored);
+    if (!k.ok()) continue;
+    KernelRecord& kernel = out.kernels.emplace_back();
+    k.string("name", kernel.name, false);
+    k.number("launches", kernel.launches);
+    k.number("total_ns", kernel.total_ns);
+  }
+  return out;
+}
+
 void to_json(json& j, const StageRecord& s) {
   const auto& t = s.time;
   json ci95 = nullptr;
@@ -541,6 +599,13 @@ void to_json(json& j, const ReferenceRecord& r) {
        {"best", text_json(r.best)},
        {"work", r.work.is_object() ? r.work : json()}};
   for (const auto& [k, v] : r.sections) j[k] = v;
+}
+
+void to_json(json& j, const DocumentRecord& d) {
+  j = {{"schema", d.schema},
+       {"context", d.context.is_null() ? json::object() : d.context},
+       {"runs", d.runs}};
+  for (const auto& [k, v] : d.sections) j[k] = v;
 }
 
 namespace {

@@ -1,7 +1,9 @@
 #pragma once
 // The stagebench/1 records (docs/schema.md), defined once. The runner writes them, the
-// validator and the readers (reports, viewer) read them, all through the one to_json/from_json
-// pair below; no other file spells the schema's key paths.
+// validator and the readers (reports, compare, the gbench export, the viewer) read them, all
+// through the one to_json/from_json pair below: a document is parsed once into these records
+// and read as typed data. The schema's own key paths are spelt here only; the open blocks
+// below (context, params, opencl, summaries, sections) hold JSON their writers define.
 //
 // Conventions kept by the pair:
 // - An unknown number is std::nullopt and is written as null; a NaN or Inf is never written.
@@ -191,6 +193,30 @@ struct RunRecord {
   bool measured_nothing() const { return status.has_value(); }
 };
 
+// A whole document. The context (harness/context: host, cpu, build, collectors, ...) is an open
+// block, kept as written.
+struct DocumentRecord {
+  std::string schema = kSchema;
+  nlohmann::json context = nlohmann::json::object();
+  std::vector<RunRecord> runs;
+  std::map<std::string, nlohmann::json> sections;  // keys a newer writer added
+};
+
+// The OpenCL collector's block (a stage's "opencl"), typed for readers: its kernels, with device
+// time summed over the stage's measured samples, and the bytes moved each way. The block stays
+// open in StageRecord::opencl (written back as it was read); this is a view of it.
+struct KernelRecord {
+  std::string name;
+  Number launches, total_ns;
+};
+struct OpenclRecord {
+  bool present = false;  // the collector reported (the block is an object)
+  std::vector<KernelRecord> kernels;
+  Number h2d_bytes, d2h_bytes;
+};
+// What is malformed in the block is unknown, never an error: the collector owns its shape.
+OpenclRecord read_opencl(const StageRecord& s);
+
 // Readers: every problem is named by its path ("runs[0].stages[2].status: ..."). The lenient
 // forms fill in what is well-formed, leave the rest unknown, and append the problems; from_json
 // throws std::invalid_argument with the first problem.
@@ -200,11 +226,15 @@ RunRecord read_run(const nlohmann::json& j, const std::string& where,
                    std::vector<std::string>& problems);
 ReferenceRecord read_reference(const nlohmann::json& j, const std::string& where,
                                std::vector<std::string>& problems);
+// The whole document: its tag, context and runs, each problem named as validate_document
+// (schema/document.h) names it.
+DocumentRecord read_document_record(const nlohmann::json& j, std::vector<std::string>& problems);
 
 void to_json(nlohmann::json& j, const StageRecord& s);
 void from_json(const nlohmann::json& j, StageRecord& s);
 void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 void to_json(nlohmann::json& j, const ReferenceRecord& r);
+void to_json(nlohmann::json& j, const DocumentRecord& d);
 
 }  // namespace sb

@@ -8,26 +8,25 @@
 namespace sb::viewer {
 namespace {
 
-bool same_ladder(const nlohmann::json& a, const nlohmann::json& b) {
-  for (const char* key : {"model", "size", "backend", "device", "mode"})
-    if (text(a, key) != text(b, key)) return false;
-  return true;
+bool same_ladder(const RunRecord& a, const RunRecord& b) {
+  return a.model == b.model && a.size == b.size && a.backend == b.backend && a.device == b.device &&
+         a.mode == b.mode;
 }
 
 }  // namespace
 
-std::vector<BatchSeries> batch_series(const std::vector<const nlohmann::json*>& runs,
-                                      const nlohmann::json& selected) {
+std::vector<BatchSeries> batch_series(const std::vector<const RunRecord*>& runs,
+                                      const RunRecord& selected) {
   std::vector<BatchSeries> series;
   std::set<double> batches;
-  for (const nlohmann::json* run : runs) {
-    const auto batch = number(member(*run, "params"), "batch");
+  for (const RunRecord* run : runs) {
+    const auto batch = run_batch(*run);
     if (!batch || !same_ladder(*run, selected)) continue;
     batches.insert(*batch);
-    for (const auto& stage : member(*run, "stages")) {
-      const auto items = number(member(stage, "throughput"), "items_per_s");
+    for (const StageRecord& stage : run->stages) {
+      const auto items = stage.throughput.items_per_s;
       if (!items) continue;
-      const QString id = text(stage, "id");
+      const QString id = display_text(stage.id);
       auto it = std::find_if(series.begin(), series.end(),
                              [&](const BatchSeries& s) { return s.stage == id; });
       if (it == series.end()) it = series.insert(series.end(), BatchSeries{id, {}});
@@ -41,9 +40,11 @@ std::vector<BatchSeries> batch_series(const std::vector<const nlohmann::json*>& 
   return series;
 }
 
-std::optional<BatchSearchCurve> batch_search_curve(const nlohmann::json& run) {
-  const nlohmann::json& search = member(run, "batch_search");
-  if (!search.is_object()) return std::nullopt;
+std::optional<BatchSearchCurve> batch_search_curve(const RunRecord& run) {
+  // The harness's own section (harness/batch_search), kept open by the schema.
+  const auto section = run.sections.find("batch_search");
+  if (section == run.sections.end() || !section->second.is_object()) return std::nullopt;
+  const nlohmann::json& search = section->second;
   BatchSearchCurve c;
   c.stage = text(search, "stage");
   c.cap_mb = number(search, "memory_cap_bytes").value_or(0) / 1e6;

@@ -9,7 +9,8 @@
 #include <QPointF>
 #include <QString>
 #include <QVector>
-#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb::viewer {
 
@@ -18,8 +19,8 @@ struct BatchSeries {
   QVector<QPointF> points;
 };
 
-std::vector<BatchSeries> batch_series(const std::vector<const nlohmann::json*>& runs,
-                                      const nlohmann::json& selected);
+std::vector<BatchSeries> batch_series(const std::vector<const RunRecord*>& runs,
+                                      const RunRecord& selected);
 
 // A run's own batch search (`run --batch auto`, its "batch_search" section): the throughput of
 // the followed stage at each fitting probe, the peak memory of every measured probe (MB), the
@@ -33,6 +34,6 @@ struct BatchSearchCurve {
   QString limit;
 };
 
-std::optional<BatchSearchCurve> batch_search_curve(const nlohmann::json& run);
+std::optional<BatchSearchCurve> batch_search_curve(const RunRecord& run);
 
 }  // namespace sb::viewer

@@ -10,22 +10,16 @@
 namespace sb::viewer {
 namespace {
 
-using json = nlohmann::json;
-
-std::optional<double> median(const json& stage) {
-  return number(member(stage, "time"), "median_ms");
+std::optional<double> stage_median(const std::optional<StageRecord>& stage) {
+  return stage ? stage->time.median_ms : std::nullopt;
 }
 
-// compare_documents joins runs by identity: to compare any two runs side by side (say CPU
-// against OpenCL), the candidate is given the base's identity.
-json single_run_document(const json& document, const json& run, const json& identity) {
-  json r = run;
-  for (const char* key : {"model", "size", "backend", "device", "mode"})
-    if (identity.contains(key)) r[key] = identity[key];
-  return json{
-      {"schema", member(document, "schema")},
-      {"context", member(document, "context").is_object() ? document["context"] : json::object()},
-      {"runs", json::array({r})}};
+std::optional<double> stage_speedup(const std::optional<StageRecord>& stage) {
+  return stage ? stage->speedup.vs_baseline : std::nullopt;
+}
+
+QString stage_status(const std::optional<StageRecord>& stage) {
+  return stage ? display_text(stage->status) : QStringLiteral("-");
 }
 
 bool is_time_metric(const std::string& metric) {
@@ -43,31 +37,34 @@ QColor CompareModel::verdict_colour(const QString& verdict) {
   return {};
 }
 
-void CompareModel::set_runs(const json& base_document, const json& base_run,
-                            const json& candidate_document, const json& candidate_run) {
+void CompareModel::set_runs(const RunRecord& base_run, const RunRecord& candidate_run) {
   beginResetModel();
   rows_.clear();
   problem_.clear();
-  for (const json& s : member(base_run, "stages"))
-    rows_.push_back({text(s, "id"), s, nullptr, {}, {}, false});
-  for (const json& s : member(candidate_run, "stages")) {
-    const QString id = text(s, "id");
+  for (const StageRecord& s : base_run.stages)
+    rows_.push_back({display_text(s.id), s, std::nullopt, {}, {}, false});
+  for (const StageRecord& s : candidate_run.stages) {
+    const QString id = display_text(s.id);
     auto it = std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.id == id; });
     if (it == rows_.end())
-      rows_.push_back({id, nullptr, s, {}, {}, false});
+      rows_.push_back({id, std::nullopt, s, {}, {}, false});
     else
       it->candidate = s;
   }
-  compute_verdicts(base_document, base_run, candidate_document, candidate_run);
+  compute_verdicts(base_run, candidate_run);
   endResetModel();
 }
 
-void CompareModel::compute_verdicts(const json& base_document, const json& base_run,
-                                    const json& candidate_document, const json& candidate_run) {
+void CompareModel::compute_verdicts(const RunRecord& base_run, const RunRecord& candidate_run) {
   try {
-    const json base = single_run_document(base_document, base_run, base_run);
-    const json candidate = single_run_document(candidate_document, candidate_run, base_run);
-    const CompareResult result = compare_documents(base, candidate, CompareOptions{});
+    // compare joins runs by identity: the candidate is given the base's.
+    RunRecord candidate = candidate_run;
+    candidate.model = base_run.model;
+    candidate.size = base_run.size;
+    candidate.backend = base_run.backend;
+    candidate.device = base_run.device;
+    candidate.mode = base_run.mode;
+    const CompareResult result = compare_runs({base_run}, {candidate}, CompareOptions{});
     for (const MetricComparison& m : result.rows) {
       if (!is_time_metric(m.metric)) continue;
       const QString id = display_text(m.stage);
@@ -102,7 +99,7 @@ int CompareModel::columnCount(const QModelIndex& parent) const {
 }
 
 std::optional<double> CompareModel::value(const Row& row, int column) const {
-  const auto base = median(row.base), candidate = median(row.candidate);
+  const auto base = stage_median(row.base), candidate = stage_median(row.candidate);
   switch (column) {
     case BaseMs:
       return base;
@@ -113,9 +110,9 @@ std::optional<double> CompareModel::value(const Row& row, int column) const {
     case Ratio:
       return base && candidate && *base > 0 ? std::optional(*candidate / *base) : std::nullopt;
     case BaseSpeedup:
-      return number(member(row.base, "speedup"), "vs_baseline");
+      return stage_speedup(row.base);
     case CandidateSpeedup:
-      return number(member(row.candidate, "speedup"), "vs_baseline");
+      return stage_speedup(row.candidate);
     default:
       return std::nullopt;
   }
@@ -153,9 +150,9 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         case Stage:
           return row.id;
         case BaseStatus:
-          return text(row.base, "status", QStringLiteral("-"));
+          return stage_status(row.base);
         case CandidateStatus:
-          return text(row.candidate, "status", QStringLiteral("-"));
+          return stage_status(row.candidate);
         case BaseMs:
         case CandidateMs:
           return format_ms(value(row, column));

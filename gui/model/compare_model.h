@@ -4,7 +4,8 @@
 // the stage's time: faster green, slower red, ambiguous amber, same uncoloured.
 #include <QAbstractTableModel>
 #include <QColor>
-#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb::viewer {
 
@@ -28,9 +29,8 @@ class CompareModel : public QAbstractTableModel {
 
   explicit CompareModel(QObject* parent = nullptr);
 
-  // Documents give compare_documents the context it reads; runs are the ones to show.
-  void set_runs(const nlohmann::json& base_document, const nlohmann::json& base_run,
-                const nlohmann::json& candidate_document, const nlohmann::json& candidate_run);
+  // Any two runs, whatever their identity (say CPU against OpenCL).
+  void set_runs(const RunRecord& base_run, const RunRecord& candidate_run);
   // Why no verdicts could be computed (compare_documents threw or reported problems); empty
   // when all is well.
   QString problem() const { return problem_; }
@@ -45,14 +45,12 @@ class CompareModel : public QAbstractTableModel {
  private:
   struct Row {
     QString id;
-    nlohmann::json base, candidate;  // the stage objects, null when the run lacks the stage
-    QString verdict;                 // compare's verdict for the "time" metric, lower case
+    std::optional<StageRecord> base, candidate;  // empty when the run lacks the stage
+    QString verdict;  // compare's verdict for the "time" metric, lower case
     QString note;
     bool regression = false;
   };
-  void compute_verdicts(const nlohmann::json& base_document, const nlohmann::json& base_run,
-                        const nlohmann::json& candidate_document,
-                        const nlohmann::json& candidate_run);
+  void compute_verdicts(const RunRecord& base_run, const RunRecord& candidate_run);
   std::optional<double> value(const Row& row, int column) const;
 
   std::vector<Row> rows_;

@@ -49,22 +49,21 @@ void papi_warnings(const json& papi, ContextSummary& s) {
                       sw_failed.join(QStringLiteral("; "));
 }
 
-void stage_warnings(const json& run, ContextSummary& s) {
-  if (member(run, "complete").is_boolean() && !run["complete"].get<bool>())
+void stage_warnings(const RunRecord& run, ContextSummary& s) {
+  if (run.complete == false)
     s.warnings << QStringLiteral("partial snapshot: the run had not finished");
-  for (const json& stage : member(run, "stages")) {
-    const QString status = text(stage, "status");
-    if (status != QLatin1String("invalid") && status != QLatin1String("failed")) continue;
-    QString why = text(stage, "reason");
-    s.warnings << QStringLiteral("stage %1 %2: %3").arg(text(stage, "id"), status, why);
+  for (const StageRecord& stage : run.stages) {
+    if (stage.status != "invalid" && stage.status != "failed") continue;
+    s.warnings << QStringLiteral("stage %1 %2: %3")
+                      .arg(display_text(stage.id), display_text(stage.status), text(stage.reason));
   }
 }
 
 }  // namespace
 
-ContextSummary summarize_context(const json& document, const json& run) {
+ContextSummary summarize_context(const DocumentRecord& document, const RunRecord& run) {
   ContextSummary s;
-  const json& ctx = member(document, "context");
+  const json& ctx = document.context;
   add_fact(s, "host", text(ctx, "host"));
   add_fact(s, "date", text(ctx, "date"));
   add_fact(s, "cpu", cpu_text(member(ctx, "cpu")));
@@ -77,12 +76,12 @@ ContextSummary summarize_context(const json& document, const json& run) {
   add_fact(s, "build",
            QStringList{text(build, "compiler"), text(build, "type"), text(build, "git")}.join(
                QLatin1Char(' ')));
-  add_fact(
-      s, "run",
-      QStringList{text(run, "model"), text(run, "size"), text(run, "backend"), text(run, "mode")}
-          .join(QStringLiteral(" / ")));
-  add_fact(s, "device", text(run, "device"));
-  const json& params = member(run, "params");
+  add_fact(s, "run",
+           QStringList{display_text(run.model), display_text(run.size), display_text(run.backend),
+                       display_text(run.mode)}
+               .join(QStringLiteral(" / ")));
+  add_fact(s, "device", display_text(run.device));
+  const json& params = run.params;
   if (params.is_object()) {
     QStringList p;
     for (auto it = params.begin(); it != params.end(); ++it)
@@ -94,14 +93,9 @@ ContextSummary summarize_context(const json& document, const json& run) {
     s.devices << text(d, "name") + QStringLiteral(" (") + text(d, "platform") + QStringLiteral(")");
 
   QSet<QString> tiers;
-  for (const json& stage : member(run, "stages")) {
-    const json& counters = member(stage, "counters");
-    if (!counters.is_object()) continue;
-    for (const json& c : counters) {
-      const QString tier = text(c, "tier");
-      if (!tier.isEmpty() && tier != QLatin1String("error")) tiers.insert(tier);
-    }
-  }
+  for (const StageRecord& stage : run.stages)
+    for (const auto& [name, c] : stage.counters)
+      if (!c.tier.empty() && c.tier != "error") tiers.insert(display_text(c.tier));
   s.tiers = tiers.values();
   s.tiers.sort();
 

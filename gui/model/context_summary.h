@@ -6,7 +6,8 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
-#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb::viewer {
 
@@ -17,7 +18,7 @@ struct ContextSummary {
   QStringList warnings;
 };
 
-ContextSummary summarize_context(const nlohmann::json& document, const nlohmann::json& run);
+ContextSummary summarize_context(const DocumentRecord& document, const RunRecord& run);
 QString context_html(const ContextSummary& summary);
 
 }  // namespace sb::viewer

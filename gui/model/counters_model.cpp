@@ -15,13 +15,10 @@ QString compact(std::optional<double> v) {
 
 CountersModel::CountersModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void CountersModel::set_stage(const nlohmann::json& stage) {
+void CountersModel::set_stage(const StageRecord& stage) {
   beginResetModel();
   rows_.clear();
-  const auto& counters = member(stage, "counters");
-  if (counters.is_object())
-    for (auto it = counters.begin(); it != counters.end(); ++it)
-      rows_.push_back({display_text(it.key()), *it});
+  for (const auto& [name, counter] : stage.counters) rows_.push_back({display_text(name), counter});
   endResetModel();
 }
 
@@ -46,15 +43,13 @@ QVariant CountersModel::data(const QModelIndex& index, int role) const {
     case Name:
       return row.name;
     case Tier:
-      return text(row.counter, "tier");
+      return display_text(row.counter.tier);
     case Value:
-      return sort ? sort_value(number(row.counter, "value"))
-                  : QVariant(compact(number(row.counter, "value")));
+      return sort ? sort_value(row.counter.value) : QVariant(compact(row.counter.value));
     case PerItem:
-      return sort ? sort_value(number(row.counter, "per_item"))
-                  : QVariant(compact(number(row.counter, "per_item")));
+      return sort ? sort_value(row.counter.per_item) : QVariant(compact(row.counter.per_item));
     case Note:
-      return text(row.counter, "error", text(row.counter, "scope"));
+      return row.counter.error ? text(row.counter.error) : text(row.counter.scope);
     default:
       return {};
   }

@@ -2,7 +2,8 @@
 // The counters of one stage: name, tier (hardware, software, os, wall, error), value per
 // sample, value per item, and the scope or the collector's error.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb::viewer {
 
@@ -13,7 +14,7 @@ class CountersModel : public QAbstractTableModel {
   enum Column { Name, Tier, Value, PerItem, Note, ColumnCount };
 
   explicit CountersModel(QObject* parent = nullptr);
-  void set_stage(const nlohmann::json& stage);
+  void set_stage(const StageRecord& stage);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -23,7 +24,7 @@ class CountersModel : public QAbstractTableModel {
  private:
   struct Row {
     QString name;
-    nlohmann::json counter;
+    CounterRecord counter;
   };
   std::vector<Row> rows_;
 };

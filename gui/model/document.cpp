@@ -1,6 +1,5 @@
 #include "gui/model/document.h"
 
-#include <set>
 #include <stdexcept>
 #include <string_view>
 
@@ -11,98 +10,12 @@
 #include "schema/json_text.h"
 
 namespace sb::viewer {
-namespace {
 
-constexpr const char* kSchema = "stagebench/1";
-
-void check_stage(const nlohmann::json& s, const std::string& where,
-                 std::vector<std::string>& problems) {
-  if (!s.is_object()) {
-    problems.push_back(where + ": expected an object, got " + s.type_name());
-    return;
-  }
-  if (!s.contains("id") || !s["id"].is_string()) problems.push_back(where + ".id: missing string");
-  static const std::set<std::string> kStatuses = {"ok", "skipped", "failed", "invalid"};
-  if (!s.contains("status") || !s["status"].is_string()) {
-    problems.push_back(where + ".status: missing string");
-  } else if (!kStatuses.count(s["status"].get<std::string>())) {
-    problems.push_back(where + ".status: '" + s["status"].get<std::string>() +
-                       "' is not one of ok, skipped, failed, invalid");
-  }
-  for (const char* block :
-       {"time", "speedup", "throughput", "memory", "correctness", "claim", "counters", "opencl"}) {
-    if (s.contains(block) && !s[block].is_object() && !s[block].is_null())
-      problems.push_back(where + "." + block + ": expected an object or null, got " +
-                         s[block].type_name());
-  }
-  if (s.contains("samples_ms") && !s["samples_ms"].is_array()) {
-    problems.push_back(where + ".samples_ms: expected an array");
-  } else if (s.contains("samples_ms")) {
-    // Wall times, as the CLI's reader has them: [[1]] or -2 were drawn as measured.
-    const auto& samples = s["samples_ms"];
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (!samples[i].is_number() || !(samples[i].get<double>() >= 0)) {
-        problems.push_back(where + ".samples_ms[" + std::to_string(i) +
-                           "]: expected a wall time >= 0, got " + samples[i].dump());
-        break;
-      }
-  }
-}
-
-void check_run(const nlohmann::json& r, const std::string& where,
-               std::vector<std::string>& problems) {
-  if (!r.is_object()) {
-    problems.push_back(where + ": expected an object, got " + r.type_name());
-    return;
-  }
-  for (const char* key : {"model", "size", "backend", "device"})
-    if (!r.contains(key) || !r[key].is_string())
-      problems.push_back(where + "." + key + ": missing string");
-  // "complete": "yes" was shown as a finished run.
-  if (r.contains("complete") && !r["complete"].is_boolean() && !r["complete"].is_null())
-    problems.push_back(where + ".complete: expected a boolean or null, got " +
-                       r["complete"].dump());
-  if (!r.contains("stages") || !r["stages"].is_array()) {
-    problems.push_back(where + ".stages: missing array");
-    return;
-  }
-  const auto& stages = r["stages"];
-  for (size_t i = 0; i < stages.size(); ++i)
-    check_stage(stages[i], where + ".stages[" + std::to_string(i) + "]", problems);
-}
-
-}  // namespace
-
-std::vector<std::string> document_problems(const nlohmann::json& document) {
-  std::vector<std::string> problems;
-  if (!document.is_object()) {
-    problems.push_back(std::string("document: expected a JSON object, got ") +
-                       document.type_name());
-    return problems;
-  }
-  if (!document.contains("schema")) {
-    problems.push_back(std::string("schema: missing (expected \"") + kSchema + "\")");
-  } else if (document["schema"] != kSchema) {
-    problems.push_back("schema: unsupported " + document["schema"].dump() + " (expected \"" +
-                       kSchema + "\")");
-  }
-  if (document.contains("context") && !document["context"].is_object())
-    problems.push_back("context: expected an object");
-  if (!document.contains("runs") || !document["runs"].is_array()) {
-    problems.push_back("runs: missing array");
-    return problems;
-  }
-  const auto& runs = document["runs"];
-  for (size_t i = 0; i < runs.size(); ++i)
-    check_run(runs[i], "runs[" + std::to_string(i) + "]", problems);
-  return problems;
-}
-
-std::string document_too_large(const nlohmann::json& document) {
-  const nlohmann::json& runs = document.at("runs");
+std::string document_too_large(const DocumentRecord& document) {
+  const std::vector<RunRecord>& runs = document.runs;
   size_t stages = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const size_t here = runs[i].contains("stages") ? runs[i].at("stages").size() : 0;
+    const size_t here = runs[i].stages.size();
     if (here > kMaxStagesPerRun) {
       return "runs[" + std::to_string(i) + "] has " + std::to_string(here) +
              " stages, more than the viewer shows in one run (" + std::to_string(kMaxStagesPerRun) +
@@ -124,7 +37,7 @@ std::string document_too_large(const nlohmann::json& document) {
 namespace {
 
 LoadResult load_checked(const QString& path) {
-  LoadResult result{path, nullptr, {}};
+  LoadResult result{path, {}, {}};
   // A FIFO would block the loader thread until a writer appears; a device may never end.
   const QFileInfo info(path);
   if (info.exists() && !info.isFile()) {
@@ -153,7 +66,8 @@ LoadResult load_checked(const QString& path) {
     result.error = QString::fromUtf8(e.what());
     return result;
   }
-  const auto problems = document_problems(document);
+  std::vector<std::string> problems;
+  DocumentRecord record = read_document_record(document, problems);
   if (!problems.empty()) {
     result.error = path + QStringLiteral(": not a stagebench/1 document:");
     const size_t shown = std::min<size_t>(problems.size(), 5);
@@ -163,11 +77,11 @@ LoadResult load_checked(const QString& path) {
       result.error += QStringLiteral("\n  ... and %1 more").arg(problems.size() - shown);
     return result;
   }
-  if (const std::string why = document_too_large(document); !why.empty()) {
+  if (const std::string why = document_too_large(record); !why.empty()) {
     result.error = path + QStringLiteral(": ") + QString::fromStdString(why);
     return result;
   }
-  result.document = std::move(document);
+  result.document = std::move(record);
   return result;
 }
 
@@ -179,9 +93,9 @@ LoadResult load_document(const QString& path) {
   try {
     return load_checked(path);
   } catch (const std::exception& e) {
-    return {path, nullptr, path + QStringLiteral(": cannot be shown: ") + display_text(e.what())};
+    return {path, {}, path + QStringLiteral(": cannot be shown: ") + display_text(e.what())};
   } catch (...) {
-    return {path, nullptr, path + QStringLiteral(": cannot be shown (unknown error)")};
+    return {path, {}, path + QStringLiteral(": cannot be shown (unknown error)")};
   }
 }
 

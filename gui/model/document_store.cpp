@@ -45,18 +45,17 @@ int DocumentStore::index_of(const QString& path) const {
 std::vector<RunRef> DocumentStore::runs() const {
   std::vector<RunRef> refs;
   for (size_t d = 0; d < documents_.size(); ++d) {
-    const auto& runs = documents_[d].document["runs"];
-    for (size_t r = 0; r < runs.size(); ++r)
+    for (size_t r = 0; r < documents_[d].document.runs.size(); ++r)
       refs.push_back({static_cast<int>(d), static_cast<int>(r)});
   }
   return refs;
 }
 
-const nlohmann::json& DocumentStore::run(RunRef ref) const {
-  return document_of(ref)["runs"][static_cast<size_t>(ref.run)];
+const RunRecord& DocumentStore::run(RunRef ref) const {
+  return document_of(ref).runs.at(static_cast<size_t>(ref.run));
 }
 
-const nlohmann::json& DocumentStore::document_of(RunRef ref) const {
+const DocumentRecord& DocumentStore::document_of(RunRef ref) const {
   return documents_.at(static_cast<size_t>(ref.document)).document;
 }
 

@@ -9,7 +9,6 @@
 #include <QSet>
 #include <QString>
 #include <QTimer>
-#include <nlohmann/json.hpp>
 
 #include "gui/model/document.h"
 
@@ -17,7 +16,7 @@ namespace sb::viewer {
 
 struct LoadedDocument {
   QString path;  // absolute
-  nlohmann::json document;
+  DocumentRecord document;
 };
 
 // One run of one document: indexes into DocumentStore::documents().
@@ -44,8 +43,8 @@ class DocumentStore : public QObject {
   int index_of(const QString& path) const;
   // All runs of all documents, in document then run order.
   std::vector<RunRef> runs() const;
-  const nlohmann::json& run(RunRef ref) const;
-  const nlohmann::json& document_of(RunRef ref) const;
+  const RunRecord& run(RunRef ref) const;
+  const DocumentRecord& document_of(RunRef ref) const;
 
  signals:
   void pending_changed(int pending);

@@ -8,7 +8,7 @@
 namespace sb::viewer {
 FramesModel::FramesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FramesModel::set_run(const nlohmann::json& run) {
+void FramesModel::set_run(const RunRecord& run) {
   beginResetModel();
   summary_ = summarize_run(run);
   rows_ = frames_table_values(summary_);

@@ -6,7 +6,6 @@
 // chart's claimed bars (claimed_fps) scale the baseline's measured throughput by the cumulative
 // claim: the document's figures were measured on another GPU, its ratios are what transfer.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
 
 #include "reports/frames_table.h"
 
@@ -29,7 +28,7 @@ class FramesModel : public QAbstractTableModel {
 
   explicit FramesModel(QObject* parent = nullptr);
 
-  void set_run(const nlohmann::json& run);
+  void set_run(const RunRecord& run);
   bool has_rows() const { return !rows_.empty(); }
   // "volumes" for DynUNet: the run's item name.
   QString item_name() const { return item_; }

@@ -16,6 +16,14 @@ QString text(const nlohmann::json& j, const char* key, const QString& fallback) 
   return v.is_string() ? display_text(v.get_ref<const std::string&>()) : fallback;
 }
 
+QString text(const std::optional<std::string>& t) {
+  return t ? display_text(*t) : QString();
+}
+
+std::optional<double> run_batch(const RunRecord& run) {
+  return number(run.params, "batch");
+}
+
 std::optional<double> known(double v) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }

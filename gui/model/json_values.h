@@ -12,9 +12,16 @@
 
 namespace sb::viewer {
 
+// Open blocks (the context, params, a collector's or a model's own sections) are JSON their
+// writers define; these read them defensively. The schema's own fields are typed records.
 using ::sb::member;  // reports/stage_row.h: j[key], or null on any other shape
 std::optional<double> number(const nlohmann::json& j, const char* key);
 QString text(const nlohmann::json& j, const char* key, const QString& fallback = {});
+// A text field of a record, elided like display_text; empty when unknown.
+QString text(const std::optional<std::string>& t);
+
+// The run's batch (params.batch), when a number.
+std::optional<double> run_batch(const RunRecord& run);
 
 // A computed figure as the tables' optional: NaN (unknown, as StageRow writes it) and Inf are
 // empty, shown as "-".

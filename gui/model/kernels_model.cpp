@@ -9,22 +9,19 @@ namespace sb::viewer {
 
 KernelsModel::KernelsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void KernelsModel::set_stage(const nlohmann::json& stage) {
+void KernelsModel::set_stage(const StageRecord& stage) {
   beginResetModel();
   rows_.clear();
-  for (const auto& k : member(member(stage, "opencl"), "kernels"))
-    rows_.push_back(
-        {text(k, "name"), number(k, "launches").value_or(0), number(k, "total_ns").value_or(0)});
+  for (const KernelRecord& k : read_opencl(stage).kernels)
+    rows_.push_back({display_text(k.name), k.launches.value_or(0), k.total_ns.value_or(0)});
   std::sort(rows_.begin(), rows_.end(),
             [](const Row& a, const Row& b) { return a.total_ns > b.total_ns; });
   // Kernel times are summed over the measured samples, so the denominator is their sum.
   stage_wall_ms_ = 0;
-  for (const auto& v : member(stage, "samples_ms"))
-    if (v.is_number()) stage_wall_ms_ += v.get<double>();
-  if (stage_wall_ms_ == 0) {
-    const auto& t = member(stage, "time");
-    stage_wall_ms_ = number(t, "median_ms").value_or(0) * number(t, "samples").value_or(0);
-  }
+  if (stage.samples_ms)
+    for (const double v : *stage.samples_ms) stage_wall_ms_ += v;
+  if (stage_wall_ms_ == 0)
+    stage_wall_ms_ = stage.time.median_ms.value_or(0) * static_cast<double>(stage.time.samples);
   endResetModel();
 }
 

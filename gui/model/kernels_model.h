@@ -2,7 +2,8 @@
 // The OpenCL kernels of one stage: launches, total and mean device time, and the share of the
 // stage's measured wall time (all samples together) the kernel's device time accounts for.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
+
+#include "schema/records.h"
 
 namespace sb::viewer {
 
@@ -13,7 +14,7 @@ class KernelsModel : public QAbstractTableModel {
   enum Column { Name, Launches, TotalMs, MeanUs, Share, ColumnCount };
 
   explicit KernelsModel(QObject* parent = nullptr);
-  void set_stage(const nlohmann::json& stage);
+  void set_stage(const StageRecord& stage);
   // Wall time of all measured samples, the share's denominator; 0 when unknown.
   double stage_wall_ms() const { return stage_wall_ms_; }
 

@@ -56,10 +56,9 @@ QString correctness_text(const StageRow& s) {
 
 LadderModel::LadderModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void LadderModel::set_run(const nlohmann::json& run) {
+void LadderModel::set_run(const RunRecord& run) {
   beginResetModel();
-  run_ = run;
-  summary_ = summarize_run(run_);
+  summary_ = summarize_run(run);
   max_time_ = max_speedup_ = 0;
   for (const StageRow& s : summary_.stages) {
     max_time_ = std::max(max_time_, known(s.median_ms).value_or(0));

@@ -4,7 +4,6 @@
 // text the report shows, SortRole the number behind it, BarRole the bar for the time and speedup
 // columns.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
 
 #include "reports/stage_row.h"
 
@@ -34,8 +33,7 @@ class LadderModel : public QAbstractTableModel {
 
   explicit LadderModel(QObject* parent = nullptr);
 
-  void set_run(const nlohmann::json& run);
-  const nlohmann::json& run() const { return run_; }
+  void set_run(const RunRecord& run);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,7 +45,6 @@ class LadderModel : public QAbstractTableModel {
   QVariant sort_key(const StageRow& s, int row, int column) const;
   QVariant tooltip(const StageRow& s, int column) const;
 
-  nlohmann::json run_;
   RunSummary summary_;
   double max_time_ = 0, max_speedup_ = 0;
 };

@@ -27,7 +27,7 @@ bool is_memory(int column) {
 
 PhasesModel::PhasesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void PhasesModel::set_run(const nlohmann::json& run) {
+void PhasesModel::set_run(const RunRecord& run) {
   beginResetModel();
   const RunSummary summary = summarize_run(run);
   rows_.clear();

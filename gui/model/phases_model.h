@@ -5,7 +5,6 @@
 // median ms with its share of the step, the memory split in MB), SortRole the number behind it
 // (ms, bytes; the phases chart stacks the ms), BarRole the step's fraction of the longest step.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
 
 #include "reports/stage_row.h"
 
@@ -34,7 +33,7 @@ class PhasesModel : public QAbstractTableModel {
 
   explicit PhasesModel(QObject* parent = nullptr);
 
-  void set_run(const nlohmann::json& run);
+  void set_run(const RunRecord& run);
   // Whether the run is a training run with at least one stage with phases.
   bool has_phases() const { return !rows_.empty(); }
 

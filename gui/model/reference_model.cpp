@@ -8,7 +8,7 @@
 namespace sb::viewer {
 ReferenceModel::ReferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void ReferenceModel::set_run(const nlohmann::json& run) {
+void ReferenceModel::set_run(const RunRecord& run) {
   beginResetModel();
   table_ = reference_table(run);
   max_time_ = 0;

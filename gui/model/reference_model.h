@@ -4,7 +4,6 @@
 // DisplayRole is the reports' text, SortRole the number behind it, BarRole the time's fraction
 // of the column's largest, as in the ladder.
 #include <QAbstractTableModel>
-#include <nlohmann/json.hpp>
 
 #include "reports/reference_table.h"
 
@@ -28,7 +27,7 @@ class ReferenceModel : public QAbstractTableModel {
 
   explicit ReferenceModel(QObject* parent = nullptr);
 
-  void set_run(const nlohmann::json& run);
+  void set_run(const RunRecord& run);
   bool has_rows() const { return !table_.rows.empty(); }
   // The sentence the reports print under the rows (source, versions, what the ratios mean).
   QString legend() const;

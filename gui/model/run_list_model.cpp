@@ -49,24 +49,24 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     case File:
       return QFileInfo(doc.path).fileName();
     case Model:
-      return text(run, "model");
+      return display_text(run.model);
     case Size:
-      return text(run, "size");
+      return display_text(run.size);
     case Backend:
-      return text(run, "backend");
+      return display_text(run.backend);
     case Device:
-      return text(run, "device");
+      return display_text(run.device);
     case Batch: {
-      const auto batch = number(member(run, "params"), "batch");
+      const auto batch = run_batch(run);
       return role == SortRole ? sort_value(batch) : QVariant(format_number(batch, 0));
     }
     case Date:
-      return text(member(doc.document, "context"), "date");
+      return text(doc.document.context, "date");
     case Stages: {
       int ok = 0, total = 0;
-      for (const auto& s : member(run, "stages")) {
+      for (const StageRecord& s : run.stages) {
         ++total;
-        ok += text(s, "status") == QLatin1String("ok");
+        ok += s.status == "ok";
       }
       if (role == SortRole) return ok;
       return QStringLiteral("%1/%2 ok").arg(ok).arg(total);

@@ -116,7 +116,7 @@ QString with_prefix(const Scale& scale, const QString& unit) {
 
 }  // namespace
 
-QChart* stage_time_chart(const json& run) {
+QChart* stage_time_chart(const RunRecord& run) {
   QChart* chart = new_chart(QStringLiteral("Time per stage and cumulative speedup"));
   auto* boxes = new QBoxPlotSeries;
   boxes->setName(QStringLiteral("time ms (box p10-p90, whiskers min-max)"));
@@ -126,22 +126,22 @@ QChart* stage_time_chart(const json& run) {
   speedup_points->setMarkerSize(7);
   QStringList categories;
   double max_ms = 0, max_speedup = 1;
-  for (const json& s : member(run, "stages")) {
-    const json& t = member(s, "time");
-    const auto median = number(t, "median_ms");
+  for (const StageRecord& s : run.stages) {
+    const TimeRecord& t = s.time;
+    const auto median = t.median_ms;
     if (!median) continue;
-    const QString id = text(s, "id");
+    const QString id = display_text(s.id);
     auto* box = new QBoxSet(id);
-    const double lo = number(t, "min_ms").value_or(*median);
-    const double hi = number(t, "max_ms").value_or(*median);
+    const double lo = t.min_ms.value_or(*median);
+    const double hi = t.max_ms.value_or(*median);
     box->setValue(QBoxSet::LowerExtreme, lo);
-    box->setValue(QBoxSet::LowerQuartile, number(t, "p10_ms").value_or(*median));
+    box->setValue(QBoxSet::LowerQuartile, t.p10_ms.value_or(*median));
     box->setValue(QBoxSet::Median, *median);
-    box->setValue(QBoxSet::UpperQuartile, number(t, "p90_ms").value_or(*median));
+    box->setValue(QBoxSet::UpperQuartile, t.p90_ms.value_or(*median));
     box->setValue(QBoxSet::UpperExtreme, hi);
     boxes->append(box);
     max_ms = std::max(max_ms, hi);
-    if (const auto v = number(member(s, "speedup"), "vs_baseline")) {
+    if (const auto v = s.speedup.vs_baseline) {
       speedup->append(categories.size(), *v);
       speedup_points->append(categories.size(), *v);
       max_speedup = std::max(max_speedup, *v);
@@ -170,7 +170,7 @@ QChart* stage_time_chart(const json& run) {
   return chart;
 }
 
-QChart* memory_chart(const json& run) {
+QChart* memory_chart(const RunRecord& run) {
   QChart* chart = new_chart(QStringLiteral("Peak memory per stage"));
   struct Row {
     QString id;
@@ -179,11 +179,13 @@ QChart* memory_chart(const json& run) {
   std::vector<Row> rows;
   double max_bytes = 0;
   bool any_device = false;
-  for (const json& s : member(run, "stages")) {
-    const json& mem = member(s, "memory");
-    const auto h = number(mem, "host_peak_bytes"), d = number(mem, "device_peak_bytes");
+  for (const StageRecord& s : run.stages) {
+    const auto bytes = [](const Bytes& b) {
+      return b ? std::optional<double>(static_cast<double>(*b)) : std::nullopt;
+    };
+    const auto h = bytes(s.memory.host_peak_bytes), d = bytes(s.memory.device_peak_bytes);
     if (!h && !d) continue;
-    rows.push_back({text(s, "id"), h, d});
+    rows.push_back({display_text(s.id), h, d});
     any_device = any_device || d.has_value();
     max_bytes = std::max({max_bytes, h.value_or(0), d.value_or(0)});
   }
@@ -370,12 +372,11 @@ QChart* frames_chart(const FramesModel& frames) {
   return chart;
 }
 
-QChart* samples_histogram_chart(const json& stage) {
-  std::vector<double> samples;
-  for (const json& v : member(stage, "samples_ms"))
-    if (v.is_number()) samples.push_back(v.get<double>());
-  QChart* chart = new_chart(
-      QStringLiteral("Samples of %1 (%2 samples, ms)").arg(text(stage, "id")).arg(samples.size()));
+QChart* samples_histogram_chart(const StageRecord& stage) {
+  const std::vector<double> samples = stage.samples_ms.value_or(std::vector<double>{});
+  QChart* chart = new_chart(QStringLiteral("Samples of %1 (%2 samples, ms)")
+                                .arg(display_text(stage.id))
+                                .arg(samples.size()));
   const Histogram h = make_histogram(samples);
   if (h.counts.empty()) return chart;
   auto* set = new QBarSet(QStringLiteral("samples"));

@@ -90,8 +90,7 @@ std::vector<QtCharts::QChartView*> ChartsView::chart_views() const {
   return views;
 }
 
-void ChartsView::set_run(const nlohmann::json& run,
-                         const std::vector<const nlohmann::json*>& all_runs) {
+void ChartsView::set_run(const RunRecord& run, const std::vector<const RunRecord*>& all_runs) {
   // setChart does not delete the chart it replaces.
   auto replace = [](QtCharts::QChartView* view, QtCharts::QChart* chart) {
     QtCharts::QChart* old = view->chart();
@@ -101,8 +100,8 @@ void ChartsView::set_run(const nlohmann::json& run,
   replace(time_, stage_time_chart(run));
   replace(memory_, memory_chart(run));
   QString item_name;
-  for (const auto& s : member(run, "stages"))
-    if (item_name.isEmpty()) item_name = text(member(s, "throughput"), "item_name");
+  for (const StageRecord& s : run.stages)
+    if (item_name.isEmpty()) item_name = text(s.throughput.item_name);
   replace(batch_, batch_chart(batch_series(all_runs, run), item_name, batch_search_curve(run)));
   phases_->set_run(run);  // no rows unless a training run
   replace(phases_view_, phases_chart(*phases_));

@@ -12,7 +12,7 @@
 #include <QTabWidget>
 #include <QWidget>
 #include <QtCharts/QChartView>
-#include <nlohmann/json.hpp>
+#include "schema/records.h"
 
 #include "gui/model/frames_model.h"
 #include "gui/model/phases_model.h"
@@ -26,7 +26,7 @@ class ChartsView : public QWidget {
  public:
   explicit ChartsView(QWidget* parent = nullptr);
   // all_runs: every open run, for the batch sweep.
-  void set_run(const nlohmann::json& run, const std::vector<const nlohmann::json*>& all_runs);
+  void set_run(const RunRecord& run, const std::vector<const RunRecord*>& all_runs);
   // The charts shown: time, memory, batch, and the phases for a training run.
   std::vector<QtCharts::QChartView*> chart_views() const;
   // Whether the tab holding `widget` is shown for the current run.

@@ -89,8 +89,7 @@ void CompareView::recompute() {
   const int b = base_->currentIndex(), c = candidate_->currentIndex();
   if (b < 0 || c < 0) return;
   const RunRef base = runs_[static_cast<size_t>(b)], candidate = runs_[static_cast<size_t>(c)];
-  model_->set_runs(store_->document_of(base), store_->run(base), store_->document_of(candidate),
-                   store_->run(candidate));
+  model_->set_runs(store_->run(base), store_->run(candidate));
   problem_->setText(model_->problem());
   problem_->setVisible(!model_->problem().isEmpty());
 }

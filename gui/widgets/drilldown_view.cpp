@@ -79,18 +79,18 @@ DrilldownView::DrilldownView(QWidget* parent)
           &DrilldownView::show_stage);
 }
 
-void DrilldownView::set_run(const nlohmann::json& run) {
+void DrilldownView::set_run(const RunRecord& run) {
   run_ = run;
   const QSignalBlocker block(stages_);
   stages_->clear();
   int busiest = 0;
   double most_ns = 0;
   int i = 0;
-  for (const auto& s : member(run_, "stages")) {
-    stages_->addItem(QStringLiteral("%1  %2 (%3)").arg(i).arg(text(s, "id"), text(s, "status")));
+  for (const StageRecord& s : run_.stages) {
+    stages_->addItem(
+        QStringLiteral("%1  %2 (%3)").arg(i).arg(display_text(s.id), display_text(s.status)));
     double ns = 0;
-    for (const auto& k : member(member(s, "opencl"), "kernels"))
-      ns += number(k, "total_ns").value_or(0);
+    for (const KernelRecord& k : read_opencl(s).kernels) ns += k.total_ns.value_or(0);
     if (ns > most_ns) {
       most_ns = ns;
       busiest = i;
@@ -120,24 +120,23 @@ int DrilldownView::current_stage() const {
 }
 
 void DrilldownView::show_stage(int stage) {
-  const auto& stages = member(run_, "stages");
+  const auto& stages = run_.stages;
   if (stage < 0 || static_cast<size_t>(stage) >= stages.size()) return;
-  const auto& s = stages[static_cast<size_t>(stage)];
+  const StageRecord& s = stages[static_cast<size_t>(stage)];
   counters_->set_stage(s);
   kernels_->set_stage(s);
-  const auto& cl = member(s, "opencl");
-  QString summary = text(s, "title");
-  if (cl.is_object())
-    summary +=
-        QStringLiteral("   host->device %1, device->host %2 (all samples)")
-            .arg(format_bytes(number(cl, "h2d_bytes")), format_bytes(number(cl, "d2h_bytes")));
-  const QString reason = text(s, "reason");
+  const OpenclRecord cl = read_opencl(s);
+  QString summary = display_text(s.title);
+  if (cl.present)
+    summary += QStringLiteral("   host->device %1, device->host %2 (all samples)")
+                   .arg(format_bytes(cl.h2d_bytes), format_bytes(cl.d2h_bytes));
+  const QString reason = text(s.reason);
   if (!reason.isEmpty()) summary += QStringLiteral("   [%1]").arg(reason);
   summary_->setText(summary);
   QtCharts::QChart* old = histogram_->chart();
   histogram_->setChart(samples_histogram_chart(s));
   delete old;
-  const auto captured = timeline_stages_.find(text(s, "id"));
+  const auto captured = timeline_stages_.find(display_text(s.id));
   // The timeline's tab when there is one to show, else the samples'.
   lower_->setCurrentWidget(captured != timeline_stages_.end() ? static_cast<QWidget*>(timeline_)
                                                               : histogram_);

@@ -5,10 +5,10 @@
 
 #include <QWidget>
 #include <QtCharts/QChartView>
-#include <nlohmann/json.hpp>
 
 #include "gui/model/timeline.h"
 #include "gui/widgets/timeline_widget.h"
+#include "schema/records.h"
 
 class QComboBox;
 class QLabel;
@@ -25,7 +25,7 @@ class DrilldownView : public QWidget {
  public:
   explicit DrilldownView(QWidget* parent = nullptr);
   // Shows the stage with the most OpenCL kernel time, else the baseline.
-  void set_run(const nlohmann::json& run);
+  void set_run(const RunRecord& run);
   void select_stage(int stage);
   // The run's captured samples by stage id (gui/model/timeline.h); empty with why_none when
   // there is no timeline file or it could not be read.
@@ -38,7 +38,7 @@ class DrilldownView : public QWidget {
  private:
   void show_stage(int stage);
 
-  nlohmann::json run_;
+  RunRecord run_;
   QComboBox* stages_;
   QLabel* summary_;
   CountersModel* counters_;

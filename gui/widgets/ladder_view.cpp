@@ -60,11 +60,11 @@ LadderView::LadderView(QWidget* parent)
   layout->addWidget(reference_legend_);
 }
 
-void LadderView::set_run(const nlohmann::json& run) {
+void LadderView::set_run(const RunRecord& run) {
   model_->set_run(run);
-  title_->setText(
-      QStringLiteral("%1 / %2 / %3 on %4")
-          .arg(text(run, "model"), text(run, "size"), text(run, "backend"), text(run, "device")));
+  title_->setText(QStringLiteral("%1 / %2 / %3 on %4")
+                      .arg(display_text(run.model), display_text(run.size),
+                           display_text(run.backend), display_text(run.device)));
   table_->resizeColumnsToContents();
   for (int c : {LadderModel::Time, LadderModel::Speedup})
     table_->setColumnWidth(c, table_->columnWidth(c) + 24);

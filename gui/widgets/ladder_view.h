@@ -3,7 +3,7 @@
 // cells, copy as Markdown/CSV. Double-clicking a stage asks for its drill-down. Under it, when
 // the run carries `stagebench peer`'s block, PyTorch's own variants on this machine.
 #include <QWidget>
-#include <nlohmann/json.hpp>
+#include "schema/records.h"
 
 class QLabel;
 
@@ -19,7 +19,7 @@ class LadderView : public QWidget {
 
  public:
   explicit LadderView(QWidget* parent = nullptr);
-  void set_run(const nlohmann::json& run);
+  void set_run(const RunRecord& run);
   LadderModel* model() const { return model_; }
   CopyableTableView* table() const { return table_; }
   ReferenceModel* reference() const { return reference_; }

@@ -182,9 +182,10 @@ void MainWindow::show_timeline(RunRef ref) {
     }
     cached = timelines_.emplace(path, std::move(entry)).first;
   }
-  const auto& run = store_.run(ref);
+  const RunRecord& run = store_.run(ref);
   const QString name =
-      QStringLiteral("%1/%2/%3").arg(text(run, "model"), text(run, "size"), text(run, "backend"));
+      QStringLiteral("%1/%2/%3")
+          .arg(display_text(run.model), display_text(run.size), display_text(run.backend));
   const auto& [file, why_none] = cached->second;
   const auto stages = file.find(name);
   if (stages != file.end())
@@ -198,15 +199,16 @@ void MainWindow::show_timeline(RunRef ref) {
 
 void MainWindow::show_run(RunRef ref) {
   if (!ref.valid()) return;
-  const auto& run = store_.run(ref);
-  std::vector<const nlohmann::json*> all;
+  const RunRecord& run = store_.run(ref);
+  std::vector<const RunRecord*> all;
   for (RunRef r : store_.runs()) all.push_back(&store_.run(r));
   ladder_->set_run(run);
   charts_->set_run(run, all);
   drilldown_->set_run(run);
   show_timeline(ref);
-  setWindowTitle(tr("stagebench viewer - %1 / %2 / %3")
-                     .arg(text(run, "model"), text(run, "size"), text(run, "backend")));
+  setWindowTitle(
+      tr("stagebench viewer - %1 / %2 / %3")
+          .arg(display_text(run.model), display_text(run.size), display_text(run.backend)));
 }
 
 void MainWindow::on_load_failed(const QString& path, const QString& message) {

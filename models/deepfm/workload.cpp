@@ -10,6 +10,7 @@
 #include "models/deepfm/checkpoint.h"
 #include "models/deepfm/counts.h"
 #include "models/io/weight_source.h"
+#include "schema/summaries.h"
 
 namespace sb::deepfm {
 namespace {
@@ -402,24 +403,19 @@ nlohmann::json DeepFmWorkload::summaries(size_t stage) {
   }
   // Every step's phases, for the claims about one phase (docs/method.md#phase-claims); "loss"
   // is the part of "forward" that computes the losses.
-  s["phase_samples_ms"] = {{"data", data}, {"h2d", h2d},      {"forward", fwd},
-                           {"loss", loss}, {"backward", bwd}, {"optimizer", opt}};
-  s["phases_ms"] = {{"data", median(data)},
-                    {"h2d", median(h2d)},
-                    {"forward", median(fwd)},
-                    {"backward", median(bwd)},
-                    {"optimizer", median(opt)}};
+  s[summary::kPhaseSamplesMs.key] = summary::by_phase(data, h2d, fwd, bwd, opt);
+  s[summary::kPhaseSamplesMs.key][summary::kLossPhase] = loss;
+  s[summary::kPhasesMs.key] =
+      summary::by_phase(median(data), median(h2d), median(fwd), median(bwd), median(opt));
   const MemorySplit m = r.trainer->memory();
-  s["memory_split_bytes"] = {{"parameters", m.parameters},
-                             {"gradients", m.gradients},
-                             {"optimizer_state", m.optimizer_state},
-                             {"activations", m.activations}};
-  s["last_loss"] = r.last.loss;
+  s[summary::kMemorySplitBytes.key] =
+      summary::by_role(m.parameters, m.gradients, m.optimizer_state, m.activations);
+  s[summary::kLastLoss.key] = r.last.loss;
   if (r.sw.loss_scaling) {
-    s["loss_scale"] = r.trainer->loss_scale();
-    s["skipped_steps"] = r.trainer->skipped_steps();
+    s[summary::kLossScale.key] = r.trainer->loss_scale();
+    s[summary::kSkippedSteps.key] = r.trainer->skipped_steps();
   }
-  s["steps"] = r.trainer->steps();
+  s[summary::kSteps.key] = r.trainer->steps();
   if (r.loader)
     s["loader"] = {{"workers", kLoaderWorkers},
                    {"depth", kLoaderDepth},

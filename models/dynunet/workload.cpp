@@ -14,6 +14,7 @@
 #include "models/dynunet/volume_loader.h"
 #include "models/dynunet/volumes.h"
 #include "models/io/weight_source.h"
+#include "schema/summaries.h"
 
 namespace sb::dynunet {
 namespace {
@@ -316,19 +317,14 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
     data.push_back(t.data), h2d.push_back(t.h2d), fwd.push_back(t.forward);
     bwd.push_back(t.backward), opt.push_back(t.optimizer);
   }
-  s["phases_ms"] = {{"data", median(data)},
-                    {"h2d", median(h2d)},
-                    {"forward", median(fwd)},
-                    {"backward", median(bwd)},
-                    {"optimizer", median(opt)}};
+  s[summary::kPhasesMs.key] =
+      summary::by_phase(median(data), median(h2d), median(fwd), median(bwd), median(opt));
   const MemorySplit m = r.net->memory();
-  s["memory_split_bytes"] = {{"parameters", m.parameters},
-                             {"gradients", m.gradients},
-                             {"optimizer_state", m.optimizer_state},
-                             {"activations", m.activations}};
-  s["last_loss"] = r.last.total();
+  s[summary::kMemorySplitBytes.key] =
+      summary::by_role(m.parameters, m.gradients, m.optimizer_state, m.activations);
+  s[summary::kLastLoss.key] = r.last.total();
   s["last_dice"] = r.last.dice;
-  s["steps"] = r.net->steps();
+  s[summary::kSteps.key] = r.net->steps();
   s["conv_precision"] = precision_name(r.sw.precision);
   if (r.loader) s["loader"] = {{"workers", kLoaderWorkers}, {"slots", kLoaderSlots}};
   // Inference on the stage's switches: the forward alone on a resident batch, synchronized.
@@ -343,13 +339,15 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
     ms.push_back(ms_since(t0));
   }
   const double med = median(ms);
-  nlohmann::json inf = {{"median_ms", med},
-                        {"min_ms", *std::min_element(ms.begin(), ms.end())},
-                        {"samples", static_cast<int64_t>(ms.size())},
-                        {"fps", med > 0 ? 1e3 * static_cast<double>(config_.batch) / med : 0.0},
-                        {"gflops", forward_counts(config_).flops / 1e9}};
-  if (const auto claim = inference_claim(stage)) inf["claimed_speedup"] = *claim;
-  s["inference"] = inf;
+  nlohmann::json inf = {
+      {summary::kInferenceMedianMs.key, med},
+      {summary::kInferenceMinMs.key, *std::min_element(ms.begin(), ms.end())},
+      {summary::kInferenceSamples.key, static_cast<int64_t>(ms.size())},
+      {summary::kInferenceFps.key, med > 0 ? 1e3 * static_cast<double>(config_.batch) / med : 0.0},
+      {summary::kInferenceGflops.key, forward_counts(config_).flops / 1e9}};
+  if (const auto claim = inference_claim(stage))
+    inf[summary::kInferenceClaimedSpeedup.key] = *claim;
+  s[summary::kInference.key] = inf;
   return s;
 }
 

@@ -74,7 +74,7 @@ TEST(Charts, GoldenDumpOfEveryChartPerFixture) {
         Case{"charts_train.golden.txt", test::fixture_json("train.json")},
         Case{"charts_dynunet.golden.txt", test::fixture_json("dynunet_train.json")}}) {
     ChartsView charts;
-    charts.set_run(c.doc["runs"][0], {});
+    charts.set_run(test::run_record(c.doc["runs"][0]), {});
     sb::testing::expect_golden_file(test::fixture_path(c.golden), dump_all(charts).toStdString());
   }
 }

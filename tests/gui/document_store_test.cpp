@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
+
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
+#include <QDirIterator>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include "fixture.h"
+#include "gui/model/document.h"
 #include "gui/model/document_store.h"
 #include "gui/model/run_list_model.h"
 
@@ -76,6 +79,27 @@ TEST(DocumentStore, ReloadsAFileThatChangesOnDisk) {
   ASSERT_TRUE(store.wait_idle(20000));
   EXPECT_EQ(store.documents().size(), 1u);
   EXPECT_EQ(runs.rowCount(), 1);
+}
+
+// The viewer reads what the CLI reads: every stagebench/1 result committed under results/
+// opens, its runs and stages all there.
+TEST(DocumentStore, EveryCommittedResultLoads) {
+  QDirIterator it(QStringLiteral(SB_RESULTS_DIR), {QStringLiteral("*.json")}, QDir::Files,
+                  QDirIterator::Subdirectories);
+  int loaded = 0;
+  while (it.hasNext()) {
+    const QString path = it.next();
+    const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path.toStdString()));
+    if (!doc.is_object() || doc.value("schema", "") != "stagebench/1") continue;
+    const LoadResult r = load_document(path);
+    ASSERT_TRUE(r.ok()) << r.error.toStdString();
+    ASSERT_EQ(r.document.runs.size(), doc["runs"].size()) << path.toStdString();
+    for (size_t i = 0; i < r.document.runs.size(); ++i)
+      EXPECT_EQ(r.document.runs[i].stages.size(), doc["runs"][i]["stages"].size())
+          << path.toStdString();
+    ++loaded;
+  }
+  EXPECT_GT(loaded, 10);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/records.h"
+
 namespace sb::viewer::test {
 
 inline std::string fixture_path(const std::string& name) {
@@ -14,6 +16,21 @@ inline std::string fixture_path(const std::string& name) {
 inline nlohmann::json fixture_json(const std::string& name) {
   std::ifstream in(fixture_path(name));
   return nlohmann::json::parse(in);
+}
+
+// JSON as the viewer holds it: read into schema's records, leniently (what is malformed is
+// unknown), as a hostile test needs.
+inline RunRecord run_record(const nlohmann::json& run) {
+  std::vector<std::string> ignored;
+  return read_run(run, "run", ignored);
+}
+inline StageRecord stage_record(const nlohmann::json& stage) {
+  std::vector<std::string> ignored;
+  return read_stage(stage, "stage", ignored);
+}
+inline DocumentRecord document_record(const nlohmann::json& document) {
+  std::vector<std::string> ignored;
+  return read_document_record(document, ignored);
 }
 
 }  // namespace sb::viewer::test

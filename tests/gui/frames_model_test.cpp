@@ -26,27 +26,28 @@ const nlohmann::json& dynunet_run() {
 TEST(FramesModel, PassesTheModelTesterThroughResets) {
   FramesModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.set_run(dynunet_run());
+  model.set_run(test::run_record(dynunet_run()));
   EXPECT_EQ(model.rowCount(), 6);  // the two skipped stages have no row
   EXPECT_TRUE(model.has_rows());
-  model.set_run(test::fixture_json("train.json")["runs"][0]);  // DeepFM: no inference pass
+  model.set_run(
+      test::run_record(test::fixture_json("train.json")["runs"][0]));  // DeepFM: no inference pass
   EXPECT_FALSE(model.has_rows());
-  model.set_run(nlohmann::json::object());
+  model.set_run(test::run_record(nlohmann::json::object()));
   EXPECT_EQ(model.rowCount(), 0);
-  model.set_run(dynunet_run());
+  model.set_run(test::run_record(dynunet_run()));
   EXPECT_EQ(model.rowCount(), 6);
 }
 
 TEST(FramesModel, MatchesTheGoldenDump) {
   FramesModel model;
-  model.set_run(dynunet_run());
+  model.set_run(test::run_record(dynunet_run()));
   sb::testing::expect_golden_file(test::fixture_path("frames_dynunet.golden.md"),
                                   table_markdown(model).toStdString());
 }
 
 TEST(FramesModel, ValuesAreThroughputsAndChangesAsFractions) {
   FramesModel model;
-  model.set_run(dynunet_run());
+  model.set_run(test::run_record(dynunet_run()));
   const auto& stages = dynunet_run()["stages"];
   const double base_train = stages[0]["throughput"]["items_per_s"].get<double>();
   const double base_infer = stages[0]["summaries"]["inference"]["fps"].get<double>();

@@ -20,12 +20,12 @@ const nlohmann::json& cpu_run() {
 TEST(LadderModel, PassesTheModelTesterThroughResets) {
   LadderModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.set_run(cpu_run());
+  model.set_run(test::run_record(cpu_run()));
   EXPECT_EQ(model.rowCount(), 5);
   EXPECT_EQ(model.columnCount(), LadderModel::ColumnCount);
-  model.set_run(test::fixture_json("two_backends.json")["runs"][1]);
+  model.set_run(test::run_record(test::fixture_json("two_backends.json")["runs"][1]));
   EXPECT_EQ(model.rowCount(), 2);
-  model.set_run(nlohmann::json::object());
+  model.set_run(test::run_record(nlohmann::json::object()));
   EXPECT_EQ(model.rowCount(), 0);
 }
 
@@ -33,14 +33,14 @@ TEST(LadderModel, PassesTheModelTesterThroughResets) {
 // after a deliberate change and review the diff.
 TEST(LadderModel, MatchesTheGoldenDump) {
   LadderModel model;
-  model.set_run(cpu_run());
+  model.set_run(test::run_record(cpu_run()));
   sb::testing::expect_golden_file(test::fixture_path("ladder_cpu.golden.md"),
                                   table_markdown(model).toStdString());
 }
 
 TEST(LadderModel, UnknownValuesShowAsDashAndBarsAreFractionsOfTheLargest) {
   LadderModel model;
-  model.set_run(cpu_run());
+  model.set_run(test::run_record(cpu_run()));
   EXPECT_EQ(model.index(1, LadderModel::Time).data().toString(), "-");
   EXPECT_FALSE(model.index(1, LadderModel::Time).data(SortRole).isValid());
   EXPECT_DOUBLE_EQ(model.index(0, LadderModel::Time).data(BarRole).toDouble(), 1.0);
@@ -59,7 +59,7 @@ std::vector<std::string> stage_order(const QAbstractItemModel& m) {
 
 TEST(NumericSortProxy, SortsNumbersAsNumbersAndUnknownFirst) {
   LadderModel model;
-  model.set_run(cpu_run());
+  model.set_run(test::run_record(cpu_run()));
   NumericSortProxy proxy;
   QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::Fatal);
   proxy.setSourceModel(&model);
@@ -75,7 +75,7 @@ TEST(NumericSortProxy, SortsNumbersAsNumbersAndUnknownFirst) {
 
 TEST(NumericSortProxy, FiltersOnAnyColumn) {
   LadderModel model;
-  model.set_run(cpu_run());
+  model.set_run(test::run_record(cpu_run()));
   NumericSortProxy proxy;
   proxy.setSourceModel(&model);
   proxy.setFilterFixedString("INVALID");

@@ -75,7 +75,7 @@ TEST(MainWindow, OpensAFixtureAndSwitchesViews) {
 TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
   app();
   ChartsView charts;
-  charts.set_run(test::fixture_json("train.json")["runs"][0], {});
+  charts.set_run(test::run_record(test::fixture_json("train.json")["runs"][0]), {});
   const auto views = charts.chart_views();
   ASSERT_EQ(views.size(), 4u);
   EXPECT_EQ(views[3], charts.phases_view());
@@ -90,7 +90,7 @@ TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
   // The stages top to bottom: Qt draws the first value at the bottom, so amp (the ladder's
   // fourth) is the first value.
   EXPECT_DOUBLE_EQ(bars->barSets()[2]->at(0), 1.6);  // amp's forward ms
-  charts.set_run(test::fixture_json("two_backends.json")["runs"][0], {});
+  charts.set_run(test::run_record(test::fixture_json("two_backends.json")["runs"][0]), {});
   EXPECT_EQ(charts.chart_views().size(), 3u);
   EXPECT_FALSE(charts.shows(charts.phases_view()));
   EXPECT_FALSE(charts.shows(charts.frames_view()));  // DeepFM and Enformer time no inference
@@ -99,7 +99,7 @@ TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
 TEST(ChartsView, ShowsSeed004sTableAndChartForARunThatTimedItsInference) {
   app();
   ChartsView charts;
-  charts.set_run(test::fixture_json("dynunet_train.json")["runs"][0], {});
+  charts.set_run(test::run_record(test::fixture_json("dynunet_train.json")["runs"][0]), {});
   const auto views = charts.chart_views();
   ASSERT_EQ(views.size(), 5u);  // time, memory, batch, phases, frames
   EXPECT_EQ(views[4], charts.frames_view());
@@ -113,7 +113,7 @@ TEST(ChartsView, ShowsSeed004sTableAndChartForARunThatTimedItsInference) {
   EXPECT_EQ(bars->barSets()[3]->label(), "inference claimed");
   EXPECT_EQ(bars->barSets()[0]->count(), 6);
   EXPECT_TRUE(charts.frames_table()->selection_markdown().startsWith("| # | stage | training"));
-  charts.set_run(test::fixture_json("train.json")["runs"][0], {});
+  charts.set_run(test::run_record(test::fixture_json("train.json")["runs"][0]), {});
   EXPECT_FALSE(charts.shows(charts.frames_view()));
   EXPECT_FALSE(charts.shows(charts.frames_table()));
 }
@@ -122,7 +122,7 @@ TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
   app();
   ChartsView charts;
   const auto doc = test::fixture_json("two_backends.json");
-  charts.set_run(doc["runs"][0], {});
+  charts.set_run(test::run_record(doc["runs"][0]), {});
   charts.resize(800, 600);
   QTemporaryDir dir;
   QtCharts::QChartView& view = *charts.chart_views()[0];

@@ -23,29 +23,30 @@ const nlohmann::json& train_run() {
 TEST(PhasesModel, PassesTheModelTesterThroughResets) {
   PhasesModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.set_run(train_run());
+  model.set_run(test::run_record(train_run()));
   EXPECT_EQ(model.rowCount(), 4);
   EXPECT_TRUE(model.has_phases());
   EXPECT_EQ(model.columnCount(), PhasesModel::ColumnCount);
-  model.set_run(test::fixture_json("two_backends.json")["runs"][0]);  // inference: no rows
+  model.set_run(
+      test::run_record(test::fixture_json("two_backends.json")["runs"][0]));  // inference: no rows
   EXPECT_EQ(model.rowCount(), 0);
   EXPECT_FALSE(model.has_phases());
-  model.set_run(train_run());
+  model.set_run(test::run_record(train_run()));
   EXPECT_EQ(model.rowCount(), 4);
-  model.set_run(nlohmann::json::object());
+  model.set_run(test::run_record(nlohmann::json::object()));
   EXPECT_EQ(model.rowCount(), 0);
 }
 
 TEST(PhasesModel, MatchesTheGoldenDump) {
   PhasesModel model;
-  model.set_run(train_run());
+  model.set_run(test::run_record(train_run()));
   sb::testing::expect_golden_file(test::fixture_path("phases_train.golden.md"),
                                   table_markdown(model).toStdString());
 }
 
 TEST(PhasesModel, ValuesAreTheMillisecondsAndSharesOfTheStep) {
   PhasesModel model;
-  model.set_run(train_run());
+  model.set_run(test::run_record(train_run()));
   // Only the training stages with phases, keeping their ladder index.
   EXPECT_EQ(model.index(3, PhasesModel::Stage).data().toString(), "amp");
   EXPECT_EQ(model.index(3, PhasesModel::Index).data().toString(), "3");
@@ -63,7 +64,7 @@ TEST(PhasesModel, ValuesAreTheMillisecondsAndSharesOfTheStep) {
 
 TEST(LadderModel, TrainingStagesShowTheLossCheck) {
   LadderModel model;
-  model.set_run(train_run());
+  model.set_run(test::run_record(train_run()));
   EXPECT_EQ(model.index(1, LadderModel::Correctness).data().toString(),
             QString::fromUtf8("pass loss Δ 3.2e-6, cos 0.999999"));
   EXPECT_EQ(model.index(2, LadderModel::Correctness).data().toString(),

@@ -27,26 +27,27 @@ const nlohmann::json& peer_run() {
 TEST(ReferenceModel, PassesTheModelTesterThroughResets) {
   ReferenceModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.set_run(peer_run());
+  model.set_run(test::run_record(peer_run()));
   EXPECT_EQ(model.rowCount(), 4);
   EXPECT_TRUE(model.has_rows());
-  model.set_run(test::fixture_json("two_backends.json")["runs"][0]);  // no peer block
+  model.set_run(
+      test::run_record(test::fixture_json("two_backends.json")["runs"][0]));  // no peer block
   EXPECT_FALSE(model.has_rows());
   EXPECT_TRUE(model.legend().isEmpty());
-  model.set_run(nlohmann::json::object());
+  model.set_run(test::run_record(nlohmann::json::object()));
   EXPECT_EQ(model.rowCount(), 0);
 }
 
 TEST(ReferenceModel, MatchesTheGoldenDump) {
   ReferenceModel model;
-  model.set_run(peer_run());
+  model.set_run(test::run_record(peer_run()));
   sb::testing::expect_golden_file(test::fixture_path("reference.golden.md"),
                                   table_markdown(model).toStdString());
 }
 
 TEST(ReferenceModel, SortsByTheNumbers) {
   ReferenceModel model;
-  model.set_run(peer_run());
+  model.set_run(test::run_record(peer_run()));
   EXPECT_EQ(model.index(0, ReferenceModel::Variant).data().toString(),
             "PyTorch on this machine: fp32-eager");
   EXPECT_DOUBLE_EQ(model.index(0, ReferenceModel::Time).data(SortRole).toDouble(), 42.5);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QStandardItemModel>
+#include <QTemporaryDir>
 
 #include "fixture.h"
 #include "gui/model/batch_series.h"
@@ -19,8 +21,8 @@ bool any_starts_with(const QStringList& list, const QString& prefix) {
 }
 
 TEST(ContextSummary, WarnsAboutMissingPmuAndInvalidStages) {
-  const auto doc = test::fixture_json("two_backends.json");
-  const ContextSummary s = summarize_context(doc, doc["runs"][0]);
+  const auto doc = test::document_record(test::fixture_json("two_backends.json"));
+  const ContextSummary s = summarize_context(doc, doc.runs[0]);
   EXPECT_TRUE(any_starts_with(s.warnings, "no hardware PMU: PAPI_TOT_CYC"))
       << s.warnings.join("\n").toStdString();
   EXPECT_TRUE(s.warnings.contains("stage fused-attention invalid: noise 2.3% > 1.0%"));
@@ -36,22 +38,39 @@ TEST(ContextSummary, WarnsWhenTheCoresWereBusy) {
   auto doc = test::fixture_json("two_backends.json");
   doc["context"]["threading"] = {{"oversubscribed", true},
                                  {"note", "1.0 of 2 cores busy before the run (oversubscribed)"}};
-  const ContextSummary s = summarize_context(doc, doc["runs"][0]);
+  const auto record = test::document_record(doc);
+  const ContextSummary s = summarize_context(record, record.runs[0]);
   EXPECT_TRUE(
       s.warnings.contains("busy cores: 1.0 of 2 cores busy before the run (oversubscribed)"))
       << s.warnings.join("\n").toStdString();
 }
 
+// The viewer has no validator of its own: a file loads through schema's reader, and its
+// problems are that reader's, named in the message with the file.
 TEST(Document, NamesTheProblemAndTheFile) {
   auto doc = test::fixture_json("two_backends.json");
-  EXPECT_TRUE(document_problems(doc).empty());
+  QTemporaryDir dir;
+  const QString path = dir.filePath("doc.json");
+  auto load = [&](const nlohmann::json& d) {
+    QFile f(path);
+    EXPECT_TRUE(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(QByteArray::fromStdString(d.dump()));
+    f.close();
+    return load_document(path);
+  };
+  const LoadResult good = load(doc);
+  ASSERT_TRUE(good.ok()) << good.error.toStdString();
+  ASSERT_EQ(good.document.runs.size(), 2u);
+  EXPECT_EQ(good.document.runs[1].stages[0].id, doc["runs"][1]["stages"][0]["id"]);
   doc["schema"] = "stagebench/0";
   doc["runs"][1]["stages"][0]["status"] = "great";
-  const auto problems = document_problems(doc);
-  ASSERT_EQ(problems.size(), 2u);
-  EXPECT_EQ(problems[0], "schema: unsupported \"stagebench/0\" (expected \"stagebench/1\")");
-  EXPECT_EQ(problems[1],
-            "runs[1].stages[0].status: 'great' is not one of ok, skipped, failed, invalid");
+  const LoadResult bad = load(doc);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error, path +
+                           ": not a stagebench/1 document:"
+                           "\n  schema: unsupported \"stagebench/0\" (expected \"stagebench/1\")"
+                           "\n  runs[1].stages[0].status: 'great' is not one of ok, skipped, "
+                           "failed, invalid");
   const LoadResult missing = load_document("/nonexistent/x.json");
   EXPECT_FALSE(missing.ok());
   EXPECT_TRUE(missing.error.startsWith("/nonexistent/x.json: cannot open"));
@@ -67,12 +86,16 @@ TEST(Histogram, BinsCoverEverySample) {
   EXPECT_TRUE(make_histogram({}).counts.empty());
 }
 
-nlohmann::json batch_run(int batch, double items_per_s, const char* backend = "cpu") {
+RunRecord batch_run(int batch, double items_per_s, const char* backend = "cpu") {
   nlohmann::json stage = {
       {"id", "original"}, {"status", "ok"}, {"throughput", {{"items_per_s", items_per_s}}}};
-  return {{"model", "enformer"}, {"size", "tiny"},      {"backend", backend},
-          {"device", "d"},       {"mode", "inference"}, {"params", {{"batch", batch}}},
-          {"stages", {stage}}};
+  return test::run_record({{"model", "enformer"},
+                           {"size", "tiny"},
+                           {"backend", backend},
+                           {"device", "d"},
+                           {"mode", "inference"},
+                           {"params", {{"batch", batch}}},
+                           {"stages", {stage}}});
 }
 
 TEST(BatchSeries, OnePointPerBatchOfTheSameLadderSortedByBatch) {
@@ -87,9 +110,9 @@ TEST(BatchSeries, OnePointPerBatchOfTheSameLadderSortedByBatch) {
 }
 
 TEST(BatchSeries, ARunsOwnSearchGivesItsCurveMemoryAndCap) {
-  nlohmann::json run = batch_run(4, 40);
+  RunRecord run = batch_run(4, 40);
   EXPECT_FALSE(batch_search_curve(run).has_value());
-  run["batch_search"] = {
+  run.sections["batch_search"] = {
       {"stage", "original"},
       {"memory_cap_bytes", 3000000},
       {"largest_fitting", 5},

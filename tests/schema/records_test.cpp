@@ -150,5 +150,66 @@ TEST(Records, ARunNeedsItsIdentityAndAKnownMode) {
   EXPECT_EQ(problems, expected);
 }
 
+// A document read into records and written back is the same document: what a newer writer
+// added at the top, in a run, a stage or the context comes back as it was.
+TEST(Records, DocumentKeepsWhatANewerWriterAdded) {
+  RunRecord run;
+  run.model = "geneformer";
+  run.size = "tiny";
+  run.backend = "cpu";
+  run.device = "host";
+  run.stages.push_back(measured_stage());
+  json doc = {{"schema", kSchema}, {"context", {{"host", "h"}, {"new", {1, 2}}}}, {"runs", {run}}};
+  doc["runs"][0]["stages"][0]["papi"] = {{"events", 3}};
+  doc["runs"][0]["batch_search"] = {{"stage", "fused"}};
+  doc["merged_from"] = {"a.json", "b.json"};
+  std::vector<std::string> problems;
+  const DocumentRecord d = read_document_record(doc, problems);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  ASSERT_EQ(d.runs.size(), 1u);
+  EXPECT_EQ(d.runs[0].stages[0].sections.at("papi"), doc["runs"][0]["stages"][0]["papi"]);
+  EXPECT_EQ(json(d), doc);
+}
+
+TEST(Records, DocumentProblemsAreNamedAsTheValidatorNamesThem) {
+  std::vector<std::string> problems;
+  read_document_record({{"schema", "stagebench/0"}, {"runs", {{{"model", 1}}}}}, problems);
+  ASSERT_GE(problems.size(), 3u);
+  EXPECT_EQ(problems[0], "schema: unsupported \"stagebench/0\" (expected \"stagebench/1\")");
+  EXPECT_EQ(problems[1], "document.context: missing");
+  EXPECT_EQ(problems[2], "runs[0].model: expected a string, got number");
+  problems.clear();
+  read_document_record(json::array(), problems);
+  EXPECT_EQ(problems, std::vector<std::string>{"document: expected a JSON object, got array"});
+}
+
+// The OpenCL collector's kernels, typed; a malformed entry is unknown rather than a throw.
+TEST(Records, OpenclKernelsAreReadFromTheOpenBlock) {
+  StageRecord s = measured_stage();
+  EXPECT_TRUE(read_opencl(s).present);
+  EXPECT_TRUE(read_opencl(s).kernels.empty());
+  EXPECT_EQ(read_opencl(s).h2d_bytes, 0);
+  s.opencl = nullptr;  // the collector did not report
+  EXPECT_FALSE(read_opencl(s).present);
+  s.opencl = {{"kernels",
+               {{{"name", "gemm"}, {"launches", 4}, {"total_ns", 2e6}},
+                {{"name", 7}, {"launches", "x"}},
+                3}},
+              {"h2d_bytes", 1024},
+              {"d2h_bytes", "many"},
+              {"gemm_calls", {{"mma.sync", 2}}}};
+  const OpenclRecord cl = read_opencl(s);
+  EXPECT_TRUE(cl.present);
+  EXPECT_EQ(cl.h2d_bytes, 1024);
+  EXPECT_FALSE(cl.d2h_bytes);
+  const std::vector<KernelRecord>& k = cl.kernels;
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "gemm");
+  EXPECT_EQ(k[0].launches, 4);
+  EXPECT_EQ(k[0].total_ns, 2e6);
+  EXPECT_EQ(k[1].name, "");
+  EXPECT_FALSE(k[1].launches);
+}
+
 }  // namespace
 }  // namespace sb

@@ -98,5 +98,20 @@ TEST(Gbench, RunsThatWouldShareANameAreTold) {
   EXPECT_EQ(b[2]["name"], "enformer/small/cpu/run:1/original");
 }
 
+// Runs and stages are read as schema's records: a field of the wrong type is unknown, never the
+// library's bare type_error (a model given as a number used to throw from json::value()).
+TEST(Gbench, MalformedFieldsAreUnknownNotThrown) {
+  json d = doc();
+  d["runs"][0]["model"] = 3;
+  d["runs"][0]["stages"][0]["time"]["cv"] = "low";
+  d["runs"][0]["stages"][0]["papi"] = {{"events", 2}};  // a collector's section: ignored
+  json b;
+  ASSERT_NO_THROW(b = gbench_document(d)["benchmarks"]);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0]["name"], "?/small/cpu/original");
+  EXPECT_FALSE(b[0].contains("cv"));
+  EXPECT_DOUBLE_EQ(b[1]["cv"].get<double>(), 0.01);
+}
+
 }  // namespace
 }  // namespace sb
