@@ -13,7 +13,7 @@ double change(double now, double before) {
 }
 
 // "+52%", "-8%"; "" when unknown.
-std::string change_text(double fraction) {
+std::string signed_percent(double fraction) {
   if (!std::isfinite(fraction)) return "";
   const double pct = fraction * 100;
   std::string out = pct >= 0 ? "+" : "";  // appended, not prefixed: GCC 12's -Wrestrict misfires
@@ -23,7 +23,7 @@ std::string change_text(double fraction) {
 
 std::string with_change(double value, double fraction) {
   if (!std::isfinite(value)) return "-";
-  const std::string c = change_text(fraction);
+  const std::string c = signed_percent(fraction);
   return format_significant(value) + (c.empty() ? "" : " (" + c + ")");
 }
 
@@ -83,9 +83,9 @@ std::vector<std::vector<std::string>> frames_table_rows(const RunSummary& run) {
   for (const FramesRow& r : frames_table_values(run)) {
     const StageRow& s = *r.stage;
     rows.push_back({std::to_string(s.index), s.id, with_change(s.items_per_s, r.train_change),
-                    change_text(r.train_claimed_change),
+                    signed_percent(r.train_claimed_change),
                     with_change(s.train.infer_fps, r.infer_change),
-                    change_text(r.infer_claimed_change),
+                    signed_percent(r.infer_claimed_change),
                     std::isfinite(r.held_bytes) ? format_significant(r.held_bytes / 1e6) : "-"});
   }
   return rows;

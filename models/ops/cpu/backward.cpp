@@ -15,8 +15,6 @@ namespace sb::cpu {
 
 namespace {
 
-constexpr int64_t kExpOp = 8;
-
 // act'(x) for the activations of activation.h (relu'(0) = 0).
 float act_derivative(Act act, float x) {
   switch (act) {

@@ -175,8 +175,8 @@ using DT = memory::data_type;
 enum class Kind : int { forward, backward_data, backward_weights };
 
 // Everything that makes a different primitive.
-using Key = std::tuple<Kind, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int,
-                       Layout3d, bool>;
+using TransposeKey = std::tuple<Kind, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
+                                int, int, Layout3d, bool>;
 
 struct Cached {
   dnnl::primitive primitive;
@@ -191,7 +191,7 @@ struct Dnnl {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::mutex mutex;
-  std::map<Key, Cached> cache;
+  std::map<TransposeKey, Cached> cache;
 };
 
 Dnnl& dnnl_state() {
@@ -264,8 +264,8 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
 }
 
 Cached& primitive_for(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
-  const Key key{kind, s.batch,  s.in_channels, s.out_channels, s.d,      s.h,
-                s.w,  s.kernel, s.stride,      s.padding,      s.layout, bias};
+  const TransposeKey key{kind, s.batch,  s.in_channels, s.out_channels, s.d,      s.h,
+                         s.w,  s.kernel, s.stride,      s.padding,      s.layout, bias};
   auto it = st.cache.find(key);
   if (it != st.cache.end()) return it->second;
   return st.cache.emplace(key, make_primitive(st, kind, s, bias)).first->second;

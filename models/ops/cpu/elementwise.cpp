@@ -6,14 +6,6 @@
 
 namespace sb::cpu {
 
-namespace {
-
-// Rough cost in element-operations, so transcendental ops split into threads sooner.
-constexpr int64_t kCheapOp = 1;
-constexpr int64_t kExpOp = 8;
-
-}  // namespace
-
 void affine_act(const float* x, const float* scale, const float* shift, Act act, float* y,
                 int64_t n) {
   ConstArrayMap xv(x, n);

@@ -10,6 +10,11 @@ namespace sb::cpu {
 // Below this many element-operations a chunk is not worth a thread wake-up.
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
+// Rough costs in element-operations for `parallel_for`'s cost_per_item, so that transcendental
+// ops split into threads sooner than cheap ones.
+inline constexpr int64_t kCheapOp = 1;
+inline constexpr int64_t kExpOp = 8;
+
 // Calls body(begin, end) over [0, n) in contiguous chunks, in parallel when the total work
 // (n * cost_per_item element-operations) is worth it. Runs inline inside a parallel region.
 template <class Body>

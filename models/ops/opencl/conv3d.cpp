@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/ops/opencl/clblast_status.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -58,16 +59,6 @@ void for_each_chunk(const Conv3dShape& s, const Geometry& g, Body&& body) {
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t v0 = 0; v0 < g.voxels; v0 += per_chunk)
       body(n * g.voxels + v0, std::min(per_chunk, g.voxels - v0));
-}
-
-void check(clblast::StatusCode status) {
-  if (status != clblast::StatusCode::kSuccess)
-    throw std::runtime_error("CLBlast Gemm failed with status " +
-                             std::to_string(static_cast<int>(status)));
-}
-
-clblast::Transpose transpose(bool t) {
-  return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
 }
 
 Conv3dShape with(const Conv3dShape& s, Precision p, Layout3d layout) {
@@ -120,13 +111,13 @@ void OpenCLBackend::conv3d_gemm(Precision p, bool ta, bool tb, int64_t m, int64_
   cl_command_queue queue = runtime_->queue()();
   events_.begin_span();
   const auto status = clblast::Gemm<float>(
-      clblast::Layout::kRowMajor, transpose(ta), transpose(tb), static_cast<size_t>(m),
-      static_cast<size_t>(n), static_cast<size_t>(k), 1.0f, device_buffer(a)(),
-      static_cast<size_t>(a_off), static_cast<size_t>(lda), device_buffer(b)(),
+      clblast::Layout::kRowMajor, clblast_transpose(ta), clblast_transpose(tb),
+      static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k), 1.0f,
+      device_buffer(a)(), static_cast<size_t>(a_off), static_cast<size_t>(lda), device_buffer(b)(),
       static_cast<size_t>(b_off), static_cast<size_t>(ldb), beta, device_buffer(c)(),
       static_cast<size_t>(c_off), static_cast<size_t>(ldc), &queue, nullptr);
   events_.end_span("clblast_gemm");
-  check(status);
+  check_clblast(status, "Gemm");
 }
 
 // dW-shaped GEMMs (a small output, a reduction over every voxel) leave most of a GPU idle:
@@ -180,12 +171,12 @@ void OpenCLBackend::conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m
   auto u = [](int64_t v) { return static_cast<size_t>(v); };
   events_.begin_span();
   auto status = clblast::GemmStridedBatched<float>(
-      clblast::Layout::kRowMajor, transpose(ta), transpose(tb), u(m), u(n), u(per), 1.0f,
-      device_buffer(a)(), u(a_off), u(lda), u(a_step * per), device_buffer(b)(), u(b_off), u(ldb),
-      u(b_step * per), 0.0f, device_buffer(partial)(), 0, u(n), u(outputs), u(slices), &queue,
-      nullptr);
+      clblast::Layout::kRowMajor, clblast_transpose(ta), clblast_transpose(tb), u(m), u(n), u(per),
+      1.0f, device_buffer(a)(), u(a_off), u(lda), u(a_step * per), device_buffer(b)(), u(b_off),
+      u(ldb), u(b_step * per), 0.0f, device_buffer(partial)(), 0, u(n), u(outputs), u(slices),
+      &queue, nullptr);
   events_.end_span("clblast_gemm_split_k");
-  check(status);
+  check_clblast(status, "GemmStridedBatched");
   if (rest > 0)  // the remainder in the last slot
     conv3d_gemm(p, ta, tb, m, n, rest, a, a_off + a_step * per * slices, lda, b,
                 b_off + b_step * per * slices, ldb, 0.0f, partial, slices * outputs, n);
@@ -199,7 +190,7 @@ void OpenCLBackend::conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m
                                 device_buffer(ones)(), 0, 1, 1.0f, device_buffer(c)(), 0, 1, &queue,
                                 nullptr);
   events_.end_span("clblast_gemv_split_k_sum");
-  check(status);
+  check_clblast(status, "GemmStridedBatched");
 }
 
 void OpenCLBackend::conv3d_columns(const char* kernel_name, const Conv3dShape& s, const Tensor& in,

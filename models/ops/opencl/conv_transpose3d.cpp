@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "models/ops/opencl/clblast_status.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -28,16 +29,6 @@ void require_non_overlapping(const Conv3dShape& s, const char* op) {
           "the OpenCL backend runs kernel == stride, padding 0 only (got kernel " +
               std::to_string(s.kernel) + ", stride " + std::to_string(s.stride) + ", padding " +
               std::to_string(s.padding) + ")");
-}
-
-void check(clblast::StatusCode status, const char* routine) {
-  if (status != clblast::StatusCode::kSuccess)
-    throw std::runtime_error(std::string("CLBlast ") + routine + " failed with status " +
-                             std::to_string(static_cast<int>(status)));
-}
-
-clblast::Transpose op(bool t) {
-  return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
 }
 
 // An operand of the GEMMs below: leading dimension, step from one item to the next, transposed.
@@ -70,19 +61,22 @@ void OpenCLBackend::strided_gemm(const GemmBatch& g, const Tensor& a, const Tens
   const auto step = [&](const std::vector<int64_t>& o) { return count > 1 ? u(o[1] - o[0]) : 0; };
   cl_command_queue q = runtime_->queue()();
   if (count == 1) {
-    check(clblast::Gemm<float>(clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), u(g.m),
-                               u(g.n), u(g.k), 1.0f, device_buffer(a)(), u(g.a_offsets[0]),
-                               u(g.lda), device_buffer(b)(), u(g.b_offsets[0]), u(g.ldb), g.beta,
-                               device_buffer(c)(), u(g.c_offsets[0]), u(g.ldc), &q, nullptr),
-          "Gemm");
+    check_clblast(
+        clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast_transpose(g.trans_a),
+                             clblast_transpose(g.trans_b), u(g.m), u(g.n), u(g.k), 1.0f,
+                             device_buffer(a)(), u(g.a_offsets[0]), u(g.lda), device_buffer(b)(),
+                             u(g.b_offsets[0]), u(g.ldb), g.beta, device_buffer(c)(),
+                             u(g.c_offsets[0]), u(g.ldc), &q, nullptr),
+        "Gemm");
     return;
   }
-  check(clblast::GemmStridedBatched<float>(
-            clblast::Layout::kRowMajor, op(g.trans_a), op(g.trans_b), u(g.m), u(g.n), u(g.k), 1.0f,
-            device_buffer(a)(), u(g.a_offsets[0]), u(g.lda), step(g.a_offsets), device_buffer(b)(),
-            u(g.b_offsets[0]), u(g.ldb), step(g.b_offsets), g.beta, device_buffer(c)(),
-            u(g.c_offsets[0]), u(g.ldc), step(g.c_offsets), count, &q, nullptr),
-        "GemmStridedBatched");
+  check_clblast(clblast::GemmStridedBatched<float>(
+                    clblast::Layout::kRowMajor, clblast_transpose(g.trans_a),
+                    clblast_transpose(g.trans_b), u(g.m), u(g.n), u(g.k), 1.0f, device_buffer(a)(),
+                    u(g.a_offsets[0]), u(g.lda), step(g.a_offsets), device_buffer(b)(),
+                    u(g.b_offsets[0]), u(g.ldb), step(g.b_offsets), g.beta, device_buffer(c)(),
+                    u(g.c_offsets[0]), u(g.ldc), step(g.c_offsets), count, &q, nullptr),
+                "GemmStridedBatched");
 }
 
 void OpenCLBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,

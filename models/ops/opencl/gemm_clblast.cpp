@@ -9,18 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "models/ops/opencl/clblast_status.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
-namespace {
-
-void check(clblast::StatusCode status, const char* routine) {
-  if (status != clblast::StatusCode::kSuccess)
-    throw std::runtime_error(std::string("CLBlast ") + routine + " failed with status " +
-                             std::to_string(static_cast<int>(status)));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep,
                                    int64_t m) {
@@ -48,7 +41,7 @@ void OpenCLBackend::linear_clblast(const Tensor& x, const Weight& w, Tensor& y, 
         static_cast<size_t>(w.k), residual_in_gemm ? 1.0f : 0.0f, device_buffer(gemm_out)(), 0,
         static_cast<size_t>(w.n), &queue, nullptr);
     events_.end_span("clblast_gemm");
-    check(status, "Gemm");
+    check_clblast(status, "Gemm");
   }
 
   const Tensor* residual = residual_in_gemm ? nullptr : ep.residual;
@@ -134,7 +127,7 @@ void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, c
           static_cast<size_t>(g.b_offsets[i]), ldb, g.beta, device_buffer(c)(),
           static_cast<size_t>(g.c_offsets[i]), ldc, &queue, nullptr);
       if (status != clblast::StatusCode::kSuccess) events_.end_span("clblast_gemm_per_item");
-      check(status, "Gemm");
+      check_clblast(status, "Gemm");
     }
     events_.end_span("clblast_gemm_per_item");
     return;
@@ -155,7 +148,7 @@ void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, c
           device_buffer(c)(), static_cast<size_t>(g.c_offsets[r]), ldc, step(g.c_offsets), items,
           &queue, nullptr);
       if (status != clblast::StatusCode::kSuccess) events_.end_span("clblast_gemm_strided_groups");
-      check(status, "GemmStridedBatched");
+      check_clblast(status, "GemmStridedBatched");
     }
     events_.end_span("clblast_gemm_strided_groups");
     return;
@@ -173,7 +166,7 @@ void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, c
         g.beta, device_buffer(c)(), static_cast<size_t>(g.c_offsets[0]), ldc,
         static_cast<size_t>(sc), count, &queue, nullptr);
     events_.end_span("clblast_gemm_strided_batched");
-    check(status, "GemmStridedBatched");
+    check_clblast(status, "GemmStridedBatched");
     return;
   }
   const std::vector<size_t> ao(g.a_offsets.begin(), g.a_offsets.end());
@@ -186,7 +179,7 @@ void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, c
       device_buffer(a)(), ao.data(), lda, device_buffer(b)(), bo.data(), ldb, betas.data(),
       device_buffer(c)(), co.data(), ldc, count, &queue, nullptr);
   events_.end_span("clblast_gemm_batched");
-  check(status, "GemmBatched");
+  check_clblast(status, "GemmBatched");
 }
 
 OpenCLBackend::BatchedKernel OpenCLBackend::tune_gemm_batched(const GemmBatch& g, const Tensor& a,
