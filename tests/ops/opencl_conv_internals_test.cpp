@@ -87,10 +87,10 @@ TEST_F(OpsOpenCL, ForcedNcdhwCopiesGiveTheDirectCallsValues) {
     s.batch = 2, s.in_channels = in, s.out_channels = out, s.d = 5, s.h = 3, s.w = 7;
     const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                   ow = s.out_size(s.w, false);
-    const Tensor x = be->upload(random_vec(static_cast<size_t>(2 * in * 5 * 3 * 7), ++seed),
-                                {2, in, 5, 3, 7});
-    const Tensor w = be->upload(random_vec(static_cast<size_t>(out * in * 27), ++seed),
-                                {out, in, 3, 3, 3});
+    const Tensor x =
+        be->upload(random_vec(static_cast<size_t>(2 * in * 5 * 3 * 7), ++seed), {2, in, 5, 3, 7});
+    const Tensor w =
+        be->upload(random_vec(static_cast<size_t>(out * in * 27), ++seed), {out, in, 3, 3, 3});
     const Tensor b = be->upload(random_vec(static_cast<size_t>(out), ++seed), {out});
     Tensor direct = be->empty({2, out, od, oh, ow}), copied = be->empty({2, out, od, oh, ow});
     be->set_ncdhw_copies(false);

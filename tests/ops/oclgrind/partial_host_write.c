@@ -31,13 +31,13 @@ static const char* kSource =
     "  y[get_global_id(0)] = x[get_global_id(0)];\n"
     "}\n";
 
-#define CHECK(call)                                           \
-  do {                                                        \
-    cl_int status_ = (call);                                  \
-    if (status_ != CL_SUCCESS) {                              \
+#define CHECK(call)                                            \
+  do {                                                         \
+    cl_int status_ = (call);                                   \
+    if (status_ != CL_SUCCESS) {                               \
       fprintf(stderr, "%s failed: %d\n", #call, (int)status_); \
-      return 2;                                               \
-    }                                                         \
+      return 2;                                                \
+    }                                                          \
   } while (0)
 
 enum { kN = 8 };
