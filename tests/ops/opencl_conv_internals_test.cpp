@@ -97,6 +97,7 @@ TEST_F(OpsOpenCL, ForcedNcdhwCopiesGiveTheDirectCallsValues) {
     be->conv3d(s, x, w, &b, direct);
     const uint64_t before = transposes();
     be->set_ncdhw_copies(true);
+    EXPECT_NE(be->gemm_paths().find("STAGEBENCH_CONV_NCDHW=channels_last"), std::string::npos);
     be->conv3d(s, x, w, &b, copied);
     be->set_ncdhw_copies(false);
     EXPECT_EQ(transposes() - before, uint64_t{in > 1} + uint64_t{out > 1}) << in << "->" << out;
