@@ -54,6 +54,57 @@ double rel_l2_of(const std::vector<float>& got, const std::vector<float>& want) 
   return std::sqrt(num / den);
 }
 
+TEST(OpsOpenCLConvNcdhwKnob, UnknownValueFailsTheBackend) {
+  ::setenv("STAGEBENCH_CONV_NCDHW", "sideways", 1);
+  bool threw = false;
+  try {
+    make_opencl_backend("");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("STAGEBENCH_CONV_NCDHW=sideways") != std::string::npos;
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CONV_NCDHW");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  ::unsetenv("STAGEBENCH_CONV_NCDHW");
+  EXPECT_TRUE(threw);
+}
+
+// STAGEBENCH_CONV_NCDHW=channels_last takes conv3d's ncdhw forward calls through the
+// channels-last copies on any device (volume_transpose both ways, vol2col between where no
+// implicit GEMM exists): what scripts/oclgrind-ci.sh runs volume_transpose by. The values are the
+// direct call's, up to the order of the sums; one input channel needs no copy in, one output
+// channel none out.
+TEST_F(OpsOpenCL, ForcedNcdhwCopiesGiveTheDirectCallsValues) {
+  const auto transposes = [this] {
+    be->synchronize();  // the log counts a launch once its event is in
+    const auto& k = be->kernel_log()->kernels();
+    const auto it = k.find("volume_transpose");
+    return it == k.end() ? uint64_t{0} : it->second.launches;
+  };
+  uint32_t seed = 90;
+  for (const auto& [in, out] : {std::pair<int64_t, int64_t>{3, 5}, {1, 4}, {4, 1}}) {
+    Conv3dShape s;
+    s.batch = 2, s.in_channels = in, s.out_channels = out, s.d = 5, s.h = 3, s.w = 7;
+    const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
+                  ow = s.out_size(s.w, false);
+    const Tensor x =
+        be->upload(random_vec(static_cast<size_t>(2 * in * 5 * 3 * 7), ++seed), {2, in, 5, 3, 7});
+    const Tensor w =
+        be->upload(random_vec(static_cast<size_t>(out * in * 27), ++seed), {out, in, 3, 3, 3});
+    const Tensor b = be->upload(random_vec(static_cast<size_t>(out), ++seed), {out});
+    Tensor direct = be->empty({2, out, od, oh, ow}), copied = be->empty({2, out, od, oh, ow});
+    be->set_ncdhw_copies(false);
+    be->conv3d(s, x, w, &b, direct);
+    const uint64_t before = transposes();
+    be->set_ncdhw_copies(true);
+    EXPECT_NE(be->gemm_paths().find("STAGEBENCH_CONV_NCDHW=channels_last"), std::string::npos);
+    be->conv3d(s, x, w, &b, copied);
+    be->set_ncdhw_copies(false);
+    EXPECT_EQ(transposes() - before, uint64_t{in > 1} + uint64_t{out > 1}) << in << "->" << out;
+    EXPECT_LE(rel_l2_of(be->download(copied), be->download(direct)), 1e-6) << in << "->" << out;
+  }
+}
+
 // conv3d's implicit GEMM (NVIDIA only) against the vol2col path on the same inputs, on small
 // shapes with what DynUNet's forward convolutions have: 3^3 and 1^3 kernels, stride 1 and 2,
 // padding, 1 to 64 channels, partial tiles, a single output channel with a bias, at tf32, f16

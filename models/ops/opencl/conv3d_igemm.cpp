@@ -167,19 +167,24 @@ std::string OpenCLBackend::conv3d_implicit_unavailable(const Conv3dShape& s) con
 }
 
 // The f16 GEMMs' path (wgmma_status_, set at construction), then conv3d's paths on devices with
-// the mma.sync kernels (the backward ones: conv3d_bwd_igemm.cpp).
+// the mma.sync kernels (the backward ones: conv3d_bwd_igemm.cpp), and the forced ncdhw copies.
 std::string OpenCLBackend::gemm_paths() const {
-  if (!has_mma()) return wgmma_status_;
-  const std::string conv =
-      conv_igemm_knob_ == ConvIgemmKnob::off
-          ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
-          : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
-            "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
-            "multiple of 8) and weight gradients (bf16: input and output channels multiples of 8, "
-            "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds "
-            "through channels-last copies, else "
-            "vol2col + GEMM (bf16 columns at tf32)";
-  return wgmma_status_.empty() ? conv : wgmma_status_ + "; " + conv;
+  std::string paths = wgmma_status_;
+  const auto add = [&paths](const std::string& s) { paths += (paths.empty() ? "" : "; ") + s; };
+  if (has_mma())
+    add(conv_igemm_knob_ == ConvIgemmKnob::off
+            ? "conv3d: vol2col + GEMM (implicit GEMM off: STAGEBENCH_CONV_IGEMM=off)"
+            : "conv3d: implicit GEMM (mma.sync) for tf32/f16/bf16 ndhwc forward passes (f16, "
+              "bf16: input channels a multiple of 8), data gradients (f16, bf16: output channels a "
+              "multiple of 8) and weight gradients (bf16: input and output channels multiples of "
+              "8, "
+              "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds "
+              "through channels-last copies, else "
+              "vol2col + GEMM (bf16 columns at tf32)");
+  if (ncdhw_copies_)
+    add("conv3d: every ncdhw forward call through channels-last copies "
+        "(STAGEBENCH_CONV_NCDHW=channels_last)");
+  return paths;
 }
 
 cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {

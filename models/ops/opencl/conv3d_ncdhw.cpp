@@ -5,6 +5,8 @@
 // cores, each call here copies its ncdhw operands to ndhwc (volume_transpose), runs the ndhwc
 // implicit GEMM, and copies the result back: two extra passes over each operand, against
 // vol2col's 27 copies of the input. A single channel needs no copy: both layouts are [N, V].
+#include <cstdlib>
+
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -17,6 +19,14 @@ Conv3dShape channels_last(const Conv3dShape& s) {
 }
 
 }  // namespace
+
+bool OpenCLBackend::ncdhw_copies_requested() {
+  const char* env = std::getenv("STAGEBENCH_CONV_NCDHW");
+  if (env == nullptr || *env == '\0' || std::string(env) == "auto") return false;
+  if (std::string(env) == "channels_last") return true;
+  throw std::invalid_argument(std::string("STAGEBENCH_CONV_NCDHW=") + env +
+                              ": unknown (auto, channels_last)");
+}
 
 void OpenCLBackend::transpose_batched(const Tensor& x, int64_t batch, int64_t rows, int64_t cols,
                                       Tensor& y) {
@@ -38,15 +48,24 @@ const Tensor& OpenCLBackend::ncdhw_as_ndhwc(const Tensor& x, int64_t batch, int6
 bool OpenCLBackend::conv3d_ncdhw_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                        const Tensor* bias, Tensor& y) {
   const Conv3dShape t = channels_last(s);
-  if (s.layout != Layout3d::ncdhw || !conv3d_implicit_unavailable(t).empty()) return false;
+  if (s.layout != Layout3d::ncdhw) return false;
+  const bool igemm = conv3d_implicit_unavailable(t).empty();
+  if (!igemm && !ncdhw_copies_) return false;
+  // Forced copies without the implicit GEMM: the ndhwc call as do_conv3d takes it (vol2col).
+  const auto conv = [&](const Tensor& xl, Tensor& out) {
+    if (igemm)
+      conv3d_igemm(t, xl, w, bias, out);
+    else
+      do_conv3d(t, xl, w, bias, out);
+  };
   Tensor xs, ys;
   const Tensor& xl = ncdhw_as_ndhwc(x, s.batch, s.in_channels, xs);
   if (s.out_channels == 1) {
-    conv3d_igemm(t, xl, w, bias, y);
+    conv(xl, y);
     return true;
   }
   ys = empty({y.numel()});
-  conv3d_igemm(t, xl, w, bias, ys);
+  conv(xl, ys);
   transpose_batched(ys, s.batch, y.numel() / (s.batch * s.out_channels), s.out_channels, y);
   return true;
 }

@@ -144,6 +144,7 @@ class OpenCLBackend : public Backend {
   void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
   // STAGEBENCH_CONV_DW_BF16 (gemm_path.h), read at construction; tests set it after.
   void set_conv_dw_bf16_knob(ConvDwBf16Knob knob) { conv_dw_bf16_knob_ = knob; }
+  void set_ncdhw_copies(bool on) { ncdhw_copies_ = on; }  // STAGEBENCH_CONV_NCDHW, for tests
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
@@ -364,6 +365,12 @@ class OpenCLBackend : public Backend {
                                         Tensor& dx);
   bool conv3d_backward_weights_ncdhw_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                            Tensor& dw, Tensor* dbias);
+  // STAGEBENCH_CONV_NCDHW=channels_last: conv3d's ncdhw forward calls take the channels-last
+  // copies on every device, onto whatever the ndhwc call gets there (vol2col without the
+  // implicit GEMM), so that volume_transpose runs where the NVIDIA kernels do not: on the
+  // simulator (scripts/oclgrind-ci.sh) and PoCL. Unset or "auto": only where the implicit GEMM
+  // takes the call. Never timed: gemm_paths() says when it is on.
+  static bool ncdhw_copies_requested();
   // y [batch, cols, rows] = x [batch, rows, cols] transposed per batch item (volume_transpose).
   void transpose_batched(const Tensor& x, int64_t batch, int64_t rows, int64_t cols, Tensor& y);
   // [N, C, V] x as [N, V, C]: x itself when C is 1, else a transposed copy made in `store`.
@@ -475,6 +482,7 @@ class OpenCLBackend : public Backend {
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
   bool portable_gemm_ = false;  // STAGEBENCH_F32_GEMM=portable (gemm_portable)
+  bool ncdhw_copies_ = ncdhw_copies_requested();  // STAGEBENCH_CONV_NCDHW, at construction
 };
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.
