@@ -295,10 +295,10 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                        be.fill(dx, std::numeric_limits<float>::quiet_NaN());
                        be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
                                                up(be, in.w, w_shape(in.s)), dx);
-                       return checks({{"dx", be.download(dx),
-                                       backward_data_ref(in.s, bf16_rounded(in.dy),
-                                                         bf16_rounded(in.w)),
-                                       Precision::bf16}});
+                       return checks(
+                           {{"dx", be.download(dx),
+                             backward_data_ref(in.s, bf16_rounded(in.dy), bf16_rounded(in.w)),
+                             Precision::bf16}});
                      }});
   }
   for (const Config& c : kGradientConfigs) {
