@@ -279,6 +279,28 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                                       {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
                      }});
   }
+  // The stride-2 data gradient with dy's channels in several groups of four (24: six), where
+  // NVIDIA spreads dy four channels an item (conv3d_dy_dilate4) before its bf16 implicit GEMM;
+  // odd and unequal sizes, so the spread grid's last planes hold no dy. Reference over the
+  // bf16-rounded dy and weight, as the kernel multiplies them.
+  {
+    seed += 10;
+    Conv3dShape s = shape_of({Layout3d::ndhwc, 3, 2, 1}, false);
+    s.in_channels = 8, s.out_channels = 24, s.d = 9, s.h = 8, s.w = 11;
+    s.precision = Precision::bf16;
+    cases.push_back({Op::conv3d_backward_data, "bf16_ndhwc_k3_s2_co24",
+                     needs_precision(Precision::tf32), [=](Backend& be) {
+                       const ConvInputs in(s, seed);
+                       Tensor dx = be.empty(x_shape(in.s));
+                       be.fill(dx, std::numeric_limits<float>::quiet_NaN());
+                       be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
+                                               up(be, in.w, w_shape(in.s)), dx);
+                       return checks(
+                           {{"dx", be.download(dx),
+                             backward_data_ref(in.s, bf16_rounded(in.dy), bf16_rounded(in.w)),
+                             Precision::bf16}});
+                     }});
+  }
   for (const Config& c : kGradientConfigs) {
     seed += 10;
     cases.push_back({Op::conv3d_backward_data, "gradient_" + config_name(c), {}, [=](Backend& be) {

@@ -18,6 +18,7 @@
 //     1^3 kernel with stride s: the GEMM on dy's own grid, then spread onto dx (zeros between).
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "models/ops/opencl/kernel_sources.h"
@@ -40,6 +41,19 @@ int64_t dw_target_groups() {
   const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
   if (env && *env) return std::max<int64_t>(1, std::atoll(env));
   return 1056;
+}
+
+// How dy is spread for a stride > 1 data gradient (STAGEBENCH_CONV_DILATE, for before/after
+// timelines in one call): bf16 (default) four channels an item, written as bf16 bits where the
+// GEMM is bf16 (else as vec4); vec4: four channels an item in fp32; scalar: an element an item.
+enum class Dilate { bf16, vec4, scalar };
+Dilate dilate_mode() {
+  const char* env = std::getenv("STAGEBENCH_CONV_DILATE");
+  const std::string v = env ? env : "";
+  if (v.empty() || v == "bf16") return Dilate::bf16;
+  if (v == "vec4") return Dilate::vec4;
+  if (v == "scalar") return Dilate::scalar;
+  throw std::runtime_error("STAGEBENCH_CONV_DILATE must be bf16, vec4 or scalar, not '" + v + "'");
 }
 
 // The shape of the stride-1 convolution of dy that gives conv3d's data gradient.
@@ -172,6 +186,18 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
   auto spread = [&](const Tensor& from, int64_t ch, int64_t fd, int64_t fh, int64_t fw, int64_t td,
                     int64_t th, int64_t tw, Tensor& to) {
     const int64_t total = s.batch * td * th * tw * ch;
+    if (ch % 4 == 0 && dilate_mode() != Dilate::scalar) {
+      cl::Kernel& dilate4 = conv_igemm_kernel("conv3d_dy_dilate4");
+      set_args(dilate4, 0, from, to_cl_int(ch / 4, "channels"), to_cl_int(fd, "d"),
+               to_cl_int(fh, "h"), to_cl_int(fw, "w"), s.stride, to_cl_int(td, "d"),
+               to_cl_int(th, "h"), to_cl_int(tw, "w"), to);
+      faults_.before_launch("conv3d_dy_dilate4");
+      events_.launch("conv3d_dy_dilate4", dilate4,
+                     cl::NDRange(round_up(ch / 4 * tw, 256), static_cast<size_t>(th),
+                                 static_cast<size_t>(s.batch * td)),
+                     cl::NDRange(256, 1, 1));
+      return;
+    }
     cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate");
     set_args(dilate, 0, from, to_cl_int(ch, "channels"), to_cl_int(fd, "d"), to_cl_int(fh, "h"),
              to_cl_int(fw, "w"), s.stride, to_cl_int(td, "d"), to_cl_int(th, "h"),
@@ -190,7 +216,22 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
     spread(on_grid, ci, od, oh, ow, s.d, s.h, s.w, dx);
     return true;
   }
-  Tensor spread_dy = empty({s.batch * t.d * t.h * t.w * co});
+  const int64_t spread_count = s.batch * t.d * t.h * t.w * co;
+  if (s.precision == Precision::bf16 && co % 4 == 0 && dilate_mode() == Dilate::bf16) {
+    Tensor spread_bf16 = do_empty({spread_count}, DType::f16);  // bf16 bits, as bf16_copy
+    cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate4_bf16");
+    set_args(dilate, 0, dy, to_cl_int(co / 4, "channels"), to_cl_int(od, "d"), to_cl_int(oh, "h"),
+             to_cl_int(ow, "w"), s.stride, to_cl_int(t.d, "d"), to_cl_int(t.h, "h"),
+             to_cl_int(t.w, "w"), spread_bf16);
+    faults_.before_launch("conv3d_dy_dilate4_bf16");
+    events_.launch("conv3d_dy_dilate4_bf16", dilate,
+                   cl::NDRange(round_up(co / 4 * t.w, 256), static_cast<size_t>(t.h),
+                               static_cast<size_t>(s.batch * t.d)),
+                   cl::NDRange(256, 1, 1));
+    conv3d_igemm_permuted(t, spread_bf16, wt, nullptr, dx, "conv3d-igemm-dx", &spread_bf16);
+    return true;
+  }
+  Tensor spread_dy = empty({spread_count});
   spread(dy, co, od, oh, ow, t.d, t.h, t.w, spread_dy);
   conv3d_igemm_permuted(t, spread_dy, wt, nullptr, dx, "conv3d-igemm-dx");
   return true;

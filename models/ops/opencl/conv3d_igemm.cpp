@@ -275,7 +275,8 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
 // The GEMM itself, on a weight already in (tap, channel) order [out, padded_k(s)]: the forward
 // pass above and the data gradient (conv3d_bwd_igemm.cpp, a convolution of dy) share it.
 void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
-                                          const Tensor* bias, Tensor& y, const char* label) {
+                                          const Tensor* bias, Tensor& y, const char* label,
+                                          const Tensor* x_bf16) {
   const PipeKind kind = s.precision == Precision::f16    ? PipeKind::f16
                         : s.precision == Precision::bf16 ? PipeKind::bf16
                                                          : PipeKind::tf32;
@@ -291,7 +292,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
       to_half(wt, wh, w_count);
       xg = &xh;
     } else {
-      xg = &bf16_copy(x, xh);  // a held input's kept copy (hold_read_only)
+      xg = x_bf16 ? x_bf16 : &bf16_copy(x, xh);  // or a held input's kept copy
       to_bf16(wt, wh, w_count);
     }
     wg = &wh;

@@ -349,8 +349,10 @@ class OpenCLBackend : public Backend {
   void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
                          const Tensor& w, const Tensor* bias, Tensor& y);
+  // x_bf16: x's bf16 bits already made by the caller (the data gradient's spread dy), for bf16.
   void conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
-                             const Tensor* bias, Tensor& y, const char* label);
+                             const Tensor* bias, Tensor& y, const char* label,
+                             const Tensor* x_bf16 = nullptr);
   // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
   // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,

@@ -104,6 +104,24 @@ __kernel void conv3d_dy_dilate(__global const float* dy, int Co, int OD, int OH,
   out[i] = hit ? dy[((((size_t)n * OD + oz) * OH + oy) * OW + ox) * Co + co] : 0.0f;
 }
 
+// conv3d_dy_dilate for Co a multiple of 4, four channels an item on a 3-D grid
+// (round_up(Co / 4 x UW, 256), UH, N x UD): one division an item, not five an element. The
+// scalar kernel took 477 us to spread 64^3's dy, 4.8x the f32_to_bf16 of the same output
+// (results/h200/dyn27-2026-11-28/check/timeline-new.trace.json.gz); vload4/vstore4 ask only
+// float alignment. STAGEBENCH_CONV_DILATE=scalar keeps the kernel above.
+__kernel void conv3d_dy_dilate4(__global const float* dy, int Co4, int OD, int OH, int OW, int s,
+                                int UD, int UH, int UW, __global float* out) {
+  const int i = get_global_id(0), y = get_global_id(1), nz = get_global_id(2);
+  if (i >= Co4 * UW) return;
+  const int x = i / Co4, c4 = i - x * Co4;
+  const int n = nz / UD, z = nz - n * UD;
+  const int oz = z / s, oy = y / s, ox = x / s;
+  const bool hit = z == oz * s && y == oy * s && x == ox * s && oz < OD && oy < OH && ox < OW;
+  const float4 v = hit ? vload4(c4, dy + ((((size_t)n * OD + oz) * OH + oy) * OW + ox) * Co4 * 4)
+                       : (float4)(0.0f);
+  vstore4(v, c4, out + ((((size_t)n * UD + z) * UH + y) * UW + x) * Co4 * 4);
+}
+
 // w [out, C, taps] -> [C, k_pad] with K in (tap, out) order and the taps reversed: the weight of
 // the stride-1 convolution that computes conv3d's data gradient (in and out channels swapped,
 // the kernel flipped in all three axes), in the implicit GEMM's order; zero past taps x out.
