@@ -41,6 +41,8 @@ void add_data_movement_and_elementwise_cases(std::vector<OpCase>& cases);
 void add_norm_and_reduction_cases(std::vector<OpCase>& cases);
 void add_attention_cases(std::vector<OpCase>& cases);
 void add_training_cases(std::vector<OpCase>& cases);
+std::vector<OpCase> loss_cases();   // cases_losses_adamw.cpp, added by add_training_cases
+std::vector<OpCase> adamw_cases();  // likewise
 void add_volume_cases(std::vector<OpCase>& cases);
 void add_conv_transpose3d_cases(std::vector<OpCase>& cases);
 void add_conv3d_cases(std::vector<OpCase>& cases);
