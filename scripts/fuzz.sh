@@ -18,6 +18,7 @@ if [ ! -d "fuzz/corpus/$target" ]; then
   echo "fuzz.sh: no target '$target' (fuzz/corpus/$target missing)" >&2
   exit 2
 fi
+bash scripts/setup.sh --fuzz  # clang and libFuzzer: not in the README's commands' set-up
 [ -f build-fuzz/build.ninja ] || cmake --preset fuzz >/dev/null
 cmake --build build-fuzz --target "$target" -j "$(nproc)" >/dev/null
 mkdir -p "build-fuzz/corpus/$target" "build-fuzz/findings/$target"
