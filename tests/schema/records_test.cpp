@@ -79,13 +79,19 @@ TEST(Records, NonFiniteNumbersAreWrittenAsNull) {
   EXPECT_TRUE(j.at("correctness").at("cosine").is_null());
 }
 
-TEST(Records, RunKeepsWhatANewerWriterAdded) {
+// A run of one measured stage, as the writer makes it.
+RunRecord tiny_geneformer_run() {
   RunRecord run;
   run.model = "geneformer";
   run.size = "tiny";
   run.backend = "cpu";
   run.device = "host";
   run.stages.push_back(measured_stage());
+  return run;
+}
+
+TEST(Records, RunKeepsWhatANewerWriterAdded) {
+  RunRecord run = tiny_geneformer_run();
   json j = run;
   j["peer"] = {{"torch", "2.11"}};
   const RunRecord back = j.get<RunRecord>();
@@ -153,12 +159,7 @@ TEST(Records, ARunNeedsItsIdentityAndAKnownMode) {
 // A document read into records and written back is the same document: what a newer writer
 // added at the top, in a run, a stage or the context comes back as it was.
 TEST(Records, DocumentKeepsWhatANewerWriterAdded) {
-  RunRecord run;
-  run.model = "geneformer";
-  run.size = "tiny";
-  run.backend = "cpu";
-  run.device = "host";
-  run.stages.push_back(measured_stage());
+  RunRecord run = tiny_geneformer_run();
   json doc = {{"schema", kSchema}, {"context", {{"host", "h"}, {"new", {1, 2}}}}, {"runs", {run}}};
   doc["runs"][0]["stages"][0]["papi"] = {{"events", 3}};
   doc["runs"][0]["batch_search"] = {{"stage", "fused"}};
