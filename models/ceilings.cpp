@@ -32,11 +32,29 @@ std::vector<float> random_values(int64_t n) {
   return v;
 }
 
+// The product to time, sized to the device as Google Benchmark sizes its iteration counts:
+// doubling from 512 while one product takes under 50 ms, up to the cap (2048, 4096 for large).
+// A fast device is timed at the cap as before; PoCL on a 2-core VM, whose 2048^3 product takes
+// 1.75 s, stops at 1024 (about 0.2 s a product), so a run there no longer spends 8 s of its start
+// on its ceilings.
+int64_t gemm_ceiling_size(Backend& be, bool large) {
+  const int64_t cap = large ? 4096 : 2048;
+  int64_t n = 512;
+  for (; n < cap; n *= 2) {
+    const auto values = random_values(n * n);
+    Tensor x = be.upload(values, {n, n});
+    Weight w = be.prepare_weight(values, n, n, Precision::f32);
+    Tensor y = be.empty({n, n});
+    if (best_seconds(be, 1, [&] { be.linear(x, w, y); }) >= 0.05) break;
+  }
+  return n;
+}
+
 }  // namespace
 
 Ceilings measure_ceilings(Backend& be, bool large) {
   Ceilings c;
-  c.gemm_size = large ? 4096 : 2048;
+  c.gemm_size = gemm_ceiling_size(be, large);
   const int64_t n = c.gemm_size;
   const auto values = random_values(n * n);
   Tensor x = be.upload(values, {n, n});

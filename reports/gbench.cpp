@@ -62,18 +62,18 @@ nlohmann::json gbench_context(const nlohmann::json& ctx) {
   return out;
 }
 
-bool measured(const StageRecord& stage) {
+bool timed_stage(const StageRecord& stage) {
   return (stage.status == "ok" || stage.status == "invalid") && stage.time.median_ms.has_value();
 }
 
-std::string or_unknown(const std::string& s) {
+std::string label_or_unknown(const std::string& s) {
   return s.empty() ? "?" : s;
 }
 
 // "model/size/backend" with "/batch:B" when B != 1.
 std::string base_name(const RunRecord& run) {
-  std::string name =
-      or_unknown(run.model) + "/" + or_unknown(run.size) + "/" + or_unknown(run.backend);
+  std::string name = label_or_unknown(run.model) + "/" + label_or_unknown(run.size) + "/" +
+                     label_or_unknown(run.backend);
   const auto& batch = at_path(run.params, {"batch"});
   if (batch.is_number_integer() && batch.get<int64_t>() != 1)
     name += "/batch:" + std::to_string(batch.get<int64_t>());
@@ -151,8 +151,8 @@ nlohmann::json gbench_from_records(const DocumentRecord& doc) {
     std::string base = base_name(*run);
     if (uses[base] > 1) base += "/run:" + std::to_string(index);
     for (const StageRecord& stage : run->stages) {
-      if (!measured(stage)) continue;
-      benchmarks.push_back(benchmark(base + "/" + or_unknown(stage.id), family++, 0, stage));
+      if (!timed_stage(stage)) continue;
+      benchmarks.push_back(benchmark(base + "/" + label_or_unknown(stage.id), family++, 0, stage));
     }
   }
   return {{"context", gbench_context(doc.context)}, {"benchmarks", benchmarks}};

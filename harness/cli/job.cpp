@@ -63,8 +63,9 @@ DeviceCeilings JobRunner::ceilings_for(Backend& backend, const Job& job) {
     const Ceilings c = measure_ceilings(backend, large);
     it = ceilings_.emplace(key, DeviceCeilings{c.gemm_gflops, c.stream_gbytes_per_s, {}}).first;
     if (!quiet_) {
-      std::cerr << name << " ceilings: fp32 GEMM " << c.gemm_gflops << " GFLOP/s, stream "
-                << c.stream_gbytes_per_s << " GB/s\n";
+      std::cerr << name << " ceilings: fp32 GEMM " << c.gemm_gflops
+                << " GFLOP/s (n = " << c.gemm_size << "), stream " << c.stream_gbytes_per_s
+                << " GB/s\n";
     }
   }
   return it->second;

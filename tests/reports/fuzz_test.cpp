@@ -1,4 +1,4 @@
-// Bounded, seeded fuzzing: 2000 mutations of a valid document (wrong types, huge numbers, deep
+// Bounded, seeded fuzzing: 600 mutations of a valid document (wrong types, huge numbers, deep
 // nesting, hostile strings, missing keys, truncated and corrupted text) through parsing,
 // validation, every report format and compare; and mutated thresholds files through their parser.
 // Success or a clean exception (std::exception with a message) are fine; a crash or a hang is not.
@@ -148,7 +148,10 @@ TEST(Fuzz, MutatedDocumentsNeverCrash) {
   std::mt19937 g(20240601);
   const auto start = std::chrono::steady_clock::now();
   size_t parsed = 0, rejected = 0;
-  for (int i = 0; i < 2000; ++i) {
+  // 600 rounds (2,000 until 2026-11-28, the suite's slowest test after the ladders), a quarter of
+  // them corrupted text. The open-ended search is the libFuzzer targets' (scripts/fuzz-ci.sh).
+  constexpr int kRounds = 600;
+  for (int i = 0; i < kRounds; ++i) {
     if (i % 4 == 3) {
       json doc;
       try {
@@ -163,8 +166,9 @@ TEST(Fuzz, MutatedDocumentsNeverCrash) {
       exercise(mutate(valid, g), valid);
     }
   }
-  EXPECT_GT(rejected, 100u);
-  EXPECT_GT(parsed + rejected, 400u);
+  // Most corrupted texts must fail to parse, so the corruption reaches the parser, and some parse.
+  EXPECT_GT(rejected, kRounds / 8u);
+  EXPECT_EQ(parsed + rejected, kRounds / 4u);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("seconds", std::to_string(seconds));
