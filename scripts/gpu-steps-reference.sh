@@ -6,7 +6,7 @@ reference_enformer() {  # our outputs against enformer_torch.py on the same weig
   local s bp
   for s in tiny small; do
     bp=$([ "$s" = tiny ] && echo 4096 || echo 32768)
-    python3 -c "import numpy as n; n.save('$tmp/x_$s.npy', n.random.default_rng(1).integers(0, 4, (1, $bp)))"
+    run 120 python3 -c "import numpy as n; n.save('$tmp/x_$s.npy', n.random.default_rng(1).integers(0, 4, (1, $bp)))"
     sb 200 infer enformer --backend opencl --input "$tmp/x_$s.npy" --output "$tmp/ours_$s.safetensors" \
       --export-weights "$tmp/w_$s.safetensors" --stage original >> "$o/reference.log" 2>&1
     echo "== $s: stagebench (opencl, original) vs PyTorch reference" >> "$o/reference.txt"
@@ -16,7 +16,7 @@ reference_enformer() {  # our outputs against enformer_torch.py on the same weig
 }
 
 reference_geneformer() {  # 2 cells x 512 tokens, one padded, against geneformer_torch.py
-  python3 -c "
+  run 120 python3 -c "
 import numpy as n
 r = n.random.default_rng(1)
 ids = n.stack([r.permutation(n.arange(2, 25426))[:512] for _ in range(2)])
@@ -86,33 +86,33 @@ step_checkpoints() {  # users' own checkpoints: shapes no named size has, on bot
   needs_cuda "the checkpoints" || return 0
   local tmp log="$o/checkpoints.txt" ck="$ref/checkpoints_torch.py" b stage m
   tmp="$(mktemp -d)"
-  python3 "$ck" versions >> "$log" 2>&1
-  python3 -c "import numpy as n; n.save('$tmp/x16k.npy', n.random.default_rng(1).integers(0, 4, (1, 16384)))"
-  python3 "$ref/enformer_torch.py" --make-weights "$tmp/enf.safetensors" --dim 120 --depth 2 --heads 5 \
+  run 120 python3 "$ck" versions >> "$log" 2>&1
+  run 120 python3 -c "import numpy as n; n.save('$tmp/x16k.npy', n.random.default_rng(1).integers(0, 4, (1, 16384)))"
+  run 120 python3 "$ref/enformer_torch.py" --make-weights "$tmp/enf.safetensors" --dim 120 --depth 2 --heads 5 \
     --dk 32 --filters 60,72,84,96,108,120 --human 40 --mouse 24 >> "$log" 2>&1
   for b in opencl cpu; do
     for stage in original graph-compile; do
       echo "== enformer dim 120 / 5 heads / 5 tower blocks, 16,384 bp: stagebench $b $stage vs reference" >> "$log"
       sb 200 infer enformer --backend "$b" --stage "$stage" --weights "$tmp/enf.safetensors" \
         --input "$tmp/x16k.npy" --output "$tmp/enf_$b.safetensors" >> "$log" 2>&1
-      python3 "$ref/enformer_torch.py" --weights "$tmp/enf.safetensors" --input "$tmp/x16k.npy" \
+      run 120 python3 "$ref/enformer_torch.py" --weights "$tmp/enf.safetensors" --input "$tmp/x16k.npy" \
         --check "$tmp/enf_$b.safetensors" >> "$log" 2>&1
     done
   done
   if python3 -c "import enformer_pytorch" 2>/dev/null; then
-    python3 "$ck" enformer-pytorch "$tmp/x16k.npy" "$tmp/ep" "$tmp/ep_out.safetensors" >> "$log" 2>&1
+    run 120 python3 "$ck" enformer-pytorch "$tmp/x16k.npy" "$tmp/ep" "$tmp/ep_out.safetensors" >> "$log" 2>&1
     sb 200 infer enformer --backend opencl --weights "$tmp/ep" --input "$tmp/x16k.npy" \
       --output "$tmp/ep_ours.safetensors" >> "$log" 2>&1
-    python3 "$ck" compare "$tmp/ep_ours.safetensors" "$tmp/ep_out.safetensors" >> "$log" 2>&1
+    run 120 python3 "$ck" compare "$tmp/ep_ours.safetensors" "$tmp/ep_out.safetensors" >> "$log" 2>&1
   fi
-  python3 "$ck" bert "$tmp/bert96" "$tmp/bert_ids.npy" relu >> "$log" 2>&1
-  python3 "$ck" bert "$tmp/bert96gelu" "$tmp/bert_ids.npy" gelu >> "$log" 2>&1
+  run 120 python3 "$ck" bert "$tmp/bert96" "$tmp/bert_ids.npy" relu >> "$log" 2>&1
+  run 120 python3 "$ck" bert "$tmp/bert96gelu" "$tmp/bert_ids.npy" gelu >> "$log" 2>&1
   for m in bert96 bert96gelu; do
     for b in opencl cpu; do
       echo "== $m: 3 x 96 / 3 heads / vocabulary 500, 77 tokens: stagebench $b vs transformers" >> "$log"
       sb 200 infer geneformer --backend "$b" --weights "$tmp/$m" --input "$tmp/bert_ids.npy" \
         --output "$tmp/${m}_$b.safetensors" >> "$log" 2>&1
-      python3 "$ref/geneformer_torch.py" --weights "$tmp/$m" --ids "$tmp/bert_ids.npy" \
+      run 120 python3 "$ref/geneformer_torch.py" --weights "$tmp/$m" --ids "$tmp/bert_ids.npy" \
         --check "$tmp/${m}_$b.safetensors" >> "$log" 2>&1
     done
   done

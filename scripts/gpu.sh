@@ -144,12 +144,12 @@ fi
   [ -f "$bundle/BUILD_INFO" ] && sed 's/^/bundle /' "$bundle/BUILD_INFO"
   echo "host $(hostname) $(nproc) cores; backend $backend; limit ${limit}s"
   echo "call ${preset:+preset $preset, }steps ${steps[*]}; size $size; stagebench $stagebench"
-  env | grep -E '^(MODELS?|LANES|STAGES|LADDER_STAGES|TESTS|TEST_VARIANTS|VARIANTS|LADDER_VARIANTS|PRECISIONS|REPEAT|MAX_TIME|RUN_ARGS|LADDER_ARGS|PEER|STAGEBENCH_[A-Z_]+)=' | sort | sed 's/^/env /'
+  # the switches this call was given (docs/scripts.md), so that the manifest can name them
+  env | grep -E '^(MODELS?|LANES(_PARALLEL)?|(LADDER_)?STAGES|TESTS|(TEST_|LADDER_)?VARIANTS)=' | sed 's/^/env /'
+  env | grep -E '^(PRECISIONS|REPEAT|MAX_TIME|(RUN|LADDER)_ARGS|PEER|STAGEBENCH_[A-Z_]+)=' | sed 's/^/env /'
 } >> "$o/session.txt"
 if [ "$backend" = nvidia ]; then
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
-    --format=csv > "$o/gpu.txt" 2>&1
-  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' >> "$o/gpu.txt" 2>&1
+  gpu_facts "$o/gpu.txt"
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 else
   { echo "backend opencl: no NVIDIA query"; command -v clinfo > /dev/null && clinfo -l; } > "$o/gpu.txt" 2>&1

@@ -16,7 +16,8 @@ STAGES=fp32 RUN_ARGS="$fast --max-time 1" LADDER_ARGS="$fast --stages fp32" MAX_
   { cat "$work/stdout.txt"; fail "the driver exited $?"; }
 o="$work/pocl"
 [ -s "$work/pocl.tar.gz" ] || fail "no pocl.tar.gz"
-tar tzf "$work/pocl.tar.gz" | grep -q "pocl/gemm-tiny-opencl.json" || fail "the tar lacks the ladder"
+tar tzf "$work/pocl.tar.gz" > "$work/tar.txt" || fail "pocl.tar.gz does not read"
+grep -qx "pocl/gemm-tiny-opencl.json" "$work/tar.txt" || fail "the tar lacks the ladder"
 grep -q '"id": "fp32"' "$o/gemm-tiny-opencl.json" || fail "the ladder has no fp32 stage"
 grep -q "gemm-tiny-opencl (no variables) rc=0" "$o/session.txt" || fail "the ladder's log line"
 grep -q "gemm peer skipped: the opencl backend has no CUDA" "$o/session.txt" || fail "peer not skipped"
