@@ -1,6 +1,7 @@
 # The steps of scripts/gpu.sh that need PyTorch on CUDA or a tool of their own (sourced by
 # scripts/gpu-steps.sh): the reference checks, PyTorch's own timings, users' checkpoints, CLBlast's
 # tuning and the conv3d implicit-GEMM probe.
+# shellcheck disable=SC2154  # the driver's variables
 
 reference_enformer() {  # our outputs against enformer_torch.py on the same weights and input
   local s bp

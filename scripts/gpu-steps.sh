@@ -1,6 +1,7 @@
 # The steps of scripts/gpu.sh, sourced by it after its preamble (they use its run, sb, log, left,
 # sbgpu, models_for and variables: o, size, stagebench, bundle, ref, gpus, ceiling_args, dry).
 # Each step_NAME is what `scripts/gpu.sh NAME` runs; docs/scripts.md lists their switches.
+# shellcheck disable=SC2154  # the driver's variables
 
 step_ceilings() {  # cuBLAS's GEMM ceilings, so that tensor-core stages get a roofline fraction
   needs_cuda "cuBLAS's ceilings" || return 0
@@ -96,13 +97,13 @@ ladder_peer() {  # MODEL FILE PEER_SECONDS: PyTorch's variants into FILE.json, s
   log "$1 peer rc=$? (deadline ${budget}s)"
 }
 
-# lane INDEX MODEL LANES: every round of LADDER_VARIANTS for MODEL (even rounds in reverse order,
+# lane INDEX MODEL: every round of LADDER_VARIANTS for MODEL (even rounds in reverse order,
 # so that drift favours no variant), the peer after round 1's PEER_VARIANT, then the reports.
 lane() {
-  local i=$1 model=$2 n=$3 d ladder_s peer_s mt variants round v name f files=() tag
+  local i=$1 model=$2 d ladder_s peer_s mt variants round v name f files=() tag
   read -ra d <<< "$(ladder_budget "$model")"
   ladder_s=${d[0]} peer_s=${d[1]} mt=${MAX_TIME:-${d[2]}}
-  variants=(${LADDER_VARIANTS:-opencl})
+  read -ra variants <<< "${LADDER_VARIANTS:-opencl}"
   for round in $(seq 1 "${LADDER_ROUNDS:-1}"); do
     tag=""
     [ "$round" = 1 ] || tag="-$round"
@@ -128,7 +129,7 @@ step_ladder() {  # the ladders, a lane a model: in parallel (a GPU and a slice o
   read -ra models <<< "$(models_for ladder)"
   per=$(($(nproc) / ${#models[@]})); [ "$per" -ge 1 ] || per=1
   if [ "${LANES_PARALLEL:-1}" = 0 ] || [ ${#models[@]} = 1 ]; then
-    for m in "${models[@]}"; do lane $i "$m" 1; i=$((i + 1)); done
+    for m in "${models[@]}"; do lane $i "$m"; i=$((i + 1)); done
     return 0
   fi
   [ "$gpus" -ge ${#models[@]} ] || log "only $gpus GPU(s) for ${#models[@]} lanes: they share them"
@@ -137,7 +138,7 @@ step_ladder() {  # the ladders, a lane a model: in parallel (a GPU and a slice o
       export CUDA_VISIBLE_DEVICES=$((i % gpus)) OMP_NUM_THREADS=$per
       taskset -pc "$((i * per))-$((i * per + per - 1))" $BASHPID > /dev/null 2>&1
       log "lane $i: $m on GPU $CUDA_VISIBLE_DEVICES, cores $((i * per))-$((i * per + per - 1))"
-      lane $i "$m" ${#models[@]}
+      lane $i "$m"
     ) &
     i=$((i + 1))
   done
@@ -165,4 +166,5 @@ step_probe() {
   log "probe rc=$?"
 }
 
+# shellcheck source=scripts/gpu-steps-reference.sh
 . "$here/gpu-steps-reference.sh"

@@ -134,6 +134,7 @@ needs_cuda() {  # $1: what; false (and logged) where this session has no CUDA
 }
 
 if [ "$backend" = nvidia ]; then
+  # shellcheck source=scripts/nvidia-opencl-env.sh
   . "$here/nvidia-opencl-env.sh"
   nvidia_opencl_env "$bundle/lib"
 fi
@@ -160,6 +161,7 @@ log "$(tr '\n' ' ' < "$o/gpu.txt" | head -c 400)"
 ceiling_args=()
 
 # --- the steps ----------------------------------------------------------------------------------
+# shellcheck source=scripts/gpu-steps.sh
 . "$here/gpu-steps.sh"
 for step in "${steps[@]}"; do
   log "step $step ($(left)s left)"
