@@ -80,13 +80,16 @@ case "$preset" in
       case "$p" in
         shapes|tiles|bwd) steps+=("igemm-$p") ;;
         timeline|ladder) steps+=("$p") ;;
-        final) steps+=(ladder) ;;
+        final) [[ " ${steps[*]} " == *" ladder "* ]] || steps+=(ladder) ;;
         *) die "PHASES: unknown phase '$p' (shapes tiles bwd timeline ladder final)" ;;
       esac
     done
     preset_default MODEL dynunet; preset_default LANES dynunet; preset_default REPEAT 1
     tl=""; for m in ${TL_MODES:-off on}; do tl+=" $m:STAGEBENCH_CONV_IGEMM=$m"; done
-    preset_default VARIANTS "$tl"; preset_default STAGES "${STAGES_TL:-channels-last}"
+    # here STAGES meant the ladder's stages and STAGES_TL the timeline's
+    preset_default LADDER_STAGES "${STAGES:-baseline,channels-last,compile}"
+    export STAGES="${STAGES_TL:-channels-last}"
+    preset_default VARIANTS "$tl"
     preset_default RUN_ARGS "--max-time 15 --max-samples 10 --warmup 2"
     preset_default LADDER_VARIANTS "off:STAGEBENCH_CONV_IGEMM=off on:STAGEBENCH_CONV_IGEMM=on"
     preset_default PEER_VARIANT on; preset_default MAX_TIME 40; preset_default LOG_KEYS gemm_calls ;;
