@@ -6,6 +6,7 @@
 step_ceilings() {  # cuBLAS's GEMM ceilings, so that tensor-core stages get a roofline fraction
   needs_cuda "cuBLAS's ceilings" || return 0
   CUDA_VISIBLE_DEVICES=0 run 120 python3 "$ref/gemm_ceilings.py" > "$o/ceilings-out.txt" 2> "$o/ceilings.txt"
+  [ "$dry" = 0 ] || return 0
   mapfile -t ceiling_args < <(sbgpu ceiling-args "$o/ceilings-out.txt" 2>> "$o/ceilings.txt")
   log "cuBLAS ceilings (GFLOP/s): $(tail -n1 "$o/ceilings-out.txt")"
 }
@@ -142,7 +143,7 @@ step_ladder() {  # the ladders, a lane a model: in parallel (a GPU and a slice o
     ) &
     i=$((i + 1))
   done
-  while [ -n "$(jobs -rp)" ] && [ "$(left)" -gt 10 ]; do sleep 2; done
+  while [ -n "$(jobs -rp)" ] && [ "$(left)" -gt 10 ]; do sleep 1; done
   [ -z "$(jobs -rp)" ] || log "$(jobs -rp | wc -l) lane(s) still running at the deadline"
 }
 

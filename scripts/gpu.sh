@@ -111,7 +111,8 @@ export PYTHONUNBUFFERED=1
 # --- the preamble: one for every session --------------------------------------------------------
 start=$(date +%s)
 left() { echo $((limit - ($(date +%s) - start))); }
-log() { echo "$(date -u +%T) [$(($(date +%s) - start))s] $*" | tee -a "$o/session.txt"; }
+exec 3>&1  # the call's own stdout: log lines reach it even from commands whose output is a file
+log() { echo "$(date -u +%T) [$(($(date +%s) - start))s] $*" | tee -a "$o/session.txt" >&3; }
 sbgpu() { PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" python3 -m sbgpu "$@"; }
 # run SECONDS CMD...: CMD within SECONDS and what is left of the limit (less a margin for the
 # tar); interrupted by SIGINT so that stagebench keeps what it measured. Returns CMD's status.

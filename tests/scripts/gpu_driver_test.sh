@@ -29,6 +29,26 @@ done
 grep -q "timeline switched (STAGEBENCH_DRIVER_TEST=1 STAGEBENCH_DRIVER_TEST2=2) rc=0" "$o/session.txt" ||
   fail "the variant's variables were not applied"
 
+# Every old script name still runs its session: each preset, dry (commands logged, none run).
+dry() {  # WRAPPER DIR EXPECTED-COMMAND-PATTERN
+  local out="$work/dry-$1"
+  LIMIT=600 bash "scripts/$1" --dry-run --stagebench "$sb" "$out" > "$out.txt" 2>&1 ||
+    fail "$1 --dry-run exited $?"
+  [ -s "$out/$2.tar.gz" ] || fail "$1: no $2.tar.gz"
+  grep -qE "dry-run: .*$3" "$out/$2/session.txt" || fail "$1: no command like '$3' in its session"
+}
+dry gpu-check.sh check "run dynunet --size full --backend opencl --stages bf16-mixed,channels-last,compile"
+dry gpu-ladders.sh ladders "run enformer --size full --backend opencl --repeat 2"
+dry gpu-kernels.sh kernels "run gemm --size full --backend opencl"
+dry gpu-wgmma.sh wgmma "env STAGEBENCH_WGMMA=off .* run gemm --size 8192x8192x8192"
+dry gpu-conv-igemm.sh conv-igemm "env STAGEBENCH_CONV_IGEMM=on .* run dynunet .*--stages baseline"
+dry gpu-checkpoints.sh checkpoints "checkpoints_torch.py versions"
+dry gpu-tune.sh tune "tune --fraction 0.01 --size 2048"
+dry gpu-session.sh enformer "probe --json"
+dry gpu-geneformer.sh geneformer "run geneformer --size full .*--batch 32"
+dry gpu-deepfm.sh deepfm "export-steps deepfm --size tiny"
+dry gpu-dynunet.sh dynunet "dynunet_torch.py selftest"
+
 # Bad input: exit 2 with the problem named.
 expect2() {  # WHAT-IN-MESSAGE ARGS...
   local want=$1 msg rc; shift
