@@ -153,7 +153,10 @@ fi
   env | grep -E '^(MODELS?|LANES(_PARALLEL)?|(LADDER_)?STAGES|TESTS|(TEST_|LADDER_)?VARIANTS)=' | sed 's/^/env /'
   env | grep -E '^(PRECISIONS|REPEAT|MAX_TIME|(RUN|LADDER)_ARGS|PEER|STAGEBENCH_[A-Z_]+)=' | sed 's/^/env /'
 } >> "$o/session.txt"
-if [ "$backend" = nvidia ]; then
+if [ "$dry" = 1 ]; then
+  echo "dry-run: no GPU query" > "$o/gpu.txt"
+  gpus=1
+elif [ "$backend" = nvidia ]; then
   gpu_facts "$o/gpu.txt"
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 else
