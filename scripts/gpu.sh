@@ -165,6 +165,8 @@ else
 fi
 [ "$gpus" -ge 1 ] || gpus=1
 log "$(tr '\n' ' ' < "$o/gpu.txt" | head -c 400)"
+clocks() { [ "$backend" = nvidia ] && [ "$dry" = 0 ] && log "clocks at the $1 (index, sm, max sm, temperature, power): $(gpu_clocks)"; }
+clocks start
 ceiling_args=()
 
 # --- the steps ----------------------------------------------------------------------------------
@@ -174,5 +176,6 @@ for step in "${steps[@]}"; do
   log "step $step ($(left)s left)"
   "step_${step//-/_}"
 done
+clocks end
 log "done"
 tar czf "$out/$dir.tar.gz" -C "$out" "$dir"

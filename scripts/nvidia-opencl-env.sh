@@ -21,3 +21,10 @@ gpu_facts() {
     --format=csv > "$1" 2>&1
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' >> "$1" 2>&1
 }
+
+# gpu_clocks: each GPU's SM clock, its maximum, temperature and power draw on one line, logged at a
+# session's start and end so that a clock that fell during the call is on record.
+gpu_clocks() {
+  nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv,noheader 2>&1 | tr '\n' ';'
+}
