@@ -15,8 +15,7 @@ pack() { tar czf "$out/wgmma-out.tar.gz" -C "$work" . 2>/dev/null; }
 . "$(dirname "$0")/nvidia-opencl-env.sh"  # registers NVIDIA's OpenCL, the bundle's libraries first
 nvidia_opencl_env "$b/lib"
 cp "$b/BUILD_INFO" "$work/"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
-  --format=csv > "$work/gpu.txt" 2>&1
+gpu_facts "$work/gpu.txt"
 log "$(tr '\n' ' ' < "$work/gpu.txt")"
 probe=("$b/wgmma_probe" --kernels "$b/kernels" --mma-kernels "$b/mma-kernels" --out "$work")
 
