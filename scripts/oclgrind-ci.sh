@@ -57,7 +57,17 @@ else
   echo "oclgrind-ci: cannot build $repro/partial_host_write.c ($out/cc.log)" >&2
 fi
 
-# 2. The pass. What the environment changes, and why:
+# 2. The op table in the pass's configuration on the suite's own device (PoCL), where a failure
+# of that configuration shows in a minute rather than after the simulator's pass: the ctest
+# labelled oclgrind_precheck (tests/ops/CMakeLists.txt), which the README's test command leaves
+# to this step.
+ctest --test-dir "${ops_test%/tests/ops/ops_test}" -L oclgrind_precheck --output-on-failure \
+  >"$out/precheck.log" 2>&1 ||
+  { echo "oclgrind-ci: the op table fails in the pass's configuration on PoCL ($out/precheck.log)" >&2
+    tail -n 30 "$out/precheck.log" >&2; exit 1; }
+echo "oclgrind-ci: the op table in the pass's configuration passes on PoCL"
+
+# 3. The pass. What the environment changes, and why:
 # - OCLGRIND_BUILD_OPTIONS=-cl-opt-disable: Oclgrind 21.10's Uninitialized plugin aborts the
 #   work-items of any kernel in which LLVM put a `freeze` (from -O1 on; Oclgrind builds at -Oz),
 #   leaving outputs unwritten. That made attention_pool and attention_fused "wrong" here
@@ -97,7 +107,7 @@ run_pass ops_test_64k 65536 'Backends/OpTable.MatchesTheReference/opencl_attenti
 shapes=full STAGEBENCH_CONV_NCDHW=channels_last run_pass ops_test_ncdhw 32768 \
   'Backends/OpTable.MatchesTheReference/opencl_conv3d' '^conv3d/reference_ncdhw_' || status=1
 
-# 3. What failed, named: cases with reports or wrong values, API errors (on stderr, not in the
+# 4. What failed, named: cases with reports or wrong values, API errors (on stderr, not in the
 # reports' log), and portable kernels no case launched.
 failed=0
 [ $status -ne 0 ] && failed=1
