@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "reports/number_format.h"
-#include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/text_table.h"
 #include "schema/json_text.h"
@@ -52,13 +51,14 @@ Collected collect(const std::vector<json>& docs, const char* side_name) {
   if (docs.empty()) throw std::invalid_argument(std::string("no ") + side_name + " results");
   Collected c;
   for (size_t d = 0; d < docs.size(); ++d) {
-    const json& runs = runs_of(docs[d]);
+    std::vector<std::string> ignored;  // what is well-formed; compare-ab validated each file
+    const std::vector<RunRecord> runs = read_document_record(docs[d], ignored).runs;
     if (runs.empty())
       throw std::invalid_argument(std::string(side_name) + " result " + std::to_string(d + 1) +
                                   " has no runs");
     std::map<std::string, bool> seen_run;
-    for (const json& rj : runs) {
-      const RunSummary run = summarize_run(rj);
+    for (const RunRecord& rr : runs) {
+      const RunSummary run = summarize_run(rr);
       const std::string key = run_key(run);
       if (seen_run[key]) continue;  // one figure per process and run
       seen_run[key] = true;

@@ -159,6 +159,11 @@ std::vector<std::string> ladder_table_cells(const StageRow& s) {
 }
 
 std::string ladder_table_text(const json& run) {
+  std::vector<std::string> ignored;  // a malformed run shows what is well-formed
+  return ladder_table_text(read_run(run, "run", ignored));
+}
+
+std::string ladder_table_text(const RunRecord& run) {
   const RunSummary r = summarize_run(run);
   std::vector<std::vector<std::string>> rows{ladder_table_header()};
   for (const StageRow& s : r.stages) rows.push_back(ladder_table_cells(s));

@@ -52,7 +52,8 @@ std::string claim_precondition(const std::vector<StageRecord>& stages, size_t in
 
 // Title line, the Markdown table, a legend, then one bullet per stage that is not ok (its
 // status and reasons) and per documented claim (its source and words).
-std::string ladder_table_text(const nlohmann::json& run);
+std::string ladder_table_text(const RunRecord& run);
+std::string ladder_table_text(const nlohmann::json& run);  // read leniently first
 
 // The table's cells for one stage, shared by the Markdown and HTML reports.
 std::vector<std::string> ladder_table_header();

@@ -109,6 +109,11 @@ std::string reference_table_legend(const ReferenceTable& t) {
 }
 
 std::string reference_table_text(const json& run) {
+  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
+  return reference_table_text(read_run(run, "run", ignored));
+}
+
+std::string reference_table_text(const RunRecord& run) {
   const ReferenceTable t = reference_table(run);
   if (t.rows.empty()) return "";
   std::vector<std::vector<std::string>> rows{reference_table_header()};

@@ -45,6 +45,7 @@ std::string reference_table_legend(const ReferenceTable& table);
 
 // "#### PyTorch on this machine", the Markdown table, its legend and one note per failed
 // variant; "" when the run has no reference block.
+std::string reference_table_text(const RunRecord& run);
 std::string reference_table_text(const nlohmann::json& run);
 
 }  // namespace sb

@@ -7,7 +7,6 @@
 #include "reports/provenance.h"
 #include "reports/reference_table.h"
 #include "reports/report_summary.h"
-#include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/train_phases.h"
 
@@ -36,18 +35,23 @@ std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat f
   return report_markdown(inputs);
 }
 
+ReportInput::ReportInput(std::string name_, nlohmann::json document_)
+    : name(std::move(name_)), document(std::move(document_)) {
+  std::vector<std::string> ignored;  // the lenient read: what is well-formed
+  record = read_document_record(document, ignored);
+}
+
 std::string report_markdown(const std::vector<ReportInput>& inputs) {
   std::string out;
   for (const ReportInput& in : inputs) {
     out += "## " + in.name + "\n\n";
     if (in.document.is_object() && in.document.contains("context"))
       out += provenance_text(in.document["context"]) + "\n\n";
-    const nlohmann::json& runs = runs_of(in.document);
-    if (runs.empty()) {
+    if (in.record.runs.empty()) {
       out += "(no runs)\n\n";
       continue;
     }
-    for (const auto& run : runs) {
+    for (const RunRecord& run : in.record.runs) {
       out += "### " + ladder_table_text(run) + "\n";
       const std::string reference = reference_table_text(run);  // after `stagebench peer`
       if (!reference.empty()) out += reference + "\n";

@@ -8,16 +8,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/records.h"
+
 namespace sb {
 
 enum class ReportFormat { markdown, csv, html, summary };
 
-// "md" (or "markdown"), "csv", "html", "summary" (reports/report_summary.h); throws std::invalid_argument naming the bad value.
+// "md" (or "markdown"), "csv", "html", "summary" (reports/report_summary.h); throws
+// std::invalid_argument naming the bad value.
 ReportFormat parse_report_format(const std::string& name);
 
+// A document to report on, read once into schema's records (leniently: what is malformed is
+// left unknown and shown as such; `report` refuses an invalid document before this). The
+// renderers read the records; the JSON stays for the context's provenance lines.
 struct ReportInput {
+  ReportInput(std::string name, nlohmann::json document);
   std::string name;  // how the report names the document (its path)
   nlohmann::json document;
+  DocumentRecord record;
 };
 
 std::string render_report(const std::vector<ReportInput>& inputs, ReportFormat format);

@@ -8,7 +8,6 @@
 
 #include "reports/number_format.h"
 #include "reports/report.h"
-#include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/train_phases.h"
 
@@ -157,7 +156,7 @@ std::string report_csv(const std::vector<ReportInput>& inputs) {
   std::string out = header(report_csv_columns());
   std::string train;
   for (const ReportInput& in : inputs) {
-    for (const auto& run : runs_of(in.document)) {
+    for (const RunRecord& run : in.record.runs) {
       const RunSummary r = summarize_run(run);
       for (const StageRow& s : r.stages) out += row(columns(), in.name, r, s);
       for (const StageRow* s : train_phase_stages(r)) train += row(train_columns(), in.name, r, *s);

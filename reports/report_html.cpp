@@ -11,7 +11,6 @@
 #include "reports/provenance.h"
 #include "reports/reference_table.h"
 #include "reports/report.h"
-#include "reports/runs_of.h"
 #include "reports/stage_row.h"
 #include "reports/svg_chart.h"
 #include "reports/train_phases.h"
@@ -157,7 +156,7 @@ std::string train_phases_html(const RunSummary& run) {
 }
 
 // PyTorch's rows under the ladder (reference_table.h), with failed variants' reasons as notes.
-std::string reference_table_html(const json& r) {
+std::string reference_table_html(const RunRecord& r) {
   const ReferenceTable t = reference_table(r);
   if (t.rows.empty()) return "";
   std::string out = "<h4>" + html_escape(t.name) +
@@ -267,9 +266,8 @@ std::string report_html(const std::vector<ReportInput>& inputs) {
     out += "<section class=\"document\">\n<h2>" + html_escape(in.name) + "</h2>\n";
     const std::string ctx = context_line(in.document);
     if (!ctx.empty()) out += "<p class=\"context\">" + html_escape(ctx) + "</p>\n";
-    const json& runs = runs_of(in.document);
-    if (runs.empty()) out += "<p>(no runs)</p>\n";
-    for (const json& r : runs) {
+    if (in.record.runs.empty()) out += "<p>(no runs)</p>\n";
+    for (const RunRecord& r : in.record.runs) {
       const RunSummary run = summarize_run(r);
       out += "<section class=\"run\">\n<h3>" + html_escape(run_title(run)) + "</h3>\n" +
              ladder_table_html(run) +

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "reports/number_format.h"
-#include "reports/runs_of.h"
 
 namespace sb {
 namespace {
@@ -76,12 +75,12 @@ std::string report_summary(const std::vector<ReportInput>& inputs) {
   std::string out;
   for (const ReportInput& in : inputs) {
     out += in.name + "\n";
-    const nlohmann::json& runs = runs_of(in.document);
-    if (runs.empty()) out += "  (no runs)\n";
-    for (const auto& run : runs) {
+    if (in.record.runs.empty()) out += "  (no runs)\n";
+    for (const RunRecord& run : in.record.runs) {
       const RunSummary summary = summarize_run(run);
-      if (const std::string status = string_at(run, "status"); !status.empty()) {
-        out += "  " + run_title(summary) + ": " + status + ": " + string_at(run, "reason") + "\n";
+      if (run.status && !run.status->empty()) {
+        out +=
+            "  " + run_title(summary) + ": " + *run.status + ": " + run.reason.value_or("") + "\n";
         continue;
       }
       out += "  " + run_summary_line(summary) + "\n";

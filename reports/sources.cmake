@@ -1,7 +1,6 @@
 target_sources(sb_reports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/number_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/text_table.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/runs_of.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stage_row.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ladder_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train_phases.cpp
