@@ -23,6 +23,7 @@ bool conv_narrow_requested() {
 namespace {
 
 constexpr size_t kNarrowGroup = 64;
+constexpr size_t kNarrowRow = 64;        // NARROW_ROW in conv3d_narrow.cl
 constexpr int64_t kNarrowDwGroup = 256;  // NARROW_DW_GROUP in conv3d_narrow.cl
 // Work-groups the weight gradient's rows are split over: several waves of an H200's 132
 // multiprocessors, each slice still thousands of rows at DynUNet's 2M.
@@ -38,11 +39,30 @@ bool narrow(const Conv3dShape& s) {
 
 }  // namespace
 
+// kernels/conv3d_narrow.cl's one-input-channel kernel: `in` [N, D, H, W, 1] to `out`
+// [N, OD, OH, OW, co], the weight w_out_step floats an output channel, taps reversed with flip.
+void OpenCLBackend::launch_narrow_c1(int ks, const Tensor& in, const Tensor& w, const Tensor* bias,
+                                     int64_t co, int64_t n, int64_t d, int64_t h, int64_t wd,
+                                     int stride, int pad, int64_t od, int64_t oh, int64_t ow,
+                                     int64_t w_out_step, bool flip, Tensor& out) {
+  launch(
+      ks == 3 ? "conv3d_narrow_c1_k3" : "conv3d_narrow_c1_k1",
+      cl::NDRange(round_up(ow, kNarrowRow), static_cast<size_t>(oh), static_cast<size_t>(n * od)),
+      cl::NDRange(kNarrowRow, 1, 1), in, w, bias, bias ? 1 : 0, co, d, h, wd, stride, pad, od, oh,
+      ow, w_out_step, flip ? 1 : 0, out);
+}
+
 bool OpenCLBackend::conv3d_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                   const Tensor* bias, Tensor& y) {
   if (!conv_narrow_ || !narrow(s) || x.dtype() != DType::f32) return false;
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false), taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  if (s.in_channels == 1) {
+    launch_narrow_c1(s.kernel, x, w, bias, s.out_channels, s.batch, s.d, s.h, s.w, s.stride,
+                     s.padding, od, oh, ow, taps, false, y);
+    kernel_log_.gemm("fp32 conv3d-narrow");
+    return true;
+  }
   launch("conv3d_narrow",
          cl::NDRange(round_up(ow * s.out_channels, kNarrowGroup), static_cast<size_t>(oh),
                      static_cast<size_t>(s.batch * od)),
@@ -63,6 +83,12 @@ bool OpenCLBackend::conv3d_backward_data_narrow(const Conv3dShape& s, const Tens
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false), taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const Tensor* none = nullptr;
+  if (s.out_channels == 1) {  // dy's one channel
+    launch_narrow_c1(s.kernel, dy, w, none, s.in_channels, s.batch, od, oh, ow, 1,
+                     s.kernel - 1 - s.padding, s.d, s.h, s.w, taps, true, dx);
+    kernel_log_.gemm("fp32 conv3d-narrow-dx");
+    return true;
+  }
   launch("conv3d_narrow",
          cl::NDRange(round_up(s.w * s.in_channels, kNarrowGroup), static_cast<size_t>(s.h),
                      static_cast<size_t>(s.batch * s.d)),
@@ -74,7 +100,10 @@ bool OpenCLBackend::conv3d_backward_data_narrow(const Conv3dShape& s, const Tens
 
 bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x,
                                                    const Tensor& dy, Tensor& dw, Tensor* dbias) {
-  if (!conv_narrow_ || !narrow(s) || x.dtype() != DType::f32 || dy.dtype() != DType::f32)
+  // 1^3 only: the 3^3 one-channel weight gradient's (row, channel) items ran 1.05 ms on an
+  // H200, the implicit GEMM's 0.46 (results/h200/gpu27b-2026-11-28/call1/).
+  if (!conv_narrow_ || !narrow(s) || s.kernel != 1 || x.dtype() != DType::f32 ||
+      dy.dtype() != DType::f32)
     return false;
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false), taps = int64_t{s.kernel} * s.kernel * s.kernel;
@@ -84,8 +113,7 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
       std::max<int64_t>(kNarrowDwGroup, (rows + kNarrowDwSlots - 1) / kNarrowDwSlots);
   const int64_t slots = (rows + slice - 1) / slice;
   Tensor partial = empty({slots, total});
-  launch(s.kernel == 3 ? "conv3d_narrow_dw_k3" : "conv3d_narrow_dw_k1",
-         cl::NDRange(static_cast<size_t>(slots * kNarrowDwGroup)),
+  launch("conv3d_narrow_dw_k1", cl::NDRange(static_cast<size_t>(slots * kNarrowDwGroup)),
          cl::NDRange(static_cast<size_t>(kNarrowDwGroup)), x, dy, s.in_channels, s.out_channels,
          s.d, s.h, s.w, s.stride, s.padding, od, oh, ow, to_cl_int(rows, "conv3d dW rows"),
          to_cl_int(slice, "conv3d dW slice"), partial);

@@ -38,6 +38,63 @@ __kernel void conv3d_narrow(__global const float* x, __global const float* w,
   y[(((size_t)n * OD + od) * OH + oh) * OW * Co + g0] = acc;
 }
 
+// One input channel (C = 1): an item an output voxel of a row (n, od, oh), all Co channels. Its
+// k^3 taps of x are loaded once into registers (KS a constant); the weight is the same for
+// every item of a work-group (a broadcast from the constant cache). The [64, Co] results go
+// through local memory so that the row's Co x 64 outputs are stored contiguously: the
+// one-item-an-output kernel above re-read the taps per channel and read the weight 16 lines a
+// warp (1.9 ms for DynUNet's first convolution on an H200, against the implicit GEMM's 0.30).
+// Weight strides as conv3d_narrow's: w_out_step per output channel, flip for the data gradient.
+#define NARROW_ROW 64
+inline void conv3d_narrow_c1_body(__global const float* x, __constant float* w,
+                                  __global const float* bias, int has_bias, int Co, int D, int H,
+                                  int W, int stride, int pad, int OD, int OH, int OW,
+                                  int w_out_step, int flip, __global float* y,
+                                  __local float* tile, const int KS) {
+  const int lid = get_local_id(0), ow0 = get_group_id(0) * NARROW_ROW, ow = ow0 + lid;
+  const int oh = get_global_id(1), z = get_global_id(2), n = z / OD, od = z - n * OD;
+  float xv[27];  // KS <= 3
+  for (int kd = 0; kd < KS; ++kd)
+    for (int kh = 0; kh < KS; ++kh)
+      for (int kw = 0; kw < KS; ++kw) {
+        const int id = od * stride - pad + kd, ih = oh * stride - pad + kh,
+                  iw = ow * stride - pad + kw;
+        const bool in = ow < OW && id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W;
+        xv[(kd * KS + kh) * KS + kw] = in ? x[(((size_t)n * D + id) * H + ih) * W + iw] : 0.0f;
+      }
+  for (int o = 0; o < Co; ++o) {
+    __constant float* wo = w + o * w_out_step;
+    float acc = has_bias ? bias[o] : 0.0f;
+    for (int t = 0; t < KS * KS * KS; ++t) acc += xv[t] * wo[flip ? KS * KS * KS - 1 - t : t];
+    tile[o * (NARROW_ROW + 1) + lid] = acc;  // + 1: the read below walks o, conflict-free
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int valid = min(NARROW_ROW, OW - ow0);
+  __global float* yr = y + ((((size_t)n * OD + od) * OH + oh) * OW + ow0) * Co;
+  for (int i = lid; i < valid * Co; i += NARROW_ROW) {
+    const int p = i / Co, o = i - p * Co;
+    yr[i] = tile[o * (NARROW_ROW + 1) + p];
+  }
+}
+
+// Grid (OW rounded up to 64, OH, N OD), work-groups of 64; Co <= 64.
+__kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_narrow_c1_k1(
+    __global const float* x, __constant float* w, __global const float* bias, int has_bias,
+    int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW, int w_out_step,
+    int flip, __global float* y) {
+  __local float tile[64 * (NARROW_ROW + 1)];
+  conv3d_narrow_c1_body(x, w, bias, has_bias, Co, D, H, W, stride, pad, OD, OH, OW, w_out_step,
+                        flip, y, tile, 1);
+}
+__kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_narrow_c1_k3(
+    __global const float* x, __constant float* w, __global const float* bias, int has_bias,
+    int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW, int w_out_step,
+    int flip, __global float* y) {
+  __local float tile[64 * (NARROW_ROW + 1)];
+  conv3d_narrow_c1_body(x, w, bias, has_bias, Co, D, H, W, stride, pad, OD, OH, OW, w_out_step,
+                        flip, y, tile, 3);
+}
+
 // The weight gradient's partial sums, in work-group g's slice of the rows (n, od, oh, ow)
 // [g slice, (g + 1) slice): lane j = lid mod (Co C) owns (o, c) = (j / C, j mod C), and the
 // local size / (Co C) row lanes of a j take every such row in turn, each holding its taps'
@@ -54,19 +111,28 @@ inline void conv3d_narrow_dw_body(__global const float* x, __global const float*
   const int g = get_group_id(0), end = min(rows, (g + 1) * slice);
   float acc[27], acc_bias = 0.0f;  // KS <= 3
   for (int t = 0; t < KS * KS * KS; ++t) acc[t] = 0.0f;
-  for (int p = g * slice + r; r < row_lanes && p < end; p += row_lanes) {
-    const int ow = p % OW, q = p / OW, oh = q % OH, q2 = q / OH, od = q2 % OD, n = q2 / OD;
-    const float d = dy[(size_t)p * Co + o];
-    acc_bias += d;
-    for (int kd = 0; kd < KS; ++kd) {
-      const int id = od * stride - pad + kd;
-      for (int kh = 0; kh < KS; ++kh) {
-        const int ih = oh * stride - pad + kh;
-        for (int kw = 0; kw < KS; ++kw) {
-          const int iw = ow * stride - pad + kw;
-          if (id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W)
-            acc[(kd * KS + kh) * KS + kw] +=
-                d * x[((((size_t)n * D + id) * H + ih) * W + iw) * C + c];
+  // 1^3, stride 1, no padding: x's voxel is the row itself (no division a row).
+  if (KS == 1 && stride == 1 && pad == 0) {
+    for (int p = g * slice + r; r < row_lanes && p < end; p += row_lanes) {
+      const float d = dy[(size_t)p * Co + o];
+      acc_bias += d;
+      acc[0] += d * x[(size_t)p * C + c];
+    }
+  } else {
+    for (int p = g * slice + r; r < row_lanes && p < end; p += row_lanes) {
+      const int ow = p % OW, q = p / OW, oh = q % OH, q2 = q / OH, od = q2 % OD, n = q2 / OD;
+      const float d = dy[(size_t)p * Co + o];
+      acc_bias += d;
+      for (int kd = 0; kd < KS; ++kd) {
+        const int id = od * stride - pad + kd;
+        for (int kh = 0; kh < KS; ++kh) {
+          const int ih = oh * stride - pad + kh;
+          for (int kw = 0; kw < KS; ++kw) {
+            const int iw = ow * stride - pad + kw;
+            if (id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W)
+              acc[(kd * KS + kh) * KS + kw] +=
+                  d * x[((((size_t)n * D + id) * H + ih) * W + iw) * C + c];
+          }
         }
       }
     }
@@ -90,6 +156,8 @@ inline void conv3d_narrow_dw_body(__global const float* x, __global const float*
   }
 }
 
+// The 1^3 kernel only: the 3^3 one (items per (row, channel), 27 taps each) ran 1.05 ms for
+// DynUNet's first convolution on an H200, the implicit GEMM 0.46 (results/h200/gpu27b-2026-11-28/).
 #define NARROW_DW_GROUP 256
 __kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3d_narrow_dw_k1(
     __global const float* x, __global const float* dy, int C, int Co, int D, int H, int W,
@@ -97,13 +165,6 @@ __kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3
   __local float red[NARROW_DW_GROUP];
   conv3d_narrow_dw_body(x, dy, C, Co, D, H, W, stride, pad, OD, OH, OW, rows, slice, partial, red,
                         1);
-}
-__kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3d_narrow_dw_k3(
-    __global const float* x, __global const float* dy, int C, int Co, int D, int H, int W,
-    int stride, int pad, int OD, int OH, int OW, int rows, int slice, __global float* partial) {
-  __local float red[NARROW_DW_GROUP];
-  conv3d_narrow_dw_body(x, dy, C, Co, D, H, W, stride, pad, OD, OH, OW, rows, slice, partial, red,
-                        3);
 }
 
 // The slots added in slot order: dW's n_w values, then dbias's (written where has_bias).
