@@ -63,7 +63,7 @@ bool OpenCLBackend::conv3d_narrow(const Conv3dShape& s, const Tensor& x, const T
     kernel_log_.gemm("fp32 conv3d-narrow");
     return true;
   }
-  launch("conv3d_narrow",
+  launch("conv3d_narrow_any",
          cl::NDRange(round_up(ow * s.out_channels, kNarrowGroup), static_cast<size_t>(oh),
                      static_cast<size_t>(s.batch * od)),
          cl::NDRange(kNarrowGroup, 1, 1), x, w, bias, bias ? 1 : 0, s.in_channels, s.out_channels,
@@ -89,7 +89,7 @@ bool OpenCLBackend::conv3d_backward_data_narrow(const Conv3dShape& s, const Tens
     kernel_log_.gemm("fp32 conv3d-narrow-dx");
     return true;
   }
-  launch("conv3d_narrow",
+  launch("conv3d_narrow_any",
          cl::NDRange(round_up(s.w * s.in_channels, kNarrowGroup), static_cast<size_t>(s.h),
                      static_cast<size_t>(s.batch * s.d)),
          cl::NDRange(kNarrowGroup, 1, 1), dy, w, none, 0, s.out_channels, s.in_channels, od, oh, ow,

@@ -9,11 +9,13 @@
 // strides: the forward pass's [Co, C, taps] (w_out_step C taps, w_in_step taps, flip 0), or the
 // data gradient as a convolution of dy with the forward weight [C, Co, taps] flipped (w_out_step
 // taps, w_in_step Co taps, flip 1). Grid (OW Co rounded up, OH, N OD): neighbouring items share
-// a voxel's channels, so x's reads are shared through L1.
-__kernel void conv3d_narrow(__global const float* x, __global const float* w,
-                            __global const float* bias, int has_bias, int C, int Co, int D, int H,
-                            int W, int ks, int stride, int pad, int OD, int OH, int OW,
-                            int w_out_step, int w_in_step, int flip, __global float* y) {
+// a voxel's channels, so x's reads are shared through L1. Run for one output channel (one input
+// channel takes conv3d_narrow_c1_*). No kernel name here is another's prefix: Oclgrind charges a
+// kernel with the __local arrays of every kernel whose name starts with its own.
+__kernel void conv3d_narrow_any(__global const float* x, __global const float* w,
+                                __global const float* bias, int has_bias, int C, int Co, int D,
+                                int H, int W, int ks, int stride, int pad, int OD, int OH, int OW,
+                                int w_out_step, int w_in_step, int flip, __global float* y) {
   const int g0 = get_global_id(0), oh = get_global_id(1), z = get_global_id(2);
   if (g0 >= OW * Co) return;
   const int ow = g0 / Co, o = g0 - ow * Co, n = z / OD, od = z - n * OD;
@@ -44,7 +46,7 @@ __kernel void conv3d_narrow(__global const float* x, __global const float* w,
 // through local memory so that the row's Co x 64 outputs are stored contiguously: the
 // one-item-an-output kernel above re-read the taps per channel and read the weight 16 lines a
 // warp (1.9 ms for DynUNet's first convolution on an H200, against the implicit GEMM's 0.30).
-// Weight strides as conv3d_narrow's: w_out_step per output channel, flip for the data gradient.
+// Weight strides as conv3d_narrow_any's: w_out_step per output channel, flip for the data gradient.
 #define NARROW_ROW 64
 inline void conv3d_narrow_c1_body(__global const float* x, __constant float* w,
                                   __global const float* bias, int has_bias, int Co, int D, int H,
