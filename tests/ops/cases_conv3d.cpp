@@ -3,6 +3,7 @@
 // from the definition; the backward ops also against central finite differences of conv3d run on
 // the same backend (gradient_check.h). Spatial sizes differ per axis (5, 4, 6) so that a swapped
 // axis shows, and at stride 2 with kernel 1 some input voxels feed no output (their dx is 0).
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -279,6 +280,64 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                                       {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
                      }});
   }
+  // Narrow convolutions (one channel in or out, channels-last, a reduced precision), which
+  // OpenCL runs in fp32 on kernels/conv3d_narrow.cl (conv3d_narrow.cpp): DynUNet's first
+  // convolution (1 -> 16, 3^3), its 1^3 projection of the image and its output head (16 -> 1,
+  // 1^3), all three passes with bias (the weight gradient at 1^3 only: 3^3 ones stay on the
+  // GEMM paths), the weight gradient over 1,716 rows in several slots of its split reduction.
+  // fp32's tolerance: a GEMM at the named precision would miss it, so the cases fail should a call
+  // leave the fp32 kernels. f16 runs on every backend with f16 (PoCL here), bf16 where tf32 runs
+  // (NVIDIA); OpenCL only (other backends compute these at the named precision).
+  struct NarrowCase {
+    int kernel, padding;
+    int64_t in, out;
+  };
+  for (const Precision p : {Precision::f16, Precision::bf16})
+    for (const NarrowCase& nc : {NarrowCase{3, 1, 1, 16}, NarrowCase{1, 0, 1, 16},
+                                 NarrowCase{1, 0, 16, 1}, NarrowCase{3, 1, 4, 1}}) {
+      seed += 10;
+      Conv3dShape s = shape_of({Layout3d::ndhwc, nc.kernel, 1, nc.padding}, false);
+      s.in_channels = nc.in, s.out_channels = nc.out;
+      s.batch = 2, s.d = 11, s.h = 6, s.w = 13;
+      s.precision = p;
+      const std::string name = std::string("narrow_") + (p == Precision::f16 ? "f16" : "bf16") +
+                               "_k" + std::to_string(nc.kernel) + "_" + std::to_string(nc.in) +
+                               "to" + std::to_string(nc.out);
+      const auto precision =
+          needs_precision(p == Precision::f16 ? Precision::f16 : Precision::tf32);
+      const std::function<std::string(Backend&)> needs = [precision](Backend& be) -> std::string {
+        if (be.name() != "opencl") return "narrow convolutions: OpenCL's fp32 kernels";
+        return precision(be);
+      };
+      cases.push_back({Op::conv3d, name, needs, [=](Backend& be) {
+                         const ConvInputs in(s, seed);
+                         return checks(
+                             {{"y", forward(be, in.s, in.x, in.w, &in.bias),
+                               conv3d_ref(in.s, in.x, in.w, &in.bias), Precision::f32, 1e-4}});
+                       }});
+      cases.push_back({Op::conv3d_backward_data, name, needs, [=](Backend& be) {
+                         const ConvInputs in(s, seed + 3);
+                         Tensor dx = be.empty(x_shape(in.s));
+                         be.fill(dx, std::numeric_limits<float>::quiet_NaN());
+                         be.conv3d_backward_data(in.s, up(be, in.dy, y_shape(in.s)),
+                                                 up(be, in.w, w_shape(in.s)), dx);
+                         return checks(
+                             {{"dx", be.download(dx), backward_data_ref(in.s, in.dy, in.w),
+                               Precision::f32, 1e-4}});
+                       }});
+      if (nc.kernel != 1) continue;  // 3^3 weight gradients stay on the GEMM paths
+      cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
+                         const ConvInputs in(s, seed + 6);
+                         Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+                         be.fill(dw, std::numeric_limits<float>::quiet_NaN());
+                         be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                                    up(be, in.dy, y_shape(in.s)), dw, &db);
+                         DVec dw_ref, db_ref;
+                         backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+                         return checks({{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4},
+                                        {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+                       }});
+    }
   // The stride-2 data gradient with dy's channels in several groups of four (24: six), where
   // NVIDIA spreads dy four channels an item (conv3d_dy_dilate4) before its bf16 implicit GEMM;
   // odd and unequal sizes, so the spread grid's last planes hold no dy. Reference over the

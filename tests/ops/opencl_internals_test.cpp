@@ -88,17 +88,27 @@ TEST_F(OpsOpenCL, PrecisionsAndKernelLimits) {
   }
 }
 
-// The fused attention kernels' local memory as the host reckons it (local_bytes(), which picks
-// the variants a device can hold) is what the compiler gives them.
+// The fused attention kernels' local memory: the compiler reports at least what the host
+// reckons (local_bytes(), its __local arrays) and may add its own (NVIDIA adds 16 bytes), never
+// more than kCompilerLocalSlack, which the program's choice of variants allows for; and the
+// kernel chosen for every head width fits the device.
 TEST_F(OpsOpenCL, FusedAttentionKernelsDeclareTheLocalMemoryTheHostReckons) {
   const std::vector<std::string> built = be->portable_kernel_names();
+  const uint64_t limit = be->kernel_local_mem_limit();
   int checked = 0;
   for (const FusedAttentionKernel& k : kFusedAttentionKernels) {
     if (std::find(built.begin(), built.end(), k.name) == built.end()) continue;
-    EXPECT_EQ(be->kernel_local_mem_bytes(k.name), k.local_bytes()) << k.name;
+    const uint64_t reported = be->kernel_local_mem_bytes(k.name);
+    EXPECT_GE(reported, k.local_bytes()) << k.name;
+    EXPECT_LE(reported, k.local_bytes() + kCompilerLocalSlack) << k.name;
     ++checked;
   }
   EXPECT_GT(checked, 3);
+  for (int64_t dh : {1, 16, 17, 32, 48, 64, 100, 128}) {
+    const std::string chosen = be->fused_attention_choice(dh);
+    ASSERT_FALSE(chosen.empty()) << "dh " << dh;
+    EXPECT_LE(be->kernel_local_mem_bytes(chosen), limit) << chosen << " for dh " << dh;
+  }
 }
 
 // A device with OpenCL's minimum 32 KiB of local memory (Oclgrind's) runs dh 128 on a kernel

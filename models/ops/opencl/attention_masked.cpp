@@ -11,9 +11,27 @@
 namespace sb {
 
 const FusedAttentionKernel* OpenCLBackend::fused_attention_kernel(int64_t dh) const {
-  for (const FusedAttentionKernel& k : kFusedAttentionKernels)
-    if (k.width >= dh && k.local_bytes() <= runtime_->local_mem_bytes()) return &k;
+  const size_t limit = runtime_->local_mem_bytes();
+  if (fused_attention_built_bytes_.empty()) {
+    // The compiler's own figure, not local_bytes(): it may add local memory of its own. The
+    // backend is never const itself; only this query is, so building the program here is sound.
+    auto* self = const_cast<OpenCLBackend*>(this);
+    for (const FusedAttentionKernel& k : kFusedAttentionKernels)
+      fused_attention_built_bytes_.push_back(k.local_bytes() + kCompilerLocalSlack <= limit
+                                                 ? self->kernel_local_mem_bytes(k.name)
+                                                 : 0);
+  }
+  for (size_t i = 0; i < std::size(kFusedAttentionKernels); ++i) {
+    const uint64_t built = fused_attention_built_bytes_[i];
+    if (kFusedAttentionKernels[i].width >= dh && built != 0 && built <= limit)
+      return &kFusedAttentionKernels[i];
+  }
   return nullptr;
+}
+
+std::string OpenCLBackend::fused_attention_choice(int64_t dh) const {
+  const FusedAttentionKernel* k = fused_attention_kernel(dh);
+  return k == nullptr ? std::string() : k->name;
 }
 
 std::string OpenCLBackend::attention_fused_unsupported(int64_t dh) const {

@@ -214,6 +214,7 @@ void OpenCLBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tenso
   const Geometry g = geometry(s);
   to_cl_int(x.numel(), "conv3d input size");
   to_cl_int(y.numel(), "conv3d output size");
+  if (conv3d_narrow(s, x, w, bias, y)) return;  // one channel in or out: conv3d_narrow.cpp
   if (bf16_at_tf32(s, [&](const Conv3dShape& t) { return conv3d_implicit_unavailable(t); })) {
     do_conv3d(with(s, Precision::tf32, s.layout), x, w, bias, y);
     return;
@@ -247,6 +248,7 @@ void OpenCLBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& 
   const Geometry g = geometry(s);
   to_cl_int(dx.numel(), "conv3d_backward_data dx size");
   to_cl_int(dy.numel(), "conv3d_backward_data dy size");
+  if (conv3d_backward_data_narrow(s, dy, w, dx)) return;
   if (bf16_at_tf32(s, [&](const Conv3dShape& t) {
         return conv3d_backward_implicit_unavailable(t, false);
       })) {
@@ -280,6 +282,7 @@ void OpenCLBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tenso
   to_cl_int(x.numel(), "conv3d_backward_weights input size");
   to_cl_int(dy.numel(), "conv3d_backward_weights dy size");
   const int64_t co = s.out_channels;
+  if (conv3d_backward_weights_narrow(s, x, dy, dw, dbias)) return;
   // conv3d_bwd_igemm.cpp (dW and dbias), else columns
   if (conv3d_backward_weights_igemm(s, x, dy, dw, dbias)) return;
   if (conv3d_backward_weights_ncdhw_igemm(s, x, dy, dw, dbias)) return;  // conv3d_ncdhw.cpp

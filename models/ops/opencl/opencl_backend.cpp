@@ -41,11 +41,11 @@ std::string portable_source(size_t local_mem_bytes) {
   for (const char* file :
        {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
         "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl", "losses.cl", "volume_chunks.cl", "volume.cl", "instance_norm.cl",
-        "optimizer.cl", "conv_transpose3d.cl", "gemm_general.cl"})
+        "conv3d.cl", "conv3d_narrow.cl", "losses.cl", "volume_chunks.cl", "volume.cl",
+        "instance_norm.cl", "optimizer.cl", "conv_transpose3d.cl", "gemm_general.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels)
-    if (k.local_bytes() <= local_mem_bytes) s += fused_attention_variant(k);
+    if (k.local_bytes() + kCompilerLocalSlack <= local_mem_bytes) s += fused_attention_variant(k);
   s += tiled_gemm_variant("gemm_f16w", "half", "vload_half((i), (w))");
   s += tiled_gemm_variant("gemm_i8w", "char", "((float)(w)[(i)])");
   return s;

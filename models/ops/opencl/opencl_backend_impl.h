@@ -77,6 +77,11 @@ int epilogue_act(const Epilogue& ep, const Tensor& y);
 // 16-query blocks a warp of the f16 masked attention kernel (STAGEBENCH_MMA_ATTENTION).
 int attention_blocks();
 
+// STAGEBENCH_CONV_NARROW: direct (default) runs narrow convolutions on kernels/conv3d_narrow.cl;
+// igemm leaves them on the paths they took before (the implicit GEMM on NVIDIA). Anything else
+// throws std::invalid_argument naming the value.
+bool conv_narrow_requested();
+
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
 // (= work-items) per work-group, the faster of 32 and 64 on an H100 at B 8, n 512 (32 wins at
@@ -93,8 +98,14 @@ struct FusedAttentionKernel {
     return 4 * (tiles + (width > 64 ? size_t(width) * queries : 0));
   }
 };
-// A width's variants in order of preference: a device builds and runs only those whose
-// local_bytes() its CL_DEVICE_LOCAL_MEM_SIZE holds. OpenCL promises 32 KiB; the first dh-128
+// Local memory a compiler may add to a kernel's own __local arrays (the spec lets it: NVIDIA's
+// driver 580 reports 16 bytes more than local_bytes() for every fused attention kernel). The
+// portable program includes a variant only if local_bytes() plus this fits the device; the
+// choice then checks the built kernel's CL_KERNEL_LOCAL_MEM_SIZE.
+inline constexpr size_t kCompilerLocalSlack = 256;
+// A width's variants in order of preference: a device builds only those whose local_bytes()
+// plus kCompilerLocalSlack its CL_DEVICE_LOCAL_MEM_SIZE holds, and runs the first whose built
+// figure it holds. OpenCL promises 32 KiB; the first dh-128
 // kernel needs 49,216 bytes, more than Oclgrind's 32 KiB (which refused its launch) and than the
 // 49,152 that NVIDIA's driver reports, so those run the second (24,608 bytes). No name is
 // another's prefix: Oclgrind charges a kernel with every __local array whose name starts with
@@ -145,6 +156,7 @@ class OpenCLBackend : public Backend {
   // STAGEBENCH_CONV_DW_BF16 (gemm_path.h), read at construction; tests set it after.
   void set_conv_dw_bf16_knob(ConvDwBf16Knob knob) { conv_dw_bf16_knob_ = knob; }
   void set_ncdhw_copies(bool on) { ncdhw_copies_ = on; }  // STAGEBENCH_CONV_NCDHW, for tests
+  void set_conv_narrow(bool on) { conv_narrow_ = on; }    // STAGEBENCH_CONV_NARROW, for tests
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
@@ -153,6 +165,11 @@ class OpenCLBackend : public Backend {
   std::vector<std::string> portable_kernel_names();
   // CL_KERNEL_LOCAL_MEM_SIZE of a portable kernel on this device (its __local arrays).
   uint64_t kernel_local_mem_bytes(const std::string& name);
+  // The local memory a work-group may use here (CL_DEVICE_LOCAL_MEM_SIZE, or
+  // STAGEBENCH_CL_LOCAL_MEM_LIMIT where lower).
+  uint64_t kernel_local_mem_limit() const { return runtime_->local_mem_bytes(); }
+  // The fused attention kernel attention_fused runs for head width dh here, or "" (tests).
+  std::string fused_attention_choice(int64_t dh) const;
 
  private:
   Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
@@ -355,6 +372,18 @@ class OpenCLBackend : public Backend {
                              const Tensor* x_bf16 = nullptr);
   // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
   // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
+  // conv3d_narrow.cpp: channels-last reduced-precision calls with one input or one output
+  // channel, in fp32 without a GEMM (kernels/conv3d_narrow.cl); false where it does not apply.
+  bool conv3d_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                     Tensor& y);
+  bool conv3d_backward_data_narrow(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                   Tensor& dx);
+  void launch_narrow_c1(int ks, const Tensor& in, const Tensor& w, const Tensor* bias, int64_t co,
+                        int64_t n, int64_t d, int64_t h, int64_t wd, int stride, int pad,
+                        int64_t od, int64_t oh, int64_t ow, int64_t w_out_step, bool flip,
+                        Tensor& out);
+  bool conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                      Tensor& dw, Tensor* dbias);
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                      Tensor& dw, Tensor* dbias);
   bool conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
@@ -417,8 +446,12 @@ class OpenCLBackend : public Backend {
                                   const Tensor& c);
 
   // attention_fused in fp32 on any device (kernels/attention_masked.cl): the first kernel of
-  // kFusedAttentionKernels that takes dh and fits the device's local memory, or null.
+  // kFusedAttentionKernels that takes dh, was built, and whose CL_KERNEL_LOCAL_MEM_SIZE fits
+  // the device's local memory, or null. Builds the portable program on first use.
   const FusedAttentionKernel* fused_attention_kernel(int64_t dh) const;
+  // Per kFusedAttentionKernels entry: its built CL_KERNEL_LOCAL_MEM_SIZE, or 0 where the
+  // program left it out; filled on first use.
+  mutable std::vector<uint64_t> fused_attention_built_bytes_;
   // attention_fused in fp32 on any device (kernels/attention_masked.cl).
   void attention_fused_portable(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                 const Tensor& v, const Tensor* key_bias, Tensor& out);
@@ -471,7 +504,8 @@ class OpenCLBackend : public Backend {
   std::map<int, cl::Program> wgmma_programs_;       // by tile width, built at construction
   std::map<int, cl::Kernel> wgmma_kernels_;
   ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
-  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();           // STAGEBENCH_CONV_DW_BF16
+  ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();  // STAGEBENCH_CONV_DW_BF16
+  bool conv_narrow_ = conv_narrow_requested();  // STAGEBENCH_CONV_NARROW (conv3d_narrow.cpp)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;

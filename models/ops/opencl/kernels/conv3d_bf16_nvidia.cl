@@ -41,12 +41,8 @@ __kernel void conv3d_dy_dilate4_bf16(__global const float* dy, int Co4, int OD, 
                                      int s, int UD, int UH, int UW, __global ushort* out) {
   const int i = get_global_id(0), y = get_global_id(1), nz = get_global_id(2);
   if (i >= Co4 * UW) return;
-  const int x = i / Co4, c4 = i - x * Co4;
-  const int n = nz / UD, z = nz - n * UD;
-  const int oz = z / s, oy = y / s, ox = x / s;
-  const bool hit = z == oz * s && y == oy * s && x == ox * s && oz < OD && oy < OH && ox < OW;
-  const float4 v = hit ? vload4(c4, dy + ((((size_t)n * OD + oz) * OH + oy) * OW + ox) * Co4 * 4)
-                       : (float4)(0.0f);
-  *(__global ushort4*)(out + ((((size_t)n * UD + z) * UH + y) * UW + x) * Co4 * 4 + c4 * 4) =
+  size_t at;
+  const float4 v = conv3d_dy_spread4(dy, Co4, OD, OH, OW, s, UD, UH, UW, i, y, nz, &at);
+  *(__global ushort4*)(out + at) =
       (ushort4)(to_bf16_bits(v.x), to_bf16_bits(v.y), to_bf16_bits(v.z), to_bf16_bits(v.w));
 }

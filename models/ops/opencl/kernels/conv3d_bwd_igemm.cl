@@ -113,13 +113,9 @@ __kernel void conv3d_dy_dilate4(__global const float* dy, int Co4, int OD, int O
                                 int UD, int UH, int UW, __global float* out) {
   const int i = get_global_id(0), y = get_global_id(1), nz = get_global_id(2);
   if (i >= Co4 * UW) return;
-  const int x = i / Co4, c4 = i - x * Co4;
-  const int n = nz / UD, z = nz - n * UD;
-  const int oz = z / s, oy = y / s, ox = x / s;
-  const bool hit = z == oz * s && y == oy * s && x == ox * s && oz < OD && oy < OH && ox < OW;
-  const float4 v = hit ? vload4(c4, dy + ((((size_t)n * OD + oz) * OH + oy) * OW + ox) * Co4 * 4)
-                       : (float4)(0.0f);
-  vstore4(v, c4, out + ((((size_t)n * UD + z) * UH + y) * UW + x) * Co4 * 4);
+  size_t at;
+  const float4 v = conv3d_dy_spread4(dy, Co4, OD, OH, OW, s, UD, UH, UW, i, y, nz, &at);
+  vstore4(v, 0, out + at);
 }
 
 // w [out, C, taps] -> [C, k_pad] with K in (tap, out) order and the taps reversed: the weight of
@@ -302,14 +298,9 @@ void DW_NAME(__global const float* x, __global const float* dy, int P, int slice
   for (int mi = 0; mi < DW_MI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < DW_NI; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m0 + mi * 16 + g + h * 8, n = n0 + wn + ni * 8 + 2 * t;
-        if (m < Co) {
-          if (n < Nn) slot[(size_t)m * Nn + n] = acc[mi][ni][2 * h];
-          if (n + 1 < Nn) slot[(size_t)m * Nn + n + 1] = acc[mi][ni][2 * h + 1];
-        }
-      }
+      conv_dw_store_fragment(
+          slot, Co, Nn, m0 + mi * 16 + g, n0 + wn + ni * 8 + 2 * t,
+          (float4)(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]));
 }
 
 #undef DW_NAME

@@ -189,14 +189,9 @@ void DWB_NAME(__global const ushort* x, __global const ushort* dy, int P, int sl
   for (int mi = 0; mi < DWB_MI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m0 + mi * 16 + g + h * 8, n = n0 + wn + ni * 8 + 2 * t;
-        if (m < Co) {
-          if (n < Nn) slot[(size_t)m * Nn + n] = acc[mi][ni][2 * h];
-          if (n + 1 < Nn) slot[(size_t)m * Nn + n + 1] = acc[mi][ni][2 * h + 1];
-        }
-      }
+      conv_dw_store_fragment(
+          slot, Co, Nn, m0 + mi * 16 + g, n0 + wn + ni * 8 + 2 * t,
+          (float4)(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]));
 }
 
 #undef DWB_NAME

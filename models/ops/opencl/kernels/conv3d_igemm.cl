@@ -136,3 +136,32 @@ __kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps,
   const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
   out[i] = r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
 }
+
+// One mma fragment (16 x 8 in the C layout: rows m and m + 8, columns n and n + 1 of this item)
+// of a weight gradient's partial tile into its slot [Co][Nn], clipped to the matrix: the tf32
+// (conv3d_bwd_igemm.cl) and bf16 (conv3d_dw_bf16_nvidia.cl) kernels' split-reduction store.
+inline void conv_dw_store_fragment(__global float* slot, int Co, int Nn, int m, int n, float4 c) {
+  if (m < Co) {
+    if (n < Nn) slot[(size_t)m * Nn + n] = c.x;
+    if (n + 1 < Nn) slot[(size_t)m * Nn + n + 1] = c.y;
+  }
+  if (m + 8 < Co) {
+    if (n < Nn) slot[(size_t)(m + 8) * Nn + n] = c.z;
+    if (n + 1 < Nn) slot[(size_t)(m + 8) * Nn + n + 1] = c.w;
+  }
+}
+
+// The item (i = x Co4 + channel group, y, n UD + z) of dy's spread onto the stride-1 grid
+// [N, UD, UH, UW, Co] (zeros between the stride's points): its four channels of dy, and at *at
+// their offset in the spread. conv3d_dy_dilate4 stores them as fp32, conv3d_dy_dilate4_bf16 as
+// bf16 bits.
+inline float4 conv3d_dy_spread4(__global const float* dy, int Co4, int OD, int OH, int OW, int s,
+                                int UD, int UH, int UW, int i, int y, int nz, size_t* at) {
+  const int x = i / Co4, c4 = i - x * Co4;
+  const int n = nz / UD, z = nz - n * UD;
+  const int oz = z / s, oy = y / s, ox = x / s;
+  const bool hit = z == oz * s && y == oy * s && x == ox * s && oz < OD && oy < OH && ox < OW;
+  *at = ((((size_t)n * UD + z) * UH + y) * UW + x) * Co4 * 4 + c4 * 4;
+  return hit ? vload4(c4, dy + ((((size_t)n * OD + oz) * OH + oy) * OW + ox) * Co4 * 4)
+             : (float4)(0.0f);
+}

@@ -1,0 +1,183 @@
+// Narrow convolutions (channels-last [N, D, H, W, C], one input or one output channel; issue 27):
+// DynUNet's first convolution from the image's one channel, its 1^3 residual projection of it,
+// and its output head to one channel, with their gradients. A GEMM over K = taps x 1 or N = 1
+// leaves a tensor-core tile 1/16 busy and the implicit GEMM spent 0.24-0.46 ms a pass on
+// what is a memory-bound 0.07-1.8 GFLOP (results/h200/dyn2-27-2026-11-28/call2/rates-new.txt):
+// here each pass reads and writes its tensors once, in fp32 (more than bf16 or tf32 ask).
+
+// y[n, od, oh, ow, o] = bias[o] + sum over taps and c of w . x. The weight is read through
+// strides: the forward pass's [Co, C, taps] (w_out_step C taps, w_in_step taps, flip 0), or the
+// data gradient as a convolution of dy with the forward weight [C, Co, taps] flipped (w_out_step
+// taps, w_in_step Co taps, flip 1). Grid (OW Co rounded up, OH, N OD): neighbouring items share
+// a voxel's channels, so x's reads are shared through L1. Run for one output channel (one input
+// channel takes conv3d_narrow_c1_*). No kernel name here is another's prefix: Oclgrind charges a
+// kernel with the __local arrays of every kernel whose name starts with its own.
+__kernel void conv3d_narrow_any(__global const float* x, __global const float* w,
+                                __global const float* bias, int has_bias, int C, int Co, int D,
+                                int H, int W, int ks, int stride, int pad, int OD, int OH, int OW,
+                                int w_out_step, int w_in_step, int flip, __global float* y) {
+  const int g0 = get_global_id(0), oh = get_global_id(1), z = get_global_id(2);
+  if (g0 >= OW * Co) return;
+  const int ow = g0 / Co, o = g0 - ow * Co, n = z / OD, od = z - n * OD;
+  const int taps = ks * ks * ks;
+  float acc = has_bias ? bias[o] : 0.0f;
+  __global const float* wo = w + (size_t)o * w_out_step;
+  for (int kd = 0; kd < ks; ++kd) {
+    const int id = od * stride - pad + kd;
+    if (id < 0 || id >= D) continue;
+    for (int kh = 0; kh < ks; ++kh) {
+      const int ih = oh * stride - pad + kh;
+      if (ih < 0 || ih >= H) continue;
+      for (int kw = 0; kw < ks; ++kw) {
+        const int iw = ow * stride - pad + kw;
+        if (iw < 0 || iw >= W) continue;
+        const int t = (kd * ks + kh) * ks + kw, tw = flip ? taps - 1 - t : t;
+        __global const float* xp = x + ((((size_t)n * D + id) * H + ih) * W + iw) * C;
+        for (int c = 0; c < C; ++c) acc += xp[c] * wo[c * w_in_step + tw];
+      }
+    }
+  }
+  y[(((size_t)n * OD + od) * OH + oh) * OW * Co + g0] = acc;
+}
+
+// One input channel (C = 1): an item an output voxel of a row (n, od, oh), all Co channels. Its
+// k^3 taps of x are loaded once into registers (KS a constant); the weight is the same for
+// every item of a work-group (a broadcast from the constant cache). The [64, Co] results go
+// through local memory so that the row's Co x 64 outputs are stored contiguously: the
+// one-item-an-output kernel above re-read the taps per channel and read the weight 16 lines a
+// warp (1.9 ms for DynUNet's first convolution on an H200, against the implicit GEMM's 0.30).
+// Weight strides as conv3d_narrow_any's: w_out_step per output channel, flip for the data gradient.
+#define NARROW_ROW 64
+inline void conv3d_narrow_c1_body(__global const float* x, __constant float* w,
+                                  __global const float* bias, int has_bias, int Co, int D, int H,
+                                  int W, int stride, int pad, int OD, int OH, int OW,
+                                  int w_out_step, int flip, __global float* y,
+                                  __local float* tile, const int KS) {
+  const int lid = get_local_id(0), ow0 = get_group_id(0) * NARROW_ROW, ow = ow0 + lid;
+  const int oh = get_global_id(1), z = get_global_id(2), n = z / OD, od = z - n * OD;
+  float xv[27];  // KS <= 3
+  for (int kd = 0; kd < KS; ++kd)
+    for (int kh = 0; kh < KS; ++kh)
+      for (int kw = 0; kw < KS; ++kw) {
+        const int id = od * stride - pad + kd, ih = oh * stride - pad + kh,
+                  iw = ow * stride - pad + kw;
+        const bool in = ow < OW && id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W;
+        xv[(kd * KS + kh) * KS + kw] = in ? x[(((size_t)n * D + id) * H + ih) * W + iw] : 0.0f;
+      }
+  for (int o = 0; o < Co; ++o) {
+    __constant float* wo = w + o * w_out_step;
+    float acc = has_bias ? bias[o] : 0.0f;
+    for (int t = 0; t < KS * KS * KS; ++t) acc += xv[t] * wo[flip ? KS * KS * KS - 1 - t : t];
+    tile[o * (NARROW_ROW + 1) + lid] = acc;  // + 1: the read below walks o, conflict-free
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int valid = min(NARROW_ROW, OW - ow0);
+  __global float* yr = y + ((((size_t)n * OD + od) * OH + oh) * OW + ow0) * Co;
+  for (int i = lid; i < valid * Co; i += NARROW_ROW) {
+    const int p = i / Co, o = i - p * Co;
+    yr[i] = tile[o * (NARROW_ROW + 1) + p];
+  }
+}
+
+// Grid (OW rounded up to 64, OH, N OD), work-groups of 64; Co <= 64.
+__kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_narrow_c1_k1(
+    __global const float* x, __constant float* w, __global const float* bias, int has_bias,
+    int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW, int w_out_step,
+    int flip, __global float* y) {
+  __local float tile[64 * (NARROW_ROW + 1)];
+  conv3d_narrow_c1_body(x, w, bias, has_bias, Co, D, H, W, stride, pad, OD, OH, OW, w_out_step,
+                        flip, y, tile, 1);
+}
+__kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_narrow_c1_k3(
+    __global const float* x, __constant float* w, __global const float* bias, int has_bias,
+    int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW, int w_out_step,
+    int flip, __global float* y) {
+  __local float tile[64 * (NARROW_ROW + 1)];
+  conv3d_narrow_c1_body(x, w, bias, has_bias, Co, D, H, W, stride, pad, OD, OH, OW, w_out_step,
+                        flip, y, tile, 3);
+}
+
+// The weight gradient's partial sums, in work-group g's slice of the rows (n, od, oh, ow)
+// [g slice, (g + 1) slice): lane j = lid mod (Co C) owns (o, c) = (j / C, j mod C), and the
+// local size / (Co C) row lanes of a j take every such row in turn, each holding its taps'
+// sums of dy[row, o] x[row's tap, c] and the bias's sum of dy[row, o] in registers (KS is a
+// constant: the accumulators are not indexed at run time). The row lanes are then added in
+// lane order, so the result is the same bits every run. partial[g] holds dW in its
+// [Co, C, taps] order, then dbias's Co.
+inline void conv3d_narrow_dw_body(__global const float* x, __global const float* dy, int C, int Co,
+                                  int D, int H, int W, int stride, int pad, int OD, int OH, int OW,
+                                  int rows, int slice, __global float* partial, __local float* red,
+                                  const int KS) {
+  const int lid = get_local_id(0), lanes = Co * C, row_lanes = get_local_size(0) / lanes;
+  const int j = lid % lanes, r = lid / lanes, o = j / C, c = j - o * C;
+  const int g = get_group_id(0), end = min(rows, (g + 1) * slice);
+  float acc[27], acc_bias = 0.0f;  // KS <= 3
+  for (int t = 0; t < KS * KS * KS; ++t) acc[t] = 0.0f;
+  // 1^3, stride 1, no padding: x's voxel is the row itself (no division a row).
+  if (KS == 1 && stride == 1 && pad == 0) {
+    for (int p = g * slice + r; r < row_lanes && p < end; p += row_lanes) {
+      const float d = dy[(size_t)p * Co + o];
+      acc_bias += d;
+      acc[0] += d * x[(size_t)p * C + c];
+    }
+  } else {
+    for (int p = g * slice + r; r < row_lanes && p < end; p += row_lanes) {
+      const int ow = p % OW, q = p / OW, oh = q % OH, q2 = q / OH, od = q2 % OD, n = q2 / OD;
+      const float d = dy[(size_t)p * Co + o];
+      acc_bias += d;
+      for (int kd = 0; kd < KS; ++kd) {
+        const int id = od * stride - pad + kd;
+        for (int kh = 0; kh < KS; ++kh) {
+          const int ih = oh * stride - pad + kh;
+          for (int kw = 0; kw < KS; ++kw) {
+            const int iw = ow * stride - pad + kw;
+            if (id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W)
+              acc[(kd * KS + kh) * KS + kw] +=
+                  d * x[((((size_t)n * D + id) * H + ih) * W + iw) * C + c];
+          }
+        }
+      }
+    }
+  }
+  const int taps = KS * KS * KS, total = lanes * taps + Co;
+  __global float* out = partial + (size_t)g * total;
+  for (int t = 0; t <= taps; ++t) {
+    float v = acc_bias;
+    for (int u = 0; u < KS * KS * KS; ++u) v = u == t ? acc[u] : v;  // unrolled: no indexing
+    red[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (r == 0) {
+      float s = 0.0f;
+      for (int k = 0; k < row_lanes; ++k) s += red[k * lanes + j];
+      if (t < taps)
+        out[(size_t)j * taps + t] = s;
+      else if (c == 0)
+        out[lanes * taps + o] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// The 1^3 kernel only: the 3^3 one (items per (row, channel), 27 taps each) ran 1.05 ms for
+// DynUNet's first convolution on an H200, the implicit GEMM 0.46 (results/h200/gpu27b-2026-11-28/).
+#define NARROW_DW_GROUP 256
+__kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3d_narrow_dw_k1(
+    __global const float* x, __global const float* dy, int C, int Co, int D, int H, int W,
+    int stride, int pad, int OD, int OH, int OW, int rows, int slice, __global float* partial) {
+  __local float red[NARROW_DW_GROUP];
+  conv3d_narrow_dw_body(x, dy, C, Co, D, H, W, stride, pad, OD, OH, OW, rows, slice, partial, red,
+                        1);
+}
+
+// The slots added in slot order: dW's n_w values, then dbias's (written where has_bias).
+__kernel void conv3d_narrow_dw_sum(__global const float* partial, int slots, int n_w, int total,
+                                   __global float* dw, __global float* dbias, int has_bias) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  float s = 0.0f;
+  for (int sl = 0; sl < slots; ++sl) s += partial[(size_t)sl * total + i];
+  if (i < n_w)
+    dw[i] = s;
+  else if (has_bias)
+    dbias[i - n_w] = s;
+}
