@@ -85,7 +85,7 @@ void require_torch(const std::string& python) {
                               "); install torch there, or give --python or STAGEBENCH_PYTHON");
 }
 
-// The model's reference script as it registered it (models/registry.cpp); an unknown model, or
+// The model's reference script as it declared it (models/<name>/entry.cpp); an unknown model, or
 // one without a script, is bad input.
 PeerScript script_of(const std::string& model) {
   const ModelEntry& entry = find_model(model);
