@@ -1,6 +1,6 @@
 #pragma once
 // How a model's PyTorch reference script is called and what work it must match (`stagebench
-// peer`, docs/method.md). A model declares its script where it registers (models/registry.cpp);
+// peer`, docs/method.md). A model declares its script where it registers (models/<name>/entry.cpp);
 // the harness (harness/peer.h) runs it knowing no model by name.
 #include <string>
 #include <vector>

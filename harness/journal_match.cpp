@@ -68,7 +68,7 @@ std::string run_mismatch(const nlohmann::json& run, const std::string& key, cons
   const auto param = [&](const char* name) {
     return params.is_object() && params.contains(name) ? params[name] : nlohmann::json();
   };
-  // Models without a batch (gemm) run batch 1 only.
+  // Models without a batch run batch 1 only.
   const nlohmann::json batch = param("batch").is_null() ? nlohmann::json(1) : param("batch");
   if (batch != job.batch)
     return "is a run of batch " + text(batch) + ", not the job's " + std::to_string(job.batch);
@@ -82,31 +82,28 @@ std::string run_mismatch(const nlohmann::json& run, const std::string& key, cons
         seed_in(weights) != static_cast<int64_t>(job.seed))
       return "is a run of " + weights + ", not the job's seed " + std::to_string(job.seed);
   }
-  // The GEMM benchmark has no weights: its seed is recorded only in `inputs` ("... (seed N)"),
-  // and a run of another seed was taken as the job's. (Geneformer's `inputs` carry a seed of
-  // their own, the job's + 1: its seed is checked through `weights`.)
+  // A model without weights (the GEMM benchmark) records its seed only in `inputs` ("... (seed
+  // N)"), and a run of another seed was taken as the job's. (Where there are weights, their
+  // seed is checked above: a model's `inputs` may carry a seed of their own.)
   if (const nlohmann::json in = param("inputs");
-      job.model == "gemm" && in.is_string() && seed_in(in.get<std::string>()) >= 0 &&
+      param("weights").is_null() && in.is_string() && seed_in(in.get<std::string>()) >= 0 &&
       seed_in(in.get<std::string>()) != static_cast<int64_t>(job.seed))
     return "is a run of " + in.get<std::string>() + ", not the job's seed " +
            std::to_string(job.seed);
-  // What the job sets explicitly, under the name the model's params record it.
-  const std::pair<const char*, nlohmann::json> chosen[] = {
-      {"input_bp", job.length != 0 ? nlohmann::json(job.length) : nlohmann::json()},
-      {"target", job.target != 0 ? nlohmann::json(job.target) : nlohmann::json()},
-      {"heads", job.heads != 0 ? nlohmann::json(job.heads) : nlohmann::json()}};
-  for (const auto& [name, want] : chosen) {
-    const nlohmann::json have = param(name);
-    if (!want.is_null() && !have.is_null() && have != want)
-      return std::string("is a run of ") + name + " " + text(have) + ", not the job's " +
-             text(want);
+  // What the job sets of the model's options, under the name the model's params record it; a
+  // value the model keeps as a float is compared at that precision.
+  for (const auto& [name, option] : job.options) {
+    if (option.spec.param.empty()) continue;
+    const nlohmann::json have = param(option.spec.param.c_str());
+    if (have.is_null()) continue;
+    const bool differs =
+        option.spec.float32 ? have.is_number() && static_cast<float>(have.get<double>()) !=
+                                                      static_cast<float>(option.value.get<double>())
+                            : have != option.value;
+    if (differs)
+      return "is a run of " + option.spec.param + " " + text(have) + ", not the job's " +
+             text(option.value);
   }
-  // eps is a float in the model: compared at that precision.
-  if (const nlohmann::json eps = param("layer_norm_eps");
-      job.eps && eps.is_number() &&
-      static_cast<float>(eps.get<double>()) != static_cast<float>(*job.eps))
-    return "is a run of layer_norm_eps " + text(eps) + ", not the job's " +
-           nlohmann::json(*job.eps).dump();
   return {};
 }
 

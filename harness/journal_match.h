@@ -14,11 +14,11 @@
 namespace sb {
 
 // "" when `run`, found in a record of `key` (job_key(job)), is that job's run; else the first
-// difference, e.g. "is a run of model geneformer, not the job's enformer". Compared: the run's
+// difference, e.g. "is a run of size small, not the job's tiny". Compared: the run's
 // job tag (its key), model, size and backend; its device, where the job names one by a name
 // substring (a "P:D" index cannot be told from a device's name); and the parameters the run
-// records of what the job chose: batch, weights (or the seed of random ones), and Enformer's
-// length and target and Geneformer's heads and eps where the job sets them.
+// records of what the job chose: batch, weights (or the seed of random ones), and the model's
+// options the job sets, under the params key each declares (OptionSpec::param).
 std::string run_mismatch(const nlohmann::json& run, const std::string& key, const SweepJob& job);
 
 // Throws std::invalid_argument (bad input, exit 2) when `path`, read as `journal`, exists with

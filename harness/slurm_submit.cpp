@@ -109,7 +109,7 @@ std::string submit(const std::vector<std::string>& argv) {
 }  // namespace
 
 int slurm_sweep(const SlurmSweepRequest& req, std::ostream& out) {
-  const std::vector<SweepJob> jobs = read_sweep_file(req.config);
+  const std::vector<SweepJob> jobs = read_sweep_file(req.config, req.model_options);
   SlurmResources res = with_overrides(read_slurm_file(req.config), req.overrides);
   const size_t shards = res.shards > 0 ? static_cast<size_t>(res.shards) : jobs.size();
   if (shards > jobs.size())

@@ -4,7 +4,9 @@
 // and the re-submission of what is missing.
 #include <filesystem>
 #include <ostream>
+#include <vector>
 
+#include "contract/model_options.h"
 #include "harness/slurm_config.h"
 
 namespace sb {
@@ -15,6 +17,7 @@ struct SlurmSweepRequest {
   std::filesystem::path stagebench;  // the binary the jobs run
   SlurmResources overrides;          // the command line's; empty or 0 where not given
   bool submit = false;
+  std::vector<OptionSpec> model_options;  // what read_sweep_file takes beside its own keys
 };
 
 // Writes the folder and, with `submit`, submits the array (only the shards whose journals are

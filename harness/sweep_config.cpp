@@ -10,9 +10,9 @@
 namespace sb {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"models", "sizes",   "backends", "device",   "batch",
-                                          "seed",   "weights", "heads",    "eps",      "length",
-                                          "target", "stages",  "events",   "ceilings", "runner"};
+const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "device",
+                                          "batch",  "seed",     "weights",  "stages",
+                                          "events", "ceilings", "runner"};
 const std::set<std::string> kRunnerKeys = {"noise",       "max_time", "min_samples",
                                            "max_samples", "warmup",   "quality"};
 // "slurm": what the jobs ask a cluster for, read by harness/slurm_config.h (not part of a key).
@@ -138,8 +138,26 @@ SamplingOptions read_runner(const Reader& rd, const nlohmann::json& r, const std
   return s;
 }
 
+// The value of a model's option as it declared it; messages as for the entry's own keys.
+nlohmann::json read_model_option(const Reader& rd, const OptionSpec& spec, const nlohmann::json& v,
+                                 const std::string& field) {
+  switch (spec.type) {
+    case OptionType::integer:
+      return rd.integer(v, field, 1);
+    case OptionType::number: {
+      const double x = rd.number(v, field);
+      if (!(x > 0)) rd.fail(field, "must be positive");
+      return x;
+    }
+    case OptionType::existing_file:
+      return rd.string(v, field);
+  }
+  return nullptr;
+}
+
 std::vector<SweepJob> expand_entry(const Reader& rd, const nlohmann::json& e,
-                                   const std::string& field) {
+                                   const std::string& field,
+                                   const std::vector<OptionSpec>& model_options) {
   // Keys come from the entry or the defaults; messages name the entry either way.
   auto need = [&](const char* key) -> const nlohmann::json& {
     if (!e.contains(key)) rd.fail(field + "." + key, "missing (in the entry or in defaults)");
@@ -155,13 +173,10 @@ std::vector<SweepJob> expand_entry(const Reader& rd, const nlohmann::json& e,
   if (e.contains("seed"))
     base.seed = static_cast<uint64_t>(rd.integer(e["seed"], field + ".seed", 0));
   if (e.contains("weights")) base.weights = rd.string(e["weights"], field + ".weights");
-  if (e.contains("heads")) base.heads = rd.integer(e["heads"], field + ".heads", 1);
-  if (e.contains("eps")) {
-    base.eps = rd.number(e["eps"], field + ".eps");
-    if (!(*base.eps > 0)) rd.fail(field + ".eps", "must be positive");
-  }
-  if (e.contains("length")) base.length = rd.integer(e["length"], field + ".length", 1);
-  if (e.contains("target")) base.target = rd.integer(e["target"], field + ".target", 1);
+  for (const OptionSpec& spec : model_options)
+    if (e.contains(spec.name))
+      base.options[spec.name] = {
+          spec, read_model_option(rd, spec, e[spec.name], field + "." + spec.name)};
   if (e.contains("stages")) base.stages = rd.strings(e["stages"], field + ".stages", true);
   if (e.contains("events")) base.events = rd.strings(e["events"], field + ".events", true);
   if (e.contains("ceilings")) base.ceilings = rd.boolean(e["ceilings"], field + ".ceilings");
@@ -228,10 +243,7 @@ nlohmann::json job_spec(const SweepJob& job) {
   // journals written before the choice existed still match.
   if (job.runner.quality != SamplingOptions().quality)
     spec["runner"]["quality"] = job.runner.quality;
-  if (job.heads != 0) spec["heads"] = job.heads;
-  if (job.eps) spec["eps"] = *job.eps;
-  if (job.length != 0) spec["length"] = job.length;
-  if (job.target != 0) spec["target"] = job.target;
+  for (const auto& [name, option] : job.options) spec[name] = option.value;
   return spec;
 }
 
@@ -242,8 +254,13 @@ std::string job_key(const SweepJob& job) {
   return job.model + "/" + job.size + "/" + job.backend + "/" + hash;
 }
 
-std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::string& source) {
+std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::string& source,
+                                   const std::vector<OptionSpec>& model_options) {
   const Reader rd(source);
+  std::vector<OptionSpec> options;
+  std::set<std::string> entry_keys = kEntryKeys;
+  for (const OptionSpec& o : model_options)
+    if (o.scope.sweep && entry_keys.insert(o.name).second) options.push_back(o);
   if (!sweep.is_object()) rd.fail("document", "expected a JSON object, " + rd.got(sweep));
   rd.only_keys(sweep, "", kTopKeys);
   if (sweep.contains("name")) rd.string(sweep["name"], "name");
@@ -251,7 +268,7 @@ std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::strin
   if (sweep.contains("defaults")) {
     defaults = sweep["defaults"];
     if (!defaults.is_object()) rd.fail("defaults", "expected an object, " + rd.got(defaults));
-    rd.only_keys(defaults, "defaults", kEntryKeys);
+    rd.only_keys(defaults, "defaults", entry_keys);
   }
   if (!sweep.contains("entries")) rd.fail("entries", "missing");
   const auto& entries = sweep["entries"];
@@ -263,8 +280,8 @@ std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::strin
   for (size_t i = 0; i < entries.size(); ++i) {
     const std::string field = "entries[" + std::to_string(i) + "]";
     if (!entries[i].is_object()) rd.fail(field, "expected an object, " + rd.got(entries[i]));
-    rd.only_keys(entries[i], field, kEntryKeys);
-    for (SweepJob& j : expand_entry(rd, with_defaults(defaults, entries[i]), field)) {
+    rd.only_keys(entries[i], field, entry_keys);
+    for (SweepJob& j : expand_entry(rd, with_defaults(defaults, entries[i]), field, options)) {
       const std::string key = job_key(j);
       const auto [it, fresh] = seen.emplace(key, field);
       if (!fresh) {
@@ -279,9 +296,10 @@ std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::strin
   return jobs;
 }
 
-std::vector<SweepJob> read_sweep_file(const std::filesystem::path& path) {
+std::vector<SweepJob> read_sweep_file(const std::filesystem::path& path,
+                                      const std::vector<OptionSpec>& model_options) {
   // Regular files only, nesting bounded, numbers in range: each refused naming the file.
-  return expand_sweep(read_json_file(path), path.string());
+  return expand_sweep(read_json_file(path), path.string(), model_options);
 }
 
 Shard parse_shard(const std::string& text) {

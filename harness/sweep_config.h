@@ -7,12 +7,13 @@
 // the field.
 #include <cstdint>
 #include <filesystem>
-#include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "contract/model_options.h"
 #include "harness/stopping.h"
 
 namespace sb {
@@ -27,12 +28,14 @@ struct SweepJob {
   int64_t batch = 1;
   uint64_t seed = 1;
   std::string weights;  // .safetensors path; empty: seeded random
-  // A checkpoint's heads and LayerNorm eps (geneformer), the input length and crop (enformer);
-  // 0 / unset: the model's own rules. Part of the job's key only when set.
-  int64_t heads = 0;
-  std::optional<double> eps;
-  int64_t length = 0;
-  int64_t target = 0;
+  // The models' own options the entry sets (declared by the models, contract/model_options.h),
+  // with their declarations: part of the job's key, and compared with what a journal's run
+  // records. Which model takes which is checked by the caller.
+  struct Option {
+    OptionSpec spec;
+    nlohmann::json value;
+  };
+  std::map<std::string, Option> options;
   std::vector<std::string> stages;  // stage ids; empty: the whole ladder
   std::vector<std::string> events;  // PAPI events; empty: the defaults
   bool ceilings = true;
@@ -49,10 +52,14 @@ std::string job_key(const SweepJob& job);
 // Parses a sweep document. `source` names it in messages ("sweep.json"); every error is a
 // std::invalid_argument "SOURCE: FIELD: problem", e.g. "sweep.json: entries[0].sizes[1]:
 // expected a string, got number". Jobs come out in expansion order, indices 0..n-1.
-std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::string& source);
+// `model_options`: the options models declare (of scope sweep), which an entry may set beside
+// its own keys; any other key is unknown.
+std::vector<SweepJob> expand_sweep(const nlohmann::json& sweep, const std::string& source,
+                                   const std::vector<OptionSpec>& model_options = {});
 
 // Reads and expands a sweep file; errors name the file (parse errors with line and column).
-std::vector<SweepJob> read_sweep_file(const std::filesystem::path& path);
+std::vector<SweepJob> read_sweep_file(const std::filesystem::path& path,
+                                      const std::vector<OptionSpec>& model_options = {});
 
 // "i/N" -> {i, N} with 0 <= i < N; throws std::invalid_argument otherwise.
 struct Shard {

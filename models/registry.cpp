@@ -1,27 +1,8 @@
 #include "models/registry.h"
 
+#include <map>
 #include <stdexcept>
 
-#include "models/deepfm/config.h"
-#include "models/deepfm/ladder.h"
-#include "models/deepfm/peer_script.h"
-#include "models/deepfm/workload.h"
-#include "models/dynunet/config.h"
-#include "models/dynunet/ladder.h"
-#include "models/dynunet/peer_script.h"
-#include "models/dynunet/workload.h"
-#include "models/enformer/config.h"
-#include "models/enformer/ladder.h"
-#include "models/enformer/peer_script.h"
-#include "models/enformer/workload.h"
-#include "models/gemm/config.h"
-#include "models/gemm/ladder.h"
-#include "models/gemm/workload.h"
-#include "models/geneformer/cell_file.h"
-#include "models/geneformer/config.h"
-#include "models/geneformer/ladder.h"
-#include "models/geneformer/peer_script.h"
-#include "models/geneformer/workload.h"
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/ops/slow_op_fault.h"
 #include "models/sizes.h"
@@ -31,149 +12,118 @@
 
 namespace sb {
 
-std::string gemm_refused_options(const WorkloadRequest& r) {
-  if (!r.weights.empty() || !r.input.empty())
-    return "gemm: --weights, --input and --data do not apply (it multiplies seeded random "
-           "matrices of the size's M, N and K)";
-  if (r.batch > 1) return "gemm: --batch does not apply (the size fixes M, N and K; choose --size)";
+// Each model's declaration, in its own folder (models/<name>/entry.cpp).
+ModelEntry enformer_entry();
+ModelEntry geneformer_entry();
+ModelEntry deepfm_entry();
+ModelEntry dynunet_entry();
+ModelEntry gemm_entry();
+
+namespace {
+
+// The models, one line each: called, not constructed statically, so that no registration is
+// lost when the linker drops an object nothing references (a static library's).
+std::deque<ModelEntry>& registry_storage() {
+  static std::deque<ModelEntry> models;
+  return models;
+}
+
+void add_entry(ModelEntry entry);
+
+std::deque<ModelEntry>& built_registry() {
+  static const bool built = [] {
+    add_entry(enformer_entry());
+    add_entry(geneformer_entry());
+    add_entry(deepfm_entry());
+    add_entry(dynunet_entry());
+    add_entry(gemm_entry());
+    return true;
+  }();
+  (void)built;
+  return registry_storage();
+}
+
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+bool declares_option(const ModelEntry& m, const std::string& option) {
+  for (const OptionSpec& o : m.options)
+    if (o.name == option) return true;
+  return false;
+}
+
+}  // namespace
+
+const std::deque<ModelEntry>& model_registry() {
+  return built_registry();
+}
+
+std::string foreign_option(const ModelEntry& m, const OptionValues& given) {
+  for (const auto& [name, value] : given) {
+    if (declares_option(m, name)) continue;
+    for (const ModelEntry& owner : model_registry()) {
+      if (!declares_option(owner, name)) continue;
+      std::vector<std::string> theirs;
+      for (const OptionSpec& o : owner.options)
+        if (o.scope.run) theirs.push_back(o.name);
+      return m.name + ": " + joined_names(theirs) + (theirs.size() == 1 ? " applies" : " apply") +
+             " to " + owner.name + " only" + owner.options_note;
+    }
+    return m.name + ": unknown option '" + name + "'";
+  }
   return {};
 }
 
 namespace {
 
-// Options only one model takes: named when another model's request carries them.
-void refuse_foreign_options(const std::string& model, const WorkloadRequest& r) {
-  if (model != "geneformer" && (r.heads != 0 || r.eps))
-    throw std::invalid_argument(model + ": heads and eps apply to geneformer only");
-  if (model != "enformer" && (r.length != 0 || r.target != 0))
-    throw std::invalid_argument(model +
-                                ": length and target apply to enformer only (geneformer takes "
-                                "its length from --input)");
-  if ((model == "enformer" || model == "dynunet") && !r.input.empty())
-    throw std::invalid_argument(model == "enformer"
-                                    ? "enformer: run takes no --input (it measures seeded one-hot "
-                                      "DNA; use infer)"
-                                    : "dynunet: run takes no --input (it trains on seeded "
-                                      "synthetic volumes)");
-  if (model == "gemm")
-    if (const std::string bad = gemm_refused_options(r); !bad.empty())
-      throw std::invalid_argument(bad);
-}
-
-enformer::WorkloadOptions enformer_options(const WorkloadRequest& r) {
-  refuse_foreign_options("enformer", r);
-  enformer::WorkloadOptions o;
-  o.size = r.size;
-  o.seed = r.seed;
-  o.weights = r.weights;
-  o.overrides = {r.length, r.target};
-  o.batch = r.batch > 0 ? r.batch : 1;
-  return o;
-}
-
-geneformer::WorkloadOptions geneformer_options(const WorkloadRequest& r) {
-  refuse_foreign_options("geneformer", r);
-  geneformer::WorkloadOptions o;
-  o.size = r.size;
-  o.seed = r.seed;
-  o.weights = r.weights;
-  o.batch = r.batch;
-  o.overrides = {r.heads, r.eps};
-  return o;
+void add_entry(ModelEntry entry) {
+  std::deque<ModelEntry>& models = registry_storage();
+  for (const ModelEntry& m : models) {
+    if (m.name == entry.name)
+      throw std::invalid_argument("register_model: model '" + entry.name + "' is registered");
+    for (const OptionSpec& mine : entry.options)
+      for (const OptionSpec& theirs : m.options)
+        if (mine.name == theirs.name && (mine.type != theirs.type || mine.param != theirs.param))
+          throw std::invalid_argument("register_model: " + entry.name + "'s option '" + mine.name +
+                                      "' differs from " + m.name + "'s");
+  }
+  // Other models' options are refused before the model's own checks, in the same words for
+  // every model.
+  const std::string name = entry.name;
+  const auto refuse = [name](const WorkloadRequest& r) {
+    if (const std::string why = foreign_option(find_model(name), r.options); !why.empty())
+      throw std::invalid_argument(why);
+  };
+  entry.check = [refuse, check = std::move(entry.check)](const WorkloadRequest& r) {
+    refuse(r);
+    if (check) check(r);
+  };
+  entry.make = [refuse, make = std::move(entry.make)](const WorkloadRequest& r,
+                                                      std::unique_ptr<Backend> backend) {
+    refuse(r);
+    return make(r, std::move(backend));
+  };
+  models.push_back(std::move(entry));
 }
 
 }  // namespace
 
-const std::vector<ModelEntry>& model_registry() {
-  static const std::vector<ModelEntry> models{
-      {"enformer",
-       "Enformer, DNA -> gene expression tracks (seed 000, inference)",
-       enformer::sizes(),
-       []() -> const std::vector<StageSpec>& { return enformer::ladder(); },
-       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         return std::make_unique<enformer::EnformerWorkload>(enformer_options(r),
-                                                             std::move(backend));
-       },
-       // The length, target and batch against the tower (its pools divide the length, the
-       // crop splits evenly), from the checkpoint's shapes when one is given.
-       [](const WorkloadRequest& r) { enformer::workload_config(enformer_options(r)); },
-       "inference",
-       {},
-       enformer::peer_script()},
-      {"geneformer",
-       "Geneformer gf-6L-10M-i2048, cells -> embeddings, in-silico perturbation (seed 003, "
-       "inference)",
-       geneformer::sizes(),
-       []() -> const std::vector<StageSpec>& { return geneformer::ladder(); },
-       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         geneformer::WorkloadOptions o = geneformer_options(r);
-         if (!r.input.empty()) {
-           const int64_t vocab = geneformer::workload_config(o).vocab;
-           o.cells = geneformer::read_cells(r.input, {}, vocab);
-         }
-         return std::make_unique<geneformer::GeneformerWorkload>(o, std::move(backend));
-       },
-       // Heads and eps against the checkpoint's shapes; the --input file is read when the job
-       // starts (it may be large), and named then if it is bad.
-       [](const WorkloadRequest& r) { geneformer::workload_config(geneformer_options(r)); },
-       "inference",
-       {},
-       geneformer::peer_script()},
-      {"deepfm",
-       "pharmagen DeepFM, drug-gene pairs -> three outcomes, trained with AdamW (seeds 001, "
-       "002, training)",
-       deepfm::sizes(),
-       []() -> const std::vector<StageSpec>& { return deepfm::ladder(); },
-       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         refuse_foreign_options("deepfm", r);
-         deepfm::WorkloadOptions o;
-         o.size = r.size;
-         o.seed = r.seed;
-         o.weights = r.weights;
-         o.batch = r.batch;
-         o.data = r.input;
-         return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
-       },
-       [](const WorkloadRequest& r) { refuse_foreign_options("deepfm", r); },
-       "train",
-       {},
-       deepfm::peer_script()},
-      {"dynunet",
-       "CytoDL DynUNet 3-D segmentation, volumes -> masks, trained with AdamW; inference timed "
-       "per stage (seed 004, training)",
-       dynunet::sizes(),
-       []() -> const std::vector<StageSpec>& { return dynunet::ladder(); },
-       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         refuse_foreign_options("dynunet", r);
-         dynunet::WorkloadOptions o;
-         o.size = r.size;
-         o.seed = r.seed;
-         o.weights = r.weights;
-         o.batch = r.batch;
-         return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
-       },
-       [](const WorkloadRequest& r) { refuse_foreign_options("dynunet", r); },
-       "train",
-       {},
-       dynunet::peer_script()},
-      {"gemm",
-       "GEMM kernel benchmark, y = x . W^T at M = N = K or a given MxNxK, per precision against "
-       "the device's ceilings (no document claim)",
-       gemm::sizes(),
-       []() -> const std::vector<StageSpec>& { return gemm::ladder(); },
-       [](const WorkloadRequest& r, std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-         refuse_foreign_options("gemm", r);
-         gemm::WorkloadOptions o;
-         o.size = r.size;
-         o.seed = r.seed;
-         return std::make_unique<gemm::GemmWorkload>(o, std::move(backend));
-       },
-       [](const WorkloadRequest& r) { refuse_foreign_options("gemm", r); },
-       "inference",
-       {"MxNxK", [](const std::string& size) { return gemm::parse_shape(size).has_value(); }},
-       std::nullopt},  // PyTorch's GEMMs are the ceilings' measurement, not a peer
-  };
-  return models;
+void register_model(ModelEntry entry) {
+  built_registry();  // the built-in models first
+  add_entry(std::move(entry));
+}
+
+std::vector<OptionSpec> declared_options() {
+  std::map<std::string, OptionSpec> all;
+  for (const ModelEntry& m : model_registry())
+    for (const OptionSpec& o : m.options) all.emplace(o.name, o);
+  std::vector<OptionSpec> out;
+  for (auto& [name, spec] : all) out.push_back(spec);
+  return out;
 }
 
 const ModelEntry& find_model(const std::string& name) {

@@ -1,47 +1,32 @@
 #pragma once
-// The documented models the CLI knows, their sizes and ladders, and the backends.
-#include <functional>
+// The models the CLI knows, each declared in its own folder (models/model_entry.h) and listed
+// once in registry.cpp, and the backends.
+#include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "contract/peer_script.h"
-#include "contract/workload.h"
-#include "contract/workload_request.h"
+#include "models/model_entry.h"
 #include "models/ops/backend.h"
 #include "models/ops/opencl/opencl_backend.h"  // tune_library's types (no OpenCL in it)
 
 namespace sb {
 
-// Sizes a model takes beyond its named ones: the form they follow ("MxNxK"), for messages, and
-// the test.
-struct SizeForm {
-  std::string form;
-  std::function<bool(const std::string&)> accepts;
-};
-
-struct ModelEntry {
-  std::string name;
-  std::string summary;
-  std::vector<std::string> sizes;
-  std::function<const std::vector<StageSpec>&()> ladder;
-  std::function<std::unique_ptr<Workload>(const WorkloadRequest&, std::unique_ptr<Backend>)> make;
-  // The request checked without a device or a measurement: the options the model takes and the
-  // shapes they give (a length the pools do not divide, a checkpoint's heads). Throws
-  // std::invalid_argument naming the problem. `run` and `sweep` call it for every job before
-  // anything is measured, so a sweep never stops hours in on a job that could not start; make
-  // refuses the same requests.
-  std::function<void(const WorkloadRequest&)> check;
-  std::string mode = "inference";  // what its workloads' run() is: "inference" or "train"
-  SizeForm other_sizes{};          // none unless set
-  std::optional<PeerScript> peer;  // its PyTorch reference script, if it has one
-};
-
-const std::vector<ModelEntry>& model_registry();
+// The registered models in registration order. A deque: an entry found stays where it is when
+// another is registered.
+const std::deque<ModelEntry>& model_registry();
+// Adds a model beyond the built-in ones (a test's own); its check and make refuse other models'
+// options, as the built-in ones do. Throws std::invalid_argument when the name is taken or an
+// option is declared with another type than a model before it declared that name.
+void register_model(ModelEntry entry);
+// Every option the models declare, each name once (the first declaration), in name order.
+std::vector<OptionSpec> declared_options();
+// "<model>: a and b apply to <owner> only<note>" for the first option in `given` that `m` does
+// not declare and another model does, "" when `m` takes them all. An option no model declares
+// is named as unknown.
+std::string foreign_option(const ModelEntry& m, const OptionValues& given);
 // Why the gemm benchmark refuses a request's options (--weights, --input/--data, a batch above
-// 1), "" when it takes them: checked by run and sweep before anything is measured, and by the
-// registry's factory.
+// 1), "" when it takes them: its check and factory's (models/gemm/entry.cpp).
 std::string gemm_refused_options(const WorkloadRequest& r);
 const ModelEntry& find_model(const std::string& name);  // throws, listing the known models
 // Throws std::invalid_argument "<model>: unknown size 'x' (sizes: ...)".

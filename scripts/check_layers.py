@@ -10,6 +10,10 @@ or not its folder is a declared dependency. ctest runs this (test `layers`), and
   contract/'s Workload alone.
 - harness/cli/, the one place that wires models and harness, never includes the op library
   (models/ops/, models/io/): it gets backends through models/registry.h.
+- Nothing in harness/ (the CLI included) names a model: a model is a folder of models/ with an
+  entry.cpp (its declaration, models/model_entry.h), and its name appears in no harness source,
+  code, string or comment. The CLI builds its options, help and dispatch from the declarations.
+  "gemm" is left out: it is also the operation's name (GEMM ceilings, tuned GEMMs).
 
 Usage: python3 scripts/check_layers.py [ROOT]      (exit 1 on any crossing)
        python3 scripts/check_layers.py --self-test
@@ -41,8 +45,44 @@ def rules(root):
     ]
 
 
-def check(root):
+NOT_A_MODEL_NAME = {"gemm"}
+
+
+def model_names(root):
+    """The models: folders of models/ holding an entry.cpp."""
+    folder = os.path.join(root, "models")
+    if not os.path.isdir(folder):
+        return []
+    return sorted(d for d in os.listdir(folder)
+                  if os.path.isfile(os.path.join(folder, d, "entry.cpp")) and
+                  d not in NOT_A_MODEL_NAME)
+
+
+def named_models(root):
+    """Every line of harness/ that names a model (whole word, any case)."""
+    names = model_names(root)
+    if not names:
+        return []
+    word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b", re.I)
     problems = []
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "harness")):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith(SOURCES):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            with open(path, errors="replace") as fh:
+                for number, line in enumerate(fh, 1):
+                    m = word.search(line)
+                    if m:
+                        problems.append(f"{rel}:{number}: names model {m.group(1)}: the harness "
+                                        "knows models only by their declarations")
+    return problems
+
+
+def check(root):
+    problems = named_models(root)
     for folder, left, forbidden, why in rules(root):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
             dirnames.sort()
@@ -74,12 +114,16 @@ def self_test():
         "models/m/d.cpp": '#include "contract/workload.h"\n#include "models/ops/backend.h"\n',
         "harness/e.cpp": '#include "contract/device_lost.h"\n# include "models/ops/device_lost.h"\n',
         "harness/cli/f.cpp": '#include "models/registry.h"\n#include "models/ops/op_types.h"\n',
+        "models/mymodel/entry.cpp": "",
+        "models/gemm/entry.cpp": "",
+        "harness/g.cpp": '// runs a GEMM\nconst char* k = "MyModel: x";\nint mymodels = 0;\n',
     }
     expected = [
         "contract/a.h:3: includes schema/records.h",
         "models/m/c.h:3: includes harness/workload.h",
         "harness/e.cpp:2: includes models/ops/device_lost.h",
         "harness/cli/f.cpp:2: includes models/ops/op_types.h",
+        "harness/g.cpp:2: names model MyModel",
     ]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
@@ -102,8 +146,8 @@ def main(args):
     problems = check(root)
     for p in problems:
         print(p)
-    print(f"check_layers: {len(problems)} includes cross the dependency direction "
-          "(docs/architecture.md)")
+    print(f"check_layers: {len(problems)} includes cross the dependency direction or harness "
+          "lines name a model (docs/architecture.md)")
     return 1 if problems else 0
 
 

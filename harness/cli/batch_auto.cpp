@@ -144,7 +144,7 @@ std::string describe(const BatchProbe& p) {
 }  // namespace
 
 BatchAutoResult find_batch(JobRunner& runner, const Job& job, uint64_t cap_bytes, bool quiet) {
-  {  // a model that takes no batch (gemm) says so before anything runs
+  {  // a model that takes no batch says so before anything runs
     WorkloadRequest two = job.request;
     two.batch = 2;
     try {

@@ -39,7 +39,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--thresholds,-t", o->thresholds,
-                  "rules file, e.g. 'enformer/cpu/*/time: +5%' (docs/compare.md)")
+                  "rules file, e.g. 'MODEL/cpu/*/time: +5%' (docs/compare.md)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--alpha", o->compare.alpha, "significance level of the tests (default 0.05)")
       ->check(kFiniteNumber)

@@ -5,20 +5,25 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/model_flags.h"
 #include "harness/cli/option_checks.h"
-#include "models/deepfm/ladder.h"
-#include "models/deepfm/trace_export.h"
-#include "models/dynunet/trace_export.h"
 #include "models/registry.h"
 
 namespace sb::cli {
 
 void add_export_steps(CLI::App& app, int& exit_code) {
+  const auto exports = [](const ModelEntry& m) { return static_cast<bool>(m.export_steps); };
+  std::string notes, scripts;
+  for (const ModelEntry& m : model_registry()) {
+    if (!exports(m)) continue;
+    if (!m.export_steps_note.empty()) notes += ", and " + m.export_steps_note;
+    if (m.peer) scripts += (scripts.empty() ? "scripts/reference/" : " and ") + m.peer->file;
+  }
   auto* cmd = app.add_subcommand(
       "export-steps",
       "Train a few steps from the initial parameters and write parameters, batches and the "
-      "loss curve, and for dynunet step 0's gradients (for scripts/reference/deepfm_torch.py and "
-      "dynunet_torch.py check)");
+      "loss curve" +
+          notes + (scripts.empty() ? "" : " (for " + scripts + " check)"));
   struct Args {
     std::string model, size = "tiny", backend = "cpu", device, stage = "baseline";
     std::filesystem::path weights, data, out;
@@ -27,7 +32,7 @@ void add_export_steps(CLI::App& app, int& exit_code) {
     bool no_dropout = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("model", a->model, "Model (deepfm, dynunet)")->required();
+  cmd->add_option("model", a->model, "Model (" + model_names(exports) + ")")->required();
   cmd->add_option("--size", a->size, "tiny, small or full")->capture_default_str();
   cmd->add_option("--stage", a->stage, "training stage (id or index)")->capture_default_str();
   cmd->add_option("--steps", a->steps, "optimizer steps")
@@ -55,34 +60,15 @@ void add_export_steps(CLI::App& app, int& exit_code) {
       throw std::invalid_argument("--device '" + a->device +
                                   "' names an OpenCL device, and the cpu backend has none");
     const size_t stage = resolve_stages(m, {a->stage}).front();
-    if (m.name == "dynunet") {
-      if (!a->data.empty() || a->no_dropout)
-        throw std::invalid_argument("export-steps: dynunet takes no --data or --no-dropout");
-      dynunet::WorkloadOptions o;
-      o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
-      dynunet::DynUnetWorkload w(o, backend_or_bad_input(a->backend, a->device));
-      if (const std::string why = w.skip_reason(stage); !why.empty())
-        throw std::invalid_argument("export-steps: stage '" + a->stage +
-                                    "' does not run here: " + why);
-      const auto s = dynunet::export_trace(w, stage, a->steps, a->out);
-      std::cout << "dynunet/" << a->size << " " << dynunet::ladder()[stage].id << " on "
-                << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
-                << " -> " << s.last_loss << "; wrote " << a->out.string() << '\n';
-      exit_code = 0;
-      return;
-    }
-    deepfm::WorkloadOptions o;
-    o.size = a->size, o.seed = a->seed, o.batch = a->batch, o.weights = a->weights;
-    o.data = a->data;
-    if (a->no_dropout) o.dropout = 0.f;
-    deepfm::DeepFmWorkload w(o, backend_or_bad_input(a->backend, a->device));
-    if (const std::string why = w.skip_reason(stage); !why.empty())
-      throw std::invalid_argument("export-steps: stage '" + a->stage +
-                                  "' does not run here: " + why);
-    const auto s = deepfm::export_trace(w, stage, a->steps, a->out);
-    std::cout << "deepfm/" << a->size << " " << deepfm::ladder()[stage].id << " on "
-              << w.backend().device() << ": " << s.steps << " steps, loss " << s.first_loss
-              << " -> " << s.last_loss << "; wrote " << a->out.string() << '\n';
+    if (!m.export_steps)
+      throw std::invalid_argument("export-steps: " + m.name + " has no export-steps command");
+    ExportStepsArgs args;
+    args.size = a->size, args.stage_id = a->stage, args.stage = stage;
+    args.steps = a->steps, args.batch = a->batch, args.seed = a->seed;
+    args.weights = a->weights, args.data = a->data, args.out = a->out;
+    args.no_dropout = a->no_dropout;
+    args.backend = [a] { return backend_or_bad_input(a->backend, a->device); };
+    std::cout << m.export_steps(args);
     exit_code = 0;
   });
 }

@@ -1,112 +1,91 @@
 #include <iostream>
-#include <optional>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/model_flags.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/output_path.h"
-#include "models/enformer/infer.h"
-#include "models/geneformer/infer.h"
 #include "models/registry.h"
 
 namespace sb::cli {
+namespace {
+
+// "infer m: --a and --b do not apply" for the options given that the model does not declare for
+// infer, "" when there are none.
+std::string infer_foreign_options(const ModelEntry& m, const OptionValues& given) {
+  std::vector<std::string> foreign;
+  for (const auto& [name, value] : given) {
+    bool mine = false;
+    for (const OptionSpec& o : m.options) mine = mine || (o.name == name && o.scope.infer);
+    if (!mine) foreign.push_back("--" + name);
+  }
+  if (foreign.empty()) return {};
+  std::string list;
+  for (size_t i = 0; i < foreign.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == foreign.size() ? " and " : ", ") + foreign[i];
+  return "infer " + m.name + ": " + list +
+         (foreign.size() == 1 ? " does not apply" : " do not apply");
+}
+
+}  // namespace
+
 void add_infer(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("infer", "One forward on your own input and weights; writes every output");
   struct Args {
-    std::string model, backend = "cpu", device, stage, size;
-    std::filesystem::path weights, input, mask, output, export_weights;
-    uint64_t seed = 1;
-    int64_t heads = 0, target = 0;
-    std::optional<float> eps;
+    std::string model, backend = "cpu", device;
+    InferArgs infer;
+    std::unique_ptr<ModelOptionFlags> options;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("model", a->model, "Model (enformer, geneformer)")->required();
-  cmd->add_option("--weights", a->weights,
+  const auto has_infer = [](const ModelEntry& m) { return static_cast<bool>(m.infer); };
+  cmd->add_option("model", a->model, "Model (" + model_names(has_infer) + ")")->required();
+  const std::string weights_notes = per_model_help(&ModelEntry::weights_help, has_infer);
+  cmd->add_option("--weights", a->infer.weights,
                   ".safetensors with the reference parameter names, or a folder with "
-                  "model.safetensors (default: seeded random); geneformer: any BERT, its "
-                  "configuration read from the shapes")
+                  "model.safetensors (default: seeded random)" +
+                      (weights_notes.empty() ? "" : "; " + weights_notes))
       ->check(CLI::ExistingPath);
-  cmd->add_option("--heads", a->heads,
-                  "geneformer: attention heads of --weights (default: config.json beside it, "
-                  "else hidden/64)")
-      ->check(kNonNegativeInteger)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--eps", a->eps,
-                  "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
-      ->check(kFiniteNumber)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--target", a->target,
-                  "enformer: centre tokens kept after the transformer (default: config.json's "
-                  "target_length, else the size's at its length, else 896/1536 of the tokens)")
-      ->check(kNonNegativeInteger)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--input", a->input,
-                  "enformer: one-hot [B,L,4] or base indices [B,L]; geneformer: token ids "
-                  "[B,S] (.npy/.safetensors)")
+  a->options = std::make_unique<ModelOptionFlags>(*cmd, &OptionScope::infer);
+  cmd->add_option("--input", a->infer.input,
+                  per_model_help(&ModelEntry::infer_input_help, has_infer))
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--mask", a->mask,
-                  "geneformer: attention mask [B,S] of 0/1 (default: the input file's "
-                  "'attention_mask', else ids != 0)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--output", a->output, "output .safetensors")->required();
-  cmd->add_option("--stage", a->stage, "ladder stage to run (id or index; default: stage 0)")
+  cmd->add_option("--output", a->infer.output, "output .safetensors")->required();
+  cmd->add_option("--stage", a->infer.stage, "ladder stage to run (id or index; default: stage 0)")
       ->check(kNonEmpty);
-  cmd->add_option("--size", a->size,
-                  "model size (enformer: the input length's, else full's with --weights; "
-                  "geneformer: full)")
+  cmd->add_option("--size", a->infer.size,
+                  "model size (" + per_model_help(&ModelEntry::infer_size_help, has_infer) + ")")
       ->check(kNonEmpty);
   cmd->add_option("--backend", a->backend, "cpu or opencl");
   cmd->add_option("--device", a->device, "OpenCL device (name substring or P:D)");
-  cmd->add_option("--seed", a->seed, "seed of the random weights")->check(kNonNegativeUnsigned);
-  cmd->add_option("--export-weights", a->export_weights,
+  cmd->add_option("--seed", a->infer.seed, "seed of the random weights")
+      ->check(kNonNegativeUnsigned);
+  cmd->add_option("--export-weights", a->infer.export_weights,
                   "also write the weights used as .safetensors (reference names)")
       ->check(kNonEmpty);
   cmd->callback([a, &exit_code] {
-    find_model(a->model);  // names the known models
-    check_output(a->output, "--output");
-    if (!a->export_weights.empty()) check_output(a->export_weights, "--export-weights");
+    const ModelEntry& m = find_model(a->model);  // names the known models
+    InferArgs args = a->infer;
+    check_output(args.output, "--output");
+    if (!args.export_weights.empty()) check_output(args.export_weights, "--export-weights");
     if (a->backend == "cpu" && !a->device.empty())
       throw std::invalid_argument("--device '" + a->device +
                                   "' names an OpenCL device, and the cpu backend has none");
-    std::string non_finite;
-    if (a->model == "enformer") {
-      enformer::InferRequest r;
-      r.weights = a->weights, r.input = a->input, r.output = a->output;
-      r.export_weights = a->export_weights, r.seed = a->seed, r.size = a->size;
-      r.target = a->target;
-      if (!a->stage.empty()) r.stage = a->stage;
-      if (!a->mask.empty()) throw std::invalid_argument("infer enformer: --mask does not apply");
-      if (a->heads != 0 || a->eps)
-        throw std::invalid_argument("infer enformer: --heads and --eps do not apply");
-      const auto s = enformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
-      non_finite = s.non_finite;
-      std::cout << "enformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
-                << s.length << " bp -> " << r.output.string() << '\n'
-                << "configuration: " << s.config << '\n';
-    } else if (a->model == "geneformer") {
-      geneformer::InferRequest r;
-      r.weights = a->weights, r.input = a->input, r.mask = a->mask, r.output = a->output;
-      r.export_weights = a->export_weights, r.seed = a->seed;
-      r.overrides = {a->heads, a->eps};
-      if (a->target != 0) throw std::invalid_argument("infer geneformer: --target does not apply");
-      if (!a->size.empty()) r.size = a->size;
-      if (!a->stage.empty()) r.stage = a->stage;
-      const auto s = geneformer::run_inference(r, backend_or_bad_input(a->backend, a->device));
-      non_finite = s.non_finite;
-      std::cout << "geneformer/" << s.size << " stage " << s.stage << ": batch " << s.batch << " x "
-                << s.tokens << " tokens, " << s.layers << " layers -> " << r.output.string() << '\n'
-                << "configuration: " << s.configuration << '\n';
-    } else {
+    if (!m.infer)
       throw std::invalid_argument("infer: model '" + a->model + "' has no infer command yet");
-    }
+    args.options = a->options->given();
+    if (const std::string why = infer_foreign_options(m, args.options); !why.empty())
+      throw std::invalid_argument(why);
+    args.backend = [a] { return backend_or_bad_input(a->backend, a->device); };
+    const InferOutcome outcome = m.infer(args);
+    std::cout << outcome.report;
     exit_code = 0;
     // NaN or Inf in an output is no result (an overflowing stage, an input holding NaN): the
     // command fails naming the first, and the file stays for a look at the rest.
-    if (!non_finite.empty()) {
-      std::cerr << "stagebench infer: the output is not finite: " << non_finite << " (written to "
-                << a->output.string() << " all the same)\n";
+    if (!outcome.non_finite.empty()) {
+      std::cerr << "stagebench infer: the output is not finite: " << outcome.non_finite
+                << " (written to " << args.output.string() << " all the same)\n";
       exit_code = kExitFailed;
     }
   });

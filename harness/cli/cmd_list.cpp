@@ -12,7 +12,10 @@ void add_list(CLI::App& app, int& exit_code) {
       std::cout << m.name << ": " << m.summary << "\n  sizes:";
       for (const auto& s : m.sizes) std::cout << ' ' << s;
       if (m.other_sizes.accepts) std::cout << ", or " << m.other_sizes.form;
-      std::cout << "\n  stages:\n";
+      std::cout << '\n';
+      for (const OptionSpec& o : m.options)
+        if (o.scope.run) std::cout << "  --" << o.name << ": " << o.help << '\n';
+      std::cout << "  stages:\n";
       const auto& stages = m.ladder();
       for (size_t i = 0; i < stages.size(); ++i) {
         const auto& s = stages[i];

@@ -8,6 +8,7 @@
 #include "harness/cli/output_path.h"
 #include "harness/sweep_config.h"
 #include "harness/sweep_merge.h"
+#include "models/registry.h"
 #include "reports/gbench.h"
 #include "schema/document.h"
 
@@ -24,7 +25,8 @@ struct MergeArgs {
 int execute(const MergeArgs& a) {
   std::vector<std::string> order;
   if (!a.config.empty())
-    for (const auto& job : read_sweep_file(a.config)) order.push_back(job_key(job));
+    for (const auto& job : read_sweep_file(a.config, declared_options()))
+      order.push_back(job_key(job));
   std::vector<MergeInput> inputs;
   for (const auto& f : a.inputs) {
     try {

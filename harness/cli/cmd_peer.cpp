@@ -14,6 +14,7 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/load_result.h"
+#include "harness/cli/model_flags.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
 #include "harness/cli/output_path.h"
@@ -84,7 +85,7 @@ void require_torch(const std::string& python) {
                               "); install torch there, or give --python or STAGEBENCH_PYTHON");
 }
 
-// The model's reference script as it registered it (models/registry.cpp); an unknown model, or
+// The model's reference script as it declared it (models/<name>/entry.cpp); an unknown model, or
 // one without a script, is bad input.
 PeerScript script_of(const std::string& model) {
   const ModelEntry& entry = find_model(model);
@@ -209,7 +210,9 @@ void add_peer(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "peer", "Time PyTorch's own variants of a model and add them to a result beside its ladder");
   auto a = std::make_shared<PeerArgs>();
-  cmd->add_option("model", a->model, "enformer, geneformer, deepfm or dynunet")->required();
+  cmd->add_option("model", a->model,
+                  model_names([](const ModelEntry& m) { return m.peer.has_value(); }))
+      ->required();
   cmd->add_option("--size", a->size, "tiny, small or full: the run's size")->capture_default_str();
   cmd->add_option("--device", a->device, "Where PyTorch runs")
       ->check(CLI::IsMember({"cpu", "cuda"}))

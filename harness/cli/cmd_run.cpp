@@ -6,6 +6,7 @@
 #include "harness/cli/batch_auto.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/job.h"
+#include "harness/cli/model_flags.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/output_lock.h"
 #include "harness/cli/output_path.h"
@@ -32,6 +33,7 @@ struct RunArgs {
   int repeat = 1;           // processes (harness/cli/repeat_run.h)
   std::string batch = "0";  // --batch: a number, or "auto" (harness/cli/batch_auto.h)
   std::string memory_cap;   // --memory-cap, with --batch auto only
+  std::unique_ptr<ModelOptionFlags> model_options;  // the flags the models declare
 };
 
 // What to say when building the workload asked for more memory than there is: the sizes it was
@@ -44,6 +46,7 @@ std::string too_large(const Job& job) {
 
 int execute(RunArgs& a) {
   Job job = a.job;
+  job.request.options = a.model_options->given();
   const bool batch_auto = a.batch == "auto";
   job.request.batch = batch_auto ? 0 : std::stoll(a.batch);  // kBatchOrAuto checked the text
   if (!a.memory_cap.empty() && !batch_auto)
@@ -154,8 +157,7 @@ void add_run(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RunArgs>();
   Job& job = a->job;
   cmd->add_option("model", job.model, "Model (see `stagebench list`)")->required();
-  cmd->add_option("--size", job.request.size, "tiny, small or full (gemm: also MxNxK)")
-      ->capture_default_str();
+  cmd->add_option("--size", job.request.size, size_help())->capture_default_str();
   cmd->add_option("--backend", job.request.backend, "cpu, opencl or all")->capture_default_str();
   cmd->add_option("--device", job.request.device, "OpenCL device: name substring or P:D");
   cmd->add_option("--stages", job.stages, "Stage ids or indices (default: the whole ladder)")
@@ -185,39 +187,24 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")
       ->check(kNonNegativeUnsigned)
       ->capture_default_str();
+  const std::string weights_notes = per_model_help(&ModelEntry::weights_help);
   cmd->add_option("--weights", job.request.weights,
                   ".safetensors weights, or a folder with model.safetensors (default: seeded "
-                  "random); geneformer: any BERT, its configuration read from the shapes")
+                  "random)" +
+                      (weights_notes.empty() ? "" : "; " + weights_notes))
       ->check(CLI::ExistingPath);
-  cmd->add_option("--heads", job.request.heads,
-                  "geneformer: attention heads of --weights (default: config.json beside it, "
-                  "else hidden/64)")
-      ->check(kNonNegativeInteger)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--eps", job.request.eps,
-                  "geneformer: LayerNorm eps of --weights (default: config.json, else 1e-12)")
-      ->check(kFiniteNumber)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--length", job.request.length,
-                  "enformer: input length in bp, a multiple of the pools' factor (128 for the "
-                  "published tower; default: the size's)")
-      ->check(kNonNegativeInteger)
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--target", job.request.target,
-                  "enformer: centre tokens kept after the transformer (default: config.json's "
-                  "target_length, else the size's at its length, else 896/1536 of the tokens)")
-      ->check(kNonNegativeInteger)
-      ->check(CLI::PositiveNumber);
+  a->model_options = std::make_unique<ModelOptionFlags>(*cmd, &OptionScope::run);
+  // The model's own input file, under the flag the model names it by (its input_flag).
+  const auto flag_is = [](const char* flag) {
+    return [flag](const ModelEntry& m) { return m.input_flag == flag; };
+  };
   auto* input = cmd->add_option("--input", job.request.input,
-                                "geneformer: token ids [B,S] (.npy/.safetensors, with "
-                                "'attention_mask' when the file holds one) instead of seeded "
-                                "synthetic cells")
+                                per_model_help(&ModelEntry::input_help, flag_is("input")))
                     ->check(CLI::ExistingFile);
   // --data is not CLI::ExistingFile: the model's reader names a missing or unreadable file itself,
   // and that is bad input (exit 2) like any other.
   cmd->add_option("--data", job.request.input,
-                  "deepfm: the training table (.tsv, seven columns) instead of a seeded "
-                  "synthetic one")
+                  per_model_help(&ModelEntry::input_help, flag_is("data")))
       ->check(kNonEmpty)
       ->excludes(input);
   cmd->add_option("--batch", a->batch,

@@ -78,10 +78,7 @@ Job job_of(const SweepJob& j, const JobHooks& hooks) {
   job.request.device = j.device;
   job.request.seed = j.seed;
   job.request.weights = j.weights;
-  job.request.heads = j.heads;
-  if (j.eps) job.request.eps = static_cast<float>(*j.eps);
-  job.request.length = j.length;
-  job.request.target = j.target;
+  for (const auto& [name, option] : j.options) job.request.options[name] = option.value;
   job.request.batch = j.batch;
   job.stages = j.stages;
   job.events = j.events;
@@ -116,7 +113,7 @@ void check_jobs(const std::vector<SweepJob>& jobs) {
     in_field(j.origin + ".stages", [&] { return resolve_stages(model, j.stages); });
     in_field(j.origin + ".runner", [&] { j.runner.validate(); });  // budgets: harness/stopping.h
     // A job that cannot start is found now, not hours into the sweep: its weights, and what the
-    // model says of its options and shapes (an Enformer length its pools do not divide).
+    // model says of its options and shapes (a length the model's pools do not divide).
     if (!j.weights.empty() && !std::filesystem::exists(j.weights))
       throw std::invalid_argument(j.origin + ".weights: " + j.weights + " does not exist");
     in_field(j.origin, [&] { model.check(job_of(j, {}).request); });
@@ -183,7 +180,7 @@ void report_failures(const nlohmann::json& document) {
 int execute(const SweepArgs& a) {
   if (a.resume && a.restart)
     throw std::invalid_argument("--resume and --restart exclude each other");
-  const std::vector<SweepJob> all = read_sweep_file(a.config);
+  const std::vector<SweepJob> all = read_sweep_file(a.config, declared_options());
   check_jobs(all);
   const Shard shard = parse_shard(a.shard);
   const std::vector<SweepJob> mine = shard_jobs(all, shard);
@@ -263,13 +260,14 @@ int execute_slurm(const SweepArgs& a, bool output_given) {
     throw std::invalid_argument(
         "--slurm chooses the shards, journals and --resume itself: drop --shard, --journal, "
         "--resume and --restart");
-  check_jobs(read_sweep_file(a.config));
+  check_jobs(read_sweep_file(a.config, declared_options()));
   SlurmSweepRequest r;
   r.config = a.config;
   r.folder = a.output;
   r.stagebench = std::filesystem::read_symlink("/proc/self/exe");
   r.overrides = a.resources;
   r.submit = a.submit;
+  r.model_options = declared_options();
   return slurm_sweep(r, std::cout);
 }
 

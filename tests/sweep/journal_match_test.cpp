@@ -9,8 +9,18 @@ namespace {
 
 using nlohmann::json;
 
+// Options as models declare them (contract/model_options.h): the harness knows their types and
+// the params keys runs record them under, not the models.
+const std::vector<OptionSpec> kModelOptions = {
+    {"length", "", OptionType::integer, {}, "input_bp"},
+    {"target", "", OptionType::integer, {}, "target"},
+    {"heads", "", OptionType::integer, {}, "heads"},
+    {"eps", "", OptionType::number, {}, "layer_norm_eps", true},
+};
+
 SweepJob job_of(const std::string& entry) {
-  return expand_sweep(json::parse(R"({"entries": [)" + entry + "]}"), "s.json").at(0);
+  return expand_sweep(json::parse(R"({"entries": [)" + entry + "]}"), "s.json", kModelOptions)
+      .at(0);
 }
 
 // The run a sweep journals for `job`, as a real model records it.
