@@ -142,7 +142,7 @@ int execute(RunArgs& a) {
       if (s.status == "failed") rc = kExitFailed;
     runs.push_back(run);
     save(nullptr);
-    if (!run.measured_nothing()) std::cout << ladder_table_text(nlohmann::json(run)) << '\n';
+    if (!run.measured_nothing()) std::cout << ladder_table_text(run) << '\n';
   }
   std::cout << "wrote " << a.output << '\n';
   if (job.timeline)

@@ -221,7 +221,7 @@ int execute(const SweepArgs& a) {
     if (!a.quiet) {
       s.on_job_done = [](const RunRecord& run) {
         if (!run.measured_nothing())
-          std::cout << ladder_table_text(nlohmann::json(run)) << std::endl;
+          std::cout << ladder_table_text(run) << std::endl;
       };
     }
     out = run_sweep(s, execute_job);
