@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/ops/activation_codes.h"
 #include "models/ops/tensor.h"
 
 namespace sb {
@@ -11,7 +12,16 @@ namespace sb {
 // gelu is Enformer's approximation sigmoid(1.702 x) * x; gelu_erf is the exact
 // 0.5 x (1 + erf(x / sqrt 2)) of PyTorch's nn.GELU() (DeepFM).
 // leaky_relu has slope 0.01 below zero (MONAI's and PyTorch's default); sigmoid is 1/(1+e^-x).
-enum class Act : uint8_t { none, relu, gelu, softplus, gelu_erf, leaky_relu, sigmoid };
+// The values are the kernels' codes (activation_codes.h).
+enum class Act : uint8_t {
+  none = SB_ACT_NONE,
+  relu = SB_ACT_RELU,
+  gelu = SB_ACT_GELU,
+  softplus = SB_ACT_SOFTPLUS,
+  gelu_erf = SB_ACT_GELU_ERF,
+  leaky_relu = SB_ACT_LEAKY_RELU,
+  sigmoid = SB_ACT_SIGMOID
+};
 
 // Matmul precisions. tf32/f16/int8 mean tensor-core (or VNNI/AMX-class) kernels where present.
 // bf16: bf16 operands, fp32 accumulate. int8: int8 weights with per-output-channel scales.
