@@ -149,8 +149,12 @@ class CoreOps {
   // Every operand holds exactly [B, n, ld] elements; its heads' columns fit inside ld.
   void attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
                        const Tensor* key_bias, Tensor& out);
-  // Transformer-XL relative attention (RelAttentionShape), one streaming kernel with online
-  // softmax; no n x n buffer. Enformer's today.
+  // Attention with a relative-position band (RelAttentionShape): each logit adds a query's
+  // product with the embedding of the key's offset, one of the 2n-1 rows of rel_k (a
+  // Transformer-XL attention; Enformer's, and any model with learned or fixed relative
+  // positions). One streaming kernel with online softmax; no n x n buffer. Unfused, it is
+  // affine_channels (the biases), gemm_batched (both products), rel_shift_add (the band onto
+  // the logits), softmax_rows and gemm_batched.
   void rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
                            const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
                            const Tensor& pos_bias, Tensor& out);
@@ -158,6 +162,7 @@ class CoreOps {
   // per channel, softmax over each pair (2l, 2l+1), y = sum of x * weights, in one pass. The
   // separate passes are softmax_axis1 and sum_axis1 over the [B*L/2, 2, C] view.
   void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y);
+
   // --- training: transfers into existing tensors ----------------------------------------
   // Copies host values into an existing tensor of the same element count (any shape).
   // blocking = false queues the copy and returns: the host memory must stay untouched until

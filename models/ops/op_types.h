@@ -86,8 +86,9 @@ struct GemmBatch {
   bool autotune = false;
 };
 
-// Transformer-XL relative attention over q, k [B, n, H*dk], v [B, n, H*dv] (q already scaled),
-// rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1, content_bias and pos_bias [H*dk]:
+// Attention with a relative-position band (Transformer-XL's) over q, k [B, n, H*dk],
+// v [B, n, H*dv] (q already scaled), rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1,
+// content_bias and pos_bias [H*dk]:
 //   logits[h,i,j] = (q_i + cb_h) . k_j + (q_i + pb_h) . rel_k[n-1+j-i]
 //   out[b, i, h*dv:(h+1)*dv] = softmax_j(logits) . v
 // `precision` is what the stage allows the products (f16: fp16 operands with fp32 accumulation
