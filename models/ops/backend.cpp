@@ -1,6 +1,7 @@
-// The op fronts: each op's arguments are validated here, once for every backend, by the policy
-// backend.h states; then the backend's do_<op> runs (unless there is nothing to write).
-#include "models/ops/backend.h"
+// The fronts of the general ops (core_ops.h): each op's arguments are validated here, once for
+// every backend, by the policy backend.h states; then the backend's do_<op> runs (unless there is
+// nothing to write).
+#include "models/ops/core_ops.h"
 
 #include <initializer_list>
 #include <optional>
@@ -34,7 +35,7 @@ int64_t expect_shape(Op op, const std::vector<int64_t>& shape) {
 // An activation: fp32, or f16 where the backend has f16 GEMMs (issue 27: a half-precision
 // stage keeps the activations between its linear layers, LayerNorms and attention in f16; the
 // backend's kernels say which calls they take, statistics stay fp32).
-void expect_activation(const Backend& be, Op op, const char* what, const Tensor& t) {
+void expect_activation(const CoreOps& be, Op op, const char* what, const Tensor& t) {
   if (t.defined() && t.dtype() == DType::f16) {
     if (const std::string why = be.unsupported_reason(Precision::f16); !why.empty())
       fail(op, describe(what, t) + " is f16, which needs f16 kernels: " + why);
@@ -43,7 +44,7 @@ void expect_activation(const Backend& be, Op op, const char* what, const Tensor&
   expect_f32(op, what, t);
 }
 
-void expect_activation_numel(const Backend& be, Op op, const char* what, const Tensor& t,
+void expect_activation_numel(const CoreOps& be, Op op, const char* what, const Tensor& t,
                              int64_t numel, const char* expected) {
   expect_activation(be, op, what, t);
   if (t.numel() != numel)
@@ -51,7 +52,7 @@ void expect_activation_numel(const Backend& be, Op op, const char* what, const T
 }
 
 // A packed attention operand: [B, n, ld] with the heads' columns [col, col + width) inside ld.
-void expect_strided(const Backend& be, Op op, const char* what, const Tensor& t, int64_t rows,
+void expect_strided(const CoreOps& be, Op op, const char* what, const Tensor& t, int64_t rows,
                     int64_t ld, int64_t col, int64_t width) {
   if (ld <= 0 || col < 0 || col + width > ld)
     fail(op, std::string(what) + " columns [" + text(col) + ", " + text(col + width) +
@@ -75,19 +76,19 @@ void expect_transform(Op op, const InputTransform& t, int64_t channels, const ch
 
 // --- memory -----------------------------------------------------------------------------
 
-Tensor Backend::empty(std::vector<int64_t> shape, DType dtype) {
+Tensor CoreOps::empty(std::vector<int64_t> shape, DType dtype) {
   expect_shape(Op::empty, shape);
   return do_empty(std::move(shape), dtype);
 }
 
-Tensor Backend::upload(std::span<const float> host, std::vector<int64_t> shape) {
+Tensor CoreOps::upload(std::span<const float> host, std::vector<int64_t> shape) {
   if (expect_shape(Op::upload, shape) != static_cast<int64_t>(host.size()))
     fail(Op::upload,
          text(static_cast<int64_t>(host.size())) + " values for shape " + shape_text(shape));
   return do_upload(host, std::move(shape));
 }
 
-Tensor Backend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
+Tensor CoreOps::upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) {
   if (expect_shape(Op::upload_ids, shape) != static_cast<int64_t>(host.size()))
     fail(Op::upload_ids,
          text(static_cast<int64_t>(host.size())) + " ids for shape " + shape_text(shape));
@@ -96,14 +97,14 @@ Tensor Backend::upload_ids(std::span<const int32_t> host, std::vector<int64_t> s
   return t;
 }
 
-std::vector<float> Backend::download(const Tensor& t) {
+std::vector<float> CoreOps::download(const Tensor& t) {
   expect_activation(*this, Op::download, "tensor", t);  // f16 comes back widened
   return do_download(t);
 }
 
 // --- GEMM -------------------------------------------------------------------------------
 
-Weight Backend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
+Weight CoreOps::prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) {
   const Op op = Op::prepare_weight;
   if (n <= 0 || k <= 0 || static_cast<int64_t>(w.size()) != n * k)
     fail(op, text(static_cast<int64_t>(w.size())) + " values for a [" + text(n) + ", " + text(k) +
@@ -113,7 +114,7 @@ Weight Backend::prepare_weight(std::span<const float> w, int64_t n, int64_t k, P
   return do_prepare_weight(w, n, k, p);
 }
 
-void Backend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+void CoreOps::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
   const Op op = Op::linear;
   if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
   expect_activation(*this, op, "input", x);
@@ -137,7 +138,7 @@ void Backend::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue
   run_op(*this, Op::linear, [&] { do_linear(x, w, y, ep); });
 }
 
-void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
   const Op op = Op::gemm_batched;
   const size_t count = g.a_offsets.size();
   if (g.b_offsets.size() != count || g.c_offsets.size() != count)
@@ -176,7 +177,7 @@ void Backend::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
   run_op(*this, Op::gemm_batched, [&] { do_gemm_batched(g, a, b, c); });
 }
 
-bool Backend::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {
+bool CoreOps::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {
   const int64_t d = offsets.size() > 1 ? offsets[1] - offsets[0] : 0;
   if (step != nullptr) *step = d;
   if (d < 0) return false;
@@ -185,7 +186,7 @@ bool Backend::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step)
   return true;
 }
 
-std::string Backend::gemm_autotune_key(const GemmBatch& g) {
+std::string CoreOps::gemm_autotune_key(const GemmBatch& g) {
   const bool strided = evenly_strided(g.a_offsets, nullptr) &&
                        evenly_strided(g.b_offsets, nullptr) && evenly_strided(g.c_offsets, nullptr);
   return "m=" + text(g.m) + " n=" + text(g.n) + " k=" + text(g.k) + " ta=" + text(g.trans_a) +
@@ -196,7 +197,7 @@ std::string Backend::gemm_autotune_key(const GemmBatch& g) {
 
 // --- data movement ----------------------------------------------------------------------
 
-void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
+void CoreOps::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
   const Op op = Op::im2col;
   expect_f32_rank(op, "input", x, 3, "[B, L, C]");
   if (k <= 0) fail(op, "kernel width k = " + text(k) + " must be positive");
@@ -208,7 +209,7 @@ void Backend::im2col(const Tensor& x, int k, Tensor& cols, const InputTransform&
   run_op(*this, Op::im2col, [&] { do_im2col(x, k, cols, t); });
 }
 
-void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
+void CoreOps::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
                      const InputTransform& t, Tensor* columns) {
   const Op op = Op::conv1d;
   if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
@@ -246,7 +247,7 @@ void Backend::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
   run_op(*this, Op::conv1d, [&] { do_conv1d(x, k, w, y, ep, t, columns); });
 }
 
-void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
+void CoreOps::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   const Op op = Op::copy_rows;
   expect_f32_rank(op, "input", x, 3, "[B, L, C]");
   expect_f32_rank(op, "output", y, 3, "[B, rows, C]");
@@ -258,7 +259,7 @@ void Backend::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   do_copy_rows(x, start, y);
 }
 
-void Backend::embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) {
+void CoreOps::embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) {
   const Op op = Op::embedding;
   expect_f32_rank(op, "table", table, 2, "[V, D]");
   expect_dtype(op, "ids", ids, DType::i32);
@@ -284,7 +285,7 @@ void Backend::embedding(const Tensor& table, const Tensor& ids, const Tensor* ro
 
 // --- elementwise ------------------------------------------------------------------------
 
-void Backend::affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
+void CoreOps::affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
                               Tensor& y) {
   const Op op = Op::affine_channels;
   expect_f32(op, "input", x);
@@ -300,7 +301,7 @@ void Backend::affine_channels(const Tensor& x, const Tensor* scale, const Tensor
   do_affine_channels(x, scale, shift, y);
 }
 
-void Backend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
+void CoreOps::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   const Op op = Op::sigmoid_scaled;
   expect_f32(op, "input", x);
   expect_f32_numel(op, "output", y, x.numel(), "the input's size");
@@ -308,7 +309,7 @@ void Backend::sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
   do_sigmoid_scaled(x, alpha, y);
 }
 
-void Backend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
+void CoreOps::mul(const Tensor& a, const Tensor& b, Tensor& y) {
   const Op op = Op::mul;
   expect_f32(op, "a", a);
   expect_f32_numel(op, "b", b, a.numel(), "a's size");
@@ -317,7 +318,7 @@ void Backend::mul(const Tensor& a, const Tensor& b, Tensor& y) {
   run_op(*this, Op::mul, [&] { do_mul(a, b, y); });
 }
 
-void Backend::add(const Tensor& a, const Tensor& b, Tensor& y) {
+void CoreOps::add(const Tensor& a, const Tensor& b, Tensor& y) {
   const Op op = Op::add;
   expect_f32(op, "a", a);
   expect_f32_numel(op, "b", b, a.numel(), "a's size");
@@ -326,7 +327,7 @@ void Backend::add(const Tensor& a, const Tensor& b, Tensor& y) {
   run_op(*this, Op::add, [&] { do_add(a, b, y); });
 }
 
-void Backend::activation(const Tensor& x, Act act, Tensor& y) {
+void CoreOps::activation(const Tensor& x, Act act, Tensor& y) {
   const Op op = Op::activation;
   expect_f32(op, "input", x);
   expect_f32_numel(op, "output", y, x.numel(), "the input's size");
@@ -340,7 +341,7 @@ void Backend::activation(const Tensor& x, Act act, Tensor& y) {
 namespace {
 
 // x [rows, C] with gamma and beta [C], y of x's size and neither gamma nor beta; returns C.
-int64_t expect_norm(const Backend& be, Op op, const Tensor& x, const Tensor& gamma,
+int64_t expect_norm(const CoreOps& be, Op op, const Tensor& x, const Tensor& gamma,
                     const Tensor& beta, float eps, const Tensor& y) {
   expect_activation(be, op, "input", x);
   const int64_t channels = expect_channels(op, "input", x);
@@ -355,14 +356,14 @@ int64_t expect_norm(const Backend& be, Op op, const Tensor& x, const Tensor& gam
 
 }  // namespace
 
-void Backend::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+void CoreOps::layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                         Tensor& y) {
   expect_norm(*this, Op::layernorm, x, gamma, beta, eps, y);
   if (y.numel() == 0) return;
   run_op(*this, Op::layernorm, [&] { do_layernorm(x, gamma, beta, eps, y); });
 }
 
-void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+void CoreOps::add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
                             const Tensor& beta, float eps, Tensor& y) {
   const Op op = Op::add_layernorm;
   expect_norm(*this, op, x, gamma, beta, eps, y);
@@ -371,7 +372,7 @@ void Backend::add_layernorm(const Tensor& x, const Tensor& residual, const Tenso
   run_op(*this, Op::add_layernorm, [&] { do_add_layernorm(x, residual, gamma, beta, eps, y); });
 }
 
-void Backend::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
+void CoreOps::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
                              const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
   const Op op = Op::normalize_rows;
   expect_norm(*this, op, x, gamma, beta, eps, y);
@@ -386,14 +387,14 @@ void Backend::normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& 
   do_normalize_rows(x, mean, var, gamma, beta, eps, y);
 }
 
-void Backend::softmax_rows(Tensor& x) {
+void CoreOps::softmax_rows(Tensor& x) {
   expect_f32(Op::softmax_rows, "input", x);
   expect_channels(Op::softmax_rows, "input", x);
   if (x.numel() == 0) return;
   run_op(*this, Op::softmax_rows, [&] { do_softmax_rows(x); });
 }
 
-void Backend::softmax_axis1(const Tensor& x, Tensor& y) {
+void CoreOps::softmax_axis1(const Tensor& x, Tensor& y) {
   const Op op = Op::softmax_axis1;
   expect_f32_rank(op, "input", x, 3, "[outer, n, inner]");
   expect_f32_numel(op, "output", y, x.numel(), "the input's size");
@@ -403,7 +404,7 @@ void Backend::softmax_axis1(const Tensor& x, Tensor& y) {
 
 // --- reductions -------------------------------------------------------------------------
 
-void Backend::row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
+void CoreOps::row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
   const Op op = Op::row_moments;
   expect_f32(op, "input", x);
   const int64_t channels = expect_channels(op, "input", x), rows = leading_rows(x);
@@ -417,7 +418,7 @@ void Backend::row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
   do_row_moments(x, mean, var);
 }
 
-void Backend::sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
+void CoreOps::sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
   const Op op = Op::sum_axis1;
   expect_f32_rank(op, "input", x, 3, "[outer, n, inner]");
   expect_f32_numel(op, "output", y, x.dim(0) * x.dim(2), "[outer, inner]");
@@ -430,7 +431,7 @@ void Backend::sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
   do_sum_axis1(x, weights, y);
 }
 
-void Backend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
+void CoreOps::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
   const Op op = Op::masked_mean;
   expect_f32_rank(op, "input", x, 3, "[B, S, D]");
   expect_f32_numel(op, "weights", weights, x.dim(0) * x.dim(1), "[B, S]");
@@ -443,7 +444,7 @@ void Backend::masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
 
 // --- attention --------------------------------------------------------------------------
 
-void Backend::add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) {
+void CoreOps::add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) {
   const Op op = Op::add_key_bias;
   expect_f32_rank(op, "logits", logits, 3, "[B*heads, n, n]");
   if (heads <= 0 || logits.dim(1) != logits.dim(2) || logits.dim(0) % heads != 0)
@@ -454,7 +455,7 @@ void Backend::add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads
   do_add_key_bias(logits, key_bias, heads);
 }
 
-void Backend::rel_shift_add(Tensor& logits, const Tensor& rel) {
+void CoreOps::rel_shift_add(Tensor& logits, const Tensor& rel) {
   const Op op = Op::rel_shift_add;
   expect_f32_rank(op, "logits", logits, 3, "[B*H, n, n]");
   const int64_t groups = logits.dim(0), n = logits.dim(1);
@@ -467,7 +468,7 @@ void Backend::rel_shift_add(Tensor& logits, const Tensor& rel) {
   do_rel_shift_add(logits, rel);
 }
 
-void Backend::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
+void CoreOps::attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
                               const Tensor& v, const Tensor* key_bias, Tensor& out) {
   const Op op = Op::attention_fused;
   if (s.batch < 0 || s.n < 0 || s.heads < 0 || s.dh < 0)
@@ -492,7 +493,7 @@ void Backend::attention_fused(const AttentionShape& s, const Tensor& q, const Te
   run_op(*this, Op::attention_fused, [&] { do_attention_fused(s, q, k, v, key_bias, out); });
 }
 
-void Backend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
+void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
                                   const Tensor& pos_bias, Tensor& out) {
   const Op op = Op::rel_attention_fused;
@@ -520,9 +521,9 @@ void Backend::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
          [&] { do_rel_attention_fused(s, q, k, v, rel_k, content_bias, pos_bias, out); });
 }
 
-// --- Enformer only ----------------------------------------------------------------------
+// --- attention pooling -----------------------------------------------------------------
 
-void Backend::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
+void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
   const Op op = Op::attention_pool;
   expect_f32_rank(op, "input", x, 3, "[B, L, C]");
   expect_f32(op, "logits", logits);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "models/ops/backend.h"
 #include "models/ops/op_checks.h"
+#include "models/ops/volume_ops.h"
 
 namespace sb {
 
@@ -58,7 +58,7 @@ std::vector<int64_t> expect_conv3d_shape(Op op, const Conv3dShape& s) {
 // A reduced precision must be one this backend has (its unsupported_reason is empty); bf16 also
 // where it has tf32, whose products keep more mantissa than bf16's: OpenCL on NVIDIA computes
 // bf16 convolutions in bf16 where its kernels take the shape, else in tf32.
-void expect_precision(Op op, const Conv3dShape& s, const Backend& be) {
+void expect_precision(Op op, const Conv3dShape& s, const CoreOps& be) {
   if (s.precision == Precision::f32) return;
   if (s.precision == Precision::bf16 && be.unsupported_reason(Precision::tf32).empty()) return;
   if (const std::string why = be.unsupported_reason(s.precision); !why.empty())
@@ -77,8 +77,8 @@ void expect_weight(Op op, const char* what, const Tensor& w, const Conv3dShape& 
 
 }  // namespace
 
-void Backend::conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
-                     Tensor& y) {
+void VolumeOps::conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                       Tensor& y) {
   const Op op = Op::conv3d;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
   expect_precision(op, s, *this);
@@ -95,8 +95,8 @@ void Backend::conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, con
   do_conv3d(s, x, w, bias, y);
 }
 
-void Backend::conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                                   Tensor& dx) {
+void VolumeOps::conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                     Tensor& dx) {
   const Op op = Op::conv3d_backward_data;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
   expect_precision(op, s, *this);
@@ -109,8 +109,8 @@ void Backend::conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const
   do_conv3d_backward_data(s, dy, w, dx);
 }
 
-void Backend::conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                      Tensor& dw, Tensor* dbias) {
+void VolumeOps::conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                        Tensor& dw, Tensor* dbias) {
   const Op op = Op::conv3d_backward_weights;
   const std::vector<int64_t> o = expect_conv3d_shape(op, s);
   expect_precision(op, s, *this);

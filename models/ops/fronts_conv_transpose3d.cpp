@@ -1,4 +1,4 @@
-// The fronts of PyTorch's ConvTranspose3d and its two backward ops (backend.h, "3-D volumes"):
+// The fronts of PyTorch's ConvTranspose3d and its two backward ops (volume_ops.h):
 // every argument validated here, once for every backend, then the backend's do_<op>.
 //
 // Shapes: activations are rank-5 tensors in the shape's layout, [N, C, d, h, w] (ncdhw) or
@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "models/ops/backend.h"
 #include "models/ops/op_checks.h"
+#include "models/ops/volume_ops.h"
 
 namespace sb {
 
@@ -77,8 +77,8 @@ void expect_transposed_weight(Op op, const char* what, const Tensor& t, const Co
 
 }  // namespace
 
-void Backend::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
-                               const Tensor* bias, Tensor& y) {
+void VolumeOps::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                                 const Tensor* bias, Tensor& y) {
   const Op op = Op::conv_transpose3d;
   expect_transposed_shape(op, s);
   expect_input(op, "input", x, s);
@@ -92,8 +92,8 @@ void Backend::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tens
   do_conv_transpose3d(s, x, w, bias, y);
 }
 
-void Backend::conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
-                                             const Tensor& w, Tensor& dx) {
+void VolumeOps::conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
+                                               const Tensor& w, Tensor& dx) {
   const Op op = Op::conv_transpose3d_backward_data;
   expect_transposed_shape(op, s);
   expect_output(op, "dy", dy, s);
@@ -105,8 +105,8 @@ void Backend::conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor&
   do_conv_transpose3d_backward_data(s, dy, w, dx);
 }
 
-void Backend::conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
-                                                const Tensor& dy, Tensor& dw, Tensor* dbias) {
+void VolumeOps::conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
+                                                  const Tensor& dy, Tensor& dw, Tensor* dbias) {
   const Op op = Op::conv_transpose3d_backward_weights;
   expect_transposed_shape(op, s);
   expect_input(op, "input", x, s);

@@ -1,4 +1,4 @@
-// The fronts of the training ops (backend.h, "training"): transfers into existing tensors, the
+// The fronts of the training ops (core_ops.h, "training"): transfers into existing tensors, the
 // column ops, the backward ops, dropout, the losses, sum_squares and AdamW; each validated here,
 // once for every backend, then the backend's do_<op>.
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/ops/backend.h"
+#include "models/ops/core_ops.h"
 #include "models/ops/op_checks.h"
 
 namespace sb {
@@ -16,7 +16,7 @@ using namespace checks;
 
 // --- training: transfers into existing tensors --------------------------------------------
 
-void Backend::write(std::span<const float> host, Tensor& t, bool blocking) {
+void CoreOps::write(std::span<const float> host, Tensor& t, bool blocking) {
   const Op op = Op::write;
   expect_f32(op, "tensor", t);
   if (static_cast<int64_t>(host.size()) != t.numel())
@@ -25,7 +25,7 @@ void Backend::write(std::span<const float> host, Tensor& t, bool blocking) {
   do_write(host, t, blocking);
 }
 
-void Backend::write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) {
+void CoreOps::write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) {
   const Op op = Op::write_ids;
   expect_dtype(op, "ids", t, DType::i32);
   if (static_cast<int64_t>(host.size()) != t.numel())
@@ -35,7 +35,7 @@ void Backend::write_ids(std::span<const int32_t> host, Tensor& t, bool blocking)
   t.storage()->ids = id_range(host);
 }
 
-void Backend::fill(Tensor& y, float value) {
+void CoreOps::fill(Tensor& y, float value) {
   expect_f32(Op::fill, "output", y);
   if (y.numel() == 0) return;
   do_fill(y, value);
@@ -43,7 +43,7 @@ void Backend::fill(Tensor& y, float value) {
 
 // --- training: columns --------------------------------------------------------------------
 
-void Backend::concat_last(std::span<const Tensor* const> xs, Tensor& y) {
+void CoreOps::concat_last(std::span<const Tensor* const> xs, Tensor& y) {
   const Op op = Op::concat_last;
   if (xs.empty()) fail(op, "no inputs");
   expect_f32(op, "output", y);
@@ -65,7 +65,7 @@ void Backend::concat_last(std::span<const Tensor* const> xs, Tensor& y) {
   do_concat_last(xs, y);
 }
 
-void Backend::slice_last(const Tensor& x, int64_t start, Tensor& y) {
+void CoreOps::slice_last(const Tensor& x, int64_t start, Tensor& y) {
   const Op op = Op::slice_last;
   expect_f32(op, "input", x);
   expect_f32(op, "output", y);
@@ -103,7 +103,7 @@ void expect_columns(Op op, const Tensor& wide, const char* wide_what, const Tens
 
 }  // namespace
 
-void Backend::gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) {
+void CoreOps::gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) {
   const Op op = Op::gather_cols;
   expect_columns(op, x, "input", y, "output", index);
   expect_distinct(op, "the output", y, "the input", x);
@@ -111,7 +111,7 @@ void Backend::gather_cols(const Tensor& x, std::span<const int64_t> index, Tenso
   do_gather_cols(x, index, y);
 }
 
-void Backend::scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) {
+void CoreOps::scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) {
   const Op op = Op::scatter_add_cols;
   expect_columns(op, x, "output", y, "input", index);
   expect_distinct(op, "the output", x, "the input", y);
@@ -121,7 +121,7 @@ void Backend::scatter_add_cols(const Tensor& y, std::span<const int64_t> index, 
 
 // --- training: backward of the forward ops ------------------------------------------------
 
-void Backend::embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) {
+void CoreOps::embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) {
   const Op op = Op::embedding_backward;
   expect_f32_rank(op, "dtable", dtable, 2, "[V, D]");
   expect_dtype(op, "ids", ids, DType::i32);
@@ -138,7 +138,7 @@ void Backend::embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dt
   do_embedding_backward(dy, ids, dtable);
 }
 
-void Backend::activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
+void CoreOps::activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
   const Op op = Op::activation_backward;
   expect_f32(op, "input", x);
   expect_f32_numel(op, "dy", dy, x.numel(), "the input's size");
@@ -149,7 +149,7 @@ void Backend::activation_backward(const Tensor& x, const Tensor& dy, Act act, Te
   do_activation_backward(x, dy, act, dx);
 }
 
-void Backend::layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
+void CoreOps::layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
                                  Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   const Op op = Op::layernorm_backward;
   expect_f32(op, "input", x);
@@ -177,7 +177,7 @@ void Backend::layernorm_backward(const Tensor& x, const Tensor& gamma, float eps
   do_layernorm_backward(x, gamma, eps, dy, dx, dgamma, dbeta);
 }
 
-void Backend::softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+void CoreOps::softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
   const Op op = Op::softmax_rows_backward;
   expect_f32(op, "y", y);
   expect_channels(op, "y", y);
@@ -188,7 +188,7 @@ void Backend::softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& d
   do_softmax_rows_backward(y, dy, dx);
 }
 
-void Backend::dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
+void CoreOps::dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
   const Op op = Op::dropout;
   expect_f32(op, "input", x);
   expect_f32_numel(op, "output", y, x.numel(), "the input's size");
@@ -213,7 +213,7 @@ void expect_loss_slot(Op op, const Tensor& loss, int64_t slot,
 
 }  // namespace
 
-void Backend::bce_with_logits(const Tensor& logits, const Tensor& targets, float scale,
+void CoreOps::bce_with_logits(const Tensor& logits, const Tensor& targets, float scale,
                               Tensor& loss, int64_t slot, Tensor& dlogits) {
   const Op op = Op::bce_with_logits;
   expect_f32(op, "logits", logits);
@@ -227,7 +227,7 @@ void Backend::bce_with_logits(const Tensor& logits, const Tensor& targets, float
   do_bce_with_logits(logits, targets, scale, loss, slot, dlogits);
 }
 
-void Backend::cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
+void CoreOps::cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
                             float smoothing, float scale, Tensor& loss, int64_t slot,
                             Tensor& dlogits) {
   const Op op = Op::cross_entropy;
@@ -257,7 +257,7 @@ void Backend::cross_entropy(const Tensor& logits, const Tensor& labels, const Te
   do_cross_entropy(logits, labels, class_weights, smoothing, scale, loss, slot, dlogits);
 }
 
-void Backend::sum_squares(const Tensor& x, Tensor& out, int64_t slot) {
+void CoreOps::sum_squares(const Tensor& x, Tensor& out, int64_t slot) {
   const Op op = Op::sum_squares;
   expect_f32(op, "input", x);
   expect_f32(op, "out", out);
@@ -267,7 +267,7 @@ void Backend::sum_squares(const Tensor& x, Tensor& out, int64_t slot) {
   do_sum_squares(x, out, slot);
 }
 
-void Backend::adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s) {
+void CoreOps::adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, const AdamWStep& s) {
   const Op op = Op::adamw;
   expect_f32(op, "param", param);
   expect_f32_numel(op, "grad", grad, param.numel(), "param's size");
@@ -289,7 +289,7 @@ void Backend::adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v, con
   do_adamw(param, grad, m, v, s);
 }
 
-Tensor Backend::flat_parts(std::span<const std::vector<int64_t>> shapes,
+Tensor CoreOps::flat_parts(std::span<const std::vector<int64_t>> shapes,
                            std::vector<Tensor>& parts) {
   const int64_t align = std::max<int64_t>(1, part_alignment());
   std::vector<int64_t> offsets;

@@ -1,12 +1,12 @@
 // The fronts of the 3-D volume ops that are not convolutions: instance norm and its backward,
-// the axis-1 concatenation and slice, and the soft Dice loss (backend.h, "3-D volumes").
+// the axis-1 concatenation and slice, and the soft Dice loss (volume_ops.h).
 #include <cmath>
 #include <span>
 #include <string>
 #include <utility>
 
-#include "models/ops/backend.h"
 #include "models/ops/op_checks.h"
+#include "models/ops/volume_ops.h"
 
 namespace sb {
 
@@ -46,9 +46,9 @@ void expect_outer_inner(Op op, int64_t outer, int64_t inner) {
 
 }  // namespace
 
-void Backend::instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                            const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                            const NormEpilogue& ep) {
+void VolumeOps::instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
+                              const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                              const NormEpilogue& ep) {
   const Op op = Op::instance_norm;
   expect_layout(op, layout);
   expect_volume(op, "input", x, batch, channels);
@@ -66,9 +66,10 @@ void Backend::instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int
   do_instance_norm(x, layout, batch, channels, gamma, beta, eps, y, ep);
 }
 
-void Backend::instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
-                                     int64_t channels, const Tensor& gamma, float eps,
-                                     const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
+void VolumeOps::instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
+                                       int64_t channels, const Tensor& gamma, float eps,
+                                       const Tensor& dy, Tensor& dx, Tensor& dgamma,
+                                       Tensor& dbeta) {
   const Op op = Op::instance_norm_backward;
   expect_layout(op, layout);
   expect_volume(op, "input", x, batch, channels);
@@ -89,8 +90,8 @@ void Backend::instance_norm_backward(const Tensor& x, Layout3d layout, int64_t b
   do_instance_norm_backward(x, layout, batch, channels, gamma, eps, dy, dx, dgamma, dbeta);
 }
 
-void Backend::concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
-                           Tensor& y) {
+void VolumeOps::concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
+                             Tensor& y) {
   const Op op = Op::concat_axis1;
   if (xs.empty()) fail(op, "no inputs");
   expect_outer_inner(op, outer, inner);
@@ -109,7 +110,8 @@ void Backend::concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int
   do_concat_axis1(xs, outer, inner, y);
 }
 
-void Backend::slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start, Tensor& y) {
+void VolumeOps::slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
+                            Tensor& y) {
   const Op op = Op::slice_axis1;
   expect_outer_inner(op, outer, inner);
   const int64_t cx = expect_axis1(op, "input", x, outer, inner);
@@ -122,9 +124,9 @@ void Backend::slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t
   do_slice_axis1(x, outer, inner, start, y);
 }
 
-void Backend::soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
-                             int64_t batch, int64_t channels, float smooth, float scale,
-                             Tensor& loss, int64_t slot, Tensor& dlogits) {
+void VolumeOps::soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
+                               int64_t batch, int64_t channels, float smooth, float scale,
+                               Tensor& loss, int64_t slot, Tensor& dlogits) {
   const Op op = Op::soft_dice_loss;
   expect_layout(op, layout);
   expect_volume(op, "logits", logits, batch, channels);

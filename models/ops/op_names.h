@@ -1,7 +1,8 @@
 #pragma once
-// Every op of Backend's public interface (backend.h), in the order backend.h declares them. The
-// fronts name themselves through this list in their error messages, and the op tests check that
-// each op has a case (tests/ops/op_cases.h).
+// Every op of Backend's public interface, in the order core_ops.h and then volume_ops.h declare
+// them: the do_<op>s of op_list.h, and conv1d and flat_parts, whose hooks are declared by hand.
+// The fronts name themselves through this list in their error messages, and the op tests check
+// that each op has a case (tests/ops/op_cases.h).
 #include <cstdint>
 #include <iterator>
 #include <string_view>

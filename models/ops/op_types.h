@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/ops/activation_codes.h"
 #include "models/ops/tensor.h"
 
 namespace sb {
@@ -11,7 +12,16 @@ namespace sb {
 // gelu is Enformer's approximation sigmoid(1.702 x) * x; gelu_erf is the exact
 // 0.5 x (1 + erf(x / sqrt 2)) of PyTorch's nn.GELU() (DeepFM).
 // leaky_relu has slope 0.01 below zero (MONAI's and PyTorch's default); sigmoid is 1/(1+e^-x).
-enum class Act : uint8_t { none, relu, gelu, softplus, gelu_erf, leaky_relu, sigmoid };
+// The values are the kernels' codes (activation_codes.h).
+enum class Act : uint8_t {
+  none = SB_ACT_NONE,
+  relu = SB_ACT_RELU,
+  gelu = SB_ACT_GELU,
+  softplus = SB_ACT_SOFTPLUS,
+  gelu_erf = SB_ACT_GELU_ERF,
+  leaky_relu = SB_ACT_LEAKY_RELU,
+  sigmoid = SB_ACT_SIGMOID
+};
 
 // Matmul precisions. tf32/f16/int8 mean tensor-core (or VNNI/AMX-class) kernels where present.
 // bf16: bf16 operands, fp32 accumulate. int8: int8 weights with per-output-channel scales.
@@ -76,8 +86,9 @@ struct GemmBatch {
   bool autotune = false;
 };
 
-// Transformer-XL relative attention over q, k [B, n, H*dk], v [B, n, H*dv] (q already scaled),
-// rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1, content_bias and pos_bias [H*dk]:
+// Attention with a relative-position band (Transformer-XL's) over q, k [B, n, H*dk],
+// v [B, n, H*dv] (q already scaled), rel_k [2n-1, H*dk] indexed by distance (j - i) + n - 1,
+// content_bias and pos_bias [H*dk]:
 //   logits[h,i,j] = (q_i + cb_h) . k_j + (q_i + pb_h) . rel_k[n-1+j-i]
 //   out[b, i, h*dv:(h+1)*dv] = softmax_j(logits) . v
 // `precision` is what the stage allows the products (f16: fp16 operands with fp32 accumulation

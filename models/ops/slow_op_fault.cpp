@@ -62,7 +62,7 @@ bool slow_op_applies(Op op) {
   return f && f->op == op;
 }
 
-void run_slowed(Backend& backend, const SlowOpFault& fault, const std::function<void()>& run) {
+void run_slowed(CoreOps& backend, const SlowOpFault& fault, const std::function<void()>& run) {
   using clock = std::chrono::steady_clock;
   backend.synchronize();  // the op's own time only, not what was queued before it
   const clock::time_point start = clock::now();

@@ -14,7 +14,7 @@
 
 namespace sb {
 
-class Backend;
+class CoreOps;
 
 // The ops whose fronts honour the fault: the compute ops of the gated inference ladders.
 inline constexpr Op kSlowableOps[] = {Op::linear,
@@ -46,12 +46,12 @@ const std::optional<SlowOpFault>& slow_op_fault();
 
 namespace detail {
 bool slow_op_applies(Op op);
-void run_slowed(Backend& backend, const SlowOpFault& fault, const std::function<void()>& run);
+void run_slowed(CoreOps& backend, const SlowOpFault& fault, const std::function<void()>& run);
 }  // namespace detail
 
 // Runs `run` (the op's do_<op>), stretched when the fault names `op`.
 template <class Run>
-void run_op(Backend& backend, Op op, Run&& run) {
+void run_op(CoreOps& backend, Op op, Run&& run) {
   if (detail::slow_op_applies(op))
     detail::run_slowed(backend, *slow_op_fault(), run);
   else

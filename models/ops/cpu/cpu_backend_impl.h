@@ -4,7 +4,7 @@
 // (behind DnnlGemm), data_movement.cpp, elementwise.cpp, norms.cpp, reductions.cpp,
 // attention.cpp (logit biases), attention_masked.cpp, attention_relative.cpp, attention_pool.cpp;
 // the training ops: cpu_backend.cpp (write, fill), columns.cpp, backward.cpp, dropout.cpp,
-// losses.cpp, optimizer.cpp.
+// losses.cpp, optimizer.cpp; the 3-D volume ops: conv3d.cpp, conv_transpose3d.cpp, volume.cpp.
 // The fronts (models/ops/backend.cpp) have validated every argument before a do_ runs.
 #include <cstdint>
 #include <map>
@@ -33,108 +33,16 @@ class CpuBackend final : public Backend {
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
 
  private:
-  Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
-  Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override;
-  Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
-  std::vector<float> do_download(const Tensor& t) override;
+  // Every op of op_list.h, each in the file the header comment names; the 3-D convolutions
+  // (conv3d.cpp, conv_transpose3d.cpp) through oneDNN primitives (loops without oneDNN), the
+  // other volume ops in volume.cpp.
+  SB_BACKEND_OPS(SB_DECLARE_OVERRIDE)
 
-  Weight do_prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;
-  void do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) override;
-  void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
-
-  void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override;
-  void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
-  void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
-
-  void do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
-                          Tensor& y) override;
-  void do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override;
-  void do_mul(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void do_add(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void do_activation(const Tensor& x, Act act, Tensor& y) override;
-
-  void do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
-                    Tensor& y) override;
-  void do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
-                        const Tensor& beta, float eps, Tensor& y) override;
-  void do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
-                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
-  void do_softmax_rows(Tensor& x) override;
-  void do_softmax_axis1(const Tensor& x, Tensor& y) override;
-
-  void do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) override;
-  void do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) override;
-  void do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
-
-  void do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
-  void do_rel_shift_add(Tensor& logits, const Tensor& rel) override;
-  void do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
-                          const Tensor& v, const Tensor* key_bias, Tensor& out) override;
-  void do_rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
-                              const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
-                              const Tensor& pos_bias, Tensor& out) override;
-
-  void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override;
-
-  void do_write(std::span<const float> host, Tensor& t, bool blocking) override;
-  void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) override;
-  void do_fill(Tensor& y, float value) override;
-
-  void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) override;
-  void do_slice_last(const Tensor& x, int64_t start, Tensor& y) override;
-  void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) override;
-  void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) override;
-
-  void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) override;
-  void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) override;
-  void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
-                             Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
-  void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) override;
-
-  void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
-                          int64_t slot, Tensor& dlogits) override;
-  void do_cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
-                        float smoothing, float scale, Tensor& loss, int64_t slot,
-                        Tensor& dlogits) override;
-  void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) override;
-  void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                const AdamWStep& s) override;
-
-  // conv3d.cpp: oneDNN convolution primitives cached per shape (loops without oneDNN).
-  void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
-                 Tensor& y) override;
-  void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                               Tensor& dx) override;
-  void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                  Tensor& dw, Tensor* dbias) override;
+  // conv3d.cpp: oneDNN convolution primitives cached per shape, created on first use (oneDNN
+  // builds only).
   struct Conv3dPrimitives;
   Conv3dPrimitives& conv3d_primitives();
-  std::shared_ptr<Conv3dPrimitives> conv3d_;  // created on first use (oneDNN builds only)
-
-  // 3-D volumes (volume.cpp): instance norm, axis-1 concat/slice, soft Dice.
-  void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                        const NormEpilogue& ep) override;
-  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
-                                 int64_t channels, const Tensor& gamma, float eps,
-                                 const Tensor& dy, Tensor& dx, Tensor& dgamma,
-                                 Tensor& dbeta) override;
-  void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
-                       Tensor& y) override;
-  void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
-                      Tensor& y) override;
-  void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
-                         int64_t batch, int64_t channels, float smooth, float scale, Tensor& loss,
-                         int64_t slot, Tensor& dlogits) override;
-
-  // conv_transpose3d.cpp: oneDNN deconvolution primitives (loops without oneDNN).
-  void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
-                           const Tensor* bias, Tensor& y) override;
-  void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                                         Tensor& dx) override;
-  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
-                                            const Tensor& dy, Tensor& dw, Tensor* dbias) override;
+  std::shared_ptr<Conv3dPrimitives> conv3d_;
 
   void linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
 

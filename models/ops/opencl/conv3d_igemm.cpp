@@ -96,8 +96,7 @@ std::string conv_dw_variants() {
 }
 
 std::string conv_common() {
-  return std::string(embedded_cl_source("common.cl")) + "\n" +
-         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+  return cl_common_source() + "\n" + std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
          std::string(embedded_cl_source("conv3d_igemm.cl")) + "\n";
 }

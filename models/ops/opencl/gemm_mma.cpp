@@ -134,8 +134,7 @@ int forced_pipe_width() {
 }
 
 std::string mma_source() {
-  return std::string(embedded_cl_source("common.cl")) + "\n" +
-         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+  return cl_common_source() + "\n" + std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
          mma_variant(
              {"gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "STORE_TF32", "warp_tile_tf32"}) +
          mma_variant({"gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "STORE_F16",
@@ -158,8 +157,7 @@ std::string mma_source() {
 }  // namespace
 
 int epilogue_act(const Epilogue& ep, const Tensor& y) {
-  constexpr int kEpiHalfOut = 256;
-  return static_cast<int>(ep.act) | (y.dtype() == DType::f16 ? kEpiHalfOut : 0);
+  return static_cast<int>(ep.act) | (y.dtype() == DType::f16 ? EPI_HALF_OUT : 0);
 }
 
 std::string pipe_operand_defines(PipeKind kind) {

@@ -15,7 +15,7 @@ namespace sb {
 namespace {
 
 std::string wgmma_source() {
-  return wgmma::helpers({128, 256}) + std::string(embedded_cl_source("common.cl")) + "\n" +
+  return wgmma::helpers({128, 256}) + cl_common_source() + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_wgmma.cl"));

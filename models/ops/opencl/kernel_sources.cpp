@@ -1,4 +1,4 @@
-// The override folder of embedded_cl_source (kernel_sources.h).
+// The override folder of embedded_cl_source, and the common prelude (kernel_sources.h).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +30,11 @@ std::string_view embedded_cl_source(std::string_view file_name) {
   if (!in && !in.eof())
     throw std::runtime_error("STAGEBENCH_CL_SOURCE_DIR: cannot read " + path.string());
   return replaced.emplace(path.string(), text.str()).first->second;
+}
+
+std::string cl_common_source() {
+  return std::string(embedded_cl_source("activation_codes.h")) + "\n" +
+         std::string(embedded_cl_source("common.cl")) + "\n";
 }
 
 }  // namespace sb

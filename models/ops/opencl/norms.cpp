@@ -8,10 +8,11 @@
 namespace sb {
 namespace {
 
-// The kernels' `halves` argument (ACT_HALF_* in kernels/common.cl): which tensors hold f16.
+// The kernels' `halves` argument (ACT_HALF_*, activation_codes.h): which tensors hold f16.
 int half_flags(const Tensor& x, const Tensor* residual, const Tensor& y) {
   const auto h = [](const Tensor& t) { return t.dtype() == DType::f16; };
-  return (h(x) ? 1 : 0) | (residual && h(*residual) ? 2 : 0) | (h(y) ? 4 : 0);
+  return (h(x) ? ACT_HALF_X : 0) | (residual && h(*residual) ? ACT_HALF_RESIDUAL : 0) |
+         (h(y) ? ACT_HALF_Y : 0);
 }
 
 }  // namespace

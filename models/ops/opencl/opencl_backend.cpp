@@ -37,12 +37,12 @@ std::string fused_attention_variant(const FusedAttentionKernel& k) {
 // fused attention variants whose local memory the device has (a kernel declaring more may fail
 // the whole program's build on some compilers).
 std::string portable_source(size_t local_mem_bytes) {
-  std::string s;
+  std::string s = cl_common_source();
   for (const char* file :
-       {"common.cl", "elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl",
-        "attention.cl", "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl",
-        "conv3d.cl", "conv3d_narrow.cl", "losses.cl", "volume_chunks.cl", "volume.cl",
-        "instance_norm.cl", "optimizer.cl", "conv_transpose3d.cl", "gemm_general.cl"})
+       {"elementwise.cl", "data_movement.cl", "norms.cl", "reductions.cl", "attention.cl",
+        "attention_relative.cl", "attention_pool.cl", "columns.cl", "backward.cl", "conv3d.cl",
+        "conv3d_narrow.cl", "losses.cl", "volume_chunks.cl", "volume.cl", "instance_norm.cl",
+        "optimizer.cl", "conv_transpose3d.cl", "gemm_general.cl"})
     s += std::string(embedded_cl_source(file)) + "\n";
   for (const FusedAttentionKernel& k : kFusedAttentionKernels)
     if (k.local_bytes() + kCompilerLocalSlack <= local_mem_bytes) s += fused_attention_variant(k);

@@ -172,105 +172,22 @@ class OpenCLBackend : public Backend {
   std::string fused_attention_choice(int64_t dh) const;
 
  private:
-  Tensor do_empty(std::vector<int64_t> shape, DType dtype) override;
+  // Every op of op_list.h, in the files the header comment names.
+  SB_BACKEND_OPS(SB_DECLARE_OVERRIDE)
   int64_t part_alignment() const override;
   Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
-  Tensor do_upload(std::span<const float> host, std::vector<int64_t> shape) override;
-  Tensor do_upload_ids(std::span<const int32_t> host, std::vector<int64_t> shape) override;
-  std::vector<float> do_download(const Tensor& t) override;
-
-  Weight do_prepare_weight(std::span<const float> w, int64_t n, int64_t k, Precision p) override;
-  void do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) override;
-  void do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) override;
-
-  void do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) override;
   void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
                  const InputTransform& t, Tensor* columns) override;
-  void do_copy_rows(const Tensor& x, int64_t start, Tensor& y) override;
-  void do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) override;
-
-  void do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
-                          Tensor& y) override;
-  void do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) override;
-  void do_mul(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void do_add(const Tensor& a, const Tensor& b, Tensor& y) override;
-  void do_activation(const Tensor& x, Act act, Tensor& y) override;
-
-  void do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
-                    Tensor& y) override;
-  void do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
-                        const Tensor& beta, float eps, Tensor& y) override;
-  void do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
-                         const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) override;
-  void do_softmax_rows(Tensor& x) override;
-  void do_softmax_axis1(const Tensor& x, Tensor& y) override;
-
-  void do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) override;
-  void do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) override;
-  void do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) override;
-
-  void do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) override;
-  void do_rel_shift_add(Tensor& logits, const Tensor& rel) override;
-  void do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
-                          const Tensor& v, const Tensor* key_bias, Tensor& out) override;
-  void do_rel_attention_fused(const RelAttentionShape& s, const Tensor& q, const Tensor& k,
-                              const Tensor& v, const Tensor& rel_k, const Tensor& content_bias,
-                              const Tensor& pos_bias, Tensor& out) override;
-
-  void do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) override;
-
-  void do_write(std::span<const float> host, Tensor& t, bool blocking) override;
-  void do_write_ids(std::span<const int32_t> host, Tensor& t, bool blocking) override;
-  void do_fill(Tensor& y, float value) override;
-  void do_concat_last(std::span<const Tensor* const> xs, Tensor& y) override;
-  void do_slice_last(const Tensor& x, int64_t start, Tensor& y) override;
-  void do_gather_cols(const Tensor& x, std::span<const int64_t> index, Tensor& y) override;
-  void do_scatter_add_cols(const Tensor& y, std::span<const int64_t> index, Tensor& x) override;
-  void do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) override;
-  void do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) override;
-  void do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps, const Tensor& dy,
-                             Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
-  void do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) override;
-  void do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) override;
-  void do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale, Tensor& loss,
-                          int64_t slot, Tensor& dlogits) override;
-  void do_cross_entropy(const Tensor& logits, const Tensor& labels, const Tensor* class_weights,
-                        float smoothing, float scale, Tensor& loss, int64_t slot,
-                        Tensor& dlogits) override;
-  void do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) override;
-  void do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
-                const AdamWStep& s) override;
 
   // conv_transpose3d.cpp: kernel == stride, padding 0 only (CLBlast GEMM + column moves).
   // The fp32 products of the three, their items' offsets stepping evenly: CLBlast's Gemm (one
   // item) or GemmStridedBatched, or gemm_portable.
   void strided_gemm(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
-  void do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
-                           const Tensor* bias, Tensor& y) override;
-  void do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                                         Tensor& dx) override;
-  void do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                            Tensor& dw, Tensor* dbias) override;
 
-  // 3-D volumes: instance norm (instance_norm.cpp), axis-1 concat/slice and soft Dice
-  // (volume.cpp).
-  void do_instance_norm(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                        const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                        const NormEpilogue& ep) override;
-  void do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch, int64_t channels,
-                                 const Tensor& gamma, float eps, const Tensor& dy, Tensor& dx,
-                                 Tensor& dgamma, Tensor& dbeta) override;
-  // instance_norm_partials over x (and dy): the chunk sums into `partials`, their count per
-  // instance into `chunks`.
+  // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
+  // their count per instance into `chunks`.
   void instance_norm_sums(const Tensor& x, const Tensor* dy, bool ndhwc, int64_t batch,
                           int64_t channels, int64_t voxels, Tensor& partials, int* chunks);
-  void do_concat_axis1(std::span<const Tensor* const> xs, int64_t outer, int64_t inner,
-                       Tensor& y) override;
-  void do_slice_axis1(const Tensor& x, int64_t outer, int64_t inner, int64_t start,
-                      Tensor& y) override;
-  void do_soft_dice_loss(const Tensor& logits, const Tensor& targets, Layout3d layout,
-                         int64_t batch, int64_t channels, float smooth, float scale, Tensor& loss,
-                         int64_t slot, Tensor& dlogits) override;
 
   // A kernel of the portable program (all of kernels/*.cl but the NVIDIA one), built on first
   // use; the same cl::Kernel object is reused, so launches are not thread-safe (nor is the
@@ -465,14 +382,8 @@ class OpenCLBackend : public Backend {
   void attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,
                      const Tensor* key_bias, Tensor& out);
 
-  // conv3d.cpp: conv3d and its backward ops as column GEMMs (kernels/conv3d.cl).
-  void do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
-                 Tensor& y) override;
-  void do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
-                               Tensor& dx) override;
-  void do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
-                                  Tensor& dw, Tensor* dbias) override;
-  // CLBlast in f32; tf32/f16 on the NVIDIA mma kernels (gemm_batched_mma) where present.
+  // conv3d.cpp: conv3d and its backward ops as column GEMMs (kernels/conv3d.cl), their products
+  // in CLBlast in f32; tf32/f16 on the NVIDIA mma kernels (gemm_batched_mma) where present.
   // conv3d_gemm with its k dimension split (conv3d.cpp says why); a_step and b_step: how far one
   // unit of k moves in a and b. c is [m, n] at offset 0, ld n.
   void conv3d_gemm_split_k(Precision p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,

@@ -4,16 +4,16 @@
 
 // d act(v) / dv for the codes of apply_act (common.cl).
 inline float act_derivative(float v, int act) {
-  if (act == 1) return v > 0.0f ? 1.0f : 0.0f;
-  if (act == 2) {  // d/dv of v sigmoid(1.702 v)
+  if (act == SB_ACT_RELU) return v > 0.0f ? 1.0f : 0.0f;
+  if (act == SB_ACT_GELU) {  // d/dv of v sigmoid(1.702 v)
     const float s = 1.0f / (1.0f + exp(-1.702f * v));
     return s + 1.702f * v * s * (1.0f - s);
   }
-  if (act == 3) return 1.0f / (1.0f + exp(-v));  // softplus' = sigmoid
-  if (act == 4)  // Phi(v) + v phi(v)
+  if (act == SB_ACT_SOFTPLUS) return 1.0f / (1.0f + exp(-v));  // softplus' = sigmoid
+  if (act == SB_ACT_GELU_ERF)  // Phi(v) + v phi(v)
     return 0.5f * (1.0f + erf(v * M_SQRT1_2_F)) + v * 0.3989422804014327f * exp(-0.5f * v * v);
-  if (act == 5) return v > 0.0f ? 1.0f : 0.01f;
-  if (act == 6) {  // s (1 - s)
+  if (act == SB_ACT_LEAKY_RELU) return v > 0.0f ? 1.0f : 0.01f;
+  if (act == SB_ACT_SIGMOID) {  // s (1 - s)
     const float s = 1.0f / (1.0f + exp(-v));
     return s * (1.0f - s);
   }

@@ -1,16 +1,16 @@
 // Shared helpers of the portable program. OpenCL C 1.2; no cl_khr_fp16 needed anywhere.
 // REDUCE_WG (work-group size of the row reductions) is set by the build options.
 
-// Activation codes follow sb::Act: 0 none, 1 relu, 2 gelu = sigmoid(1.702 v) * v, 3 softplus,
-// 4 gelu_erf = 0.5 v (1 + erf(v / sqrt 2)) (exact GELU), 5 leaky_relu (slope 0.01),
-// 6 sigmoid = 1 / (1 + e^-v).
+// The activation codes (SB_ACT_*) and the half flags (ACT_HALF_*) come from
+// models/ops/activation_codes.h, which C++ reads too (sb::Act); cl_common_source puts it first.
 inline float apply_act(float v, int act) {
-  if (act == 1) return fmax(v, 0.0f);
-  if (act == 2) return v / (1.0f + exp(-1.702f * v));
-  if (act == 3) return fmax(v, 0.0f) + log1p(exp(-fabs(v)));  // no overflow for large v
-  if (act == 4) return 0.5f * v * (1.0f + erf(v * M_SQRT1_2_F));
-  if (act == 5) return v > 0.0f ? v : 0.01f * v;
-  if (act == 6) return 1.0f / (1.0f + exp(-v));
+  if (act == SB_ACT_RELU) return fmax(v, 0.0f);
+  if (act == SB_ACT_GELU) return v / (1.0f + exp(-1.702f * v));
+  if (act == SB_ACT_SOFTPLUS)
+    return fmax(v, 0.0f) + log1p(exp(-fabs(v)));  // no overflow for large v
+  if (act == SB_ACT_GELU_ERF) return 0.5f * v * (1.0f + erf(v * M_SQRT1_2_F));
+  if (act == SB_ACT_LEAKY_RELU) return v > 0.0f ? v : 0.01f * v;
+  if (act == SB_ACT_SIGMOID) return 1.0f / (1.0f + exp(-v));
   return v;
 }
 
@@ -21,10 +21,8 @@ inline float4 apply_act4(float4 v, int act) {
 
 // Activations that may hold half bits (issue 27: a half-precision stage keeps them in f16
 // between its kernels; statistics and arithmetic stay fp32). A kernel taking them has an
-// `int halves` argument: which of its tensors are f16 (set by the host from their dtypes).
-#define ACT_HALF_X 1
-#define ACT_HALF_RESIDUAL 2
-#define ACT_HALF_Y 4
+// `int halves` argument: which of its tensors are f16 (ACT_HALF_*, set by the host from their
+// dtypes).
 inline float act_load(__global const float* p, size_t i, int in_half) {
   return in_half ? vload_half(i, (__global const half*)p) : p[i];
 }

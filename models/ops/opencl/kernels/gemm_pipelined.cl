@@ -126,7 +126,6 @@ inline void load_a_rows(__local uint4* tile, __global const uchar* src, int esiz
 // (the accumulators go there in gemm_pipe_body.cl, converted to float: s8's int32 sums are exact
 // to the end, |sum| <= 127^2 K).
 #define PIPE_EPI_BATCH 8
-#define EPI_HALF_OUT 256  // or-ed into act: y holds half bits (kEpiHalfOut in gemm_mma.cpp)
 
 // Elements at .. at + 3 of a row, gn .. gn + 3 its columns, zero (or not stored) past N.
 inline float4 load_quad(__global const float* p, size_t at, int gn, int N, bool vector_rows) {
@@ -197,7 +196,7 @@ __attribute__((always_inline)) inline void epilogue_quads(
 
 // y = act(C x scale + bias) + residual over the tile, 4 columns an access. Residual may be y
 // itself: each element is read before it is written, by the same item.
-// act | EPI_HALF_OUT: y holds half bits (issue 27: a half-precision stage's producer writes what
+// act | EPI_HALF_OUT (activation_codes.h): y holds half bits (issue 27: a half-precision stage's producer writes what
 // its f16 consumer reads, instead of fp32 and a conversion pass: a third of the bytes moved).
 // The residual, where there is one, stays fp32 (y is then fp32: the host refuses the mix).
 // s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
@@ -226,25 +225,25 @@ __attribute__((always_inline)) inline void epilogue_rows(
   // half outputs (never with a residual) with the same activations. Every fp32 branch tests
   // !half_out: one that did not stored floats into a half y (Geneformer's ReLU did, 2026-11-28).
   const bool f32_vector = vector_rows && !half_out;
-  if (vector_rows && half_out && act == 0) {
+  if (vector_rows && half_out && act == SB_ACT_NONE) {
     PIPE_EPI_HALF(0);
-  } else if (vector_rows && half_out && act == 1) {
+  } else if (vector_rows && half_out && act == SB_ACT_RELU) {
     PIPE_EPI_HALF(1);
-  } else if (vector_rows && half_out && act == 2) {
+  } else if (vector_rows && half_out && act == SB_ACT_GELU) {
     PIPE_EPI_HALF(2);
-  } else if (vector_rows && half_out && act == 4) {
+  } else if (vector_rows && half_out && act == SB_ACT_GELU_ERF) {
     PIPE_EPI_HALF(4);
-  } else if (f32_vector && !has_residual && act == 0) {
+  } else if (f32_vector && !has_residual && act == SB_ACT_NONE) {
     PIPE_EPI(0, false);
-  } else if (f32_vector && !has_residual && act == 2) {
+  } else if (f32_vector && !has_residual && act == SB_ACT_GELU) {
     PIPE_EPI(2, false);
-  } else if (f32_vector && !has_residual && act == 4) {
+  } else if (f32_vector && !has_residual && act == SB_ACT_GELU_ERF) {
     PIPE_EPI(4, false);
-  } else if (f32_vector && !has_residual && act == 1) {
+  } else if (f32_vector && !has_residual && act == SB_ACT_RELU) {
     PIPE_EPI(1, false);
-  } else if (f32_vector && has_residual && act == 0) {
+  } else if (f32_vector && has_residual && act == SB_ACT_NONE) {
     PIPE_EPI(0, true);
-  } else if (f32_vector && has_residual && act == 2) {
+  } else if (f32_vector && has_residual && act == SB_ACT_GELU) {
     PIPE_EPI(2, true);
   } else {
     // Every other case (rows of N not a multiple of 4, the other activations): a row at a time.
