@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/activation_codes.h"
 #include "models/ops/opencl/attention_choice.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -78,8 +79,9 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const int64_t n_pad = (s.n + 63) / 64 * 64, items = s.batch * s.heads;
   if (k.dtype() != v.dtype())
     throw std::invalid_argument("attention_fused: k and v must share a dtype");
-  // f16: which of q, k (and v) and out hold half bits (ACT_HALF_* in kernels/common.cl).
-  const int halves = (q.dtype() == DType::f16 ? 1 : 0) | (out.dtype() == DType::f16 ? 4 : 0);
+  // f16: which of q, k (and v) and out hold half bits.
+  const int halves =
+      (q.dtype() == DType::f16 ? ACT_HALF_X : 0) | (out.dtype() == DType::f16 ? ACT_HALF_Y : 0);
   const AttentionChoice choice = tf32 ? AttentionChoice{1, false, false} : attention_choice();
   // Read in place: K and V rows as 16-byte pieces (cp.async), so every offset in halves is a
   // multiple of 8.
