@@ -167,6 +167,20 @@ Vec forward(Backend& be, const Conv3dShape& s, const Vec& x, const Vec& w, const
   return be.download(y);
 }
 
+// dW and dbias from dy against the reference at fp32 tolerance; both start as NaN, as a pooled
+// buffer may, so every element must be written.
+std::vector<Check> backward_weights_checks(Backend& be, const ConvInputs& in) {
+  Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+  be.fill(dw, std::numeric_limits<float>::quiet_NaN());
+  be.fill(db, std::numeric_limits<float>::quiet_NaN());
+  be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)), up(be, in.dy, y_shape(in.s)), dw,
+                             &db);
+  DVec dw_ref, db_ref;
+  backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+  return checks({{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4},
+                 {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+}
+
 }  // namespace
 
 void add_conv3d_cases(std::vector<OpCase>& cases) {
@@ -181,16 +195,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
     const std::string name =
         std::string("reference_split_k_") + (layout == Layout3d::ncdhw ? "ncdhw" : "ndhwc");
     cases.push_back({Op::conv3d_backward_weights, name, {}, [=](Backend& be) {
-                       const ConvInputs in(s, 1290);
-                       Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
-                       be.fill(dw, std::numeric_limits<float>::quiet_NaN());
-                       be.fill(db, std::numeric_limits<float>::quiet_NaN());
-                       be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
-                                                  up(be, in.dy, y_shape(in.s)), dw, &db);
-                       DVec dw_ref, db_ref;
-                       backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
-                       return checks({{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4},
-                                      {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+                       return backward_weights_checks(be, ConvInputs(s, 1290));
                      }});
   }
   unsigned seed = 1300;
@@ -327,15 +332,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                        }});
       if (nc.kernel != 1) continue;  // 3^3 weight gradients stay on the GEMM paths
       cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
-                         const ConvInputs in(s, seed + 6);
-                         Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
-                         be.fill(dw, std::numeric_limits<float>::quiet_NaN());
-                         be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
-                                                    up(be, in.dy, y_shape(in.s)), dw, &db);
-                         DVec dw_ref, db_ref;
-                         backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
-                         return checks({{"dw", be.download(dw), dw_ref, Precision::f32, 1e-4},
-                                        {"dbias", be.download(db), db_ref, Precision::f32, 1e-4}});
+                         return backward_weights_checks(be, ConvInputs(s, seed + 6));
                        }});
     }
   // The stride-2 data gradient with dy's channels in several groups of four (24: six), where
