@@ -145,7 +145,9 @@ fi
 {
   echo "date $(date -u +%FT%TZ)"
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo "not a git checkout")" \
-    "dirty $(git status --porcelain --untracked-files=no 2>/dev/null | wc -l) tracked file(s)"
+    "dirty $(git status --porcelain --untracked-files=no 2>/dev/null | wc -l) tracked file(s)" \
+    "(the checkout running these scripts; a carried copy may keep an older .git: the bundle line" \
+    "and each result's context.build name the code that ran)"
   [ -f "$bundle/BUILD_INFO" ] && sed 's/^/bundle /' "$bundle/BUILD_INFO"
   echo "host $(hostname) $(nproc) cores; backend $backend; limit ${limit}s"
   echo "call ${preset:+preset $preset, }steps ${steps[*]}; size $size; stagebench $stagebench"
