@@ -58,6 +58,17 @@ def model_names(root):
                   d not in NOT_A_MODEL_NAME)
 
 
+def sources(root, folder):
+    """(path, path relative to root with / separators) of every source file under folder, in a
+    stable order."""
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith(SOURCES):
+                path = os.path.join(dirpath, name)
+                yield path, os.path.relpath(path, root).replace(os.sep, "/")
+
+
 def named_models(root):
     """Every line of harness/ that names a model (whole word, any case)."""
     names = model_names(root)
@@ -65,40 +76,28 @@ def named_models(root):
         return []
     word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b", re.I)
     problems = []
-    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "harness")):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if not name.endswith(SOURCES):
-                continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            with open(path, errors="replace") as fh:
-                for number, line in enumerate(fh, 1):
-                    m = word.search(line)
-                    if m:
-                        problems.append(f"{rel}:{number}: names model {m.group(1)}: the harness "
-                                        "knows models only by their declarations")
+    for path, rel in sources(root, "harness"):
+        with open(path, errors="replace") as fh:
+            for number, line in enumerate(fh, 1):
+                m = word.search(line)
+                if m:
+                    problems.append(f"{rel}:{number}: names model {m.group(1)}: the harness "
+                                    "knows models only by their declarations")
     return problems
 
 
 def check(root):
     problems = named_models(root)
     for folder, left, forbidden, why in rules(root):
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
-            dirnames.sort()
-            for name in sorted(filenames):
-                if not name.endswith(SOURCES):
-                    continue
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
-                if left and rel.startswith(left):
-                    continue
-                with open(path, errors="replace") as fh:
-                    text = fh.read()
-                for m in INCLUDE.finditer(text):
-                    if m.group(1).startswith(forbidden):
-                        line = text.count("\n", 0, m.start()) + 1
-                        problems.append(f"{rel}:{line}: includes {m.group(1)}: {why}")
+        for path, rel in sources(root, folder):
+            if left and rel.startswith(left):
+                continue
+            with open(path, errors="replace") as fh:
+                text = fh.read()
+            for m in INCLUDE.finditer(text):
+                if m.group(1).startswith(forbidden):
+                    line = text.count("\n", 0, m.start()) + 1
+                    problems.append(f"{rel}:{line}: includes {m.group(1)}: {why}")
     return problems
 
 
