@@ -12,7 +12,7 @@ step_ceilings() {  # cuBLAS's GEMM ceilings, so that tensor-core stages get a ro
 }
 
 step_tests() {  # ops_test on this device, once per TEST_VARIANTS entry
-  local filter="${TESTS-OpsOpenCL.*}" v name rc envs
+  local filter="${TESTS-OpsOpenCL.*:OpsOpenCLClblast.*}" v name rc envs
   [ -n "$filter" ] || { log "tests: TESTS is empty, none run"; return 0; }
   [ -x "$bundle/ops_test" ] || { log "tests skipped: no $bundle/ops_test"; return 0; }
   for v in ${TEST_VARIANTS:-default}; do

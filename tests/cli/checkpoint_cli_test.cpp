@@ -15,7 +15,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace checkpoint_cli {
 
 using sb::testing::TempDir;
 using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
@@ -105,4 +105,4 @@ TEST(CheckpointCli, DynUnetRefusalsNameTheTensorOrKeyAndBothValues) {
   expect_bad_input(args, "missing tensor 'output_block.conv.conv.weight'");
 }
 
-}  // namespace
+}  // namespace checkpoint_cli

@@ -17,7 +17,7 @@
 #include "tests/cli/trace_event_format.h"
 #include "tests/common/run_stagebench.h"
 
-namespace {
+namespace cli {  // named: the files share one unity unit (CMakeLists.txt)
 
 using Result = sb::testing::CommandResult;
 
@@ -322,8 +322,6 @@ TEST(Cli, DeepFmNamesAMalformedTableWithItsLine) {
   std::filesystem::remove(tsv);
 }
 
-}  // namespace
-
 // `--batch auto` on every backend of the build (cpu, PoCL): every batch the search calls fitting
 // was measured within the cap, the first that does not fit is over it, and the ladder ran at the
 // throughput-best batch within the cap.
@@ -369,3 +367,5 @@ TEST(Cli, BatchAutoFindsTheLargestFittingAndTheBestBatchOnEveryBackend) {
   }
   std::filesystem::remove(f);
 }
+
+}  // namespace cli

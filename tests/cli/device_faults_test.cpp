@@ -11,7 +11,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace device_faults {
 
 using sb::testing::run_stagebench;
 using sb::testing::TempDir;
@@ -160,4 +160,4 @@ TEST(DeviceFaults, BadFaultSwitchesAreBadInputBeforeMeasuring) {
       << r.output;
 }
 
-}  // namespace
+}  // namespace device_faults

@@ -19,7 +19,7 @@
 #include "tests/common/temp_dir.h"
 #include "tests/reports/fixture.h"
 
-namespace {
+namespace hostile_cli {
 
 using sb::testing::TempDir;
 
@@ -486,4 +486,4 @@ TEST(HostileCli, ANegativeSampleIsRefusedByEveryReader) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("m.json")));
 }
 
-}  // namespace
+}  // namespace hostile_cli

@@ -16,7 +16,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace peer_cli {
 
 namespace fs = std::filesystem;
 using sb::testing::run_stagebench;
@@ -252,4 +252,4 @@ TEST_F(PeerCli, RefusesWhatItCannotAddTo) {
       << r.output;
 }
 
-}  // namespace
+}  // namespace peer_cli

@@ -18,7 +18,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace signals_budget {
 
 using sb::testing::run_stagebench;
 using sb::testing::TempDir;
@@ -214,4 +214,4 @@ TEST(Budgets, AbsurdSweepBudgetsAreRefusedNamingTheField) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "o.json"));
 }
 
-}  // namespace
+}  // namespace signals_budget

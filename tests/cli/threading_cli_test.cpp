@@ -13,7 +13,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace threading_cli {
 
 using sb::testing::run_stagebench;
 using sb::testing::TempDir;
@@ -67,4 +67,4 @@ TEST(ThreadingCli, TheUsersSettingIsKept) {
   EXPECT_EQ(threading["wait_policy"], "active");
 }
 
-}  // namespace
+}  // namespace threading_cli

@@ -15,21 +15,10 @@
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/run_browser.h"
 #include "tests/common/golden.h"
+#include "widgets_app.h"
 
 namespace sb::viewer {
 namespace {
-
-QApplication& app() {
-  static int argc = 1;
-  static char name[] = "gui_charts_test";
-  static char* argv[] = {name, nullptr};
-  static QApplication* instance = [] {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication::setOrganizationName("stagebench-test");
-    return new QApplication(argc, argv);
-  }();
-  return *instance;
-}
 
 // two_backends.json with a batch search on its first run (the shape `run --batch auto` writes),
 // so that the batch chart draws its search, memory and cap.
@@ -64,7 +53,7 @@ QString dump_all(ChartsView& charts) {
 }
 
 TEST(Charts, GoldenDumpOfEveryChartPerFixture) {
-  app();
+  test::widgets_app();
   struct Case {
     const char* golden;
     nlohmann::json doc;
@@ -81,7 +70,7 @@ TEST(Charts, GoldenDumpOfEveryChartPerFixture) {
 
 // The window size the viewer opens at (gui/main.cpp) with its default font.
 TEST(Charts, NoChartElidesATextAtTheDefaultWindowSize) {
-  app();
+  test::widgets_app();
   QTemporaryDir dir;
   const QString batch = dir.filePath(QStringLiteral("batch_search.json"));
   {

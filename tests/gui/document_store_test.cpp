@@ -11,31 +11,18 @@
 #include "gui/model/document.h"
 #include "gui/model/document_store.h"
 #include "gui/model/run_list_model.h"
+#include "qt_app.h"
 
 namespace sb::viewer {
 namespace {
 
-QCoreApplication& app() {
-  static int argc = 1;
-  static char name[] = "gui_store_test";
-  static char* argv[] = {name, nullptr};
-  static QCoreApplication instance(argc, argv);
-  return instance;
-}
-
-void write(const QString& path, const QByteArray& bytes) {
-  QFile f(path);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write(bytes);
-}
-
 TEST(DocumentStore, BadFilesAreNamedAndTheGoodOneStillLoads) {
-  app();
+  test::core_app();
   QTemporaryDir dir;
   const QString bad_json = dir.filePath("broken.json");
   const QString wrong_schema = dir.filePath("other.json");
-  write(bad_json, "{\"schema\": \"stagebench/1\", \"runs\": [");
-  write(wrong_schema, "{\"schema\": \"gbench\", \"runs\": []}");
+  test::write_file(bad_json, "{\"schema\": \"stagebench/1\", \"runs\": [");
+  test::write_file(wrong_schema, "{\"schema\": \"gbench\", \"runs\": []}");
   DocumentStore store;
   QSignalSpy failed(&store, &DocumentStore::load_failed);
   store.open(
@@ -55,11 +42,11 @@ TEST(DocumentStore, BadFilesAreNamedAndTheGoodOneStillLoads) {
 }
 
 TEST(DocumentStore, ReloadsAFileThatChangesOnDisk) {
-  app();
+  test::core_app();
   QTemporaryDir dir;
   const QString path = dir.filePath("run.json");
   auto doc = test::fixture_json("two_backends.json");
-  write(path, QByteArray::fromStdString(doc.dump()));
+  test::write_file(path, QByteArray::fromStdString(doc.dump()));
   DocumentStore store;
   RunListModel runs(&store);
   QAbstractItemModelTester tester(&runs, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -72,7 +59,7 @@ TEST(DocumentStore, ReloadsAFileThatChangesOnDisk) {
   QSignalSpy loaded(&store, &DocumentStore::document_loaded);
   doc["runs"].erase(1);
   // As the harness writes: a new file renamed over the old one.
-  write(path + ".tmp", QByteArray::fromStdString(doc.dump()));
+  test::write_file(path + ".tmp", QByteArray::fromStdString(doc.dump()));
   ASSERT_TRUE(QFile::remove(path));
   ASSERT_TRUE(QFile::rename(path + ".tmp", path));
   ASSERT_TRUE(loaded.wait(10000));

@@ -14,33 +14,21 @@
 #include "gui/model/document_store.h"
 #include "gui/model/json_values.h"
 #include "gui/model/ladder_model.h"
+#include "qt_app.h"
 
 namespace sb::viewer {
 namespace {
 
-QCoreApplication& app() {
-  static int argc = 1;
-  static char name[] = "gui_hostile_test";
-  static char* argv[] = {name, nullptr};
-  static QCoreApplication instance(argc, argv);
-  return instance;
-}
-
-void write(const QString& path, const QByteArray& bytes) {
-  QFile f(path);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write(bytes);
-}
-
 TEST(HostileViewer, EveryBadFileIsAMessageAndTheGoodOneStillLoads) {
-  app();
+  test::core_app();
   QTemporaryDir dir;
   const QString big = dir.filePath("big.json");
   const QString deep = dir.filePath("deep.json");
   const QString fifo = dir.filePath("pipe.json");
-  write(big, "{\"x\":1e999}");  // out_of_range used to escape the loader: terminate()
-  write(deep, QByteArray(100000, '[') + QByteArray(100000, ']'));  // used to overflow the stack
-  ASSERT_EQ(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);    // used to block the loader
+  test::write_file(big, "{\"x\":1e999}");  // out_of_range used to escape the loader: terminate()
+  test::write_file(
+      deep, QByteArray(100000, '[') + QByteArray(100000, ']'));  // used to overflow the stack
+  ASSERT_EQ(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);  // used to block the loader
   DocumentStore store;
   QSignalSpy failed(&store, &DocumentStore::load_failed);
   store.open({big, deep, fifo, QString::fromStdString(test::fixture_path("two_backends.json"))});
@@ -79,7 +67,7 @@ TEST(HostileViewer, ImpossibleSamplesAndCompletenessAreProblems) {
              "runs[0].complete: expected a boolean or null, got string"}}) {
     nlohmann::json bad = doc;
     bad[nlohmann::json::json_pointer(c.pointer)] = c.value;
-    write(path, QByteArray::fromStdString(bad.dump()));
+    test::write_file(path, QByteArray::fromStdString(bad.dump()));
     const LoadResult r = load_document(path);
     EXPECT_EQ(r.error, path + ": not a stagebench/1 document:\n  " + c.problem) << c.pointer;
   }
@@ -109,14 +97,14 @@ TEST(HostileViewer, LongTextIsElided) {
 }
 
 TEST(HostileViewer, AbsurdSizesAreRefusedWithAMessage) {
-  app();
+  test::core_app();
   nlohmann::json doc = test::fixture_json("two_backends.json");
   const nlohmann::json stage = doc["runs"][0]["stages"][0];
   doc["runs"][0]["stages"] = nlohmann::json::array();
   for (int i = 0; i < 40000; ++i) doc["runs"][0]["stages"].push_back(stage);
   QTemporaryDir dir;
   const QString path = dir.filePath("many.json");
-  write(path, QByteArray::fromStdString(doc.dump()));
+  test::write_file(path, QByteArray::fromStdString(doc.dump()));
   const LoadResult r = load_document(path);
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(r.error.startsWith(path + ": runs[0] has 40000 stages, more than the viewer shows"))

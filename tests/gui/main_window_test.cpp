@@ -24,28 +24,17 @@
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/run_browser.h"
 #include "gui/widgets/screenshot.h"
+#include "widgets_app.h"
 
 namespace sb::viewer {
 namespace {
-
-QApplication& app() {
-  static int argc = 1;
-  static char name[] = "gui_widgets_test";
-  static char* argv[] = {name, nullptr};
-  static QApplication* instance = [] {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication::setOrganizationName("stagebench-test");  // keep the user's recent files
-    return new QApplication(argc, argv);
-  }();
-  return *instance;
-}
 
 QString fixture() {
   return QString::fromStdString(test::fixture_path("two_backends.json"));
 }
 
 TEST(MainWindow, OpensAFixtureAndSwitchesViews) {
-  app();
+  test::widgets_app();
   MainWindow window;
   window.set_interactive(false);
   window.resize(1000, 700);
@@ -73,7 +62,7 @@ TEST(MainWindow, OpensAFixtureAndSwitchesViews) {
 }
 
 TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
-  app();
+  test::widgets_app();
   ChartsView charts;
   charts.set_run(test::run_record(test::fixture_json("train.json")["runs"][0]), {});
   const auto views = charts.chart_views();
@@ -97,7 +86,7 @@ TEST(ChartsView, ShowsThePhasesChartForATrainingRunOnly) {
 }
 
 TEST(ChartsView, ShowsSeed004sTableAndChartForARunThatTimedItsInference) {
-  app();
+  test::widgets_app();
   ChartsView charts;
   charts.set_run(test::run_record(test::fixture_json("dynunet_train.json")["runs"][0]), {});
   const auto views = charts.chart_views();
@@ -119,7 +108,7 @@ TEST(ChartsView, ShowsSeed004sTableAndChartForARunThatTimedItsInference) {
 }
 
 TEST(ChartExport, WritesPngAndSvgByTheSuffix) {
-  app();
+  test::widgets_app();
   ChartsView charts;
   const auto doc = test::fixture_json("two_backends.json");
   charts.set_run(test::run_record(doc["runs"][0]), {});
@@ -146,7 +135,7 @@ TEST(Screenshot, RunRowIsAWholeNumberAsGiven) {
 }
 
 TEST(MainWindow, ScreenshotWritesANonEmptyPng) {
-  app();
+  test::widgets_app();
   QTemporaryDir dir;
   for (const char* view : {"ladder", "compare"}) {
     MainWindow window;
@@ -171,7 +160,7 @@ TEST(MainWindow, ScreenshotWritesANonEmptyPng) {
 
 // Issue 29: a failed encode wrote a 0-byte file over an older screenshot and exited 0.
 TEST(Screenshot, AnImageThatCannotBeEncodedLeavesTheOlderFile) {
-  app();
+  test::widgets_app();
   QTemporaryDir dir;
   const QString path = dir.filePath("old.png");
   QImage old(16, 16, QImage::Format_RGB32);
@@ -188,7 +177,7 @@ TEST(Screenshot, AnImageThatCannotBeEncodedLeavesTheOlderFile) {
 // Issue 29: a 1 MB stage id reached the compare view's problem label unelided and crashed the
 // viewer in its paint event.
 TEST(CompareView, AHugeStageIdIsElidedInTheProblemLine) {
-  app();
+  test::widgets_app();
   nlohmann::json doc = test::fixture_json("two_backends.json");
   doc["runs"][0]["stages"][1]["id"] = std::string(1000000, 'x');
   QTemporaryDir dir;
@@ -218,7 +207,7 @@ namespace {
 // The drill-down draws the timeline written beside the result file (x.json, x.trace.json) for
 // the run it shows, and says how to get one where there is none.
 TEST(Drilldown, DrawsTheTimelineBesideTheResultFile) {
-  app();
+  test::widgets_app();
   QTemporaryDir dir;
   const QString result = dir.filePath(QStringLiteral("x.json"));
   ASSERT_TRUE(QFile::copy(fixture(), result));
@@ -277,7 +266,7 @@ TEST(Drilldown, DrawsTheTimelineBesideTheResultFile) {
 // the viewer (a FIFO would wait for a writer forever, deep nesting would overflow the parser's
 // stack).
 TEST(Drilldown, HostileTimelineFilesAreNamedNotFatal) {
-  app();
+  test::widgets_app();
   QTemporaryDir dir;
   const QString result = dir.filePath(QStringLiteral("x.json"));
   ASSERT_TRUE(QFile::copy(fixture(), result));

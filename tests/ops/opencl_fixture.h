@@ -20,4 +20,9 @@ class OpsOpenCL : public ::testing::Test {
   OpenCLBackend* be = nullptr;
 };
 
+// The tests that route products through CLBlast, in a suite of their own: CTest runs them one at
+// a time (tests/ops/CMakeLists.txt), so that the later ones read the CLBlast programs the first
+// one left in PoCL's kernel cache instead of compiling them again beside it.
+class OpsOpenCLClblast : public OpsOpenCL {};
+
 }  // namespace sb::testing

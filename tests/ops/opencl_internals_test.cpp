@@ -246,7 +246,7 @@ TEST_F(OpsOpenCL, WritesCountAsTransfersAndQueuedWritesLand) {
   EXPECT_EQ(log->h2d_bytes(), (6 + 6 + 4) * 4u);
 }
 
-TEST_F(OpsOpenCL, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
+TEST_F(OpsOpenCLClblast, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
   const int64_t m = 5, n = 7, k = 3;
   const Vec ah = random_vec(2 * k * m, 60), bh = random_vec(2 * k * n, 61);  // A^T, B as [k, n]
   const Tensor a = be->upload(ah, {2, k, m}), b = be->upload(bh, {2, k, n});
@@ -288,7 +288,7 @@ TEST_F(OpsOpenCL, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
 // Attention's products (items b-major over heads, q and k interleaved in [B, n, H*dh]): every
 // CLBlast routine STAGEBENCH_GEMM_BATCHED can force computes what one Gemm per item does, the
 // grouped one as one strided batch per head; a name a batch cannot take is refused.
-TEST_F(OpsOpenCL, EveryForcedBatchedRoutineComputesTheSameScores) {
+TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
   const int64_t batch = 3, heads = 2, n = 5, dh = 4, ld = heads * dh;
   const Tensor q = be->upload(random_vec(batch * n * ld, 63), {batch, n, ld});
   const Tensor k = be->upload(random_vec(batch * n * ld, 64), {batch, n, ld});
@@ -359,7 +359,7 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresPacksEveryLayout) {
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
 // per call), and a second call with the key reuses the choice. The backend is shared between
 // tests, so the key is one no other test uses, and the count is relative.
-TEST_F(OpsOpenCL, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
+TEST_F(OpsOpenCLClblast, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   GemmBatch g;
   g.m = 9, g.n = 11, g.k = 13, g.trans_b = true, g.beta = 1.f, g.autotune = true;
   g.lda = g.k + 3, g.ldb = g.k + 1, g.ldc = g.n + 2;

@@ -21,7 +21,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/common/temp_dir.h"
 
-namespace {
+namespace sweep_cli {
 
 using nlohmann::json;
 using sb::testing::TempDir;
@@ -269,4 +269,4 @@ TEST(SweepCli, RunWritesGoogleBenchmarkJson) {
   EXPECT_EQ(g["benchmarks"][1]["time_unit"], "ms");
 }
 
-}  // namespace
+}  // namespace sweep_cli

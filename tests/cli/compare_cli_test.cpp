@@ -16,7 +16,7 @@
 #include "tests/common/run_stagebench.h"
 #include "tests/reports/fixture.h"
 
-namespace {
+namespace compare_cli {
 
 namespace fs = std::filesystem;
 
@@ -181,4 +181,4 @@ TEST_F(CompareCli, ReportFormatsAndOutputFile) {
   EXPECT_EQ(run("report " + file("base.json") + " --format pdf").status, 2);
 }
 
-}  // namespace
+}  // namespace compare_cli
