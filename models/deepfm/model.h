@@ -13,6 +13,7 @@
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/params.h"
 #include "models/ops/backend.h"
+#include "models/train_phases.h"
 
 namespace sb::deepfm {
 
@@ -29,11 +30,6 @@ struct StepResult {
   std::array<double, kTasks> task_loss{};
   double loss = 0;       // sum_t exp(-s_t) p_t L_t + s_t
   bool skipped = false;  // dynamic loss scaling found a non-finite gradient
-};
-
-// Bytes the trainer holds, by role (what a training memory breakdown shows).
-struct MemorySplit {
-  uint64_t parameters = 0, gradients = 0, optimizer_state = 0, activations = 0;
 };
 
 std::array<int32_t, 4> table_offsets(const Cardinality& card);

@@ -15,19 +15,6 @@
 namespace sb::deepfm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Steps timed phase by phase for the summaries (untimed by the runner).
 constexpr int kPhaseSteps = 9;  // enough for a 95% interval of a phase's ratio
 
@@ -211,14 +198,7 @@ void DeepFmWorkload::prepare(size_t stage) {
 
 StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
   Backend& be = *backend_;
-  auto mark = [&](double* slot, Clock::time_point& t0) {
-    if (!times) return;
-    be.synchronize();
-    *slot += ms_since(t0);
-    t0 = Clock::now();
-  };
-  Clock::time_point t0 = Clock::now();
-  PhaseMarks marks;  // the timeline's host ranges (instrument/host_ranges.h)
+  StepPhases phases(be, times);
   // Data: the step's batch (assembled now, or taken ready from the workers), its field codes
   // offset into the one concatenated table.
   PrefetchLoader::Ready ready;
@@ -237,8 +217,7 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
     ids = r.ids;
   }
   const int64_t b = view.size;
-  mark(times ? &times->data : nullptr, t0);
-  marks.end("data");
+  phases.end("data", &PhaseTimes::data);
   // Host to device: per tensor, blocking, into new tensors (as .to(device) is), or
   // non-blocking writes into the preallocated batch.
   DeviceBatch fresh;
@@ -254,27 +233,18 @@ StepResult DeepFmWorkload::step(StageRun& r, PhaseTimes* times) {
     d.direction = be.upload_ids(view.direction, {b});
     d.type = be.upload_ids(view.type, {b});
   }
-  mark(times ? &times->h2d : nullptr, t0);
-  marks.end("h2d");
+  phases.end("h2d", &PhaseTimes::h2d);
   r.trainer->forward_model(d);
-  mark(times ? &times->forward : nullptr, t0);
-  marks.end("forward");
+  phases.end("forward", &PhaseTimes::forward);
   r.trainer->losses(d);
-  if (times) {
-    const double before = times->forward;
-    mark(&times->forward, t0);
-    times->loss += times->forward - before;
-  }
-  marks.end("loss");
+  phases.end_part("loss", &PhaseTimes::forward, &PhaseTimes::loss);
   r.trainer->backward(d);
-  mark(times ? &times->backward : nullptr, t0);
-  marks.end("backward");
+  phases.end("backward", &PhaseTimes::backward);
   StepResult res = r.trainer->update();
   // The host batch may be reused once the device has read it: the update's loss read-back
   // synchronized, and the non-blocking writes were queued before the step's kernels.
   be.synchronize();
-  mark(times ? &times->optimizer : nullptr, t0);
-  marks.end("optimizer");
+  phases.end("optimizer", &PhaseTimes::optimizer);
   return res;
 }
 
@@ -394,22 +364,9 @@ nlohmann::json DeepFmWorkload::summaries(size_t stage) {
   }
   // Phases: a few more steps, each phase ended by a synchronization so that its device work
   // is inside it. The syncs add a little; the timed steps had none but the loss read-back.
-  std::vector<double> data, h2d, fwd, loss, bwd, opt;
-  for (int i = 0; i < kPhaseSteps; ++i) {
-    PhaseTimes t;
-    step(r, &t);
-    data.push_back(t.data), h2d.push_back(t.h2d), fwd.push_back(t.forward);
-    loss.push_back(t.loss), bwd.push_back(t.backward), opt.push_back(t.optimizer);
-  }
-  // Every step's phases, for the claims about one phase (docs/method.md#phase-claims); "loss"
-  // is the part of "forward" that computes the losses.
-  s[summary::kPhaseSamplesMs.key] = summary::by_phase(data, h2d, fwd, bwd, opt);
-  s[summary::kPhaseSamplesMs.key][summary::kLossPhase] = loss;
-  s[summary::kPhasesMs.key] =
-      summary::by_phase(median(data), median(h2d), median(fwd), median(bwd), median(opt));
-  const MemorySplit m = r.trainer->memory();
-  s[summary::kMemorySplitBytes.key] =
-      summary::by_role(m.parameters, m.gradients, m.optimizer_state, m.activations);
+  write_step_phases(
+      s, kPhaseSteps, [&](PhaseTimes& t) { step(r, &t); }, /*with_samples=*/true);
+  write_memory_split(s, r.trainer->memory());
   s[summary::kLastLoss.key] = r.last.loss;
   if (r.sw.loss_scaling) {
     s[summary::kLossScale.key] = r.trainer->loss_scale();

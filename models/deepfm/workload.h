@@ -13,6 +13,7 @@
 #include "models/deepfm/data/data.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/model.h"
+#include "models/train_phases.h"
 
 namespace sb::deepfm {
 
@@ -58,11 +59,6 @@ class DeepFmWorkload : public Workload {
   struct StageRun;
   Precision reduced_precision() const;
   std::string precision_gap(Precision p) const;
-  // The four phases of one step; `sync` makes each phase end when its device work has.
-  struct PhaseTimes {
-    double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
-    double loss = 0;  // the losses' part of forward, for the claim about them
-  };
   StepResult step(StageRun& r, PhaseTimes* times);
 
   WorkloadOptions options_;

@@ -14,13 +14,9 @@
 #include "models/dynunet/ladder.h"
 #include "models/dynunet/params.h"
 #include "models/ops/backend.h"
+#include "models/train_phases.h"
 
 namespace sb::dynunet {
-
-// Bytes the trainer holds between steps, by role.
-struct MemorySplit {
-  uint64_t parameters = 0, gradients = 0, optimizer_state = 0, activations = 0;
-};
 
 struct StepLoss {
   double dice = 0, bce = 0;

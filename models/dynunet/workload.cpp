@@ -19,19 +19,6 @@
 namespace sb::dynunet {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 constexpr int kPhaseSteps = 3;  // steps timed phase by phase for the summaries
 constexpr int kLoaderWorkers = 2, kLoaderSlots = 3;
 // The inference measurement: a warm-up pass, then passes until both bounds are met or the
@@ -161,14 +148,7 @@ void DynUnetWorkload::prepare(size_t stage) {
 
 StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times, std::vector<float>* grads) {
   Backend& be = *backend_;
-  auto mark = [&](double* slot, Clock::time_point& t0) {
-    if (!times) return;
-    be.synchronize();
-    *slot += ms_since(t0);
-    t0 = Clock::now();
-  };
-  Clock::time_point t0 = Clock::now();
-  PhaseMarks marks;  // the timeline's host ranges (instrument/host_ranges.h)
+  StepPhases phases(be, times);
   int slot = -1;
   std::span<const float> image = r.image, mask = r.mask;
   if (r.loader) {
@@ -180,26 +160,21 @@ StepLoss DynUnetWorkload::step(StageRun& r, PhaseTimes* times, std::vector<float
                  r.mask);
   }
   ++r.next;
-  mark(times ? &times->data : nullptr, t0);
-  marks.end("data");
+  phases.end("data", &PhaseTimes::data);
   // From the loader's (page-locked) slots the copies are queued; the update's loss read-back
   // synchronizes before the slot goes back to the workers.
   be.write(image, r.d_image, !r.loader);
   be.write(mask, r.d_mask, !r.loader);
-  mark(times ? &times->h2d : nullptr, t0);
-  marks.end("h2d");
+  phases.end("h2d", &PhaseTimes::h2d);
   r.net->forward(r.d_image, r.d_mask);
-  mark(times ? &times->forward : nullptr, t0);
-  marks.end("forward");
+  phases.end("forward", &PhaseTimes::forward);
   r.net->backward();
-  mark(times ? &times->backward : nullptr, t0);
-  marks.end("backward");
+  phases.end("backward", &PhaseTimes::backward);
   if (grads) *grads = r.net->gradients();
   StepLoss loss = r.net->update();
   be.synchronize();
   if (r.loader) r.loader->release(slot);
-  mark(times ? &times->optimizer : nullptr, t0);
-  marks.end("optimizer");
+  phases.end("optimizer", &PhaseTimes::optimizer);
   return loss;
 }
 
@@ -310,18 +285,9 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   StageRun& r = *runs_.at(stage);
   Backend& be = *backend_;
   nlohmann::json s = nlohmann::json::object();
-  std::vector<double> data, h2d, fwd, bwd, opt;
-  for (int i = 0; i < kPhaseSteps; ++i) {
-    PhaseTimes t;
-    step(r, &t);
-    data.push_back(t.data), h2d.push_back(t.h2d), fwd.push_back(t.forward);
-    bwd.push_back(t.backward), opt.push_back(t.optimizer);
-  }
-  s[summary::kPhasesMs.key] =
-      summary::by_phase(median(data), median(h2d), median(fwd), median(bwd), median(opt));
-  const MemorySplit m = r.net->memory();
-  s[summary::kMemorySplitBytes.key] =
-      summary::by_role(m.parameters, m.gradients, m.optimizer_state, m.activations);
+  write_step_phases(
+      s, kPhaseSteps, [&](PhaseTimes& t) { step(r, &t); }, /*with_samples=*/false);
+  write_memory_split(s, r.net->memory());
   s[summary::kLastLoss.key] = r.last.total();
   s["last_dice"] = r.last.dice;
   s[summary::kSteps.key] = r.net->steps();
@@ -330,15 +296,15 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   // Inference on the stage's switches: the forward alone on a resident batch, synchronized.
   infer(stage);  // warm-up (and the input in place)
   std::vector<double> ms;
-  const Clock::time_point start = Clock::now();
+  const StepClock::time_point start = StepClock::now();
   while (static_cast<int>(ms.size()) < kInferMaxReps &&
          (static_cast<int>(ms.size()) < kInferMinReps || ms_since(start) < kInferMinMs)) {
-    const Clock::time_point t0 = Clock::now();
+    const StepClock::time_point t0 = StepClock::now();
     r.net->infer(r.d_image);
     be.synchronize();
     ms.push_back(ms_since(t0));
   }
-  const double med = median(ms);
+  const double med = median_ms(ms);
   nlohmann::json inf = {
       {summary::kInferenceMedianMs.key, med},
       {summary::kInferenceMinMs.key, *std::min_element(ms.begin(), ms.end())},

@@ -12,6 +12,7 @@
 #include "models/dynunet/config.h"
 #include "models/dynunet/ladder.h"
 #include "models/dynunet/network.h"
+#include "models/train_phases.h"
 
 namespace sb::dynunet {
 
@@ -59,9 +60,6 @@ class DynUnetWorkload : public Workload {
   struct StageRun;
   Precision reduced_precision() const;
   std::string precision_gap(Precision p) const;
-  struct PhaseTimes {
-    double data = 0, h2d = 0, forward = 0, backward = 0, optimizer = 0;
-  };
   // grads: when given, the gradients are read back between backward and update (only the
   // untimed train() asks; timed steps pass null and run the same ops as before).
   StepLoss step(StageRun& r, PhaseTimes* times, std::vector<float>* grads = nullptr);
