@@ -15,8 +15,7 @@ namespace {
 
 std::string deepfm_export_steps(const ExportStepsArgs& a) {
   deepfm::WorkloadOptions o;
-  o.size = a.size, o.seed = a.seed, o.batch = a.batch, o.weights = a.weights;
-  o.data = a.data;
+  o.size = a.size, o.seed = a.seed, o.batch = a.batch, o.weights = a.weights, o.data = a.data;
   if (a.no_dropout) o.dropout = 0.f;
   deepfm::DeepFmWorkload w(o, a.backend());
   if (const std::string why = w.skip_reason(a.stage); !why.empty())
@@ -42,11 +41,7 @@ ModelEntry deepfm_entry() {
   m.ladder = []() -> const std::vector<StageSpec>& { return deepfm::ladder(); };
   m.make = [](const WorkloadRequest& r,
               std::unique_ptr<Backend> backend) -> std::unique_ptr<Workload> {
-    deepfm::WorkloadOptions o;
-    o.size = r.size;
-    o.seed = r.seed;
-    o.weights = r.weights;
-    o.batch = r.batch;
+    auto o = from_request<deepfm::WorkloadOptions>(r);
     o.data = r.input;
     return std::make_unique<deepfm::DeepFmWorkload>(o, std::move(backend));
   };

@@ -13,17 +13,14 @@
 #include "models/deepfm/data/data.h"
 #include "models/deepfm/ladder.h"
 #include "models/deepfm/model.h"
+#include "models/run_options.h"
 #include "models/train_phases.h"
 
 namespace sb::deepfm {
 
-struct WorkloadOptions {
-  std::string size = "small";
-  uint64_t seed = 1;
-  int64_t batch = 0;              // 0: the size's batch
-  std::filesystem::path data;     // the user's table (.tsv); empty: a seeded synthetic table
-  std::filesystem::path weights;  // empty: seeded initial parameters
-  std::optional<float> dropout;   // overrides the size's (0: a reference check without masks)
+struct WorkloadOptions : RunOptions {
+  std::filesystem::path data;    // the user's table (.tsv); empty: a seeded synthetic table
+  std::optional<float> dropout;  // overrides the size's (0: a reference check without masks)
 };
 
 class DeepFmWorkload : public Workload {

@@ -45,12 +45,8 @@ ModelEntry dynunet_entry() {
     if (!r.input.empty())
       throw std::invalid_argument(
           "dynunet: run takes no --input (it trains on seeded synthetic volumes)");
-    dynunet::WorkloadOptions o;
-    o.size = r.size;
-    o.seed = r.seed;
-    o.weights = r.weights;
-    o.batch = r.batch;
-    return std::make_unique<dynunet::DynUnetWorkload>(o, std::move(backend));
+    return std::make_unique<dynunet::DynUnetWorkload>(from_request<dynunet::WorkloadOptions>(r),
+                                                      std::move(backend));
   };
   m.check = [](const WorkloadRequest& r) {
     if (!r.input.empty())

@@ -12,16 +12,12 @@
 #include "models/dynunet/config.h"
 #include "models/dynunet/ladder.h"
 #include "models/dynunet/network.h"
+#include "models/run_options.h"
 #include "models/train_phases.h"
 
 namespace sb::dynunet {
 
-struct WorkloadOptions {
-  std::string size = "small";
-  uint64_t seed = 1;
-  int64_t batch = 0;              // 0: the size's batch
-  std::filesystem::path weights;  // empty: seeded initial parameters
-};
+struct WorkloadOptions : RunOptions {};
 
 class DynUnetWorkload : public Workload {
  public:

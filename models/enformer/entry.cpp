@@ -21,12 +21,8 @@ enformer::WorkloadOptions enformer_options(const WorkloadRequest& r) {
   if (!r.input.empty())
     throw std::invalid_argument(
         "enformer: run takes no --input (it measures seeded one-hot DNA; use infer)");
-  enformer::WorkloadOptions o;
-  o.size = r.size;
-  o.seed = r.seed;
-  o.weights = r.weights;
+  auto o = from_request<enformer::WorkloadOptions>(r);
   o.overrides = {option_integer(r.options, "length", 0), option_integer(r.options, "target", 0)};
-  o.batch = r.batch > 0 ? r.batch : 1;
   return o;
 }
 

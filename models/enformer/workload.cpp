@@ -19,8 +19,8 @@ Params load_params(const Config& c, const WorkloadOptions& o) {
 
 Config workload_config(const WorkloadOptions& o) {
   Config c = config_for(o.size);
-  if (o.batch < 1) throw std::invalid_argument("enformer: batch must be >= 1");
-  c.batch = o.batch;
+  if (o.batch < 0) throw std::invalid_argument("enformer: batch must be >= 1");
+  c.batch = o.batch > 0 ? o.batch : 1;
   if (!o.weights.empty()) return config_from_checkpoint(c, o.weights, o.overrides);
   return with_overrides(c, o.overrides);
 }

@@ -8,16 +8,13 @@
 #include "contract/workload.h"
 #include "models/enformer/checkpoint.h"
 #include "models/enformer/model.h"
+#include "models/run_options.h"
 
 namespace sb::enformer {
 
-struct WorkloadOptions {
-  std::string size = "small";
-  uint64_t seed = 1;
-  std::filesystem::path weights;  // a file or a folder with model.safetensors; empty: seeded
-                                  // random weights of the size's configuration
-  ConfigOverrides overrides;      // --length, --target
-  int64_t batch = 1;
+// batch 0: one sequence (the sizes fix none).
+struct WorkloadOptions : RunOptions {
+  ConfigOverrides overrides;  // --length, --target
 };
 
 // The configuration a workload runs: the size's, or the checkpoint's (checkpoint.h), at the

@@ -21,11 +21,7 @@ geneformer::ConfigOverrides geneformer_overrides(const OptionValues& options) {
 }
 
 geneformer::WorkloadOptions geneformer_options(const WorkloadRequest& r) {
-  geneformer::WorkloadOptions o;
-  o.size = r.size;
-  o.seed = r.seed;
-  o.weights = r.weights;
-  o.batch = r.batch;
+  auto o = from_request<geneformer::WorkloadOptions>(r);
   o.overrides = geneformer_overrides(r.options);
   return o;
 }

@@ -10,17 +10,13 @@
 #include "models/geneformer/calibration.h"
 #include "models/geneformer/model.h"
 #include "models/geneformer/perturbation.h"
+#include "models/run_options.h"
 
 namespace sb::geneformer {
 
-struct WorkloadOptions {
-  std::string size = "small";
-  uint64_t seed = 1;
-  std::filesystem::path weights;  // a file or a folder with model.safetensors; empty: seeded
-                                  // random weights of the size's configuration
-  ConfigOverrides overrides;      // --heads, --eps
-  int64_t batch = 0;              // 0: the size's batch
-  std::optional<Cells> cells;     // the user's token ids; else seeded synthetic cells
+struct WorkloadOptions : RunOptions {
+  ConfigOverrides overrides;   // --heads, --eps
+  std::optional<Cells> cells;  // the user's token ids; else seeded synthetic cells
   CalibrationSet calibration{4, 0, 0};
   int64_t perturbed_genes = 0;  // 0: min(32, tokens / 4)
 };
