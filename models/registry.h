@@ -25,9 +25,6 @@ std::vector<OptionSpec> declared_options();
 // not declare and another model does, "" when `m` takes them all. An option no model declares
 // is named as unknown.
 std::string foreign_option(const ModelEntry& m, const OptionValues& given);
-// Why the gemm benchmark refuses a request's options (--weights, --input/--data, a batch above
-// 1), "" when it takes them: its check and factory's (models/gemm/entry.cpp).
-std::string gemm_refused_options(const WorkloadRequest& r);
 const ModelEntry& find_model(const std::string& name);  // throws, listing the known models
 // Throws std::invalid_argument "<model>: unknown size 'x' (sizes: ...)".
 void check_size(const ModelEntry& m, const std::string& size);

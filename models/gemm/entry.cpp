@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/gemm/config.h"
+#include "models/gemm/entry.h"
 #include "models/gemm/ladder.h"
 #include "models/gemm/workload.h"
 #include "models/registry.h"

@@ -7,6 +7,7 @@
 
 #include "harness/correctness.h"
 #include "models/gemm/counts.h"
+#include "models/gemm/entry.h"
 #include "models/gemm/workload.h"
 #include "models/registry.h"
 
