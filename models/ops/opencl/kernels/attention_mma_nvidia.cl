@@ -1,10 +1,16 @@
 // NVIDIA-only fused masked attention on tensor cores (built with gemm_mma_nvidia.cl, whose
-// fragment layouts and mma_f16 / to_half_bits it uses). Head size 64.
+// fragment layouts, mma_f16 / mma_tf32 and conversions it uses), and the helpers the masked and
+// relative kernels share. Head size 64. One body (attention_mma_body.cl) serves every
+// precision, instantiated per precision's row of the table (attention_f16_nvidia.cl: fp16,
+// m16n8k16; attention_tf32_nvidia.cl: tf32, m16n8k8, for stages in TF32 mode) as the GEMMs'
+// precisions share gemm_pipe_body.cl. This comment tells the f16 kernel's story; tf32's
+// differs where its fragments do (tiles of fp32, twice the bytes: a 2-stage ring; P through
+// local memory, since its accumulator layout is not tf32's A layout).
 //
-// attention_pack_f16 first converts K and V once per call to halves, per (batch, head): K as
-// [n, 64] rows and V transposed as [64, n], so that the attention kernel's many work-groups per
-// head copy ready-made half tiles with 16-byte loads instead of each converting (and
-// transposing) the same fp32 values again.
+// attention_pack_<precision> (attention_pack_body.cl) first converts K and V once per call to
+// the mma's operands, per (batch, head): K as [n, 64] rows and V transposed as [64, n], so that
+// the attention kernel's many work-groups per head copy ready-made tiles with 16-byte loads
+// instead of each converting (and transposing) the same fp32 values again.
 // A 128-item work-group (4 warps) owns 64 FA_MBLK queries of one (batch, head); each warp
 // FA_MBLK blocks of 16 (attention_mma_body.cl, included once per FA_MBLK: 1 and 2). Two blocks
 // halve the ldmatrix traffic per mma: each K or V fragment feeds both, as FlashAttention-2's
@@ -27,14 +33,15 @@
 #define FA_THREADS 128
 #define FA_KEYS 64
 #define FA_DH 64
-#define FA_ROW 9  // 16-byte chunks per local row: 8 of data (64 halves) + 1 of padding
-#define FA_STAGES 3
-#define FA_TILE (FA_KEYS * FA_ROW)  // chunks per K or V^T tile (both are 64 x 64)
 
 inline float shfl_xor(float v, int mask) {
   float r;
   asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(mask));
   return r;
+}
+
+inline void warp_sync(void) {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
 }
 
 inline uint pack_half2(float lo, float hi) {
@@ -170,28 +177,3 @@ __attribute__((always_inline)) inline void store_attention_rows_half(float o[][4
           pack_half2(o[i][2] * inv8, o[i][3] * inv8);
   }
 }
-
-// One work-group per 64 keys of one (batch, head): kh[bh][key][d], vt[bh][d][key] as half bits.
-// Keys past n are written as zeros up to the next multiple of 64 (n_pad).
-__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
-void attention_pack_f16(__global const float* k, __global const float* v, int n, int n_pad,
-                        int heads, int ld_k, int ld_v, int k_col, int v_col,
-                        __global ushort* kh, __global ushort* vt, int half_in) {
-  __local float tile[64 * 65];
-  const int tid = get_local_id(0);
-  const int k0 = get_group_id(0) * 64, bh = get_group_id(1), b = bh / heads, h = bh % heads;
-  for (int i = tid; i < 64 * 64; i += 256) {  // K: coalesced along d on both sides
-    const int key = i >> 6, d = i & 63;
-    const bool in = k0 + key < n;
-    const long row = b * n + k0 + key, col = h * FA_DH + d;
-    const float x = in ? act_load(k, row * ld_k + k_col + col, half_in) : 0.0f;
-    kh[((long)bh * n_pad + k0 + key) * FA_DH + d] = to_half_bits(x);
-    tile[key * 65 + d] = in ? act_load(v, row * ld_v + v_col + col, half_in) : 0.0f;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int i = tid; i < 64 * 64; i += 256) {  // V^T: coalesced along keys when written
-    const int d = i >> 6, key = i & 63;
-    vt[((long)bh * FA_DH + d) * n_pad + k0 + key] = to_half_bits(tile[key * 65 + d]);
-  }
-}
-
