@@ -14,7 +14,8 @@
 //   AT_P_FRAG(a, s, kk, pw, pitch, lane)  P's A fragment of key step kk from the scores s[8][4]
 //                              (f16: repacked in registers; tf32: from the warp's P tile pw,
 //                              rows `pitch` chunks apart, that AT_P_STASH wrote)
-//   AT_P_IN_LOCAL              1 where P goes through local memory (AT_P_STASH)
+//   AT_P_IN_LOCAL, AT_P_STASH(s, pw, pitch, g, t)  1 where P goes through local memory,
+//                              and how the scores get there (the warp's tile pw)
 //   AT_HALF_IO                 1 where q and out may hold half bits (the kernels' `halves`)
 //   AT_V_ROWS_AT(rows, pitch, kk, lane), AT_V_ROWS_FRAG(vb, at, pitch, ip)  B fragments of
 //                              P V for key step kk and dimensions 16 ip .. 16 ip + 15 (n8
@@ -31,8 +32,8 @@
 #define AT_TO_BITS(x) to_half_bits(x)
 #define AT_FRAG(r) (r)
 #define AT_P_IN_LOCAL 0
+#define AT_P_STASH(s, pw, pitch, g, t)  // P stays in registers
 #define AT_HALF_IO 1
-#define AT_PACK(lo, hi) (AT_FAST ? pack_half2_x2(lo, hi) : pack_half2(lo, hi))
 #define AT_A_FRAG(a, s, t, X)                                                    \
   {                                                                              \
     const int d_ = (s) * 16 + 2 * (t);                                           \
@@ -45,10 +46,10 @@
 // 2 kk + 1 are key step kk's fragment, with no trip through memory.
 #define AT_P_FRAG(a, s, kk, pw, pitch, lane)                                     \
   {                                                                              \
-    (a)[0] = AT_PACK((s)[2 * (kk)][0], (s)[2 * (kk)][1]);                        \
-    (a)[1] = AT_PACK((s)[2 * (kk)][2], (s)[2 * (kk)][3]);                        \
-    (a)[2] = AT_PACK((s)[2 * (kk) + 1][0], (s)[2 * (kk) + 1][1]);                \
-    (a)[3] = AT_PACK((s)[2 * (kk) + 1][2], (s)[2 * (kk) + 1][3]);                \
+    (a)[0] = pack_p((s)[2 * (kk)][0], (s)[2 * (kk)][1], AT_FAST);                \
+    (a)[1] = pack_p((s)[2 * (kk)][2], (s)[2 * (kk)][3], AT_FAST);                \
+    (a)[2] = pack_p((s)[2 * (kk) + 1][0], (s)[2 * (kk) + 1][1], AT_FAST);        \
+    (a)[3] = pack_p((s)[2 * (kk) + 1][2], (s)[2 * (kk) + 1][3], AT_FAST);        \
   }
 // An odd number of chunks per V row: the 8 rows an ldmatrix phase reads hit 8 bank groups.
 #define AT_V_PITCH(dv) ((dv) / 8 + 1)

@@ -57,6 +57,11 @@ inline uint pack_half2_x2(float lo, float hi) {
   return r;
 }
 
+// P's pairs by either conversion (fast: pack_half2_x2), fast a constant at every call.
+inline uint pack_p(float lo, float hi, int fast) {
+  return fast ? pack_half2_x2(lo, hi) : pack_half2(lo, hi);
+}
+
 // exp2 as one MUFU.EX2: without -cl-denorms-are-zero, native_exp2 may become the non-ftz
 // ex2.approx, which ptxas wraps in a range test and two multiplies for subnormal results.
 // Softmax weights below 2^-126 are zero either way once P is rounded to f16.
