@@ -86,41 +86,33 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
   }
 #define FA_PIECES (FA_KEYS * FA_CHUNKS)
 #if FA_DIRECT
+  // Rows of keys past n come from a clamped row with src-size 0: zeros.
   const long k_at = (long)b * n * ld_k + k_col + h * FA_DH;
   const long v_at = (long)b * n * ld_v + v_col + h * FA_DH;
-#define FA_ISSUE(kt)                                                                          \
-  {                                                                                           \
-    const int slot = (kt) % FA_STAGES, kbase = (kt) * FA_KEYS;                                \
-    for (int i = 0; i < FA_PIECES / FA_THREADS; ++i) {                                        \
-      const int piece = tid + i * FA_THREADS, row = piece >> FA_CHUNK_BITS;                  \
-      const int col = piece & (FA_CHUNKS - 1);                                                \
-      const int key = min(kbase + row, n - 1), bytes = kbase + row < n ? 16 : 0;              \
-      cp_async16(ks + slot * FA_TILE + row * FA_ROW + col,                                    \
-                 (__global const uchar*)(k + k_at + (long)key * ld_k + col * AT_EPC), bytes); \
-      cp_async16(vt_local + slot * FA_TILE + row * FA_ROW + col,                              \
-                 (__global const uchar*)(v + v_at + (long)key * ld_v + col * AT_EPC), bytes); \
-    }                                                                                         \
-    FA_BIAS_TILE(kt)                                                                          \
-  }
+#define FA_K_SRC(kbase, row, col) \
+  (k + k_at + (long)min((kbase) + (row), n - 1) * ld_k + (col) * AT_EPC)
+#define FA_V_SRC(kbase, row, col) \
+  (v + v_at + (long)min((kbase) + (row), n - 1) * ld_v + (col) * AT_EPC)
+#define FA_BYTES(kbase, row) ((kbase) + (row) < n ? 16 : 0)
 #else
+#define FA_K_SRC(kbase, row, col) (kh + ((long)bh * n_pad + (kbase) + (row)) * FA_CHUNKS + (col))
+#define FA_V_SRC(kbase, row, col) \
+  (vt + ((long)bh * FA_DH + (row)) * (n_pad / AT_EPC) + (kbase) / AT_EPC + (col))
+#define FA_BYTES(kbase, row) 16
+#endif
 #define FA_ISSUE(kt)                                                                          \
   {                                                                                           \
     const int slot = (kt) % FA_STAGES, kbase = (kt) * FA_KEYS;                                \
     for (int i = 0; i < FA_PIECES / FA_THREADS; ++i) {                                        \
       const int piece = tid + i * FA_THREADS, row = piece >> FA_CHUNK_BITS;                  \
-      const int col = piece & (FA_CHUNKS - 1);                                                \
+      const int col = piece & (FA_CHUNKS - 1), bytes = FA_BYTES(kbase, row);                \
       cp_async16(ks + slot * FA_TILE + row * FA_ROW + col,                                    \
-                 (__global const uchar*)(kh + ((long)bh * n_pad + kbase + row) * FA_CHUNKS +  \
-                                         col),                                                \
-                 16);                                                                         \
+                 (__global const uchar*)FA_K_SRC(kbase, row, col), bytes);                    \
       cp_async16(vt_local + slot * FA_TILE + row * FA_ROW + col,                              \
-                 (__global const uchar*)(vt + ((long)bh * FA_DH + row) * (n_pad / AT_EPC) +   \
-                                         kbase / AT_EPC + col),                               \
-                 16);                                                                         \
+                 (__global const uchar*)FA_V_SRC(kbase, row, col), bytes);                    \
     }                                                                                         \
     FA_BIAS_TILE(kt)                                                                          \
   }
-#endif
   for (int st = 0; st < FA_STAGES - 1; ++st) {
     if (st < tiles) FA_ISSUE(st)
     cp_async_commit();
@@ -209,16 +201,14 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #undef FA_ISSUE
 #undef FA_BIAS_TILE
 #undef FA_PIECES
+#undef FA_K_SRC
+#undef FA_V_SRC
+#undef FA_BYTES
   const long out_at = (long)b * n * ld_out + h * FA_DH + 2 * t;
 #pragma unroll
-  for (int mb = 0; mb < FA_MBLK; ++mb) {
-    if (AT_HALF_IO && (halves & ACT_HALF_Y))
-      store_attention_rows_half(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n,
-                                (__global ushort*)out + out_at, ld_out);
-    else
-      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out + out_at,
-                           ld_out);
-  }
+  for (int mb = 0; mb < FA_MBLK; ++mb)
+    store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at, ld_out,
+                         AT_HALF_IO && (halves & ACT_HALF_Y));
 }
 
 #undef FA_QUERIES

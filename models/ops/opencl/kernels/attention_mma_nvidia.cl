@@ -134,14 +134,25 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
   }
 }
 
-// O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
-// item, the head's first column plus 2t; rows are ld_out apart. O has o_tiles n8 tiles (a
-// constant), of which the first cols / 8 are stored. Each pair is one 8-byte store: ld_out and
-// the column are even (head widths are multiples of 8), which vstore2 could not assume.
+// One pair of O's values, a row's columns c and c + 1 at element `at` of `out`: one 8-byte
+// store of fp32, or one 4-byte store of half bits (half_out: a half-precision stage, issue 27,
+// whose next linear layer reads f16). `at` is even (head widths are multiples of 8), which
+// vstore2 could not assume.
+inline void store_pair(__global float* out, long at, float a, float b, int half_out) {
+  if (half_out)
+    *(__global uint*)((__global ushort*)out + at) = pack_half2(a, b);
+  else
+    *(__global float2*)(out + at) = (float2)(a, b);
+}
+
+// O / l for rows r0 and r0 + 8 (those below n) into `out` from element `at` on (row 0 of the
+// batch item, the head's first column plus 2t); rows are ld_out apart. O has o_tiles n8 tiles
+// (a constant), of which the first cols / 8 are stored.
 __attribute__((always_inline)) inline void store_attention_rows(float o[][4], int o_tiles,
                                                                 int cols, float l0, float l8,
                                                                 int r0, int n,
-                                                                __global float* out, int ld_out) {
+                                                                __global float* out, long at,
+                                                                int ld_out, int half_out) {
   l0 += shfl_xor(l0, 1);
   l0 += shfl_xor(l0, 2);
   l8 += shfl_xor(l8, 1);
@@ -151,34 +162,9 @@ __attribute__((always_inline)) inline void store_attention_rows(float o[][4], in
   for (int i = 0; i < o_tiles; ++i) {
     if (i * 8 >= cols) break;
     if (r0 < n)
-      *(__global float2*)(out + (long)r0 * ld_out + i * 8) =
-          (float2)(o[i][0] * inv0, o[i][1] * inv0);
+      store_pair(out, at + (long)r0 * ld_out + i * 8, o[i][0] * inv0, o[i][1] * inv0, half_out);
     if (r0 + 8 < n)
-      *(__global float2*)(out + (long)(r0 + 8) * ld_out + i * 8) =
-          (float2)(o[i][2] * inv8, o[i][3] * inv8);
-  }
-}
-
-// store_attention_rows into an output of half bits (a half-precision stage, issue 27: the
-// next linear layer reads f16).
-__attribute__((always_inline)) inline void store_attention_rows_half(float o[][4], int o_tiles,
-                                                                     int cols, float l0, float l8,
-                                                                     int r0, int n,
-                                                                     __global ushort* out,
-                                                                     int ld_out) {
-  l0 += shfl_xor(l0, 1);
-  l0 += shfl_xor(l0, 2);
-  l8 += shfl_xor(l8, 1);
-  l8 += shfl_xor(l8, 2);
-  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
-#pragma unroll
-  for (int i = 0; i < o_tiles; ++i) {
-    if (i * 8 >= cols) break;
-    if (r0 < n)
-      *(__global uint*)(out + (long)r0 * ld_out + i * 8) =
-          pack_half2(o[i][0] * inv0, o[i][1] * inv0);
-    if (r0 + 8 < n)
-      *(__global uint*)(out + (long)(r0 + 8) * ld_out + i * 8) =
-          pack_half2(o[i][2] * inv8, o[i][3] * inv8);
+      store_pair(out, at + (long)(r0 + 8) * ld_out + i * 8, o[i][2] * inv8, o[i][3] * inv8,
+                 half_out);
   }
 }

@@ -213,8 +213,8 @@ void RA_NAME(__global const float* q, __global const uint4* k4, __global const u
 #undef RA_ISSUE_KEYS
 #undef RA_ISSUE_VALUES
   const int ld_out = heads * dv;
-  store_attention_rows(o, RA_DV_MAX / 8, dv, l0, l8, q0 + g, n,
-                       out + (long)b * n * ld_out + h * dv + 2 * t, ld_out);
+  store_attention_rows(o, RA_DV_MAX / 8, dv, l0, l8, q0 + g, n, out,
+                       (long)b * n * ld_out + h * dv + 2 * t, ld_out, 0);
 }
 
 #undef RA_CHUNKS
