@@ -205,10 +205,16 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #undef FA_V_SRC
 #undef FA_BYTES
   const long out_at = (long)b * n * ld_out + h * FA_DH + 2 * t;
+  // half_out a constant in each call: each store is inlined once, for its output's format.
 #pragma unroll
-  for (int mb = 0; mb < FA_MBLK; ++mb)
-    store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at, ld_out,
-                         AT_HALF_IO && (halves & ACT_HALF_Y));
+  for (int mb = 0; mb < FA_MBLK; ++mb) {
+    if (AT_HALF_IO && (halves & ACT_HALF_Y))
+      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at,
+                           ld_out, 1);
+    else
+      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at,
+                           ld_out, 0);
+  }
 }
 
 #undef FA_QUERIES

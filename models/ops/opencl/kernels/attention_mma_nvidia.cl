@@ -81,6 +81,25 @@ inline void ldmatrix_x4_trans(__local const uint4* p, uint* r) {
                : "memory");
 }
 
+// The scores s (c0, c1 of tile j: row g, keys 8 j + 2t and + 1; c2, c3: row g + 8) into a
+// 16 x 64 float tile of local memory, rows `pitch` floats apart: tf32's P goes there, since
+// its A fragments (row g, keys t and t + 4) are not the accumulators' layout.
+__attribute__((always_inline)) inline void stash_scores(float s[8][4], __local float* p,
+                                                        int pitch, int g, int t) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    vstore2((float2)(s[j][0], s[j][1]), 0, p + g * pitch + j * 8 + 2 * t);
+    vstore2((float2)(s[j][2], s[j][3]), 0, p + (g + 8) * pitch + j * 8 + 2 * t);
+  }
+}
+
+// ldmatrix.x4 of fp32 words (8 x 4 per matrix: m16n8k8's tf32 fragments), rounded to tf32.
+inline void ldmatrix_x4_tf32(__local const uint4* p, uint* r) {
+  ldmatrix_x4(p, r);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) r[e] = to_tf32(as_float(r[e]));
+}
+
 // Online softmax over one 64-key tile of S for the warp's rows g and g + 8 (c0, c1 of tile j
 // are row g, keys 8 j + 2t and + 1; c2, c3 row g + 8): adds the tile's key biases, updates the
 // running maxima m and per-thread partial sums l, rescales O's `o_tiles` n8 tiles, and leaves
@@ -134,15 +153,15 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
   }
 }
 
-// One pair of O's values, a row's columns c and c + 1 at element `at` of `out`: one 8-byte
-// store of fp32, or one 4-byte store of half bits (half_out: a half-precision stage, issue 27,
-// whose next linear layer reads f16). `at` is even (head widths are multiples of 8), which
-// vstore2 could not assume.
-inline void store_pair(__global float* out, long at, float a, float b, int half_out) {
+// One pair of O's values, a row's columns c and c + 1 at `row` + c of a row of fp32 (one
+// 8-byte store) or of half bits (half_out: one 4-byte store; a half-precision stage, issue 27,
+// whose next linear layer reads f16). c is even (head widths are multiples of 8), which vstore2
+// could not assume.
+inline void store_pair(__global float* row, int c, float a, float b, int half_out) {
   if (half_out)
-    *(__global uint*)((__global ushort*)out + at) = pack_half2(a, b);
+    *(__global uint*)((__global ushort*)row + c) = pack_half2(a, b);
   else
-    *(__global float2*)(out + at) = (float2)(a, b);
+    *(__global float2*)(row + c) = (float2)(a, b);
 }
 
 // O / l for rows r0 and r0 + 8 (those below n) into `out` from element `at` on (row 0 of the
@@ -158,13 +177,14 @@ __attribute__((always_inline)) inline void store_attention_rows(float o[][4], in
   l8 += shfl_xor(l8, 1);
   l8 += shfl_xor(l8, 2);
   const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
+  // Rows r0 and r0 + 8 (in elements of the output's format).
+  const long e0 = at + (long)r0 * ld_out, e8 = at + (long)(r0 + 8) * ld_out;
+  __global float* row0 = half_out ? (__global float*)((__global ushort*)out + e0) : out + e0;
+  __global float* row8 = half_out ? (__global float*)((__global ushort*)out + e8) : out + e8;
 #pragma unroll
   for (int i = 0; i < o_tiles; ++i) {
     if (i * 8 >= cols) break;
-    if (r0 < n)
-      store_pair(out, at + (long)r0 * ld_out + i * 8, o[i][0] * inv0, o[i][1] * inv0, half_out);
-    if (r0 + 8 < n)
-      store_pair(out, at + (long)(r0 + 8) * ld_out + i * 8, o[i][2] * inv8, o[i][3] * inv8,
-                 half_out);
+    if (r0 < n) store_pair(row0, i * 8, o[i][0] * inv0, o[i][1] * inv0, half_out);
+    if (r0 + 8 < n) store_pair(row8, i * 8, o[i][2] * inv8, o[i][3] * inv8, half_out);
   }
 }

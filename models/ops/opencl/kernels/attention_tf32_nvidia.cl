@@ -23,30 +23,19 @@
 // P's accumulator layout (row g, keys 2t, 2t + 1) is not m16n8k8's A layout (row g, keys t and
 // t + 4): the warp writes its 16 x 64 P tile to local memory (rows `pitch` 16-byte chunks
 // apart) and reads each key step back by ldmatrix, rounding to tf32 in registers.
-#define AT_P_STASH(s, pw, pitch, g, t)                                                       \
-  {                                                                                          \
-    __local float* pf_ = (__local float*)(pw);                                               \
-    _Pragma("unroll") for (int j_ = 0; j_ < 8; ++j_) {                                       \
-      vstore2((float2)((s)[j_][0], (s)[j_][1]), 0, pf_ + (g) * (pitch) * 4 + j_ * 8 + 2 * (t)); \
-      vstore2((float2)((s)[j_][2], (s)[j_][3]), 0,                                           \
-              pf_ + ((g) + 8) * (pitch) * 4 + j_ * 8 + 2 * (t));                             \
-    }                                                                                        \
-  }
-#define AT_P_FRAG(a, s, kk, pw, pitch, lane)                                       \
-  {                                                                                \
-    ldmatrix_x4((pw) + ((lane) & 15) * (pitch) + (kk) * 2 + ((lane) >> 4), a);     \
-    _Pragma("unroll") for (int e_ = 0; e_ < 4; ++e_)(a)[e_] = to_tf32(as_float((a)[e_])); \
-  }
-#define AT_V_PITCH(dv) ((dv) / 4 + 2)
+#define AT_P_STASH(s, pw, pitch, g, t) stash_scores(s, (__local float*)(pw), (pitch) * 4, g, t);
+#define AT_P_FRAG(a, s, kk, pw, pitch, lane) \
+  ldmatrix_x4_tf32((pw) + ((lane) & 15) * (pitch) + (kk) * 2 + ((lane) >> 4), a);
 // V's B fragments (key t | t + 4, dimension g) are 32-bit words, which ldmatrix.trans cannot
 // transpose: they are read one by one from rows padded so that the four keys a load touches
 // are 8 banks apart (pitch dv / 4 + 2 chunks).
+#define AT_V_PITCH(dv) ((dv) / 4 + 2)
 #define AT_V_ROWS_AT(rows, pitch, kk, lane) \
   ((__local const float*)(rows) + ((kk) * 8 + ((lane) & 3)) * (pitch) * 4 + ((lane) >> 2))
-#define AT_V_ROWS_FRAG(vb, at, pitch, ip)        \
-  {                                              \
-    (vb)[0] = to_tf32((at)[(ip) * 16]);          \
-    (vb)[1] = to_tf32((at)[(ip) * 16 + 16 * (pitch)]); \
-    (vb)[2] = to_tf32((at)[(ip) * 16 + 8]);      \
+#define AT_V_ROWS_FRAG(vb, at, pitch, ip)                  \
+  {                                                        \
+    (vb)[0] = to_tf32((at)[(ip) * 16]);                    \
+    (vb)[1] = to_tf32((at)[(ip) * 16 + 16 * (pitch)]);     \
+    (vb)[2] = to_tf32((at)[(ip) * 16 + 8]);                \
     (vb)[3] = to_tf32((at)[(ip) * 16 + 8 + 16 * (pitch)]); \
   }
