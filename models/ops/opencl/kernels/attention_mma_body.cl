@@ -147,14 +147,9 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #pragma unroll
       for (int jp = 0; jp < 4; ++jp) {
         uint kb[4];
-        ldmatrix_x4(kslot + (jp * 16 + lm_row) * FA_ROW + st * 2 + lm_chunk, kb);
+        FA_LDM_B(kb, kslot, jp * 16, FA_ROW, st);
 #pragma unroll
-        for (int mb = 0; mb < FA_MBLK; ++mb) {
-          AT_MMA(s[mb][2 * jp], qa[mb][st][0], qa[mb][st][1], qa[mb][st][2], qa[mb][st][3],
-                 kb[0], kb[1]);
-          AT_MMA(s[mb][2 * jp + 1], qa[mb][st][0], qa[mb][st][1], qa[mb][st][2],
-                 qa[mb][st][3], kb[2], kb[3]);
-        }
+        for (int mb = 0; mb < FA_MBLK; ++mb) FA_MMA_PAIR(s[mb], jp, qa[mb][st], kb)
       }
     }
 #pragma unroll
@@ -184,13 +179,10 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #if FA_DIRECT
         AT_V_ROWS_FRAG(vb, v_at, FA_ROW, ip);
 #else
-        ldmatrix_x4(vslot + (ip * 16 + lm_row) * FA_ROW + kk * 2 + lm_chunk, vb);
+        FA_LDM_B(vb, vslot, ip * 16, FA_ROW, kk);
 #endif
 #pragma unroll
-        for (int mb = 0; mb < FA_MBLK; ++mb) {
-          AT_MMA(o[mb][2 * ip], pa[mb][0], pa[mb][1], pa[mb][2], pa[mb][3], vb[0], vb[1]);
-          AT_MMA(o[mb][2 * ip + 1], pa[mb][0], pa[mb][1], pa[mb][2], pa[mb][3], vb[2], vb[3]);
-        }
+        for (int mb = 0; mb < FA_MBLK; ++mb) FA_MMA_PAIR(o[mb], ip, pa[mb], vb)
       }
     }
 #if AT_P_IN_LOCAL

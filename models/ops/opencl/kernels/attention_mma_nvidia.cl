@@ -81,6 +81,22 @@ inline void ldmatrix_x4_trans(__local const uint4* p, uint* r) {
                : "memory");
 }
 
+// B fragments of two n8 tiles for k step st: rows row0 .. row0 + 15 of a local tile (keys of K,
+// band rows, dimensions of V^T), `pitch` 16-byte chunks apart, by one ldmatrix.x4; lm_row and
+// lm_chunk are the lane's row and chunk in the caller (b0, b1 of the first block, then of the
+// second).
+#define FA_LDM_B(b, tile, row0, pitch, st) \
+  ldmatrix_x4((tile) + ((row0) + lm_row) * (pitch) + (st) * 2 + lm_chunk, b)
+
+// Two n8 tiles, c[2 j] and c[2 j + 1], += a . b for one k step with the precision's mma (AT_MMA,
+// defined by the row of the table in force where this expands); b as ldmatrix.x4 leaves two
+// tiles' B fragments: b0, b1 of the first, then of the second.
+#define FA_MMA_PAIR(c, j, a, b)                                               \
+  {                                                                           \
+    AT_MMA((c)[2 * (j)], (a)[0], (a)[1], (a)[2], (a)[3], (b)[0], (b)[1]);     \
+    AT_MMA((c)[2 * (j) + 1], (a)[0], (a)[1], (a)[2], (a)[3], (b)[2], (b)[3]); \
+  }
+
 // The scores s (c0, c1 of tile j: row g, keys 8 j + 2t and + 1; c2, c3: row g + 8) into a
 // 16 x 64 float tile of local memory, rows `pitch` floats apart: tf32's P goes there, since
 // its A fragments (row g, keys t and t + 4) are not the accumulators' layout.

@@ -135,18 +135,17 @@ void RA_NAME(__global const float* q, __global const uint4* k4, __global const u
 #if RA_QP_LOCAL
         uint qa[4];
         ldmatrix_x4(qpw + (lane & 15) * RA_ROW + st * 2 + (lane >> 4), qa);
-#define RA_QPA(e) qa[e]
+#define RA_QPA qa
 #else
-#define RA_QPA(e) qp[st][e]
+#define RA_QPA qp[st]
 #endif
 #pragma unroll
         for (int jp = 0; jp < 5; ++jp) {
           uint rf[4];
-          ldmatrix_x4(bslot + (band0 + jp * 16 + lm_row) * RA_ROW + st * 2 + lm_chunk, rf);
+          FA_LDM_B(rf, bslot, band0 + jp * 16, RA_ROW, st);
 #pragma unroll
           for (int e = 0; e < 4; ++e) rf[e] = AT_FRAG(rf[e]);
-          AT_MMA(rel[2 * jp], RA_QPA(0), RA_QPA(1), RA_QPA(2), RA_QPA(3), rf[0], rf[1]);
-          AT_MMA(rel[2 * jp + 1], RA_QPA(0), RA_QPA(1), RA_QPA(2), RA_QPA(3), rf[2], rf[3]);
+          FA_MMA_PAIR(rel, jp, RA_QPA, rf)
         }
 #undef RA_QPA
       }
@@ -161,11 +160,10 @@ void RA_NAME(__global const float* q, __global const uint4* k4, __global const u
 #pragma unroll
       for (int jp = 0; jp < 4; ++jp) {
         uint kf[4];
-        ldmatrix_x4(kslot + (jp * 16 + lm_row) * RA_ROW + st * 2 + lm_chunk, kf);
+        FA_LDM_B(kf, kslot, jp * 16, RA_ROW, st);
 #pragma unroll
         for (int e = 0; e < 4; ++e) kf[e] = AT_FRAG(kf[e]);
-        AT_MMA(s[2 * jp], qc[st][0], qc[st][1], qc[st][2], qc[st][3], kf[0], kf[1]);
-        AT_MMA(s[2 * jp + 1], qc[st][0], qc[st][1], qc[st][2], qc[st][3], kf[2], kf[3]);
+        FA_MMA_PAIR(s, jp, qc[st], kf)
       }
     }
     warp_sync();  // the warp's skew tile is written
@@ -196,8 +194,7 @@ void RA_NAME(__global const float* q, __global const uint4* k4, __global const u
         if (ip * 16 < dv) {
           uint vf[4];
           AT_V_ROWS_FRAG(vf, v_at, vrow, ip);
-          AT_MMA(o[2 * ip], pa[0], pa[1], pa[2], pa[3], vf[0], vf[1]);
-          AT_MMA(o[2 * ip + 1], pa[0], pa[1], pa[2], pa[3], vf[2], vf[3]);
+          FA_MMA_PAIR(o, ip, pa, vf)
         }
       }
     }
