@@ -1,8 +1,10 @@
 // The fp16 row of the tensor-core attention kernels' precision table: what the masked body
 // (attention_mma_body.cl) and the relative body (attention_relative_body.cl) take from a
-// precision. gemm_mma.cpp puts it before each f16 instance of a body; attention_tf32_nvidia.cl
-// is the tf32 row, with the same names. m16n8k16 fragments: a k step covers 16 dimensions or
-// keys, two halves a register; a 16-byte chunk of a tile holds 8 of them.
+// precision. attention_mma_source.cpp puts it before the f16 instances of the bodies;
+// attention_tf32_nvidia.cl is the tf32 row, with the same names (a test checks they match).
+// m16n8k16 fragments: a k step covers 16 dimensions or keys, two halves a register; a 16-byte
+// chunk of a tile holds 8 of them.
+//   AT_NAME                    the precision in kernel names (attention_pack_f16)
 //   AT_MMA(c, a0..a3, b0, b1)  the mma instruction
 //   AT_KSTEP, AT_EPC           k of the mma; elements a 16-byte chunk
 //   AT_BITS, AT_TO_BITS(x)     an operand's bits in global memory, and fp32 to them (the packing

@@ -12,7 +12,7 @@
 // the attention kernel's many work-groups per head copy ready-made tiles with 16-byte loads
 // instead of each converting (and transposing) the same fp32 values again.
 // A 128-item work-group (4 warps) owns 64 FA_MBLK queries of one (batch, head); each warp
-// FA_MBLK blocks of 16 (attention_mma_body.cl, included once per FA_MBLK: 1 and 2). Two blocks
+// FA_MBLK blocks of 16 (FA_MBLK 1 or 2: an attention_mma_body.cl instance each). Two blocks
 // halve the ldmatrix traffic per mma: each K or V fragment feeds both, as FlashAttention-2's
 // 4-warp, 128-query tiles do. With one block, a 64-key tile costs a warp 32 ldmatrix.x4
 // (128 bytes a clock of local memory: 128 clocks an SM) against 64 mma (about 106 clocks at
