@@ -10,8 +10,11 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <regex>
+#include <set>
 
 #include "models/ops/dropout_hash.h"
+#include "models/ops/opencl/attention_mma_source.h"
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend.h"
@@ -45,6 +48,51 @@ TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
   ::unsetenv("STAGEBENCH_CL_SOURCE_DIR");
   EXPECT_EQ(embedded_cl_source("gemm_pack.cl"), embedded);
   std::filesystem::remove_all(dir);
+}
+
+// The tensor-core attention kernels are one body a family instantiated per precision's row of
+// a macro table (kernels/attention_{f16,tf32}_nvidia.cl). Only NVIDIA's compiler builds them, so
+// here the text is checked: both rows define the same names, every name the bodies take from
+// a row is in it, each is undefined after its precision's kernels (no row leaks into the next),
+// and each kernel the host launches is instantiated once.
+std::set<std::string> matches(const std::string& text, const std::string& pattern) {
+  std::set<std::string> found;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it)
+    found.insert((*it)[1].str());
+  return found;
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(OpsOpenCLSources, AttentionPrecisionsShareOneBodyAFamily) {
+  const std::string f16(embedded_cl_source("attention_f16_nvidia.cl"));
+  const std::string tf32(embedded_cl_source("attention_tf32_nvidia.cl"));
+  const std::set<std::string> row = matches(f16, R"(#define (AT_\w+))");
+  EXPECT_EQ(row, matches(tf32, R"(#define (AT_\w+))"));
+  EXPECT_GT(row.size(), 10u);
+  std::set<std::string> used;
+  for (const char* body :
+       {"attention_mma_body.cl", "attention_relative_body.cl", "attention_pack_body.cl"})
+    for (const std::string& name :
+         matches(std::string(embedded_cl_source(body)), R"(\b(AT_[A-Z0-9_]+))"))
+      used.insert(name);
+  used.erase("AT_FAST");  // each instance's, not a precision's
+  for (const std::string& name : used) EXPECT_TRUE(row.count(name)) << name << " is in no row";
+  const std::string program = attention_mma_source();
+  for (const std::string& name : row)
+    EXPECT_EQ(occurrences(program, "#undef " + name + "\n"), 2u) << name;
+  for (const char* kernel : {"attention_f16_mma", "attention_f16_mma_x2", "attention_f16_direct",
+                             "attention_f16_direct_plain", "attention_tf32_mma"})
+    EXPECT_EQ(occurrences(program, std::string("#define FA_NAME ") + kernel + "\n"), 1u) << kernel;
+  for (const char* kernel : {"rel_attention_f16_mma", "rel_attention_tf32_mma"})
+    EXPECT_EQ(occurrences(program, std::string("#define RA_NAME ") + kernel + "\n"), 1u) << kernel;
+  EXPECT_EQ(occurrences(program, "attention_pack_, AT_NAME)"), 2u);  // attention_pack_f16, _tf32
 }
 
 TEST(OpsOpenCLHalf, RoundsToNearestEven) {

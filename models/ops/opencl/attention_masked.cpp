@@ -1,6 +1,6 @@
 // Masked multi-head attention (BERT's), fused: the portable streaming kernel
 // (kernels/attention_masked.cl, one copy per head width) or, for fp16 and tf32 on NVIDIA, tensor
-// cores (kernels/attention_mma_nvidia.cl, attention_tf32_nvidia.cl).
+// cores (kernels/attention_mma_nvidia.cl: one body, attention_mma_body.cl, per precision).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -70,9 +70,9 @@ void OpenCLBackend::do_attention_fused(const AttentionShape& s, const Tensor& q,
 
 void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor* key_bias, Tensor& out) {
-  // Must match FA_/FT_QUERIES, _KEYS and _THREADS in kernels/attention_mma_body.cl and
-  // attention_tf32_nvidia.cl (f16: 64 queries a 16-query block of each warp); the packing
-  // kernels have 256 items. f16 K and V are read in place where attention_choice() allows.
+  // Must match FA_QUERIES, FA_KEYS and FA_THREADS in kernels/attention_mma_body.cl and
+  // attention_mma_nvidia.cl (64 queries a 16-query block of each warp; tf32 has one block); the
+  // packing kernels have 256 items. f16 K and V are read in place where attention_choice() allows.
   constexpr size_t kKeys = 64, kThreads = 128, kPackThreads = 256;
   const auto i = [](int64_t x) { return static_cast<int>(x); };
   const bool tf32 = s.precision == Precision::tf32;
@@ -101,20 +101,17 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const cl::NDRange pack_global(static_cast<size_t>(n_pad) / kKeys * kPackThreads,
                                 static_cast<size_t>(items));
   const int half_in = k.dtype() == DType::f16 ? 1 : 0;
-  if (tf32)
-    launch_mma("attention_pack_tf32", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
-               i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt);
-  else
-    launch_mma("attention_pack_f16", pack_global, cl::NDRange(kPackThreads, 1), k, v, i(s.n),
-               i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v), i(s.k_col), i(s.v_col), kp, vt, half_in);
-  if (tf32)
-    launch_mma("attention_tf32_mma", global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias,
-               key_bias ? 1 : 0, i(s.n), i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col),
-               s.scale, out);
-  else
-    launch_mma(choice.blocks == 2 ? "attention_f16_mma_x2" : "attention_f16_mma", global,
-               cl::NDRange(kThreads, 1), q, kp, vt, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
-               i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves);
+  // One body a family (kernels/attention_pack_body.cl, attention_mma_body.cl): both precisions
+  // take the same arguments.
+  launch_mma(tf32 ? "attention_pack_tf32" : "attention_pack_f16", pack_global,
+             cl::NDRange(kPackThreads, 1), k, v, i(s.n), i(n_pad), i(s.heads), i(s.ld_k), i(s.ld_v),
+             i(s.k_col), i(s.v_col), kp, vt, half_in);
+  const char* kernel = tf32                 ? "attention_tf32_mma"
+                       : choice.blocks == 2 ? "attention_f16_mma_x2"
+                                            : "attention_f16_mma";
+  launch_mma(kernel, global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias, key_bias ? 1 : 0,
+             i(s.n), i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out,
+             halves);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,

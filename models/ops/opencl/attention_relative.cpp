@@ -1,6 +1,7 @@
 // Transformer-XL relative attention (Enformer's), one streaming kernel: the portable one
 // (kernels/attention_relative.cl) or, where the stage allows fp16 or tf32 products on NVIDIA,
-// tensor cores (kernels/attention_relative_nvidia.cl, attention_relative_tf32_nvidia.cl).
+// tensor cores (kernels/attention_relative_nvidia.cl: one body, attention_relative_body.cl, per
+// precision).
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/ops/opencl/attention_choice.h"
+#include "models/ops/opencl/attention_mma_source.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -107,16 +108,6 @@ std::string pipe_variants() {
   return all;
 }
 
-// The f16 masked attention kernel with `blocks` 16-query blocks a warp, K and V read in place
-// (direct) or packed first, and the one-instruction conversions and exp2 (fast) or not.
-std::string attention_variant(const char* name, int blocks, bool direct = false,
-                              bool fast = false) {
-  return std::string("#define FA_NAME ") + name + "\n#define FA_MBLK " + std::to_string(blocks) +
-         "\n#define FA_DIRECT " + (direct ? "1" : "0") + "\n#define FA_FAST " + (fast ? "1" : "0") +
-         "\n" + std::string(embedded_cl_source("attention_mma_body.cl")) +
-         "\n#undef FA_NAME\n#undef FA_MBLK\n#undef FA_DIRECT\n#undef FA_FAST\n";
-}
-
 // STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
 const char* gemm_knob() {
   const char* env = std::getenv("STAGEBENCH_MMA_GEMM");
@@ -144,14 +135,7 @@ std::string mma_source() {
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants() +
-         std::string(embedded_cl_source("attention_mma_nvidia.cl")) + "\n" +
-         attention_variant("attention_f16_mma", 1) + attention_variant("attention_f16_mma_x2", 2) +
-         attention_variant("attention_f16_direct", 2, true, true) +
-         attention_variant("attention_f16_direct_plain", 2, true, false) +
-         std::string(embedded_cl_source("attention_tf32_nvidia.cl")) + "\n" +
-         std::string(embedded_cl_source("attention_relative_nvidia.cl")) + "\n" +
-         std::string(embedded_cl_source("attention_relative_tf32_nvidia.cl")) + "\n" +
-         std::string(embedded_cl_source("gemm_pack.cl"));
+         attention_mma_source() + std::string(embedded_cl_source("gemm_pack.cl"));
 }
 
 }  // namespace

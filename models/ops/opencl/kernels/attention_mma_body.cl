@@ -1,20 +1,33 @@
-// The f16 masked attention kernel (attention_mma_nvidia.cl says how it works), included with
-// FA_NAME, FA_MBLK (16-query blocks a warp: 1 or 2), FA_DIRECT and FA_FAST (0 or 1) defined. A
-// work-group owns FA_QUERIES = 64 FA_MBLK queries of one (batch, head).
+// The masked attention kernel on tensor cores (attention_mma_nvidia.cl says how it works), one
+// body for every precision: gemm_mma.cpp includes it after a precision's row of the table
+// (attention_f16_nvidia.cl, attention_tf32_nvidia.cl: the AT_ names) with FA_NAME, FA_MBLK
+// (16-query blocks a warp: 1 or 2), FA_STAGES (the cp.async ring: 3 for f16, 2 for tf32's tiles
+// of twice the bytes), FA_DIRECT and AT_FAST (0 or 1) defined. A work-group owns
+// FA_QUERIES = 64 FA_MBLK queries of one (batch, head).
 //
-// FA_DIRECT 1 (issue 27): K and V are read where the QKV GEMM wrote them, as half rows
-// ([B n, ld] with the head's 64 columns at k_col + 64 h), and no attention_pack_f16 pass runs.
-// Both tiles keep a row per key in local memory; V's B fragments come by ldmatrix .trans
-// (lanes address keys, not dimensions). Keys past n are zero-filled by cp.async (src-size 0,
-// from a clamped row), as the pack pass wrote zeros there: P is 0 for them, and 0 times
-// whatever followed in the buffer could be NaN. FA_FAST 1 converts P by pairs
-// (pack_half2_x2) and takes exp2 as one MUFU.EX2 (exp2_ftz).
+// FA_DIRECT 1 (f16 only, issue 27): K and V are read where the QKV GEMM wrote them, as half rows
+// ([B n, ld] with the head's 64 columns at k_col + 64 h), and no packing pass runs. Both tiles
+// keep a row per key in local memory; V's B fragments come by AT_V_ROWS_FRAG (lanes address
+// keys, not dimensions). Keys past n are zero-filled by cp.async (src-size 0, from a clamped
+// row), as the pack pass wrote zeros there: P is 0 for them, and 0 times whatever followed in
+// the buffer could be NaN. AT_FAST 1 converts P by pairs (pack_half2_x2) and takes exp2 as one
+// MUFU.EX2 (exp2_ftz). Otherwise K and V^T come packed by the precision's pack kernel, already
+// in the mma's operand format (half bits, or fp32 rounded to tf32), so their fragments are used
+// as loaded.
 #define FA_QUERIES (64 * FA_MBLK)
-#if FA_FAST
-#define FA_PACK pack_half2_x2
+#define FA_CHUNKS (FA_DH / AT_EPC)  // 16-byte chunks of data a K or V^T row
+#define FA_CHUNK_BITS (FA_CHUNKS == 8 ? 3 : 4)
+#define FA_ROW (FA_CHUNKS + 1)      // chunks per local row: + 1 of padding, so the 8 rows of
+                                    // an ldmatrix phase hit 8 bank groups
+#define FA_TILE (FA_KEYS * FA_ROW)  // chunks per K or V^T tile (both are 64 x 64)
+#define FA_KSTEPS (FA_DH / AT_KSTEP)
+#if FA_STAGES == 3
+#define FA_PENDING 1  // FA_STAGES - 2, spelled out: cp.async.wait_group takes a literal
 #else
-#define FA_PACK pack_half2
+#define FA_PENDING 0
 #endif
+#define FA_WAIT_(n) CP_ASYNC_WAIT(n)
+#define FA_WAIT(n) FA_WAIT_(n)
 
 __kernel __attribute__((reqd_work_group_size(FA_THREADS, 1, 1)))
 #if FA_DIRECT
@@ -29,6 +42,9 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #endif
   __local uint4 ks[FA_STAGES * FA_TILE];
   __local uint4 vt_local[FA_STAGES * FA_TILE];
+#if AT_P_IN_LOCAL
+  __local uint4 ps[FA_THREADS / 32 * 16 * FA_MBLK * FA_ROW];  // each warp's P tiles
+#endif
   __local float bias_tile[FA_STAGES * FA_KEYS];
   const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -36,23 +52,17 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
   const int q0 = get_group_id(0) * FA_QUERIES + warp * 16 * FA_MBLK;
   const float qscale = scale * 1.4426950408889634f;  // log2(e): softmax by exp2
 
-  // Q fragments for the warp's rows, block mb = rows q0 + 16 mb ..: 4 k-steps of 16 dimensions.
-  uint qa[FA_MBLK][4][4];
+  // Q fragments for the warp's rows, block mb = rows q0 + 16 mb ..: FA_KSTEPS k steps.
+  uint qa[FA_MBLK][FA_KSTEPS][4];
 #pragma unroll
   for (int mb = 0; mb < FA_MBLK; ++mb) {
     const int r0 = min(q0 + mb * 16 + g, n - 1), r8 = min(q0 + mb * 16 + g + 8, n - 1);
     const long p0 = (long)(b * n + r0) * ld_q + q_col + h * FA_DH;
     const long p8 = (long)(b * n + r8) * ld_q + q_col + h * FA_DH;
-    const int hq = halves & ACT_HALF_X;
-#define FA_Q(at) (act_load(q, (at), hq) * qscale)
+    const int hq = AT_HALF_IO ? halves & ACT_HALF_X : 0;
+#define FA_Q(row, d) (act_load(q, ((row) ? p8 : p0) + (d), hq) * qscale)
 #pragma unroll
-    for (int s = 0; s < 4; ++s) {
-      const int d = s * 16 + 2 * t;
-      qa[mb][s][0] = pack_half2(FA_Q(p0 + d), FA_Q(p0 + d + 1));
-      qa[mb][s][1] = pack_half2(FA_Q(p8 + d), FA_Q(p8 + d + 1));
-      qa[mb][s][2] = pack_half2(FA_Q(p0 + d + 8), FA_Q(p0 + d + 9));
-      qa[mb][s][3] = pack_half2(FA_Q(p8 + d + 8), FA_Q(p8 + d + 9));
-    }
+    for (int s = 0; s < FA_KSTEPS; ++s) AT_A_FRAG(qa[mb][s], s, t, FA_Q)
 #undef FA_Q
   }
   float o[FA_MBLK][8][4];
@@ -65,8 +75,8 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
     l0[mb] = l8[mb] = 0.0f;
   }
 
-  // Tile `kt` into ring slot kt % FA_STAGES: 512 16-byte pieces of each of K and V^T (V with
-  // FA_DIRECT), 4 per item of each, and the tile's 64 key biases (log2 units; -1e30 past n).
+  // Tile `kt` into ring slot kt % FA_STAGES: the 16-byte pieces of each of K and V^T (V with
+  // FA_DIRECT), and the tile's 64 key biases (log2 units; -1e30 past n).
   const int tiles = n_pad / FA_KEYS;
 #define FA_BIAS_TILE(kt)                                                                      \
   if (tid < FA_KEYS) {                                                                        \
@@ -74,48 +84,50 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
     bias_tile[((kt) % FA_STAGES) * FA_KEYS + tid] =                                           \
         key < n ? (has_bias ? key_bias[b * n + key] * 1.4426950408889634f : 0.0f) : -1e30f;   \
   }
+#define FA_PIECES (FA_KEYS * FA_CHUNKS)
 #if FA_DIRECT
+  // Rows of keys past n come from a clamped row with src-size 0: zeros.
   const long k_at = (long)b * n * ld_k + k_col + h * FA_DH;
   const long v_at = (long)b * n * ld_v + v_col + h * FA_DH;
-#define FA_ISSUE(kt)                                                                          \
-  {                                                                                           \
-    const int slot = (kt) % FA_STAGES, kbase = (kt) * FA_KEYS;                                \
-    for (int i = 0; i < 512 / FA_THREADS; ++i) {                                              \
-      const int piece = tid + i * FA_THREADS, row = piece >> 3, col = piece & 7;              \
-      const int key = min(kbase + row, n - 1), bytes = kbase + row < n ? 16 : 0;              \
-      cp_async16(ks + slot * FA_TILE + row * FA_ROW + col,                                    \
-                 (__global const uchar*)(k + k_at + (long)key * ld_k + col * 8), bytes);       \
-      cp_async16(vt_local + slot * FA_TILE + row * FA_ROW + col,                              \
-                 (__global const uchar*)(v + v_at + (long)key * ld_v + col * 8), bytes);       \
-    }                                                                                         \
-    FA_BIAS_TILE(kt)                                                                          \
-  }
+#define FA_K_SRC(kbase, row, col) \
+  (k + k_at + (long)min((kbase) + (row), n - 1) * ld_k + (col) * AT_EPC)
+#define FA_V_SRC(kbase, row, col) \
+  (v + v_at + (long)min((kbase) + (row), n - 1) * ld_v + (col) * AT_EPC)
+#define FA_BYTES(kbase, row) ((kbase) + (row) < n ? 16 : 0)
 #else
+#define FA_K_SRC(kbase, row, col) (kh + ((long)bh * n_pad + (kbase) + (row)) * FA_CHUNKS + (col))
+#define FA_V_SRC(kbase, row, col) \
+  (vt + ((long)bh * FA_DH + (row)) * (n_pad / AT_EPC) + (kbase) / AT_EPC + (col))
+#define FA_BYTES(kbase, row) 16
+#endif
 #define FA_ISSUE(kt)                                                                          \
   {                                                                                           \
     const int slot = (kt) % FA_STAGES, kbase = (kt) * FA_KEYS;                                \
-    for (int i = 0; i < 512 / FA_THREADS; ++i) {                                              \
-      const int piece = tid + i * FA_THREADS, row = piece >> 3, col = piece & 7;              \
+    for (int i = 0; i < FA_PIECES / FA_THREADS; ++i) {                                        \
+      const int piece = tid + i * FA_THREADS, row = piece >> FA_CHUNK_BITS;                  \
+      const int col = piece & (FA_CHUNKS - 1), bytes = FA_BYTES(kbase, row);                \
       cp_async16(ks + slot * FA_TILE + row * FA_ROW + col,                                    \
-                 (__global const uchar*)(kh + ((long)bh * n_pad + kbase + row) * 8 + col), 16); \
+                 (__global const uchar*)FA_K_SRC(kbase, row, col), bytes);                    \
       cp_async16(vt_local + slot * FA_TILE + row * FA_ROW + col,                              \
-                 (__global const uchar*)(vt + ((long)bh * FA_DH + row) * (n_pad / 8) +         \
-                                         kbase / 8 + col),                                    \
-                 16);                                                                         \
+                 (__global const uchar*)FA_V_SRC(kbase, row, col), bytes);                    \
     }                                                                                         \
     FA_BIAS_TILE(kt)                                                                          \
   }
-#endif
   for (int st = 0; st < FA_STAGES - 1; ++st) {
     if (st < tiles) FA_ISSUE(st)
     cp_async_commit();
   }
   // Lane -> the row and chunk it addresses for ldmatrix.x4 over two 8-row blocks (keys of K,
-  // dimensions of V^T) and one k16 step: b0, b1 of the first block, then of the second.
+  // dimensions of V^T) and one k step: b0, b1 of the first block, then of the second.
   const int lm_row = ((lane >> 4) << 3) + (lane & 7), lm_chunk = (lane >> 3) & 1;
+#if AT_P_IN_LOCAL
+  __local uint4* pw = ps + warp * 16 * FA_MBLK * FA_ROW;
+#else
+  __local uint4* pw = 0;  // P stays in registers
+#endif
 
   for (int kt = 0; kt < tiles; ++kt) {
-    CP_ASYNC_WAIT(1);  // FA_STAGES - 2
+    FA_WAIT(FA_PENDING);  // tile kt has landed (FA_STAGES - 2 later ones may still load)
     barrier(CLK_LOCAL_MEM_FENCE);  // tile kt everywhere; slot (kt - 1) % FA_STAGES is free
     if (kt + FA_STAGES - 1 < tiles) FA_ISSUE(kt + FA_STAGES - 1)
     cp_async_commit();
@@ -131,67 +143,78 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 #pragma unroll
       for (int j = 0; j < 8; ++j) s[mb][j][0] = s[mb][j][1] = s[mb][j][2] = s[mb][j][3] = 0.0f;
 #pragma unroll
-    for (int st = 0; st < 4; ++st) {
+    for (int st = 0; st < FA_KSTEPS; ++st) {
 #pragma unroll
       for (int jp = 0; jp < 4; ++jp) {
         uint kb[4];
-        ldmatrix_x4(kslot + (jp * 16 + lm_row) * FA_ROW + st * 2 + lm_chunk, kb);
+        FA_LDM_B(kb, kslot, jp * 16, FA_ROW, st);
 #pragma unroll
-        for (int mb = 0; mb < FA_MBLK; ++mb) {
-          mma_f16(s[mb][2 * jp], qa[mb][st][0], qa[mb][st][1], qa[mb][st][2], qa[mb][st][3],
-                  kb[0], kb[1]);
-          mma_f16(s[mb][2 * jp + 1], qa[mb][st][0], qa[mb][st][1], qa[mb][st][2],
-                  qa[mb][st][3], kb[2], kb[3]);
-        }
+        for (int mb = 0; mb < FA_MBLK; ++mb) FA_MMA_PAIR(s[mb], jp, qa[mb][st], kb)
       }
     }
 #pragma unroll
-    for (int mb = 0; mb < FA_MBLK; ++mb)
+    for (int mb = 0; mb < FA_MBLK; ++mb) {
       online_softmax_tile(s[mb], bslot, t, &m0[mb], &m8[mb], &l0[mb], &l8[mb], o[mb], 8,
-                          FA_FAST);
-    // O += P V: k-step kk covers keys 16 kk .. 16 kk + 15, i.e. S tiles 2 kk and 2 kk + 1.
+                          AT_FAST);
+#if AT_P_IN_LOCAL
+      AT_P_STASH(s[mb], pw + mb * 16 * FA_ROW, FA_ROW, g, t)
+#endif
+    }
+#if AT_P_IN_LOCAL
+    warp_sync();  // the warp's P tiles are written
+#endif
+    // O += P V: key step kk covers keys AT_KSTEP kk .. AT_KSTEP (kk + 1) - 1.
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
+    for (int kk = 0; kk < FA_KEYS / AT_KSTEP; ++kk) {
       uint pa[FA_MBLK][4];
 #pragma unroll
-      for (int mb = 0; mb < FA_MBLK; ++mb) {
-        pa[mb][0] = FA_PACK(s[mb][2 * kk][0], s[mb][2 * kk][1]);
-        pa[mb][1] = FA_PACK(s[mb][2 * kk][2], s[mb][2 * kk][3]);
-        pa[mb][2] = FA_PACK(s[mb][2 * kk + 1][0], s[mb][2 * kk + 1][1]);
-        pa[mb][3] = FA_PACK(s[mb][2 * kk + 1][2], s[mb][2 * kk + 1][3]);
-      }
+      for (int mb = 0; mb < FA_MBLK; ++mb)
+        AT_P_FRAG(pa[mb], s[mb], kk, pw + mb * 16 * FA_ROW, FA_ROW, lane)
+#if FA_DIRECT
+      __local const float* v_at = AT_V_ROWS_AT(vslot, FA_ROW, kk, lane);
+#endif
 #pragma unroll
       for (int ip = 0; ip < 4; ++ip) {
         uint vb[4];
 #if FA_DIRECT
-        // Blocks: keys 16 kk .. + 7 and + 8 .. + 15 of dimensions 16 ip .. + 7, then of 16 ip + 8
-        // .. + 15, transposed: b0, b1 of n8 tile 2 ip, then of 2 ip + 1.
-        ldmatrix_x4_trans(vslot + (kk * 16 + (lane & 15)) * FA_ROW + ip * 2 + (lane >> 4), vb);
+        AT_V_ROWS_FRAG(vb, v_at, FA_ROW, ip);
 #else
-        ldmatrix_x4(vslot + (ip * 16 + lm_row) * FA_ROW + kk * 2 + lm_chunk, vb);
+        FA_LDM_B(vb, vslot, ip * 16, FA_ROW, kk);
 #endif
 #pragma unroll
-        for (int mb = 0; mb < FA_MBLK; ++mb) {
-          mma_f16(o[mb][2 * ip], pa[mb][0], pa[mb][1], pa[mb][2], pa[mb][3], vb[0], vb[1]);
-          mma_f16(o[mb][2 * ip + 1], pa[mb][0], pa[mb][1], pa[mb][2], pa[mb][3], vb[2], vb[3]);
-        }
+        for (int mb = 0; mb < FA_MBLK; ++mb) FA_MMA_PAIR(o[mb], ip, pa[mb], vb)
       }
     }
+#if AT_P_IN_LOCAL
+    warp_sync();  // every lane has read P before the next tile overwrites it
+#endif
   }
   CP_ASYNC_WAIT(0);
 #undef FA_ISSUE
 #undef FA_BIAS_TILE
+#undef FA_PIECES
+#undef FA_K_SRC
+#undef FA_V_SRC
+#undef FA_BYTES
   const long out_at = (long)b * n * ld_out + h * FA_DH + 2 * t;
+  // half_out a constant in each call: each store is inlined once, for its output's format.
 #pragma unroll
   for (int mb = 0; mb < FA_MBLK; ++mb) {
-    if (halves & ACT_HALF_Y)
-      store_attention_rows_half(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n,
-                                (__global ushort*)out + out_at, ld_out);
+    if (AT_HALF_IO && (halves & ACT_HALF_Y))
+      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at,
+                           ld_out, 1);
     else
-      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out + out_at,
-                           ld_out);
+      store_attention_rows(o[mb], 8, FA_DH, l0[mb], l8[mb], q0 + mb * 16 + g, n, out, out_at,
+                           ld_out, 0);
   }
 }
 
 #undef FA_QUERIES
-#undef FA_PACK
+#undef FA_CHUNKS
+#undef FA_CHUNK_BITS
+#undef FA_ROW
+#undef FA_TILE
+#undef FA_KSTEPS
+#undef FA_PENDING
+#undef FA_WAIT_
+#undef FA_WAIT

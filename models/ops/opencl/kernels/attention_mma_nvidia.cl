@@ -1,12 +1,18 @@
 // NVIDIA-only fused masked attention on tensor cores (built with gemm_mma_nvidia.cl, whose
-// fragment layouts and mma_f16 / to_half_bits it uses). Head size 64.
+// fragment layouts, mma_f16 / mma_tf32 and conversions it uses), and the helpers the masked and
+// relative kernels share. Head size 64. One body (attention_mma_body.cl) serves every
+// precision, instantiated per precision's row of the table (attention_f16_nvidia.cl: fp16,
+// m16n8k16; attention_tf32_nvidia.cl: tf32, m16n8k8, for stages in TF32 mode) as the GEMMs'
+// precisions share gemm_pipe_body.cl. This comment tells the f16 kernel's story; tf32's
+// differs where its fragments do (tiles of fp32, twice the bytes: a 2-stage ring; P through
+// local memory, since its accumulator layout is not tf32's A layout).
 //
-// attention_pack_f16 first converts K and V once per call to halves, per (batch, head): K as
-// [n, 64] rows and V transposed as [64, n], so that the attention kernel's many work-groups per
-// head copy ready-made half tiles with 16-byte loads instead of each converting (and
-// transposing) the same fp32 values again.
+// attention_pack_<precision> (attention_pack_body.cl) first converts K and V once per call to
+// the mma's operands, per (batch, head): K as [n, 64] rows and V transposed as [64, n], so that
+// the attention kernel's many work-groups per head copy ready-made tiles with 16-byte loads
+// instead of each converting (and transposing) the same fp32 values again.
 // A 128-item work-group (4 warps) owns 64 FA_MBLK queries of one (batch, head); each warp
-// FA_MBLK blocks of 16 (attention_mma_body.cl, included once per FA_MBLK: 1 and 2). Two blocks
+// FA_MBLK blocks of 16 (FA_MBLK 1 or 2: an attention_mma_body.cl instance each). Two blocks
 // halve the ldmatrix traffic per mma: each K or V fragment feeds both, as FlashAttention-2's
 // 4-warp, 128-query tiles do. With one block, a 64-key tile costs a warp 32 ldmatrix.x4
 // (128 bytes a clock of local memory: 128 clocks an SM) against 64 mma (about 106 clocks at
@@ -27,14 +33,15 @@
 #define FA_THREADS 128
 #define FA_KEYS 64
 #define FA_DH 64
-#define FA_ROW 9  // 16-byte chunks per local row: 8 of data (64 halves) + 1 of padding
-#define FA_STAGES 3
-#define FA_TILE (FA_KEYS * FA_ROW)  // chunks per K or V^T tile (both are 64 x 64)
 
 inline float shfl_xor(float v, int mask) {
   float r;
   asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(mask));
   return r;
+}
+
+inline void warp_sync(void) {
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
 }
 
 inline uint pack_half2(float lo, float hi) {
@@ -48,6 +55,11 @@ inline uint pack_half2_x2(float lo, float hi) {
   uint r;
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
+}
+
+// P's pairs by either conversion (fast: pack_half2_x2), fast a constant at every call.
+inline uint pack_p(float lo, float hi, int fast) {
+  return fast ? pack_half2_x2(lo, hi) : pack_half2(lo, hi);
 }
 
 // exp2 as one MUFU.EX2: without -cl-denorms-are-zero, native_exp2 may become the non-ftz
@@ -67,6 +79,41 @@ inline void ldmatrix_x4_trans(__local const uint4* p, uint* r) {
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_addr(p))
                : "memory");
+}
+
+// B fragments of two n8 tiles for k step st: rows row0 .. row0 + 15 of a local tile (keys of K,
+// band rows, dimensions of V^T), `pitch` 16-byte chunks apart, by one ldmatrix.x4; lm_row and
+// lm_chunk are the lane's row and chunk in the caller (b0, b1 of the first block, then of the
+// second).
+#define FA_LDM_B(b, tile, row0, pitch, st) \
+  ldmatrix_x4((tile) + ((row0) + lm_row) * (pitch) + (st) * 2 + lm_chunk, b)
+
+// Two n8 tiles, c[2 j] and c[2 j + 1], += a . b for one k step with the precision's mma (AT_MMA,
+// defined by the row of the table in force where this expands); b as ldmatrix.x4 leaves two
+// tiles' B fragments: b0, b1 of the first, then of the second.
+#define FA_MMA_PAIR(c, j, a, b)                                               \
+  {                                                                           \
+    AT_MMA((c)[2 * (j)], (a)[0], (a)[1], (a)[2], (a)[3], (b)[0], (b)[1]);     \
+    AT_MMA((c)[2 * (j) + 1], (a)[0], (a)[1], (a)[2], (a)[3], (b)[2], (b)[3]); \
+  }
+
+// The scores s (c0, c1 of tile j: row g, keys 8 j + 2t and + 1; c2, c3: row g + 8) into a
+// 16 x 64 float tile of local memory, rows `pitch` floats apart: tf32's P goes there, since
+// its A fragments (row g, keys t and t + 4) are not the accumulators' layout.
+__attribute__((always_inline)) inline void stash_scores(float s[8][4], __local float* p,
+                                                        int pitch, int g, int t) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    vstore2((float2)(s[j][0], s[j][1]), 0, p + g * pitch + j * 8 + 2 * t);
+    vstore2((float2)(s[j][2], s[j][3]), 0, p + (g + 8) * pitch + j * 8 + 2 * t);
+  }
+}
+
+// ldmatrix.x4 of fp32 words (8 x 4 per matrix: m16n8k8's tf32 fragments), rounded to tf32.
+inline void ldmatrix_x4_tf32(__local const uint4* p, uint* r) {
+  ldmatrix_x4(p, r);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) r[e] = to_tf32(as_float(r[e]));
 }
 
 // Online softmax over one 64-key tile of S for the warp's rows g and g + 8 (c0, c1 of tile j
@@ -122,76 +169,38 @@ __attribute__((always_inline)) inline void online_softmax_tile(float s[8][4],
   }
 }
 
-// O / l for rows r0 and r0 + 8 (those below n) into `out`, which points at row 0 of the batch
-// item, the head's first column plus 2t; rows are ld_out apart. O has o_tiles n8 tiles (a
-// constant), of which the first cols / 8 are stored. Each pair is one 8-byte store: ld_out and
-// the column are even (head widths are multiples of 8), which vstore2 could not assume.
+// One pair of O's values, a row's columns c and c + 1 at `row` + c of a row of fp32 (one
+// 8-byte store) or of half bits (half_out: one 4-byte store; a half-precision stage, issue 27,
+// whose next linear layer reads f16). c is even (head widths are multiples of 8), which vstore2
+// could not assume.
+inline void store_pair(__global float* row, int c, float a, float b, int half_out) {
+  if (half_out)
+    *(__global uint*)((__global ushort*)row + c) = pack_half2(a, b);
+  else
+    *(__global float2*)(row + c) = (float2)(a, b);
+}
+
+// O / l for rows r0 and r0 + 8 (those below n) into `out` from element `at` on (row 0 of the
+// batch item, the head's first column plus 2t); rows are ld_out apart. O has o_tiles n8 tiles
+// (a constant), of which the first cols / 8 are stored.
 __attribute__((always_inline)) inline void store_attention_rows(float o[][4], int o_tiles,
                                                                 int cols, float l0, float l8,
                                                                 int r0, int n,
-                                                                __global float* out, int ld_out) {
+                                                                __global float* out, long at,
+                                                                int ld_out, int half_out) {
   l0 += shfl_xor(l0, 1);
   l0 += shfl_xor(l0, 2);
   l8 += shfl_xor(l8, 1);
   l8 += shfl_xor(l8, 2);
   const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
+  // Rows r0 and r0 + 8 (in elements of the output's format).
+  const long e0 = at + (long)r0 * ld_out, e8 = at + (long)(r0 + 8) * ld_out;
+  __global float* row0 = half_out ? (__global float*)((__global ushort*)out + e0) : out + e0;
+  __global float* row8 = half_out ? (__global float*)((__global ushort*)out + e8) : out + e8;
 #pragma unroll
   for (int i = 0; i < o_tiles; ++i) {
     if (i * 8 >= cols) break;
-    if (r0 < n)
-      *(__global float2*)(out + (long)r0 * ld_out + i * 8) =
-          (float2)(o[i][0] * inv0, o[i][1] * inv0);
-    if (r0 + 8 < n)
-      *(__global float2*)(out + (long)(r0 + 8) * ld_out + i * 8) =
-          (float2)(o[i][2] * inv8, o[i][3] * inv8);
+    if (r0 < n) store_pair(row0, i * 8, o[i][0] * inv0, o[i][1] * inv0, half_out);
+    if (r0 + 8 < n) store_pair(row8, i * 8, o[i][2] * inv8, o[i][3] * inv8, half_out);
   }
 }
-
-// store_attention_rows into an output of half bits (a half-precision stage, issue 27: the
-// next linear layer reads f16).
-__attribute__((always_inline)) inline void store_attention_rows_half(float o[][4], int o_tiles,
-                                                                     int cols, float l0, float l8,
-                                                                     int r0, int n,
-                                                                     __global ushort* out,
-                                                                     int ld_out) {
-  l0 += shfl_xor(l0, 1);
-  l0 += shfl_xor(l0, 2);
-  l8 += shfl_xor(l8, 1);
-  l8 += shfl_xor(l8, 2);
-  const float inv0 = 1.0f / l0, inv8 = 1.0f / l8;
-#pragma unroll
-  for (int i = 0; i < o_tiles; ++i) {
-    if (i * 8 >= cols) break;
-    if (r0 < n)
-      *(__global uint*)(out + (long)r0 * ld_out + i * 8) =
-          pack_half2(o[i][0] * inv0, o[i][1] * inv0);
-    if (r0 + 8 < n)
-      *(__global uint*)(out + (long)(r0 + 8) * ld_out + i * 8) =
-          pack_half2(o[i][2] * inv8, o[i][3] * inv8);
-  }
-}
-
-// One work-group per 64 keys of one (batch, head): kh[bh][key][d], vt[bh][d][key] as half bits.
-// Keys past n are written as zeros up to the next multiple of 64 (n_pad).
-__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
-void attention_pack_f16(__global const float* k, __global const float* v, int n, int n_pad,
-                        int heads, int ld_k, int ld_v, int k_col, int v_col,
-                        __global ushort* kh, __global ushort* vt, int half_in) {
-  __local float tile[64 * 65];
-  const int tid = get_local_id(0);
-  const int k0 = get_group_id(0) * 64, bh = get_group_id(1), b = bh / heads, h = bh % heads;
-  for (int i = tid; i < 64 * 64; i += 256) {  // K: coalesced along d on both sides
-    const int key = i >> 6, d = i & 63;
-    const bool in = k0 + key < n;
-    const long row = b * n + k0 + key, col = h * FA_DH + d;
-    const float x = in ? act_load(k, row * ld_k + k_col + col, half_in) : 0.0f;
-    kh[((long)bh * n_pad + k0 + key) * FA_DH + d] = to_half_bits(x);
-    tile[key * 65 + d] = in ? act_load(v, row * ld_v + v_col + col, half_in) : 0.0f;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int i = tid; i < 64 * 64; i += 256) {  // V^T: coalesced along keys when written
-    const int d = i >> 6, key = i & 63;
-    vt[((long)bh * FA_DH + d) * n_pad + k0 + key] = to_half_bits(tile[key * 65 + d]);
-  }
-}
-
