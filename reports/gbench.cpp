@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "schema/context_record.h"
+
 namespace sb {
 namespace {
 
@@ -21,44 +23,35 @@ const nlohmann::json& at_path(const nlohmann::json& v, std::initializer_list<con
   return *cur;
 }
 
-nlohmann::json caches(const nlohmann::json& cpu) {
+nlohmann::json caches(const CpuFacts& cpu) {
   nlohmann::json out = nlohmann::json::array();
   const struct {
-    const char* key;
+    std::optional<int64_t> size;
     const char* type;
     int level;
-  } levels[] = {{"l1d_bytes", "Data", 1}, {"l2_bytes", "Unified", 2}, {"l3_bytes", "Unified", 3}};
+  } levels[] = {
+      {cpu.l1d_bytes, "Data", 1}, {cpu.l2_bytes, "Unified", 2}, {cpu.l3_bytes, "Unified", 3}};
   for (const auto& l : levels) {
-    const auto& size = at_path(cpu, {l.key});
-    if (!size.is_number()) continue;
-    out.push_back({{"type", l.type}, {"level", l.level}, {"size", size}, {"num_sharing", 0}});
+    if (!l.size) continue;
+    out.push_back({{"type", l.type}, {"level", l.level}, {"size", *l.size}, {"num_sharing", 0}});
   }
   return out;
 }
 
-nlohmann::json gbench_context(const nlohmann::json& ctx) {
-  const auto& cpu = at_path(ctx, {"cpu"});
-  const auto& argv = at_path(ctx, {"argv"});
-  const auto& build_type = at_path(ctx, {"build", "type"});
-  const std::string type = build_type.is_string() ? build_type.get<std::string>() : "";
+nlohmann::json gbench_context(const nlohmann::json& context) {
+  const ContextRecord ctx = read_context(context);
   nlohmann::json out = {
-      {"date", at_path(ctx, {"date"}).is_string() ? at_path(ctx, {"date"}) : nlohmann::json("")},
-      {"host_name",
-       at_path(ctx, {"host"}).is_string() ? at_path(ctx, {"host"}) : nlohmann::json("")},
-      {"executable", argv.is_array() && !argv.empty() && argv[0].is_string()
-                         ? argv[0]
-                         : nlohmann::json("stagebench")},
-      {"num_cpus", at_path(cpu, {"logical_cores"}).is_number() ? at_path(cpu, {"logical_cores"})
-                                                               : nlohmann::json(0)},
-      {"mhz_per_cpu", at_path(cpu, {"mhz"}).is_number()
-                          ? nlohmann::json(std::lround(at_path(cpu, {"mhz"}).get<double>()))
-                          : nlohmann::json(0)},
+      {"date", ctx.date},
+      {"host_name", ctx.host},
+      {"executable", ctx.executable.empty() ? std::string("stagebench") : ctx.executable},
+      {"num_cpus", ctx.cpu.logical_cores.value_or(0)},
+      {"mhz_per_cpu", ctx.cpu.mhz ? std::lround(*ctx.cpu.mhz) : 0L},
       {"cpu_scaling_enabled", false},
-      {"caches", caches(cpu)},
+      {"caches", caches(ctx.cpu)},
       {"load_avg", nlohmann::json::array()},
-      {"library_build_type", type == "Debug" ? "debug" : "release"},
+      {"library_build_type", ctx.build.type == "Debug" ? "debug" : "release"},
       {"json_schema_version", 1},
-      {"stagebench_schema", ctx.is_object() ? "stagebench/1" : ""}};
+      {"stagebench_schema", ctx.present ? "stagebench/1" : ""}};
   return out;
 }
 

@@ -1,36 +1,23 @@
 #include "reports/provenance.h"
 
 namespace sb {
-namespace {
 
-using json = nlohmann::json;
-
-std::string string_or(const json& object, const char* key, const std::string& fallback) {
-  if (!object.is_object()) return fallback;
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() && !it->get<std::string>().empty()
-             ? it->get<std::string>()
-             : fallback;
-}
-
-}  // namespace
-
-std::string provenance_text(const json& context) {
-  const json build = context.is_object() ? context.value("build", json()) : json();
-  std::string out = "built from " + string_or(build, "git", "an unrecorded commit");
-  const json dirty = build.is_object() ? build.value("git_dirty", json()) : json();
-  if (dirty.is_boolean())
-    out += dirty.get<bool>() ? " (dirty: uncommitted changes)" : " (clean)";
+std::string provenance_text(const ContextRecord& context) {
+  const BuildFacts& build = context.build;
+  auto or_else = [](const std::string& v, const char* fallback) {
+    return v.empty() ? std::string(fallback) : v;
+  };
+  std::string out = "built from " + or_else(build.git, "an unrecorded commit");
+  if (build.dirty)
+    out += *build.dirty ? " (dirty: uncommitted changes)" : " (clean)";
   else
     out += " (dirty flag not recorded)";
-  out += ", " + string_or(build, "compiler", "compiler not recorded") + ", " +
-         string_or(build, "type", "build type not recorded");
-  const json env = context.is_object() ? context.value("environment", json()) : json();
-  if (!env.is_object()) return out + "; environment not recorded";
-  if (env.empty()) return out + "; no timing knobs set in the environment";
+  out += ", " + or_else(build.compiler, "compiler not recorded") + ", " +
+         or_else(build.type, "build type not recorded");
+  if (!context.environment) return out + "; environment not recorded";
+  if (context.environment->empty()) return out + "; no timing knobs set in the environment";
   out += "; environment:";
-  for (const auto& [name, value] : env.items())
-    out += " " + name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  for (const auto& [name, value] : *context.environment) out += " " + name + "=" + value;
   return out;
 }
 

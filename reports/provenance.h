@@ -5,12 +5,12 @@
 // is never read apart from the build and knobs that made it.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "schema/context_record.h"
 
 namespace sb {
 
 // "built from 1a2b3c4d5e6f (clean), gcc 12.2.0, Release; environment: OMP_NUM_THREADS=1".
 // Fields the document lacks (results older than the stamp) are said to be unrecorded.
-std::string provenance_text(const nlohmann::json& context);
+std::string provenance_text(const ContextRecord& context);
 
 }  // namespace sb

@@ -46,7 +46,7 @@ std::string report_markdown(const std::vector<ReportInput>& inputs) {
   for (const ReportInput& in : inputs) {
     out += "## " + in.name + "\n\n";
     if (in.document.is_object() && in.document.contains("context"))
-      out += provenance_text(in.document["context"]) + "\n\n";
+      out += provenance_text(read_context(in.document["context"])) + "\n\n";
     if (in.record.runs.empty()) {
       out += "(no runs)\n\n";
       continue;

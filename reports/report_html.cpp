@@ -59,17 +59,17 @@ std::string verdict_class(const std::string& verdict) {
 }
 
 std::string context_line(const json& document) {
-  const json& ctx =
-      document.is_object() && document.contains("context") ? document["context"] : json();
+  if (!document.is_object() || !document.contains("context")) return {};
+  const ContextRecord ctx = read_context(document["context"]);
   std::string line;
   auto add = [&](const std::string& label, const std::string& value) {
     if (value.empty()) return;
     line += (line.empty() ? "" : " · ") + label + value;
   };
-  add("host ", string_at(ctx, "host"));
-  add("", string_at(ctx, "date"));
-  if (ctx.is_object() && ctx.contains("cpu")) add("CPU ", string_at(ctx["cpu"], "model"));
-  if (ctx.is_object()) add("", provenance_text(ctx));
+  add("host ", ctx.host);
+  add("", ctx.date);
+  add("CPU ", ctx.cpu.model);
+  if (ctx.present) add("", provenance_text(ctx));
   return line;
 }
 

@@ -194,7 +194,7 @@ struct RunRecord {
 };
 
 // A whole document. The context (harness/context: host, cpu, build, collectors, ...) is an open
-// block, kept as written.
+// block, kept as written; readers take its facts through schema/context_record.h.
 struct DocumentRecord {
   std::string schema = kSchema;
   nlohmann::json context = nlohmann::json::object();

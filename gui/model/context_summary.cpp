@@ -3,6 +3,7 @@
 #include <QSet>
 
 #include "gui/model/json_values.h"
+#include "schema/context_record.h"
 
 namespace sb::viewer {
 namespace {
@@ -13,29 +14,24 @@ void add_fact(ContextSummary& s, const char* label, const QString& value) {
   if (!value.isEmpty()) s.facts.append({QString::fromLatin1(label), value});
 }
 
-QString cpu_text(const json& cpu) {
-  QString t = text(cpu, "model");
-  if (const auto cores = number(cpu, "logical_cores"))
-    t += QStringLiteral(" (%1 logical cores)").arg(*cores);
+QString cpu_text(const CpuFacts& cpu) {
+  QString t = display_text(cpu.model);
+  if (cpu.logical_cores) t += QStringLiteral(" (%1 logical cores)").arg(*cpu.logical_cores);
   return t;
 }
 
 // PAPI's per-event results: "opened" or the error. A hardware event that did not open means the
 // machine exposes no PMU (typical of VMs): cycle and instruction counts are unavailable.
-void papi_warnings(const json& papi, ContextSummary& s) {
-  const json& events = member(papi, "events");
-  if (!events.is_object() || events.empty()) return;
-  const json& tiers = member(papi, "event_tiers");
+void papi_warnings(const std::vector<PapiEventFacts>& events, ContextSummary& s) {
+  if (events.empty()) return;
   QStringList hw_failed, sw_failed;
   int hw_total = 0;
-  for (auto it = events.begin(); it != events.end(); ++it) {
-    const bool opened = it->is_string() && it->get<std::string>() == "opened";
-    const QString tier = text(tiers, it.key().c_str(), QStringLiteral("hardware"));
-    const QString line = display_text(it.key()) + QStringLiteral(": ") + scalar_text(*it);
-    if (tier == QLatin1String("hardware")) {
+  for (const PapiEventFacts& e : events) {
+    const QString line = display_text(e.name) + QStringLiteral(": ") + display_text(e.outcome);
+    if (e.tier == "hardware") {
       ++hw_total;
-      if (!opened) hw_failed << line;
-    } else if (!opened) {
+      if (!e.opened) hw_failed << line;
+    } else if (!e.opened) {
       sw_failed << line;
     }
   }
@@ -63,19 +59,18 @@ void stage_warnings(const RunRecord& run, ContextSummary& s) {
 
 ContextSummary summarize_context(const DocumentRecord& document, const RunRecord& run) {
   ContextSummary s;
-  const json& ctx = document.context;
-  add_fact(s, "host", text(ctx, "host"));
-  add_fact(s, "date", text(ctx, "date"));
-  add_fact(s, "cpu", cpu_text(member(ctx, "cpu")));
-  add_fact(s, "memory", format_bytes(number(member(ctx, "memory"), "total_bytes")));
-  const json& os = member(ctx, "os");
+  const ContextRecord ctx = read_context(document.context);
+  add_fact(s, "host", display_text(ctx.host));
+  add_fact(s, "date", display_text(ctx.date));
+  add_fact(s, "cpu", cpu_text(ctx.cpu));
+  add_fact(s, "memory", format_bytes(ctx.memory_bytes));
   add_fact(s, "os",
-           text(os, "distro") +
-               (member(os, "virtualized") == true ? QStringLiteral(" (virtualized)") : QString()));
-  const json& build = member(ctx, "build");
+           display_text(ctx.os_distro) +
+               (ctx.virtualized == true ? QStringLiteral(" (virtualized)") : QString()));
   add_fact(s, "build",
-           QStringList{text(build, "compiler"), text(build, "type"), text(build, "git")}.join(
-               QLatin1Char(' ')));
+           QStringList{display_text(ctx.build.compiler), display_text(ctx.build.type),
+                       display_text(ctx.build.git)}
+               .join(QLatin1Char(' ')));
   add_fact(s, "run",
            QStringList{display_text(run.model), display_text(run.size), display_text(run.backend),
                        display_text(run.mode)}
@@ -89,8 +84,9 @@ ContextSummary summarize_context(const DocumentRecord& document, const RunRecord
     add_fact(s, "params", p.join(QStringLiteral(", ")));
   }
 
-  for (const json& d : member(member(ctx, "opencl"), "devices"))
-    s.devices << text(d, "name") + QStringLiteral(" (") + text(d, "platform") + QStringLiteral(")");
+  for (const OpenclDeviceFacts& d : ctx.opencl_devices)
+    s.devices << display_text(d.name) + QStringLiteral(" (") + display_text(d.platform) +
+                     QStringLiteral(")");
 
   QSet<QString> tiers;
   for (const StageRecord& stage : run.stages)
@@ -99,14 +95,13 @@ ContextSummary summarize_context(const DocumentRecord& document, const RunRecord
   s.tiers = tiers.values();
   s.tiers.sort();
 
-  papi_warnings(member(ctx, "papi"), s);
-  for (const json& c : member(ctx, "collectors"))
-    if (member(c, "available") == false && text(c, "name") != QLatin1String("papi"))
-      s.warnings
-          << QStringLiteral("collector %1 unavailable: %2").arg(text(c, "name"), text(c, "reason"));
-  const json& threading = member(ctx, "threading");
-  if (member(threading, "oversubscribed") == true)
-    s.warnings << QStringLiteral("busy cores: ") + text(threading, "note");
+  papi_warnings(ctx.papi_events, s);
+  for (const CollectorFacts& c : ctx.collectors)
+    if (c.available == false && c.name != "papi")
+      s.warnings << QStringLiteral("collector %1 unavailable: %2")
+                        .arg(display_text(c.name), display_text(c.reason));
+  if (ctx.oversubscribed == true)
+    s.warnings << QStringLiteral("busy cores: ") + display_text(ctx.threading_note);
   stage_warnings(run, s);
   return s;
 }
