@@ -301,6 +301,8 @@ class OpenCLBackend : public Backend {
                         int64_t n, int64_t d, int64_t h, int64_t wd, int stride, int pad,
                         int64_t od, int64_t oh, int64_t ow, int64_t w_out_step, bool flip,
                         Tensor& out);
+  bool conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                   Tensor& dx);  // conv3d_bwd_igemm.cpp
   bool conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                       Tensor& dw, Tensor* dbias);
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
