@@ -336,7 +336,7 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                                Precision::f32, 1e-4}});
                        }});
       // 3^3 weight gradients stay on the GEMM paths, but from one input channel into at most 16
-      // (conv3d_narrow_dw_k3: 132 row segments, one a slot)
+      // (conv3d_narrow_dw_k3: 132 row segments, 16 a slot)
       if (nc.kernel != 1 && !(nc.in == 1 && nc.out <= 16)) continue;
       cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
                          return backward_weights_checks(be, ConvInputs(s, seed + 6));

@@ -138,7 +138,9 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
   const int64_t total = n_w + s.out_channels;
   if (s.kernel == 3) {
     const int64_t segs = s.batch * od * oh * ((ow + kNarrowDw3Lanes - 1) / kNarrowDw3Lanes);
-    const int64_t slice = (segs + kNarrowDw3Slots - 1) / kNarrowDw3Slots;
+    // at least 16 segments a work-group: each ends in 28 rounds of local sums, which made the
+    // op table's 132-segment case take 786 s on Oclgrind one a work-group (DynUNet's: 124)
+    const int64_t slice = std::max<int64_t>(16, (segs + kNarrowDw3Slots - 1) / kNarrowDw3Slots);
     const int64_t slots = (segs + slice - 1) / slice;
     Tensor partial = empty({slots, total});
     launch("conv3d_narrow_dw_k3", cl::NDRange(static_cast<size_t>(slots * kNarrowDw3Lanes), 4),
