@@ -64,7 +64,9 @@ ladder_budget() {  # $1: model; "ladder-seconds peer-seconds max-time extra-argu
     # DeepFM's stages take ~5 ms: at 100 samples its stage 0 stopped at 1.2% noise and every
     # verdict was withheld (results/h200/ladders-2026-11-27/deepfm-full-opencl.json).
     deepfm) echo "200 200 30 --max-samples 400" ;;
-    dynunet) echo "270 220 50 --max-samples 200" ;;
+    # DynUNet's peer: 220 s cut compile-cudagraphs in results/h200/gpu27b-2026-11-28 (its order
+    # is strongest first now, dynunet_torch.py's PEER_ORDER); 240 leaves the training menu 144.
+    dynunet) echo "270 240 50 --max-samples 200" ;;
     *) echo "200 200 30" ;;
   esac
 }

@@ -288,8 +288,12 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
   // Narrow convolutions (one channel in or out, channels-last, a reduced precision), which
   // OpenCL runs in fp32 on kernels/conv3d_narrow.cl (conv3d_narrow.cpp): DynUNet's first
   // convolution (1 -> 16, 3^3), its 1^3 projection of the image and its output head (16 -> 1,
-  // 1^3), all three passes with bias (the weight gradient at 1^3 only: 3^3 ones stay on the
-  // GEMM paths), the weight gradient over 1,716 rows in several slots of its split reduction.
+  // 1^3), all three passes with bias (the weight gradient at 1^3 and 3^3 from one channel: other
+  // 3^3 ones stay on the GEMM paths), the weight gradient over 1,716 rows in several slots of
+  // its split reduction. 3^3 from one channel: into 16 four output rows an item
+  // (conv3d_narrow_rows4_k3, as the 4 -> 1 data gradient from dy's one channel, flipped; 6 rows:
+  // the second group's last two are past the edge), into 24 an output voxel an item
+  // (conv3d_narrow_c1_k3).
   // fp32's tolerance: a GEMM at the named precision would miss it, so the cases fail should a call
   // leave the fp32 kernels. f16 runs on every backend with f16 (PoCL here), bf16 where tf32 runs
   // (NVIDIA); OpenCL only (other backends compute these at the named precision).
@@ -298,8 +302,9 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
     int64_t in, out;
   };
   for (const Precision p : {Precision::f16, Precision::bf16})
-    for (const NarrowCase& nc : {NarrowCase{3, 1, 1, 16}, NarrowCase{1, 0, 1, 16},
-                                 NarrowCase{1, 0, 16, 1}, NarrowCase{3, 1, 4, 1}}) {
+    for (const NarrowCase& nc :
+         {NarrowCase{3, 1, 1, 16}, NarrowCase{1, 0, 1, 16}, NarrowCase{1, 0, 16, 1},
+          NarrowCase{3, 1, 4, 1}, NarrowCase{3, 1, 1, 24}}) {
       seed += 10;
       Conv3dShape s = shape_of({Layout3d::ndhwc, nc.kernel, 1, nc.padding}, false);
       s.in_channels = nc.in, s.out_channels = nc.out;
@@ -330,7 +335,9 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                              {{"dx", be.download(dx), backward_data_ref(in.s, in.dy, in.w),
                                Precision::f32, 1e-4}});
                        }});
-      if (nc.kernel != 1) continue;  // 3^3 weight gradients stay on the GEMM paths
+      // 3^3 weight gradients stay on the GEMM paths, but from one input channel into at most 16
+      // (conv3d_narrow_dw_k3: 132 row segments, 16 a slot)
+      if (nc.kernel != 1 && !(nc.in == 1 && nc.out <= 16)) continue;
       cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
                          return backward_weights_checks(be, ConvInputs(s, seed + 6));
                        }});

@@ -43,17 +43,21 @@ int64_t dw_target_groups() {
   return 1056;
 }
 
-// How dy is spread for a stride > 1 data gradient (STAGEBENCH_CONV_DILATE, for before/after
-// timelines in one call): bf16 (default) four channels an item, written as bf16 bits where the
-// GEMM is bf16 (else as vec4); vec4: four channels an item in fp32; scalar: an element an item.
-enum class Dilate { bf16, vec4, scalar };
+// How a stride > 1 data gradient meets dy (STAGEBENCH_CONV_DILATE, for before/after timelines
+// in one call): phases (default) a 3^3 stride-2 padding-1 one by parity (conv3d_weight_phases,
+// kernels/conv3d_bwd_igemm.cl), other shapes as bf16; bf16: dy spread onto x's grid four
+// channels an item, written as bf16 bits where the GEMM is bf16 (else as vec4); vec4: four
+// channels an item in fp32; scalar: an element an item.
+enum class Dilate { phases, bf16, vec4, scalar };
 Dilate dilate_mode() {
   const char* env = std::getenv("STAGEBENCH_CONV_DILATE");
   const std::string v = env ? env : "";
-  if (v.empty() || v == "bf16") return Dilate::bf16;
+  if (v.empty() || v == "phases") return Dilate::phases;
+  if (v == "bf16") return Dilate::bf16;
   if (v == "vec4") return Dilate::vec4;
   if (v == "scalar") return Dilate::scalar;
-  throw std::runtime_error("STAGEBENCH_CONV_DILATE must be bf16, vec4 or scalar, not '" + v + "'");
+  throw std::runtime_error("STAGEBENCH_CONV_DILATE must be phases, bf16, vec4 or scalar, not '" +
+                           v + "'");
 }
 
 // The shape of the stride-1 convolution of dy that gives conv3d's data gradient.
@@ -165,6 +169,9 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
 bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy,
                                                const Tensor& w, Tensor& dx) {
   if (!conv3d_backward_implicit_unavailable(s, false).empty()) return false;
+  if (s.kernel == 3 && s.stride == 2 && s.padding == 1 && dilate_mode() == Dilate::phases &&
+      conv3d_backward_data_phases(s, dy, w, dx))
+    return true;
   const Conv3dShape t = data_gradient_shape(s);
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t co = s.out_channels, ci = s.in_channels;
@@ -217,7 +224,9 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
     return true;
   }
   const int64_t spread_count = s.batch * t.d * t.h * t.w * co;
-  if (s.precision == Precision::bf16 && co % 4 == 0 && dilate_mode() == Dilate::bf16) {
+  const Dilate mode = dilate_mode();
+  if (s.precision == Precision::bf16 && co % 4 == 0 &&
+      (mode == Dilate::bf16 || mode == Dilate::phases)) {
     Tensor spread_bf16 = do_empty({spread_count}, DType::f16);  // bf16 bits, as bf16_copy
     cl::Kernel& dilate = conv_igemm_kernel("conv3d_dy_dilate4_bf16");
     set_args(dilate, 0, dy, to_cl_int(co / 4, "channels"), to_cl_int(od, "d"), to_cl_int(oh, "h"),
@@ -234,6 +243,40 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
   Tensor spread_dy = empty({spread_count});
   spread(dy, co, od, oh, ow, t.d, t.h, t.w, spread_dy);
   conv3d_igemm_permuted(t, spread_dy, wt, nullptr, dx, "conv3d-igemm-dx");
+  return true;
+}
+
+// The 3^3 stride-2 padding-1 data gradient by phases (kernels/conv3d_bwd_igemm.cl says how):
+// the weight of the 2^3 convolution of dy into 8 C parity channels, that convolution on the
+// implicit GEMM (its output from plane -1: (OD + 1) planes an axis), then its output scattered
+// onto dx. False, before any launch, where the implicit GEMM does not take that convolution.
+bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy,
+                                                const Tensor& w, Tensor& dx) {
+  const int64_t co = s.out_channels, ci = s.in_channels;
+  Conv3dShape u = s;
+  u.in_channels = co, u.out_channels = 8 * ci;
+  u.d = s.out_size(s.d, false), u.h = s.out_size(s.h, false), u.w = s.out_size(s.w, false);
+  u.kernel = 2, u.stride = 1, u.padding = 1;
+  if (!conv3d_implicit_unavailable(u).empty()) return false;
+  const int64_t k_pad = (8 * co + 3) / 4 * 4, w_count = u.out_channels * k_pad;
+  Tensor wp = empty({u.out_channels, k_pad});
+  cl::Kernel& phases = conv_igemm_kernel("conv3d_weight_phases");
+  set_args(phases, 0, w, to_cl_int(co, "out"), to_cl_int(ci, "in"), to_cl_int(k_pad, "K"),
+           to_cl_int(w_count, "weight size"), wp);
+  faults_.before_launch("conv3d_weight_phases");
+  events_.launch("conv3d_weight_phases", phases, cl::NDRange(round_up(w_count, 256)),
+                 cl::NDRange(256));
+  const int64_t pd = u.d + 1, ph = u.h + 1, pw = u.w + 1;
+  Tensor y = empty({s.batch * pd * ph * pw * u.out_channels});
+  conv3d_igemm_permuted(u, dy, wp, nullptr, y, "conv3d-igemm-dx");
+  cl::Kernel& scatter = conv_igemm_kernel("conv3d_phase_scatter");
+  set_args(scatter, 0, y, to_cl_int(ci, "in"), to_cl_int(pd, "d"), to_cl_int(ph, "h"),
+           to_cl_int(pw, "w"), to_cl_int(s.d, "d"), to_cl_int(s.h, "h"), to_cl_int(s.w, "w"), dx);
+  faults_.before_launch("conv3d_phase_scatter");
+  events_.launch("conv3d_phase_scatter", scatter,
+                 cl::NDRange(round_up(s.w * ci, 256), static_cast<size_t>(s.h),
+                             static_cast<size_t>(s.batch * s.d)),
+                 cl::NDRange(256, 1, 1));
   return true;
 }
 

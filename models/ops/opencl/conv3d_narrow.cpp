@@ -2,7 +2,9 @@
 // one output channel run on kernels/conv3d_narrow.cl in fp32, each pass reading and writing its
 // tensors once, instead of a GEMM whose K (taps x 1) or N (1) leaves the tiles nearly empty.
 // fp32 stage-0 calls keep their library path; STAGEBENCH_CONV_NARROW=igemm keeps every call on
-// the path it took before (to time the two in one session).
+// the path it took before (to time the two in one session); =v1 runs the narrow kernels of
+// results/h200/gpu27b-2026-11-28 (the 3^3 one-channel weight gradient on the implicit GEMM, the
+// 3^3 one-channel forward an output voxel an item), the earlier round of the default's.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -12,12 +14,23 @@
 
 namespace sb {
 
-bool conv_narrow_requested() {
+namespace {
+
+std::string conv_narrow_setting() {
   const char* env = std::getenv("STAGEBENCH_CONV_NARROW");
-  const std::string v = env ? env : "";
-  if (v.empty() || v == "direct") return true;
-  if (v == "igemm") return false;
-  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be direct or igemm, not '" + v + "'");
+  const std::string v = env && *env ? env : "direct";
+  if (v == "direct" || v == "igemm" || v == "v1") return v;
+  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be direct, v1 or igemm, not '" + v +
+                              "'");
+}
+
+}  // namespace
+
+bool conv_narrow_requested() {
+  return conv_narrow_setting() != "igemm";
+}
+bool conv_narrow_v2_requested() {
+  return conv_narrow_setting() == "direct";
 }
 
 namespace {
@@ -28,6 +41,10 @@ constexpr int64_t kNarrowDwGroup = 256;  // NARROW_DW_GROUP in conv3d_narrow.cl
 // Work-groups the weight gradient's rows are split over: several waves of an H200's 132
 // multiprocessors, each slice still thousands of rows at DynUNet's 2M.
 constexpr int64_t kNarrowDwSlots = 1024;
+// The 3^3 one-channel weight gradient's work-groups: (64, 4) items holding 112 sums each, about
+// two resident a multiprocessor, so one wave of an H200's 132 (DynUNet: 124 row segments each).
+constexpr int64_t kNarrowDw3Slots = 264;
+constexpr int64_t kNarrowDw3Lanes = 64;  // NARROW_DW3_LANES in conv3d_narrow.cl
 
 // At most 64 (out, in) channel pairs: a weight-gradient work-group then has at least four row
 // lanes per pair; the forward kernel's loop over in channels stays short.
@@ -45,6 +62,14 @@ void OpenCLBackend::launch_narrow_c1(int ks, const Tensor& in, const Tensor& w, 
                                      int64_t co, int64_t n, int64_t d, int64_t h, int64_t wd,
                                      int stride, int pad, int64_t od, int64_t oh, int64_t ow,
                                      int64_t w_out_step, bool flip, Tensor& out) {
+  if (ks == 3 && stride == 1 && co <= 16 && conv_narrow_v2_) {  // four output rows an item
+    launch("conv3d_narrow_rows4_k3",
+           cl::NDRange(round_up(ow, kNarrowRow), static_cast<size_t>((oh + 3) / 4),
+                       static_cast<size_t>(n * od)),
+           cl::NDRange(kNarrowRow, 1, 1), in, w, bias, bias ? 1 : 0, co, d, h, wd, pad, od, oh, ow,
+           w_out_step, flip ? 1 : 0, out);
+    return;
+  }
   launch(
       ks == 3 ? "conv3d_narrow_c1_k3" : "conv3d_narrow_c1_k1",
       cl::NDRange(round_up(ow, kNarrowRow), static_cast<size_t>(oh), static_cast<size_t>(n * od)),
@@ -100,15 +125,34 @@ bool OpenCLBackend::conv3d_backward_data_narrow(const Conv3dShape& s, const Tens
 
 bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x,
                                                    const Tensor& dy, Tensor& dw, Tensor* dbias) {
-  // 1^3 only: the 3^3 one-channel weight gradient's (row, channel) items ran 1.05 ms on an
-  // H200, the implicit GEMM's 0.46 (results/h200/gpu27b-2026-11-28/call1/).
-  if (!conv_narrow_ || !narrow(s) || s.kernel != 1 || x.dtype() != DType::f32 ||
-      dy.dtype() != DType::f32)
+  // 1^3, and 3^3 from one input channel into at most 16 (conv3d_narrow_dw_k3's four channels a
+  // item, four items a voxel); other 3^3 ones stay on the GEMM paths (the general kernel's
+  // (row, channel) items ran 1.05 ms on an H200, the implicit GEMM's 0.46: gpu27b's call1/).
+  const bool dw3 = s.kernel == 3 && s.in_channels == 1 && s.out_channels <= 16;
+  if (!conv_narrow_ || !narrow(s) || (s.kernel != 1 && !(dw3 && conv_narrow_v2_)) ||
+      x.dtype() != DType::f32 || dy.dtype() != DType::f32)
     return false;
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false), taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t rows = s.batch * od * oh * ow, n_w = s.out_channels * s.in_channels * taps;
   const int64_t total = n_w + s.out_channels;
+  if (s.kernel == 3) {
+    const int64_t segs = s.batch * od * oh * ((ow + kNarrowDw3Lanes - 1) / kNarrowDw3Lanes);
+    // at least 16 segments a work-group: each ends in 28 rounds of local sums, which made the
+    // op table's 132-segment case take 786 s on Oclgrind one a work-group (DynUNet's: 124)
+    const int64_t slice = std::max<int64_t>(16, (segs + kNarrowDw3Slots - 1) / kNarrowDw3Slots);
+    const int64_t slots = (segs + slice - 1) / slice;
+    Tensor partial = empty({slots, total});
+    launch("conv3d_narrow_dw_k3", cl::NDRange(static_cast<size_t>(slots * kNarrowDw3Lanes), 4),
+           cl::NDRange(static_cast<size_t>(kNarrowDw3Lanes), 4), x, dy, s.out_channels, s.d, s.h,
+           s.w, s.stride, s.padding, od, oh, ow, to_cl_int(segs, "conv3d dW segments"),
+           to_cl_int(slice, "conv3d dW slice"), partial);
+    launch("conv3d_narrow_dw_sum", cl::NDRange(round_up(total, 256)), cl::NDRange(256), partial,
+           to_cl_int(slots, "conv3d dW slots"), to_cl_int(n_w, "conv3d dW size"),
+           to_cl_int(total, "conv3d dW outputs"), dw, dbias, dbias ? 1 : 0);
+    kernel_log_.gemm("fp32 conv3d-narrow-dw");
+    return true;
+  }
   const int64_t slice =
       std::max<int64_t>(kNarrowDwGroup, (rows + kNarrowDwSlots - 1) / kNarrowDwSlots);
   const int64_t slots = (rows + slice - 1) / slice;

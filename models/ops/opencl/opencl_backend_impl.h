@@ -78,9 +78,11 @@ int epilogue_act(const Epilogue& ep, const Tensor& y);
 int attention_blocks();
 
 // STAGEBENCH_CONV_NARROW: direct (default) runs narrow convolutions on kernels/conv3d_narrow.cl;
-// igemm leaves them on the paths they took before (the implicit GEMM on NVIDIA). Anything else
+// igemm leaves them on the paths they took before (the implicit GEMM on NVIDIA); v1 runs them
+// without conv3d_narrow_dw_k3 and conv3d_narrow_rows4_k3 (conv3d_narrow.cpp). Anything else
 // throws std::invalid_argument naming the value.
 bool conv_narrow_requested();
+bool conv_narrow_v2_requested();  // direct only
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -299,6 +301,8 @@ class OpenCLBackend : public Backend {
                         int64_t n, int64_t d, int64_t h, int64_t wd, int stride, int pad,
                         int64_t od, int64_t oh, int64_t ow, int64_t w_out_step, bool flip,
                         Tensor& out);
+  bool conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                   Tensor& dx);  // conv3d_bwd_igemm.cpp
   bool conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                       Tensor& dw, Tensor* dbias);
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
@@ -416,7 +420,8 @@ class OpenCLBackend : public Backend {
   std::map<int, cl::Kernel> wgmma_kernels_;
   ConvIgemmKnob conv_igemm_knob_ = conv_igemm_knob();  // STAGEBENCH_CONV_IGEMM, at construction
   ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();  // STAGEBENCH_CONV_DW_BF16
-  bool conv_narrow_ = conv_narrow_requested();  // STAGEBENCH_CONV_NARROW (conv3d_narrow.cpp)
+  bool conv_narrow_ = conv_narrow_requested();        // STAGEBENCH_CONV_NARROW (conv3d_narrow.cpp)
+  bool conv_narrow_v2_ = conv_narrow_v2_requested();  // the same, =v1 off
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;

@@ -128,6 +128,49 @@ __kernel void conv3d_weight_flip_taps_first(__global const float* w, int Co, int
   const int ci = i / k_pad, r = i - ci * k_pad, t = r / Co, co = r - t * Co;
   out[i] = r < taps * Co ? w[((size_t)co * C + ci) * taps + (taps - 1 - t)] : 0.0f;
 }
+
+// The data gradient of a 3^3, stride-2, padding-1 convolution by phases (STAGEBENCH_CONV_DILATE
+// unset or =phases): dx's voxels of one parity (pd, ph, pw) each take dy at 1 or 2 offsets an
+// axis (even: dy[i] . w[1]; odd: dy[i] . w[2] + dy[i + 1] . w[0]), so dx is a stride-1 2^3
+// convolution of dy itself (padding 1; output plane m is dx's phase row i = m - 1) into 8 C
+// channels, one block of C per parity, with the taps that do not apply zero. That multiplies
+// 64/27 of the useful products instead of spreading dy onto x's grid, 8x its size, and
+// multiplying 8x (the spread's GEMM was DynUNet's largest kernel, 0.65 ms, and the spread 0.12:
+// results/h200/gpu27b-2026-11-28/call4/timeline-final.trace.json.gz). No library does this
+// from OpenCL on NVIDIA's tensor cores (see the top of this file); the GEMM is
+// conv3d_igemm_permuted's, these two kernels are its weight and the scatter of its output.
+// w [Co, C, 27] -> [8 C, k_pad], row (parity, c), K in (2^3 tap, co) order, zero past 8 Co.
+__kernel void conv3d_weight_phases(__global const float* w, int Co, int C, int k_pad, int n,
+                                   __global float* out) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int row = i / k_pad, k = i - row * k_pad, parity = row / C, c = row - parity * C;
+  const int a = k / Co, co = k - a * Co;
+  int tap = 0;
+  bool hit = k < 8 * Co;
+  for (int axis = 2; axis >= 0; --axis) {  // d, h, w: bits 2, 1, 0 of parity and of a
+    const int p = (parity >> axis) & 1, b = (a >> axis) & 1;
+    const int t = p == 0 ? (b == 0 ? 1 : -1) : (b == 0 ? 2 : 0);
+    hit = hit && t >= 0;
+    tap = tap * 3 + max(t, 0);
+  }
+  out[i] = hit ? w[((size_t)co * C + c) * 27 + tap] : 0.0f;
+}
+
+// y [N, PD, PH, PW, 8 C] (the phases' convolution) -> dx [N, D, H, W, C]:
+// dx[n, 2i + pd, 2j + ph, 2k + pw, c] = y[n, i + 1, j + 1, k + 1, ((pd 2 + ph) 2 + pw) C + c].
+// Grid (round_up(W C, 256), H, N D): an item an element of dx, stored contiguously.
+__kernel void conv3d_phase_scatter(__global const float* y, int C, int PD, int PH, int PW, int D,
+                                   int H, int W, __global float* dx) {
+  const int g = get_global_id(0), h = get_global_id(1), z = get_global_id(2);
+  if (g >= W * C) return;
+  const int x = g / C, c = g - x * C, n = z / D, d = z - n * D;
+  const int parity = ((d & 1) * 2 + (h & 1)) * 2 + (x & 1);
+  const size_t at =
+      ((((size_t)n * PD + (d >> 1) + 1) * PH + (h >> 1) + 1) * PW + (x >> 1) + 1) * 8 * C +
+      parity * C + c;
+  dx[(((size_t)n * D + d) * H + h) * W * C + g] = y[at];
+}
 #endif
 
 // One variant: DW_NAME, DW_BM (16, 32 or 64), DW_WORDS_X (1: input channels not a multiple of

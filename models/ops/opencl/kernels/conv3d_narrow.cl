@@ -97,6 +97,66 @@ __kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_nar
                         flip, y, tile, 3);
 }
 
+// 3^3, stride 1, one input channel, Co <= 16: DynUNet's first convolution (1 -> 16 at 64^3).
+// conv3d_narrow_c1_k3 above took 178-191 us an H200 for what its bytes let run in ~35 us
+// (results/h200/gpu27b-2026-11-28/): each item read all Co x 27 weights through the constant
+// cache at a run-time index, one load a multiply-add. Here an item computes four output rows
+// (oh0 .. oh0 + 3) of its voxel column, so each weight load serves four multiply-adds; the
+// 3 x 6 x 3 taps of x the four rows need are loaded once into registers (every index a
+// constant after unrolling). Stores go through a local tile as above, a row of 64 at a time.
+// Grid (OW rounded up to 64, OH / 4 rounded up, N OD), work-groups of 64. cuDNN is not
+// reachable from OpenCL and CLBlast has no convolution that is not a GEMM over columns.
+#define NARROW_ROWS 4
+__kernel __attribute__((reqd_work_group_size(NARROW_ROW, 1, 1))) void conv3d_narrow_rows4_k3(
+    __global const float* x, __constant float* w, __global const float* bias, int has_bias,
+    int Co, int D, int H, int W, int pad, int OD, int OH, int OW, int w_out_step, int flip,
+    __global float* y) {
+  __local float tile[NARROW_ROWS * 16 * (NARROW_ROW + 1)];
+  const int lid = get_local_id(0), ow0 = get_group_id(0) * NARROW_ROW, ow = ow0 + lid;
+  const int oh0 = get_global_id(1) * NARROW_ROWS, z = get_global_id(2), n = z / OD,
+            od = z - n * OD;
+  float xv[3][NARROW_ROWS + 2][3];
+#pragma unroll
+  for (int kd = 0; kd < 3; ++kd)
+#pragma unroll
+    for (int r = 0; r < NARROW_ROWS + 2; ++r)
+#pragma unroll
+      for (int kw = 0; kw < 3; ++kw) {
+        const int id = od - pad + kd, ih = oh0 - pad + r, iw = ow - pad + kw;
+        const bool in = ow < OW && id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W;
+        xv[kd][r][kw] = in ? x[(((size_t)n * D + id) * H + ih) * W + iw] : 0.0f;
+      }
+  for (int o = 0; o < Co; ++o) {
+    __constant float* wo = w + o * w_out_step;
+    const float b = has_bias ? bias[o] : 0.0f;
+    float acc[NARROW_ROWS];
+#pragma unroll
+    for (int v = 0; v < NARROW_ROWS; ++v) acc[v] = b;
+#pragma unroll
+    for (int kd = 0; kd < 3; ++kd)
+#pragma unroll
+      for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+        for (int kw = 0; kw < 3; ++kw) {
+          const int t = (kd * 3 + kh) * 3 + kw;
+          const float wt = wo[flip ? 26 - t : t];
+#pragma unroll
+          for (int v = 0; v < NARROW_ROWS; ++v) acc[v] += xv[kd][v + kh][kw] * wt;
+        }
+#pragma unroll
+    for (int v = 0; v < NARROW_ROWS; ++v) tile[(v * 16 + o) * (NARROW_ROW + 1) + lid] = acc[v];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int valid = min(NARROW_ROW, OW - ow0);
+  for (int v = 0; v < NARROW_ROWS && oh0 + v < OH; ++v) {
+    __global float* yr = y + ((((size_t)n * OD + od) * OH + oh0 + v) * OW + ow0) * Co;
+    for (int i = lid; i < valid * Co; i += NARROW_ROW) {
+      const int p = i / Co, o = i - p * Co;
+      yr[i] = tile[(v * 16 + o) * (NARROW_ROW + 1) + p];
+    }
+  }
+}
+
 // The weight gradient's partial sums, in work-group g's slice of the rows (n, od, oh, ow)
 // [g slice, (g + 1) slice): lane j = lid mod (Co C) owns (o, c) = (j / C, j mod C), and the
 // local size / (Co C) row lanes of a j take every such row in turn, each holding its taps'
@@ -158,8 +218,9 @@ inline void conv3d_narrow_dw_body(__global const float* x, __global const float*
   }
 }
 
-// The 1^3 kernel only: the 3^3 one (items per (row, channel), 27 taps each) ran 1.05 ms for
-// DynUNet's first convolution on an H200, the implicit GEMM 0.46 (results/h200/gpu27b-2026-11-28/).
+// 1^3 (3^3 with one input channel: conv3d_narrow_dw_k3 below). At 3^3 this body (items per
+// (row, channel), 27 taps each) ran 1.05 ms for DynUNet's first convolution on an H200, the
+// implicit GEMM 0.46 (results/h200/gpu27b-2026-11-28/call1/).
 #define NARROW_DW_GROUP 256
 __kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3d_narrow_dw_k1(
     __global const float* x, __global const float* dy, int C, int Co, int D, int H, int W,
@@ -167,6 +228,83 @@ __kernel __attribute__((reqd_work_group_size(NARROW_DW_GROUP, 1, 1))) void conv3
   __local float red[NARROW_DW_GROUP];
   conv3d_narrow_dw_body(x, dy, C, Co, D, H, W, stride, pad, OD, OH, OW, rows, slice, partial, red,
                         1);
+}
+
+// The 3^3 weight gradient of one input channel (DynUNet's first convolution, 1 -> 16 at 64^3):
+// the implicit GEMM took 0.46 ms and its dW sum 0.05 for what reads 134 MB of dy and 8 MB of
+// x, about 35 us at the copy rate (results/h200/gpu27b-2026-11-28/call4/), and its K of 27 x 1
+// leaves a tensor-core tile mostly empty; cuDNN is not reachable from OpenCL, and CLBlast has
+// no convolution weight gradient. The kernel above with an item per (row, channel), 27 taps
+// each, re-read the taps per channel (1.05 ms). Here an item is a voxel of a row segment of
+// 64 and four output channels (local size (64, 4): Co <= 16): it loads the voxel's 27 taps of x
+// once (neighbouring items share them through L1) and its four dy values, and keeps 4 x 27 tap
+// sums and 4 bias sums in registers (every index a constant after unrolling). Work-group g takes
+// segments [g slice, (g + 1) slice) of the N OD OH ceil(OW / 64) row segments; its 64 voxel
+// lanes are then added in lane order through local memory, so the result is the same bits every
+// run. partial[g] holds dW in its [Co, 1, 27] order, then dbias's Co (conv3d_narrow_dw_sum adds
+// the slots).
+#define NARROW_DW3_LANES 64
+__kernel __attribute__((reqd_work_group_size(NARROW_DW3_LANES, 4, 1))) void conv3d_narrow_dw_k3(
+    __global const float* restrict x, __global const float* restrict dy, int Co, int D, int H,
+    int W, int stride, int pad, int OD, int OH, int OW, int segs, int slice,
+    __global float* partial) {
+  __local float red[16 * (NARROW_DW3_LANES + 1)];  // + 1: the sums below walk o, conflict-free
+  const int lane = get_local_id(0), q = get_local_id(1), g = get_group_id(0);
+  const int chunks = (OW + NARROW_DW3_LANES - 1) / NARROW_DW3_LANES;
+  const int end = min(segs, (g + 1) * slice);
+  float acc[4][27], accb[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    accb[k] = 0.0f;
+#pragma unroll
+    for (int t = 0; t < 27; ++t) acc[k][t] = 0.0f;
+  }
+  for (int sg = g * slice; sg < end; ++sg) {
+    const int row = sg / chunks, ow = (sg - row * chunks) * NARROW_DW3_LANES + lane;
+    const int oh = row % OH, r2 = row / OH, od = r2 % OD, n = r2 / OD;
+    const bool live = ow < OW;
+    float d[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int o = q * 4 + k;
+      d[k] = live && o < Co ? dy[((size_t)row * OW + ow) * Co + o] : 0.0f;
+      accb[k] += d[k];
+    }
+#pragma unroll
+    for (int kd = 0; kd < 3; ++kd) {
+      const int id = od * stride - pad + kd;
+#pragma unroll
+      for (int kh = 0; kh < 3; ++kh) {
+        const int ih = oh * stride - pad + kh;
+#pragma unroll
+        for (int kw = 0; kw < 3; ++kw) {
+          const int iw = ow * stride - pad + kw;
+          const bool in = live && id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W;
+          const float xv = in ? x[(((size_t)n * D + id) * H + ih) * W + iw] : 0.0f;
+#pragma unroll
+          for (int k = 0; k < 4; ++k) acc[k][(kd * 3 + kh) * 3 + kw] += d[k] * xv;
+        }
+      }
+    }
+  }
+  const int lid = q * NARROW_DW3_LANES + lane;
+  __global float* out = partial + (size_t)g * (Co * 28);
+  for (int t = 0; t < 28; ++t) {  // tap t (27: the bias)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float v = accb[k];
+#pragma unroll
+      for (int u = 0; u < 27; ++u) v = u == t ? acc[k][u] : v;  // no run-time indexing
+      red[(q * 4 + k) * (NARROW_DW3_LANES + 1) + lane] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < Co) {
+      float s = 0.0f;
+      for (int l = 0; l < NARROW_DW3_LANES; ++l) s += red[lid * (NARROW_DW3_LANES + 1) + l];
+      out[t < 27 ? lid * 27 + t : Co * 27 + lid] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 
 // The slots added in slot order: dW's n_w values, then dbias's (written where has_bias).
