@@ -89,7 +89,7 @@ void CpuBackend::linear_f32(const Tensor& x, const Weight& w, Tensor& y, const E
     float* t = residual_is_y ? f32_data(scratch, "linear scratch") : yp;
     MatrixMap(t, m, n).noalias() = xm * wm.transpose();
     const int64_t cost = ep.act == Act::none || ep.act == Act::relu ? kCheapOp : kExpOp;
-    parallel_for(m, n * cost, [&](int64_t r0, int64_t r1) { finish_rows(t, r0, r1); });
+    parallel_for(m, n * cost, [&](int64_t r0, int64_t r1) { finish_rows(t + r0 * n, r0, r1); });
     return;
   }
   // Row blocks in parallel, Eigen single-threaded inside each (it sees the parallel region).
