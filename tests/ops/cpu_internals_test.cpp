@@ -1,6 +1,7 @@
 // What only the CPU backend has: its precisions, aligned host memory, int8 quantization, and
 // the streaming attention kernels run with blocks smaller than their sequence (block edges).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "models/ops/cpu/attention_relative.h"
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/quantize.h"
 #include "tests/ops/op_case.h"
@@ -69,6 +71,67 @@ TEST(OpsCpu, QuantizeRangeClampsOutsideTheCalibratedRange) {
   const auto b = cpu::quantize_activations_u8_range(x.data(), 1, 0.5f, 2.0f, q.data());
   EXPECT_EQ(b.zero_point, 0);
   EXPECT_FLOAT_EQ(b.scale, 2.0f / 255.0f);
+}
+
+// linear's fused epilogue splits its rows by the thread count (one GEMM and a pass of its own
+// below 64 rows a thread, balanced row blocks above): every split, the in-place residual
+// included, gives the rows their own results. 16 threads, as on the 16-core host, whatever
+// this machine has; the row counts cross both paths and leave remainders.
+TEST(OpsCpu, LinearEpilogueAtEveryRowSplit) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(16);
+  auto be = make_cpu_backend();
+  const int64_t k = 24, n = 40;
+  const Vec w = random_vec(n * k, 31), bias = random_vec(n, 32);
+  const Weight wt = be->prepare_weight(w, n, k, Precision::f32);
+  const Tensor bt = be->upload(bias, {n});
+  for (const int64_t m : {int64_t{37}, int64_t{1000}, int64_t{1100}, int64_t{4133}}) {
+    const Vec x = random_vec(m * k, 33), r = random_vec(m * n, 34);
+    Vec want(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = bias[j];
+        for (int64_t l = 0; l < k; ++l) acc += double(x[i * k + l]) * w[j * k + l];
+        want[i * n + j] = float(r[i * n + j] + std::max(acc, 0.0));
+      }
+    const Tensor xt = be->upload(x, {m, k});
+    Tensor y = be->upload(Vec(m * n, 0.f), {m, n}), res = be->upload(r, {m, n});
+    be->linear(xt, wt, y, {&bt, Act::relu, &res});
+    be->linear(xt, wt, res, {&bt, Act::relu, &res});  // the residual is the output
+    for (const Tensor* t : {&y, &res}) {
+      const Vec got = be->download(*t);
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-4f) << "m " << m << ", element " << i;
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// A freed large block serves the next request of its size; small ones and a pool without room
+// go back to the C library.
+TEST(OpsCpu, HostPoolReusesLargeBlocksUpToItsCap) {
+  const size_t big = cpu::HostPool::kMinBytes;
+  cpu::HostPool pool(2 * big);
+  void* a = pool.take(big, 64);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  pool.give(a, big);
+  EXPECT_EQ(pool.cached_bytes(), big);
+  EXPECT_EQ(pool.take(big, 64), a);
+  EXPECT_EQ(pool.reused(), 1u);
+  void* b = pool.take(big, 64);
+  void* c = pool.take(big, 64);
+  void* d = pool.take(big, 64);
+  pool.give(a, big), pool.give(b, big), pool.give(c, big);  // the third finds no room
+  EXPECT_EQ(pool.cached_bytes(), 2 * big);
+  pool.give(d, big);
+  void* small = pool.take(64, 64);
+  pool.give(small, 64);
+  EXPECT_EQ(pool.cached_bytes(), 2 * big);
+  cpu::HostPool off(0);
+  void* e = off.take(big, 64);
+  off.give(e, big);
+  EXPECT_EQ(off.cached_bytes(), 0u);
 }
 
 // The calibrated int8 GEMM is the int8 arithmetic emulated exactly in double, clamp included.

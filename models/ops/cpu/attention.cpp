@@ -3,11 +3,14 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
 
 void CpuBackend::do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t heads) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "add_key_bias " + std::to_string(logits.numel()); });
   const int64_t groups = logits.dim(0), n = logits.dim(1);
   float* lp = f32_data(logits, "add_key_bias logits");
   const float* kp = f32_data(key_bias, "add_key_bias key_bias");
@@ -20,6 +23,8 @@ void CpuBackend::do_add_key_bias(Tensor& logits, const Tensor& key_bias, int64_t
 }
 
 void CpuBackend::do_rel_shift_add(Tensor& logits, const Tensor& rel) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "rel_shift_add " + std::to_string(logits.numel()); });
   const int64_t groups = logits.dim(0), n = logits.dim(1);
   float* lp = f32_data(logits, "rel_shift_add logits");
   const float* rp = f32_data(rel, "rel_shift_add rel");

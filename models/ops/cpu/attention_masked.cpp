@@ -15,6 +15,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -95,6 +96,8 @@ void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionDa
 
 void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
                                     const Tensor& v, const Tensor* key_bias, Tensor& out) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "attention_fused " + std::to_string(out.numel()); });
   const float* bias =
       key_bias != nullptr ? f32_data(*key_bias, "attention_fused key_bias") : nullptr;
   masked_attention_streaming(

@@ -2,6 +2,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -18,6 +19,7 @@ auto pair_weight(const A& mine, const A& other) {
 }  // namespace
 
 void CpuBackend::do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "attention_pool " + std::to_string(x.numel()); });
   const int64_t batch = x.dim(0), len = x.dim(1), c = x.dim(2), pairs = len / 2;
   const float* xp = f32_data(x, "attention_pool input");
   const float* lp = f32_data(logits, "attention_pool logits");

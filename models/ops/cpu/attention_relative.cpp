@@ -10,6 +10,7 @@
 #include "models/ops/cpu/attention_relative.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -85,6 +86,8 @@ void CpuBackend::do_rel_attention_fused(const RelAttentionShape& s, const Tensor
                                         const Tensor& k, const Tensor& v, const Tensor& rel_k,
                                         const Tensor& content_bias, const Tensor& pos_bias,
                                         Tensor& out) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "rel_attention_fused " + std::to_string(out.numel()); });
   rel_attention_streaming(
       s, {f32_data(q, "attention q"), f32_data(k, "attention k"), f32_data(v, "attention v"),
           f32_data(rel_k, "attention rel_k"), f32_data(content_bias, "attention content_bias"),

@@ -3,12 +3,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 // The class is complete here even without oneDNN (it only has no definition then), so that
 // the unique_ptr member can be destroyed.
@@ -45,10 +47,15 @@ std::string cpu_model_name() {
 
 }  // namespace
 
+bool cpu_op_times_requested() {
+  const char* v = std::getenv("STAGEBENCH_CPU_OP_TIMES");
+  return v != nullptr && (std::string(v) == "1" || std::string(v) == "on");
+}
+
 CpuBackend::CpuBackend()
     : host_(std::make_shared<AllocationTracker>()),
-      device_(cpu_model_name() + " (" + std::to_string(omp_get_max_threads()) +
-              " OpenMP threads)") {
+      device_(cpu_model_name() + " (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)"),
+      op_times_(cpu_op_times_requested()) {
 #ifdef STAGEBENCH_HAVE_DNNL
   dnnl_ = std::make_unique<DnnlGemm>(host_);
 #endif
@@ -70,6 +77,7 @@ Tensor CpuBackend::do_part(const Tensor& flat, int64_t offset, std::vector<int64
 }
 
 Tensor CpuBackend::do_upload(std::span<const float> host, std::vector<int64_t> shape) {
+  const OpScope op_scope(op_log(), [&] { return "upload " + std::to_string(host.size()); });
   Tensor t = do_empty(std::move(shape), DType::f32);
   if (!host.empty()) std::memcpy(f32_data(t, "upload target"), host.data(), host.size_bytes());
   return t;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "instrument/kernel_log.h"
 #include "models/ops/backend.h"
 
 namespace sb::cpu {
@@ -31,6 +32,8 @@ class CpuBackend final : public Backend {
   void synchronize() override {}
   Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
+  // Each op's wall time (op_times.h), only when STAGEBENCH_CPU_OP_TIMES asks for it.
+  KernelLog* kernel_log() override { return op_times_ ? &op_log_ : nullptr; }
 
  private:
   // Every op of op_list.h, each in the file the header comment names; the 3-D convolutions
@@ -43,6 +46,9 @@ class CpuBackend final : public Backend {
   struct Conv3dPrimitives;
   Conv3dPrimitives& conv3d_primitives();
   std::shared_ptr<Conv3dPrimitives> conv3d_;
+
+  // The log an op's OpScope reports to (op_times.h): null unless op times were asked for.
+  KernelLog* op_log() { return op_times_ ? &op_log_ : nullptr; }
 
   void linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
 
@@ -63,6 +69,8 @@ class CpuBackend final : public Backend {
   std::string device_;
   std::unique_ptr<DnnlGemm> dnnl_;                  // null when built without oneDNN
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
+  bool op_times_ = false;
+  KernelLog op_log_;
 };
 
 }  // namespace sb::cpu

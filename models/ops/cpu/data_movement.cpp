@@ -6,11 +6,16 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
 
 void CpuBackend::do_im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t) {
+  const OpScope op_scope(op_log(), [&] {
+    return "im2col k" + std::to_string(k) + " " + std::to_string(x.dim(0) * x.dim(1)) + "x" +
+           std::to_string(x.dim(2));
+  });
   const int64_t batch = x.dim(0), len = x.dim(1), c = x.dim(2);
   const float* scale = t.scale != nullptr ? f32_data(*t.scale, "im2col scale") : nullptr;
   const float* shift = t.shift != nullptr ? f32_data(*t.shift, "im2col shift") : nullptr;
@@ -37,6 +42,7 @@ void CpuBackend::do_im2col(const Tensor& x, int k, Tensor& cols, const InputTran
 }
 
 void CpuBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "copy_rows " + std::to_string(y.numel()); });
   const int64_t batch = x.dim(0), len = x.dim(1), c = x.dim(2), rows = y.dim(1);
   const float* xp = f32_data(x, "copy_rows input");
   float* yp = f32_data(y, "copy_rows output");
@@ -50,6 +56,7 @@ void CpuBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {
 
 void CpuBackend::do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
                               Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "embedding " + std::to_string(y.numel()); });
   const int64_t d = table.dim(1), seq = ids.dim(1), tokens = ids.numel();
   const float* rp = rows != nullptr ? f32_data(*rows, "embedding rows") : nullptr;
   const float* tp = f32_data(table, "embedding table");

@@ -2,6 +2,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -23,6 +24,7 @@ void affine_act(const float* x, const float* scale, const float* shift, Act act,
 
 void CpuBackend::do_affine_channels(const Tensor& x, const Tensor* scale, const Tensor* shift,
                                     Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "affine_channels " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   const float* s = scale != nullptr ? f32_data(*scale, "affine_channels scale") : nullptr;
   const float* t = shift != nullptr ? f32_data(*shift, "affine_channels shift") : nullptr;
@@ -34,6 +36,7 @@ void CpuBackend::do_affine_channels(const Tensor& x, const Tensor* scale, const 
 }
 
 void CpuBackend::do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "sigmoid_scaled " + std::to_string(x.numel()); });
   const float* xp = f32_data(x, "sigmoid_scaled input");
   float* yp = f32_data(y, "sigmoid_scaled output");
   parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
@@ -43,6 +46,7 @@ void CpuBackend::do_sigmoid_scaled(const Tensor& x, float alpha, Tensor& y) {
 }
 
 void CpuBackend::do_mul(const Tensor& a, const Tensor& b, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "mul " + std::to_string(a.numel()); });
   const float* ap = f32_data(a, "mul a");
   const float* bp = f32_data(b, "mul b");
   float* yp = f32_data(y, "mul output");
@@ -52,6 +56,7 @@ void CpuBackend::do_mul(const Tensor& a, const Tensor& b, Tensor& y) {
 }
 
 void CpuBackend::do_add(const Tensor& a, const Tensor& b, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "add " + std::to_string(a.numel()); });
   const float* ap = f32_data(a, "add a");
   const float* bp = f32_data(b, "add b");
   float* yp = f32_data(y, "add output");
@@ -61,6 +66,7 @@ void CpuBackend::do_add(const Tensor& a, const Tensor& b, Tensor& y) {
 }
 
 void CpuBackend::do_activation(const Tensor& x, Act act, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "activation " + std::to_string(x.numel()); });
   const float* xp = f32_data(x, "activation input");
   float* yp = f32_data(y, "activation output");
   const int64_t cost = act == Act::none || act == Act::relu ? kCheapOp : kExpOp;

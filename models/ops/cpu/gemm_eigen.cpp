@@ -14,6 +14,7 @@
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/gemm_dnnl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -29,6 +30,13 @@ using ConstStridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 // Rows per block of the fused-epilogue GEMM: the block's outputs (rows x N floats) stay in L2
 // while the epilogue runs over them. Measured at M=16k, K=1k, N=384 on the 2-core VM.
 constexpr int64_t kEpilogueRows = 256;
+// Fewer rows than this a thread, and a block's GEMM is mostly the packing of the weight it
+// shares with every other block: the epilogue then runs as a pass of its own instead.
+constexpr int64_t kMinEpilogueRows = 64;
+
+int64_t round_up(int64_t v, int64_t multiple) {
+  return (v + multiple - 1) / multiple * multiple;
+}
 
 // y_row = residual_row + act(t_row + bias) over n values; t_row may be y_row, and so may
 // residual_row (the in-place residual add).
@@ -66,24 +74,41 @@ void CpuBackend::linear_f32(const Tensor& x, const Weight& w, Tensor& y, const E
     return;
   }
 
-  // Row blocks in parallel, Eigen single-threaded inside each (it sees the parallel region).
-  // A block's GEMM lands in y, or in a per-thread tile when y is also the residual.
   const bool residual_is_y = residual == yp;
-  const int64_t blocks = (m + kEpilogueRows - 1) / kEpilogueRows;
+  const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  // Rows [r0, r1) of y from their GEMM results, which start at t.
+  auto finish_rows = [&](const float* t, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      finish_row(t + (r - r0) * n, bias, ep.act, residual ? residual + r * n : nullptr, yp + r * n,
+                 n);
+  };
+  if (threads > 1 && m < threads * kMinEpilogueRows) {
+    // Too few rows to give every thread a block worth packing the weight for: Eigen threads the
+    // one GEMM, then the epilogue is a pass of its own over the (small) output.
+    Tensor scratch = residual_is_y ? do_empty({m, n}, DType::f32) : Tensor();
+    float* t = residual_is_y ? f32_data(scratch, "linear scratch") : yp;
+    MatrixMap(t, m, n).noalias() = xm * wm.transpose();
+    const int64_t cost = ep.act == Act::none || ep.act == Act::relu ? kCheapOp : kExpOp;
+    parallel_for(m, n * cost, [&](int64_t r0, int64_t r1) { finish_rows(t + r0 * n, r0, r1); });
+    return;
+  }
+  // Row blocks in parallel, Eigen single-threaded inside each (it sees the parallel region).
+  // A block's GEMM lands in y, or in a per-thread tile when y is also the residual. The blocks
+  // are as many as the threads times the waves of at most kEpilogueRows rows, so that no wave
+  // leaves threads idle (64 blocks of 256 rows at 16 threads, not 4 left over for a 5th wave).
+  const int64_t waves = (m + threads * kEpilogueRows - 1) / (threads * kEpilogueRows);
+  const int64_t rows_per_block = round_up((m + threads * waves - 1) / (threads * waves), 16);
+  const int64_t blocks = (m + rows_per_block - 1) / rows_per_block;
 #pragma omp parallel if (blocks > 1)
   {
-    RowMatrix tile(residual_is_y ? kEpilogueRows : 0, n);
+    RowMatrix tile(residual_is_y ? rows_per_block : 0, n);
 #pragma omp for schedule(static)
     for (int64_t blk = 0; blk < blocks; ++blk) {
-      const int64_t r0 = blk * kEpilogueRows;
-      const int64_t rows = std::min(kEpilogueRows, m - r0);
-      float* out = yp + r0 * n;
-      float* t = residual_is_y ? tile.data() : out;
+      const int64_t r0 = blk * rows_per_block;
+      const int64_t rows = std::min(rows_per_block, m - r0);
+      float* t = residual_is_y ? tile.data() : yp + r0 * n;
       MatrixMap(t, rows, n).noalias() = xm.middleRows(r0, rows) * wm.transpose();
-      for (int64_t r = 0; r < rows; ++r) {
-        finish_row(t + r * n, bias, ep.act, residual ? residual + (r0 + r) * n : nullptr,
-                   out + r * n, n);
-      }
+      finish_rows(t, r0, r0 + rows);
     }
   }
 }
@@ -201,6 +226,9 @@ std::vector<std::pair<std::string, std::string>> CpuBackend::autotune_choices() 
 }
 
 void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  const OpScope op_scope(op_log(), [&] {
+    return "gemm_batched " + std::to_string(g.a_offsets.size()) + "x " + gemm_shape(g.m, g.k, g.n);
+  });
 #ifdef STAGEBENCH_HAVE_DNNL
   if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
 #endif

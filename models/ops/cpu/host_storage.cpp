@@ -1,10 +1,11 @@
 #include "models/ops/cpu/host_storage.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <new>
 #include <stdexcept>
 #include <string>
+
+#include "models/ops/cpu/host_pool.h"
 
 namespace sb::cpu {
 
@@ -16,7 +17,7 @@ HostStorage::HostStorage(size_t bytes, std::shared_ptr<AllocationTracker> tracke
     : tracker_(std::move(tracker)) {
   // aligned_alloc wants a multiple of the alignment; an empty tensor still gets one line.
   bytes_ = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-  data_ = std::aligned_alloc(kAlignment, bytes_);
+  data_ = HostPool::process().take(bytes_, kAlignment);
   if (data_ == nullptr) throw std::bad_alloc();
   if (tracker_) tracker_->allocated(bytes_);
 }
@@ -26,7 +27,7 @@ HostStorage::HostStorage(std::shared_ptr<Storage> owner, void* data, size_t byte
 
 HostStorage::~HostStorage() {
   if (owner_) return;
-  std::free(data_);
+  HostPool::process().give(data_, bytes_);
   if (tracker_) tracker_->released(bytes_);
 }
 

@@ -5,6 +5,7 @@
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/op_times.h"
 
 namespace sb::cpu {
 
@@ -41,6 +42,11 @@ Weight CpuBackend::do_prepare_weight(std::span<const float> w, int64_t n, int64_
 }
 
 void CpuBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+  const OpScope op_scope(op_log(), [&] {
+    return std::string("linear ") + precision_name(w.precision) + " " +
+           gemm_shape(x.numel() / w.k, w.k, w.n) + (ep.bias ? " +bias" : "") +
+           (ep.act != Act::none ? " +act" : "") + (ep.residual ? " +residual" : "");
+  });
   if (w.precision == Precision::f32) return linear_f32(x, w, y, ep);
 #ifdef STAGEBENCH_HAVE_DNNL
   if (w.precision == Precision::bf16 || w.precision == Precision::int8) {

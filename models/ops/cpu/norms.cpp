@@ -6,6 +6,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -49,6 +50,7 @@ void normalize_row(const float* x, float mean, float rstd, const float* gamma, c
 
 void CpuBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                               Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "layernorm " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   const float* xp = f32_data(x, "layernorm input");
   const float* g = f32_data(gamma, "layernorm gamma");
@@ -64,6 +66,7 @@ void CpuBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor
 
 void CpuBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
                                   const Tensor& beta, float eps, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "add_layernorm " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   const float* xp = f32_data(x, "add_layernorm input");
   const float* rp = f32_data(residual, "add_layernorm residual");
@@ -84,6 +87,7 @@ void CpuBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, const
 
 void CpuBackend::do_normalize_rows(const Tensor& x, const Tensor& mean, const Tensor& var,
                                    const Tensor& gamma, const Tensor& beta, float eps, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "normalize_rows " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   const float* xp = f32_data(x, "normalize_rows input");
   const float* mp = f32_data(mean, "normalize_rows mean");
@@ -99,6 +103,7 @@ void CpuBackend::do_normalize_rows(const Tensor& x, const Tensor& mean, const Te
 }
 
 void CpuBackend::do_softmax_rows(Tensor& x) {
+  const OpScope op_scope(op_log(), [&] { return "softmax_rows " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   float* xp = f32_data(x, "softmax_rows input");
   parallel_for(rows, 10 * c, [&](int64_t r0, int64_t r1) {
@@ -112,6 +117,7 @@ void CpuBackend::do_softmax_rows(Tensor& x) {
 }
 
 void CpuBackend::do_softmax_axis1(const Tensor& x, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "softmax_axis1 " + std::to_string(x.numel()); });
   const int64_t outer = x.dim(0), n = x.dim(1), inner = x.dim(2);
   const float* xp = f32_data(x, "softmax_axis1 input");
   float* yp = f32_data(y, "softmax_axis1 output");

@@ -3,11 +3,13 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
 
 void CpuBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
+  const OpScope op_scope(op_log(), [&] { return "row_moments " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = mean.numel();
   const float* xp = f32_data(x, "row_moments input");
   float* mp = f32_data(mean, "row_moments mean");
@@ -26,6 +28,7 @@ void CpuBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
 }
 
 void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "sum_axis1 " + std::to_string(x.numel()); });
   const int64_t outer = x.dim(0), n = x.dim(1), inner = x.dim(2);
   const float* xp = f32_data(x, "sum_axis1 input");
   const float* wp = weights != nullptr ? f32_data(*weights, "sum_axis1 weights") : nullptr;
@@ -47,6 +50,7 @@ void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y)
 }
 
 void CpuBackend::do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "masked_mean " + std::to_string(x.numel()); });
   const int64_t batch = x.dim(0), seq = x.dim(1), d = x.dim(2);
   const float* xp = f32_data(x, "masked_mean input");
   const float* wp = f32_data(weights, "masked_mean weights");
