@@ -136,6 +136,13 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
                 ow = s.out_size(s.w, false), taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t rows = s.batch * od * oh * ow, n_w = s.out_channels * s.in_channels * taps;
   const int64_t total = n_w + s.out_channels;
+  // Each slot's partial weight (and bias) gradient, summed into dW in slot order.
+  auto sum_partials = [&](const Tensor& partial, int64_t slots) {
+    launch("conv3d_narrow_dw_sum", cl::NDRange(round_up(total, 256)), cl::NDRange(256), partial,
+           to_cl_int(slots, "conv3d dW slots"), to_cl_int(n_w, "conv3d dW size"),
+           to_cl_int(total, "conv3d dW outputs"), dw, dbias, dbias ? 1 : 0);
+    kernel_log_.gemm("fp32 conv3d-narrow-dw");
+  };
   if (s.kernel == 3) {
     const int64_t segs = s.batch * od * oh * ((ow + kNarrowDw3Lanes - 1) / kNarrowDw3Lanes);
     // at least 16 segments a work-group: each ends in 28 rounds of local sums, which made the
@@ -147,10 +154,7 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
            cl::NDRange(static_cast<size_t>(kNarrowDw3Lanes), 4), x, dy, s.out_channels, s.d, s.h,
            s.w, s.stride, s.padding, od, oh, ow, to_cl_int(segs, "conv3d dW segments"),
            to_cl_int(slice, "conv3d dW slice"), partial);
-    launch("conv3d_narrow_dw_sum", cl::NDRange(round_up(total, 256)), cl::NDRange(256), partial,
-           to_cl_int(slots, "conv3d dW slots"), to_cl_int(n_w, "conv3d dW size"),
-           to_cl_int(total, "conv3d dW outputs"), dw, dbias, dbias ? 1 : 0);
-    kernel_log_.gemm("fp32 conv3d-narrow-dw");
+    sum_partials(partial, slots);
     return true;
   }
   const int64_t slice =
@@ -161,10 +165,7 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
          cl::NDRange(static_cast<size_t>(kNarrowDwGroup)), x, dy, s.in_channels, s.out_channels,
          s.d, s.h, s.w, s.stride, s.padding, od, oh, ow, to_cl_int(rows, "conv3d dW rows"),
          to_cl_int(slice, "conv3d dW slice"), partial);
-  launch("conv3d_narrow_dw_sum", cl::NDRange(round_up(total, 256)), cl::NDRange(256), partial,
-         to_cl_int(slots, "conv3d dW slots"), to_cl_int(n_w, "conv3d dW size"),
-         to_cl_int(total, "conv3d dW outputs"), dw, dbias, dbias ? 1 : 0);
-  kernel_log_.gemm("fp32 conv3d-narrow-dw");
+  sum_partials(partial, slots);
   return true;
 }
 
