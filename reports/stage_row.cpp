@@ -4,14 +4,12 @@
 
 #include "reports/ladder_table.h"
 #include "reports/phase_verdict.h"
+#include "schema/json_member.h"
 
 namespace sb {
 
 const nlohmann::json& member(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json null;
-  if (!j.is_object()) return null;
-  const auto it = j.find(key);
-  return it == j.end() ? null : *it;
+  return json_member(j, key);
 }
 
 const std::array<const char*, kTrainPhaseCount>& train_phase_keys() {
