@@ -334,8 +334,9 @@ TEST_F(OpsOpenCLClblast, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) 
 }
 
 // Attention's products (items b-major over heads, q and k interleaved in [B, n, H*dh]): every
-// CLBlast routine STAGEBENCH_GEMM_BATCHED can force computes what one Gemm per item does, the
-// grouped one as one strided batch per head; a name a batch cannot take is refused.
+// routine STAGEBENCH_GEMM_BATCHED can force computes what one Gemm per item does, the grouped
+// one as one strided batch per head, `small` (ours) from the offsets' two-level strides; a name
+// a batch cannot take is refused.
 TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
   const int64_t batch = 3, heads = 2, n = 5, dh = 4, ld = heads * dh;
   const Tensor q = be->upload(random_vec(batch * n * ld, 63), {batch, n, ld});
@@ -356,7 +357,7 @@ TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
     return be->download(c);
   };
   const Vec per_item = scores("per_item");
-  for (const char* routine : {"batched", "strided_groups"}) {
+  for (const char* routine : {"batched", "strided_groups", "small"}) {
     const Vec got = scores(routine);
     DVec want(per_item.begin(), per_item.end());
     EXPECT_EQ(compare({routine, got, want}), "") << routine;
@@ -370,6 +371,50 @@ TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
       EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
     }
   }
+}
+
+// Narrow products are ours by default (one launch of gemm_batched_small, no CLBlast span), and
+// the kernel takes each operand's own two-level strides (b-major over heads for A and B, one
+// step for C, items in reverse for B); offsets without that form stay with CLBlast.
+TEST_F(OpsOpenCLClblast, NarrowProductsRunOnOneKernelFromTheirStrides) {
+  const auto launches = [this](const char* name) {
+    be->synchronize();
+    const auto& k = be->kernel_log()->kernels();
+    const auto it = k.find(name);
+    return it == k.end() ? uint64_t{0} : it->second.launches;
+  };
+  const int64_t batch = 3, heads = 2, n = 4, dh = 6, ld = 3 * heads * dh;
+  const Vec ah = random_vec(batch * n * ld, 65), bh = random_vec(batch * n * ld, 66);
+  GemmBatch g;
+  g.m = n, g.n = n, g.k = dh, g.lda = ld, g.ldb = ld, g.ldc = n, g.alpha = 0.25f, g.beta = 1.f;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      g.a_offsets.push_back(b * n * ld + h * dh);
+      g.b_offsets.push_back((batch - 1 - b) * n * ld + heads * dh + h * dh);
+      g.c_offsets.push_back((b * heads + h) * n * n);
+    }
+  const Vec c0 = random_vec(batch * heads * n * n, 67);
+  DVec want = widen(c0);
+  for (size_t it = 0; it < g.a_offsets.size(); ++it)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < dh; ++p)
+          s += double(ah[g.a_offsets[it] + i * ld + p]) * bh[g.b_offsets[it] + j * ld + p];
+        want[g.c_offsets[it] + i * n + j] += 0.25 * s;
+      }
+  const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
+  Tensor c = be->upload(c0, {std::ssize(c0)});
+  const uint64_t small = launches("gemm_batched_small"), library = launches("clblast_gemm_batched");
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"C", be->download(c), want}), "");
+  EXPECT_EQ(launches("gemm_batched_small"), small + 1);
+  EXPECT_EQ(launches("clblast_gemm_batched"), library);
+  // Items in no two-level order: CLBlast's GemmBatched computes them.
+  std::swap(g.a_offsets[1], g.a_offsets[4]);
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(launches("gemm_batched_small"), small + 1);
+  EXPECT_EQ(launches("clblast_gemm_batched"), library + 1);
 }
 
 // One product at f16 or tf32 on the tensor cores: every transpose combination, alpha, beta
@@ -443,7 +488,7 @@ TEST_F(OpsOpenCLClblast, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   for (const auto& [k, v] : first)
     if (k == key) chosen = v;
   EXPECT_TRUE(chosen == "clblast_gemm_batched" || chosen == "clblast_gemm_per_item" ||
-              chosen == "clblast_gemm_strided_batched")
+              chosen == "clblast_gemm_strided_batched" || chosen == "gemm_batched_small")
       << "'" << chosen << "'";
   be->gemm_batched(g, a, b, c);
   EXPECT_EQ(compare({"C after two calls", be->download(c), want(once)}), "");

@@ -73,11 +73,22 @@ std::optional<OpenCLBackend::BatchedKernel> OpenCLBackend::forced_batched_kernel
     const GemmBatch& g) {
   const char* env = std::getenv("STAGEBENCH_GEMM_BATCHED");
   if (env == nullptr || *env == '\0') return std::nullopt;
-  const std::string want = std::string("clblast_gemm_") + env;
+  const std::string want = env;
+  // The library's untuned choice for every batch, ours for none: the path before
+  // gemm_batched_small, for A/B runs.
+  if (want == "library")
+    return g.a_offsets.size() == 1 ? BatchedKernel::clblast_per_item
+                                   : BatchedKernel::clblast_batched;
+  if (want == "small") {
+    if (!item_strides(g.a_offsets) || !item_strides(g.b_offsets) || !item_strides(g.c_offsets))
+      throw std::invalid_argument(
+          "STAGEBENCH_GEMM_BATCHED=small: these products' offsets have no two-level strides");
+    return BatchedKernel::small_direct;
+  }
   for (const BatchedKernel k :
        {BatchedKernel::clblast_batched, BatchedKernel::clblast_per_item,
         BatchedKernel::clblast_strided, BatchedKernel::clblast_strided_groups}) {
-    if (want != batched_kernel_name(k)) continue;
+    if ("clblast_gemm_" + want != batched_kernel_name(k)) continue;
     const bool strided = evenly_strided(g.a_offsets, nullptr) &&
                          evenly_strided(g.b_offsets, nullptr) &&
                          evenly_strided(g.c_offsets, nullptr);
@@ -92,7 +103,8 @@ std::optional<OpenCLBackend::BatchedKernel> OpenCLBackend::forced_batched_kernel
     return k;
   }
   throw std::invalid_argument(std::string("STAGEBENCH_GEMM_BATCHED=") + env +
-                              ": unknown (batched, per_item, strided_batched, strided_groups)");
+                              ": unknown (batched, per_item, strided_batched, strided_groups, "
+                              "small, library)");
 }
 
 const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
@@ -105,12 +117,15 @@ const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {
       return "clblast_gemm_strided_batched";
     case BatchedKernel::clblast_strided_groups:
       return "clblast_gemm_strided_groups";
+    case BatchedKernel::small_direct:
+      return "gemm_batched_small";
   }
   return "?";
 }
 
 void OpenCLBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a,
                                      const Tensor& b, Tensor& c) {
+  if (kernel == BatchedKernel::small_direct) return gemm_batched_small(g, a, b, c);
   if (portable_gemm_) return gemm_portable(g, a, b, c);
   const size_t count = g.a_offsets.size();
   const auto op = [](bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; };
@@ -192,6 +207,7 @@ OpenCLBackend::BatchedKernel OpenCLBackend::tune_gemm_batched(const GemmBatch& g
     candidates.push_back(BatchedKernel::clblast_strided);
   else if (strided_groups(g) > 0)
     candidates.push_back(BatchedKernel::clblast_strided_groups);
+  if (small_products(g)) candidates.push_back(BatchedKernel::small_direct);
   // The candidates write a scratch copy of C, restored before every run when beta reads it.
   cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty(c.shape(), DType::f32);
@@ -248,8 +264,11 @@ void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const T
     throw std::invalid_argument(std::string("gemm_batched: ") + precision_name(g.precision) +
                                 " products need the NVIDIA tensor-core kernels, which " +
                                 device_name_ + " does not take (f32 only here)");
-  if (portable_gemm_) return gemm_portable(g, a, b, c);  // nothing to choose or tune
   if (const auto forced = forced_batched_kernel(g)) return gemm_batched_f32(*forced, g, a, b, c);
+  // Many narrow products are ours on every device (gemm_small.cpp says why), the simulator's
+  // included, so that it checks the kernel the models run.
+  if (!g.autotune && small_products(g)) return gemm_batched_small(g, a, b, c);
+  if (portable_gemm_) return gemm_portable(g, a, b, c);  // nothing to choose or tune
   // Untuned: one product is CLBlast's Gemm, as a framework calls it for one matrix product
   // (GemmBatched over a single item measured about 2x slower on an H100); several are one
   // GemmBatched call.

@@ -337,15 +337,28 @@ class OpenCLBackend : public Backend {
   const Tensor& bf16_copy(const Tensor& x, Tensor& scratch);
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
-  // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
-  // path), one Gemm per item, and GemmStridedBatched where the offsets step evenly (>= 0). The
-  // tiled kernel (gemm_tiled.cl) is no candidate: it reads f16/int8 weights only, at ld = K.
+  // gemm_batched's f32 kernels (gemm_clblast.cpp): CLBlast's GemmBatched (the untuned path for
+  // products of library size), one Gemm per item, GemmStridedBatched where the offsets step
+  // evenly (>= 0), and our gemm_batched_small for many narrow products. The tiled kernel
+  // (gemm_tiled.cl) is no candidate: it reads f16/int8 weights only, at ld = K.
   enum class BatchedKernel : uint8_t {
     clblast_batched,
     clblast_per_item,
     clblast_strided,
-    clblast_strided_groups  // one strided batch per residue class (strided_groups())
+    clblast_strided_groups,  // one strided batch per residue class (strided_groups())
+    small_direct             // our kernel for many small products (gemm_small.cpp)
   };
+  // Item t's offset as base + (t / inner) * outer + (t % inner) * step: attention's items,
+  // batch-major over heads, and any evenly stepping list (inner = the count).
+  struct ItemStrides {
+    int64_t base = 0, outer = 0, step = 0, inner = 1;
+  };
+  // The strides that give every offset of the list, or nullopt when no such form does.
+  static std::optional<ItemStrides> item_strides(const std::vector<int64_t>& offsets);
+  // Several products too narrow for a library's tiles (min(m, n) <= 16, m n <= 4096) whose
+  // operands' offsets all have ItemStrides: gemm_batched_small's products.
+  static bool small_products(const GemmBatch& g);
+  void gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
   // several items at those precisions are computed in fp32.
   bool gemm_batched_on_mma(const GemmBatch& g) const;
@@ -355,8 +368,9 @@ class OpenCLBackend : public Backend {
   // step evenly, so that each class is one strided batch: attention's items (b, head) in b-major
   // order step evenly within a head. 0 when no g up to 64 does it.
   static size_t strided_groups(const GemmBatch& g);
-  // STAGEBENCH_GEMM_BATCHED=batched|per_item|strided_batched|strided_groups forces one CLBlast
-  // routine for every fp32 batch, to compare them on a model (docs/method.md); unset: nullopt.
+  // STAGEBENCH_GEMM_BATCHED=batched|per_item|strided_batched|strided_groups|small forces one
+  // routine for every fp32 batch, to compare them on a model (docs/method.md); `library`, CLBlast's
+  // untuned choice (Gemm for one item, GemmBatched for several); unset: nullopt.
   // Throws std::invalid_argument for an unknown name or one these offsets cannot take.
   static std::optional<BatchedKernel> forced_batched_kernel(const GemmBatch& g);
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const Tensor& a, const Tensor& b,
