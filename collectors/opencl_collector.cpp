@@ -37,11 +37,12 @@ void OpenCLCollector::begin_stage(const CollectorSources& sources) {
 }
 
 void OpenCLCollector::start() {
-  if (kernels_) kernels_->clear();
+  if (kernels_) kernels_->clear();  // the warm-up's pending events too
 }
 
 void OpenCLCollector::stop() {
   if (!kernels_) return;
+  kernels_->drain();  // the sample's events, read now that its time is taken
   for (const auto& [name, kernel] : kernels_->kernels()) {
     auto& total = totals_[name];
     total.launches += kernel.launches;

@@ -26,7 +26,10 @@ void TimelineCollector::begin_stage(const CollectorSources& sources) {
 void TimelineCollector::start() {
   if (captured_ || capturing_) return;
   sample_ = {};
-  if (kernels_) kernels_->capture_into(&sample_.kernels);
+  if (kernels_) {
+    kernels_->drain();  // earlier work's events stay out of the capture
+    kernels_->capture_into(&sample_.kernels);
+  }
   host_range_capture() = &sample_.phases;
   capturing_ = true;
   sample_.host_begin_ns = host_now_ns();
@@ -35,6 +38,7 @@ void TimelineCollector::start() {
 void TimelineCollector::stop() {
   if (!capturing_) return;
   sample_.host_end_ns = host_now_ns();
+  if (kernels_) kernels_->drain();  // the sample's events, with their timestamps
   end_capture();
   for (const auto& k : sample_.kernels)
     sample_.device_ns += k.end_ns > k.start_ns ? k.end_ns - k.start_ns : 0;

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "tests/collectors/reported.h"
 
 #include "collectors/opencl_collector.h"
@@ -47,6 +51,36 @@ TEST(OpenCLCollector, FoldsKernelLogPerSample) {
   EXPECT_FALSE(stage.dump().find("stale") != std::string::npos);
   EXPECT_TRUE(stage["gemm_path"].is_null()) << "no tensor-core GEMM was logged";
   EXPECT_FALSE(stage["opencl"].contains("gemm_calls"));
+}
+
+// Device times that arrive late (a backend's pending profiling events) are read by the
+// collector, outside the timed region: what is pending when a sample starts belongs to the
+// warm-up and is dropped; what is pending when it stops is the sample's.
+TEST(OpenCLCollector, ReadsPendingDeviceTimesAtStopAndDropsThemAtStart) {
+  KernelLog log;
+  std::vector<std::pair<std::string, uint64_t>> pending{{"warmup", 700}};
+  int drains = 0;
+  log.set_drain([&] {
+    ++drains;
+    for (const auto& [name, ns] : pending) log.kernel(name, ns);
+    pending.clear();
+  });
+  OpenCLCollector opencl;
+  CollectorSources sources;
+  sources.kernels = &log;
+  opencl.begin_stage(sources);
+  opencl.start();
+  EXPECT_EQ(drains, 1);
+  pending = {{"gemm", 1000}, {"gemm", 3000}};  // queued during the sample, not read yet
+  EXPECT_TRUE(log.kernels().empty());
+  opencl.stop();
+  EXPECT_EQ(drains, 2);
+  const nlohmann::json stage = testing::reported(opencl, 1);
+  const auto& kernels = stage["opencl"]["kernels"];
+  ASSERT_EQ(kernels.size(), 1u) << stage.dump();
+  EXPECT_EQ(kernels[0]["name"], "gemm");
+  EXPECT_DOUBLE_EQ(kernels[0]["launches"].get<double>(), 2);
+  EXPECT_DOUBLE_EQ(stage["opencl"]["device_ms"]["median"].get<double>(), 0.004);
 }
 
 // Which path the stage's tensor-core GEMMs took: per-sample call counts by "precision path",

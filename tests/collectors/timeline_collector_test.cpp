@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "collectors/timeline_collector.h"
 #include "collectors/timeline_trace.h"
@@ -16,6 +17,34 @@ StageRecord stage_named(const std::string& id) {
   StageRecord s;
   s.id = id;
   return s;
+}
+
+// Device commands whose timestamps are read late (a backend's pending events) land in the
+// capture when the sample stops, not before: the warm-up's pending ones stay out of it.
+TEST(TimelineCollector, ReadsPendingCommandsIntoTheCaptureAtStop) {
+  auto sink = std::make_shared<TimelineSink>();
+  sink->begin_run("m/tiny/opencl");
+  KernelLog log;
+  std::vector<KernelEvent> pending{{"warmup", 1, 2, 3}};
+  log.set_drain([&] {
+    for (const KernelEvent& e : pending)
+      log.kernel_event(e.name, e.queued_ns, e.start_ns, e.end_ns);
+    pending.clear();
+  });
+  CollectorSources sources;
+  sources.kernels = &log;
+  TimelineCollector timeline(sink);
+  timeline.begin_stage(sources);
+  timeline.start();
+  pending = {{"gemm", 100, 150, 400}};
+  timeline.stop();
+  StageRecord s = stage_named("late");
+  timeline.report(s, 1);
+  ASSERT_EQ(sink->stages().size(), 1u);
+  const StageTimeline& t = sink->stages()[0];
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels[0].name, "gemm");
+  EXPECT_EQ(t.device_ns, 250u);
 }
 
 // The first measured sample of a stage is captured, with its commands and the phases the model

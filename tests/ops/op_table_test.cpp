@@ -38,8 +38,10 @@ bool case_selected(const OpCase& c) {
 // Launches per kernel so far, to tell which kernels a case ran.
 std::map<std::string, uint64_t> launches(Backend& be) {
   std::map<std::string, uint64_t> out;
-  if (const KernelLog* log = be.kernel_log())
+  if (KernelLog* log = be.kernel_log()) {
+    log->drain();
     for (const auto& [name, totals] : log->kernels()) out[name] = totals.launches;
+  }
   return out;
 }
 

@@ -182,6 +182,7 @@ TEST(OpsOpenCLLocalMemory, HeadsOf128RunOnAKernelThatFits32KiB) {
   be->attention_fused(s, x, x, x, nullptr, out);
   EXPECT_EQ(compare({"out", be->download(out), attention_ref(s, qkv, qkv, qkv, {})}), "");
   int launched = 0;
+  be->kernel_log()->drain();
   for (const auto& [name, totals] : be->kernel_log()->kernels()) {
     if (name.rfind("attention_fused", 0) != 0) continue;
     EXPECT_LE(be->kernel_local_mem_bytes(name), 32768u) << name;
@@ -215,6 +216,7 @@ TEST_F(OpsOpenCL, KernelLogTimesLaunchesAndTransfers) {
   be->softmax_rows(y);
   be->softmax_rows(y);
   be->synchronize();
+  log->drain();
   const auto& kernels = log->kernels();
   ASSERT_TRUE(kernels.count("softmax_rows"));
   EXPECT_EQ(kernels.at("softmax_rows").launches, 2u);
@@ -240,6 +242,7 @@ TEST_F(OpsOpenCL, DevicesWithoutNvidiaTensorCoresNeverPickWgmma) {
   Tensor y = be->empty({130, 72});
   be->linear(x, w, y);
   be->synchronize();
+  log->drain();
   EXPECT_TRUE(log->gemms().empty());
   ASSERT_FALSE(log->kernels().empty());
   for (const auto& [name, totals] : log->kernels())
@@ -379,6 +382,7 @@ TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
 TEST_F(OpsOpenCLClblast, NarrowProductsRunOnOneKernelFromTheirStrides) {
   const auto launches = [this](const char* name) {
     be->synchronize();
+    be->kernel_log()->drain();
     const auto& k = be->kernel_log()->kernels();
     const auto it = k.find(name);
     return it == k.end() ? uint64_t{0} : it->second.launches;

@@ -1,6 +1,7 @@
 #include "models/ops/opencl/opencl_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "models/ops/opencl/clblast_tuning.h"
@@ -70,6 +71,13 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
       events_(runtime_->queue(), kernel_log_),
       device_name_(runtime_->device_name()),
       dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {
+  kernel_log_.set_drain([this] { events_.flush(); });
+  if (const char* at_sync = std::getenv("STAGEBENCH_EVENTS_AT_SYNC"); at_sync && *at_sync) {
+    const std::string v = at_sync;
+    if (v != "0" && v != "1")
+      throw std::invalid_argument("STAGEBENCH_EVENTS_AT_SYNC=" + v + ": 1 or 0");
+    events_at_sync_ = v == "1";
+  }
   library_tuning_ = apply_cached_clblast_tuning(runtime_->device());
   portable_gemm_ = portable_f32_gemm_requested();
   if (portable_gemm_)
@@ -156,13 +164,13 @@ std::vector<float> OpenCLBackend::do_download(const Tensor& t) {
     runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), host.data());
     kernel_log_.device_to_host(t.bytes());
   }
-  events_.flush();  // everything before the read has completed
-  return host;
+  if (events_at_sync_) events_.flush();
+  return host;  // else the events before the read stay pending: KernelLog::drain() reads them
 }
 
 void OpenCLBackend::synchronize() {
-  runtime_->queue().finish();
-  events_.flush();
+  runtime_->queue().finish();  // the events stay pending: KernelLog::drain() reads them
+  if (events_at_sync_) events_.flush();
 }
 
 BackendMemory OpenCLBackend::memory() {

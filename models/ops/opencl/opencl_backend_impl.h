@@ -448,6 +448,9 @@ class OpenCLBackend : public Backend {
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
   std::string library_tuning_;  // the CLBlast tuning applied at construction (clblast_tuning.h)
   bool portable_gemm_ = false;  // STAGEBENCH_F32_GEMM=portable (gemm_portable)
+  // STAGEBENCH_EVENTS_AT_SYNC=1: read the profiling events at every synchronize() and download,
+  // inside the sample, as before 2026-11-28 (for A/B runs of the method; kernel_log.h's drain).
+  bool events_at_sync_ = false;
   bool ncdhw_copies_ = ncdhw_copies_requested();  // STAGEBENCH_CONV_NCDHW, at construction
 };
 
