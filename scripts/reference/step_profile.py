@@ -51,7 +51,8 @@ def device_events(prof):
     out = []
     for e in prof.events():
         dev_type = str(getattr(e, "device_type", ""))
-        if "CUDA" not in dev_type:
+        # GPU-side user annotations (e.g. "Optimizer.step#AdamW.step") span kernels; not work
+        if "CUDA" not in dev_type or getattr(e, "is_user_annotation", False):
             continue
         us = e.time_range.elapsed_us()  # a device event's own span, start to end on the device
         name = e.name
