@@ -8,6 +8,8 @@
         enformer_torch.py peer_inputs), warms it up, times --runs calls with CUDA events (median),
         then records --steps calls under torch.profiler and prints each kernel's device time a
         step and the sums by role.
+  torch_kernels.py regroup torch-MODEL.json...
+        the role table again from `torch --json` output (after a change to ROLES).
   torch_kernels.py ours FILE-kernels.txt...
         the same role table for stagebench's timelines (`sbgpu kernels` output: a "## stage:"
         heading, then kernel, calls, ms rows), so both sides are grouped by one rule.
@@ -41,7 +43,15 @@ ROLES = [  # (role, pattern): the first match wins
 
 def role_of(name):
     low = name.lower()
+    # Inductor's pointwise and reduction kernels are never products, though their names list the
+    # ops fused into them ("convolution" there is the bias add of a cuDNN convolution's output);
+    # cuDNN's layout kernels (nchwToNhwc) only move data.
+    pointwise = re.match(r"triton_(poi|per|red)_", low) is not None
+    if re.search(r"nchwtonhwc|nhwctonchw", low):
+        return "conversion"
     for role, pattern in ROLES:
+        if pointwise and role == "GEMM/conv":
+            continue
         if re.search(pattern, low):
             return role
     return "other"
@@ -175,8 +185,21 @@ def main():
     t.add_argument("--json")
     o = sub.add_parser("ours")
     o.add_argument("files", nargs="+")
+    j = sub.add_parser("regroup", help="the role table again from a --json file of `torch`")
+    j.add_argument("files", nargs="+")
     a = ap.parse_args()
-    profile(a) if a.cmd == "torch" else ours(a.files)
+    if a.cmd == "torch":
+        profile(a)
+    elif a.cmd == "ours":
+        ours(a.files)
+    else:
+        for path in a.files:
+            d = json.load(open(path))
+            print(f"{d['device']}, torch {d['torch']}, {d['model']} {d['size']} {d['variant']}: "
+                  f"one call {d['call_ms_median']:.3f} ms (median of {len(d['call_ms_all'])}, "
+                  "CUDA events)")
+            print_table(f"{d['model']} {d['variant']} (torch.profiler, mean of {d['steps']} steps)",
+                        [(k["name"], k["calls"], k["ms"]) for k in d["kernels"]])
 
 
 if __name__ == "__main__":
