@@ -73,6 +73,8 @@ Switches switches_for(size_t stage, const std::vector<bool>& applies, Precision 
   sw.graph_compile = on(kGraphCompile);
   if (on(kBf16)) sw.precision = sw.attention = reduced;
   if (on(kInt8Weights)) sw.precision = Precision::int8;
+  sw.stem_taps16 = reduced == Precision::f16 &&
+                   (sw.precision == Precision::f16 || sw.precision == Precision::int8);
   return sw;
 }
 

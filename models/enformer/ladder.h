@@ -33,6 +33,11 @@ struct Switches {
   // attention pool in one pass, q scale folded into Wq, positional features and rel_k computed
   // once per length, a static memory plan (buffers kept across calls).
   bool graph_compile = false;
+  // The stem's 15 taps as 16, a zero tap first (im2col's 16 taps reach one position further
+  // left), so that its GEMM's K is 64, not 60: on OpenCL's tensor cores (fp16 and int8) a K off
+  // the multiples of 8 (16 for int8) takes the register-staged mma kernel, 1.3 ms of the bf16
+  // stage's 16.3 on an H200 (results/h200/attn28-2026-11-28). The zero tap adds exact zeros.
+  bool stem_taps16 = false;
 };
 
 const std::vector<StageSpec>& ladder();

@@ -1,5 +1,6 @@
 #include "models/enformer/model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/enformer/positional.h"
@@ -29,7 +30,15 @@ Model::Model(const Config& config, const Params& params, Backend& backend, const
     : c_(config), be_(backend), sw_(sw), params_(params) {
   const auto f = c_.filters();
   const Precision p = sw_.precision;
-  stem_w_ = be_.prepare_weight(conv_to_gemm(params.at("stem.0.weight")), f[0], 15 * 4, p);
+  if (sw_.stem_taps16) {  // columns 0..3 (tap 0, one position further left) stay zero
+    const std::vector<float> g = conv_to_gemm(params.at("stem.0.weight"));
+    std::vector<float> g16(f[0] * 16 * 4, 0.f);
+    for (int64_t o = 0; o < f[0]; ++o)
+      std::copy_n(g.begin() + o * 15 * 4, 15 * 4, g16.begin() + o * 16 * 4 + 4);
+    stem_w_ = be_.prepare_weight(g16, f[0], 16 * 4, p);
+  } else {
+    stem_w_ = be_.prepare_weight(conv_to_gemm(params.at("stem.0.weight")), f[0], 15 * 4, p);
+  }
   stem_b_ = vec("stem.0.bias");
   stem_pointwise_ = conv_block("stem.1.fn.0", "stem.1.fn.2", f[0], f[0], 1);
   stem_pool_ = weight("stem.2.to_attn_logits.weight", f[0], f[0], p);
@@ -306,7 +315,13 @@ Outputs Model::forward(const Tensor& input) {
   const int64_t bsz = input.dim(0), len = input.dim(1);
   // Stem: the first conv sees the raw one-hot input (no BN, no GELU) in every stage.
   Tensor x = buffer("stem.conv", {bsz, len, stem_w_.n});
-  conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
+  if (sw_.stem_taps16) {
+    Tensor cols = buffer("stem.cols16", {bsz * len, 16 * input.dim(2)});
+    be_.im2col(input, 16, cols, {});
+    be_.linear(cols, stem_w_, x, {&stem_b_});
+  } else {
+    conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
+  }
   x = run_conv_block(x, stem_pointwise_, &x, "stem.pw");
   x = run_pool(x, stem_pool_, "stem.pool");
   for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {

@@ -1,5 +1,6 @@
 #include "models/enformer/workload.h"
 
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 
@@ -66,7 +67,16 @@ std::string EnformerWorkload::skip_reason(size_t stage) const {
 Switches EnformerWorkload::switches(size_t stage) const {
   std::vector<bool> applies(kStageCount);
   for (size_t s = 0; s < kStageCount; ++s) applies[s] = skip_reason(s).empty();
-  return switches_for(stage, applies, reduced_precision());
+  Switches sw = switches_for(stage, applies, reduced_precision());
+  // STAGEBENCH_ENFORMER_STEM=k15 keeps the stem's 15-tap GEMM (K 60), for A/B runs.
+  if (const char* env = std::getenv("STAGEBENCH_ENFORMER_STEM"); env && *env) {
+    const std::string knob = env;
+    if (knob == "k15")
+      sw.stem_taps16 = false;
+    else if (knob != "k16")
+      throw std::invalid_argument("STAGEBENCH_ENFORMER_STEM=" + knob + ": expected k16 or k15");
+  }
+  return sw;
 }
 
 void EnformerWorkload::prepare(size_t stage) {

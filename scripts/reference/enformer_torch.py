@@ -294,6 +294,17 @@ def main():
             sys.exit(0 if worst >= 0.99999 else 1)
 
 
+def peer_inputs(size, device, batch=0):
+    """The peer's configuration, model (random fp32 weights) and one-hot input at a stagebench
+    size (batch 0: 1), on `device`; scripts/reference/torch_kernels.py profiles the same."""
+    c, batch = SIZES[size], batch or 1
+    params = {k: v.float().to(device) for k, v in random_params(c, 1).items()}
+    model = Enformer(c, params)
+    g = torch.Generator().manual_seed(2)
+    x = F.one_hot(torch.randint(0, 4, (batch, c["bp"]), generator=g), 4).float().to(device)
+    return c, model, x
+
+
 def peer_main():
     """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
     stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights:
@@ -304,11 +315,8 @@ def peer_main():
     pt.add_arguments(ap, SIZES)
     a = ap.parse_args()
     pt.check_device(torch, a.device)
-    c, batch = SIZES[a.size], a.batch or 1
-    params = {k: v.float().to(a.device) for k, v in random_params(c, 1).items()}
-    model = Enformer(c, params)
-    g = torch.Generator().manual_seed(2)
-    x = F.one_hot(torch.randint(0, 4, (batch, c["bp"]), generator=g), 4).float().to(a.device)
+    c, model, x = peer_inputs(a.size, a.device, a.batch)
+    batch = x.shape[0]
 
     def variant(tf32=False, dtype=None, mode=None):
         def make():

@@ -243,6 +243,24 @@ def main():
         ap.error("give --time, or --weights, --ids and --check")
 
 
+def peer_inputs(size, device, batch=0):
+    """The peer's configuration, fp32 weights, ids and mask at a stagebench size (batch 0: the
+    size's), on `device`; scripts/reference/torch_kernels.py profiles the same."""
+    # models/geneformer/config.cpp: tiny 2 x 128 tokens; small 4 x 512 and full 32 x 2048 (6L)
+    c, b0, tokens = {"tiny": (TINY, 2, 128), "small": (FULL, 4, 512),
+                     "full": (FULL, 32, 2048)}[size]
+    batch = batch or b0
+    p32 = {k: v.to(device) for k, v in random_params(c, 1).items()}
+    g = torch.Generator().manual_seed(2)
+    ids = torch.randint(2, c["vocab"], (batch, tokens), generator=g)
+    mask = torch.ones_like(ids)
+    for b in range(1, batch):  # padding like stagebench's synthetic cells: half to all
+        n = int(torch.randint(tokens // 2, tokens + 1, (1,), generator=g))
+        ids[b, n:] = 0
+        mask[b, n:] = 0
+    return c, p32, ids.to(device), mask.to(device)
+
+
 def peer_main():
     """`--peer-json OUT --size S --device D --runs N`: PyTorch's own inference variants at a
     stagebench size (`stagebench peer`, scripts/reference/peer_timing.py), on random weights:
@@ -252,19 +270,8 @@ def peer_main():
     pt.add_arguments(ap, ("tiny", "small", "full"))
     a = ap.parse_args()
     pt.check_device(torch, a.device)
-    # models/geneformer/config.cpp: tiny 2 x 128 tokens; small 4 x 512 and full 32 x 2048 (6L)
-    c, batch, tokens = {"tiny": (TINY, 2, 128), "small": (FULL, 4, 512),
-                        "full": (FULL, 32, 2048)}[a.size]
-    batch = a.batch or batch
-    p32 = {k: v.to(a.device) for k, v in random_params(c, 1).items()}
-    g = torch.Generator().manual_seed(2)
-    ids = torch.randint(2, c["vocab"], (batch, tokens), generator=g)
-    mask = torch.ones_like(ids)
-    for b in range(1, batch):  # padding like stagebench's synthetic cells: half to all
-        n = int(torch.randint(tokens // 2, tokens + 1, (1,), generator=g))
-        ids[b, n:] = 0
-        mask[b, n:] = 0
-    ids, mask = ids.to(a.device), mask.to(a.device)
+    c, p32, ids, mask = peer_inputs(a.size, a.device, a.batch)
+    batch, tokens = ids.shape
 
     def variant(tf32=False, dtype=None, fused=False, mode=None):
         def make():

@@ -4,6 +4,8 @@
 
 #include "harness/correctness.h"
 #include "models/enformer/ladder.h"
+#include "models/enformer/model.h"
+#include "models/enformer/params.h"
 #include "models/enformer/workload.h"
 #include "models/registry.h"
 
@@ -65,7 +67,45 @@ TEST(EnformerLadderSpec, StagesAndSwitches) {
   EXPECT_EQ(switches_for(kBf16, applies, Precision::bf16).precision, Precision::bf16);
   EXPECT_EQ(switches_for(kInt8Weights, applies, Precision::bf16).precision, Precision::int8);
   EXPECT_FALSE(switches_for(kOriginal, applies, Precision::bf16).fused_attention);
+  // The 16-tap stem only where OpenCL's tensor cores want K a multiple of 8: fp16 and int8.
+  EXPECT_FALSE(switches_for(kBf16, applies, Precision::bf16).stem_taps16);
+  EXPECT_FALSE(switches_for(kInt8Weights, applies, Precision::bf16).stem_taps16);
+  EXPECT_FALSE(switches_for(kGraphCompile, applies, Precision::f16).stem_taps16);
+  EXPECT_TRUE(switches_for(kBf16, applies, Precision::f16).stem_taps16);
+  EXPECT_TRUE(switches_for(kInt8Weights, applies, Precision::f16).stem_taps16);
 }
+
+// The stem as 16 taps, a zero one first, computes the 15-tap stem's convolution: the whole
+// forward agrees on every backend built here, in fp32 (the first item's first positions see
+// the left padding, where a misplaced tap would show).
+class EnformerStem : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EnformerStem, SixteenTapsGiveTheFifteenTapOutput) {
+  std::unique_ptr<Backend> be;
+  try {
+    be = make_backend(GetParam(), "");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+  }
+  const Config c = config_for("tiny");
+  const Params params = Params::random(c, 7);
+  std::vector<float> x(c.input_bp * 4);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 13) / 13.f;
+  const Tensor input = be->upload(x, {1, c.input_bp, 4});
+  std::vector<float> out[2];
+  for (const bool taps16 : {false, true}) {
+    Switches sw;
+    sw.stem_taps16 = taps16;
+    Model m(c, params, *be, sw);
+    const Outputs o = m.forward(input);
+    out[taps16] = be->download(o.embeddings);
+  }
+  const auto r = compare(out[1], out[0], Tolerance{});
+  EXPECT_TRUE(r.pass) << GetParam() << ": cosine " << r.cosine << ", rel_l2 " << r.rel_l2;
+  EXPECT_LT(r.rel_l2, 1e-5) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EnformerStem, ::testing::ValuesIn(backend_names()));
 
 }  // namespace
 }  // namespace sb::enformer

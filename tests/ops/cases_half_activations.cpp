@@ -51,21 +51,24 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                             layernorm_ref(x, g, b, cols, kLayerNormEps),
                                             Precision::f16}};
                }});
-  for (const bool f32_out : {false, true})
-    c.push_back(
-        {Op::add_layernorm, f32_out ? "f16_in_f32_out" : "f16_in_out",
-         needs_precision(Precision::f16), [f32_out](Backend& be) {
-           const int64_t cols = 300;  // off the 32 lanes
-           const HalfRows x = half_rows(be, {3, 3, cols}, 93), r = half_rows(be, {3, 3, cols}, 96);
-           const Vec g = random_vec(cols, 99), b = random_vec(cols, 100);
-           Tensor y = be.empty({3, 3, cols}, f32_out ? DType::f32 : DType::f16);
-           be.add_layernorm(x.t, r.t, up(be, g, {cols}), up(be, b, {cols}), kLayerNormEps, y);
-           Vec sum(x.v.size());
-           for (size_t i = 0; i < sum.size(); ++i) sum[i] = x.v[i] + r.v[i];
-           return std::vector<Check>{
-               {"y", be.download(y), layernorm_ref(sum, g, b, cols, kLayerNormEps),
-                f32_out ? Precision::f32 : Precision::f16, f32_out ? 1e-4 : 0.0}};
-         }});
+  // 300: off the 32 lanes; 264: whole 8-column groups (OpenCL's 16-byte kernel)
+  for (const int64_t cols : {300, 264})
+    for (const bool f32_out : {false, true})
+      c.push_back(
+          {Op::add_layernorm,
+           std::string(f32_out ? "f16_in_f32_out" : "f16_in_out") + (cols == 300 ? "" : "_cols264"),
+           needs_precision(Precision::f16), [f32_out, cols](Backend& be) {
+             const HalfRows x = half_rows(be, {3, 3, cols}, 93),
+                            r = half_rows(be, {3, 3, cols}, 96);
+             const Vec g = random_vec(cols, 99), b = random_vec(cols, 100);
+             Tensor y = be.empty({3, 3, cols}, f32_out ? DType::f32 : DType::f16);
+             be.add_layernorm(x.t, r.t, up(be, g, {cols}), up(be, b, {cols}), kLayerNormEps, y);
+             Vec sum(x.v.size());
+             for (size_t i = 0; i < sum.size(); ++i) sum[i] = x.v[i] + r.v[i];
+             return std::vector<Check>{
+                 {"y", be.download(y), layernorm_ref(sum, g, b, cols, kLayerNormEps),
+                  f32_out ? Precision::f32 : Precision::f16, f32_out ? 1e-4 : 0.0}};
+           }});
   // Every activation the epilogue unrolls for half outputs (Geneformer's is ReLU), and one it
   // does not (softplus: the row-at-a-time path).
   const std::pair<Act, const char*> acts[] = {{Act::none, "f16_in_out_bias"},

@@ -30,7 +30,8 @@ constexpr double kNormTol = 1e-4;  // the statistics of a mean-100 row in fp32
 
 std::vector<OpCase> norm_cases() {
   std::vector<OpCase> c;
-  for (int64_t cols : {37, 300}) {
+  // 264: whole 8-column groups (the 16-byte kernel on OpenCL), 33 of them, so lane 0 holds two
+  for (int64_t cols : {37, 264, 300}) {
     c.push_back(
         {Op::layernorm, "cols_" + std::to_string(cols) + "_in_place", {}, [cols](Backend& be) {
            const Rows r(cols);
@@ -40,6 +41,7 @@ std::vector<OpCase> norm_cases() {
                                       layernorm_ref(r.x, r.gamma, r.beta, cols, kEps),
                                       Precision::f32, kNormTol}};
          }});
+    if (cols == 264) continue;
     c.push_back({Op::normalize_rows, "cols_" + std::to_string(cols), {}, [cols](Backend& be) {
                    const Rows r(cols);
                    DVec mean, var;
@@ -54,10 +56,11 @@ std::vector<OpCase> norm_cases() {
                                               Precision::f32, kNormTol}};
                  }});
   }
-  // 300: several columns per item; 1100: wider than OpenCL keeps a row in registers.
-  for (int64_t cols : {37, 300, 1100}) {
+  // 300: several columns per item; 1100: wider than OpenCL keeps a row in registers; 264 and
+  // 1024 (its widest): the 16-byte kernel with one or two, and four, groups an item.
+  for (int64_t cols : {37, 264, 300, 1024, 1100}) {
     for (int alias = 0; alias < 3; ++alias) {
-      if (cols != 300 && alias != 0) continue;  // aliasing once is enough
+      if (cols != 300 && cols != 264 && alias != 0) continue;  // aliasing once a kernel
       static const char* const names[] = {"", "_into_x", "_into_residual"};
       c.push_back(
           {Op::add_layernorm,
@@ -136,6 +139,28 @@ std::vector<OpCase> reduction_cases() {
                  const Vec w{1, 1,   1, 0, 0,   // padded item
                              0, 0,   0, 0, 0,   // no tokens at all: 0
                              1, 0.5, 1, 1, 2};  // fractional weights
+                 Tensor y = be.empty({batch, d});
+                 be.masked_mean(up(be, x, {batch, seq, d}), up(be, w, {batch, seq}), y);
+                 DVec want(batch * d, 0.0);
+                 for (int64_t b = 0; b < batch; ++b) {
+                   double total = 0;
+                   for (int64_t s = 0; s < seq; ++s) total += w[b * seq + s];
+                   for (int64_t ch = 0; ch < d && total > 0; ++ch) {
+                     for (int64_t s = 0; s < seq; ++s)
+                       want[b * d + ch] += w[b * seq + s] * x[(b * seq + s) * d + ch];
+                     want[b * d + ch] /= total;
+                   }
+                 }
+                 return std::vector<Check>{{"y", be.download(y), want}};
+               }});
+  // A width of whole float4s (the work-group-per-32-channels kernel on OpenCL): 9 of them, so an
+  // item's second group is mostly idle, and a sequence longer than the 32 items across it.
+  c.push_back({Op::masked_mean, "quads_padding_and_an_empty_item", {}, [](Backend& be) {
+                 const int64_t batch = 3, seq = 70, d = 36;
+                 const Vec x = random_vec(batch * seq * d, 11);
+                 Vec w = random_vec(batch * seq, 12, 0.5f, 2.0f);
+                 for (int64_t s = 40; s < seq; ++s) w[s] = 0;       // item 0: padded
+                 for (int64_t s = 0; s < seq; ++s) w[seq + s] = 0;  // item 1: no tokens
                  Tensor y = be.empty({batch, d});
                  be.masked_mean(up(be, x, {batch, seq, d}), up(be, w, {batch, seq}), y);
                  DVec want(batch * d, 0.0);

@@ -597,6 +597,29 @@ TEST_F(OpsOpenCL, AttentionOnTensorCoresFp16AndTf32) {
   }
 }
 
+// The key tiles past an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
+// default): the second cell keeps 90 of 300 keys, so 3 of its 5 tiles go. Their weights are
+// exactly 0, so the output must equal the untrimmed kernel's bit for bit, in both precisions.
+TEST_F(OpsOpenCL, AttentionSkipsTheKeyTilesTheMaskRemovesBitForBit) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t batch = 2, n = 300, heads = 2, dh = 64, d = heads * dh;
+  const Vec qkv = random_vec(batch * n * 3 * d, 50);
+  Vec bias(batch * n, 0.f);
+  for (int64_t j = 90; j < n; ++j) bias[n + j] = kMaskedLogit;
+  const Tensor packed = be->upload(qkv, {batch, n, 3 * d}), key_bias = be->upload(bias, {batch, n});
+  for (const auto& [p, tolerance] : {std::pair{Precision::f16, 5e-3}, {Precision::tf32, 2e-3}}) {
+    AttentionShape s{batch, n, heads, dh, 0.125f, 3 * d, 3 * d, 3 * d, d, 0, d, 2 * d, p};
+    Tensor trimmed = be->empty({batch, n, d}), full = be->empty({batch, n, d});
+    be->attention_fused(s, packed, packed, packed, &key_bias, trimmed);
+    setenv("STAGEBENCH_ATTENTION_TRIM", "off", 1);
+    be->attention_fused(s, packed, packed, packed, &key_bias, full);
+    unsetenv("STAGEBENCH_ATTENTION_TRIM");
+    EXPECT_EQ(be->download(trimmed), be->download(full)) << precision_name(p);
+    const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+    EXPECT_EQ(compare({"out", be->download(trimmed), want, p, tolerance}), "") << precision_name(p);
+  }
+}
+
 // Enformer's relative attention on fp16 and tf32 tensor cores: n off the 64-query and 64-key
 // tiles (the relative band then reaches past both ends of rel_k), a narrow and the widest value
 // size.

@@ -14,4 +14,9 @@ struct AttentionChoice {
 };
 AttentionChoice attention_choice();
 
+// Whether the tensor-core attention kernels skip the key tiles after each item's last unmasked
+// key (has_bias 2 in kernels/attention_mma_body.cl; the output is the same bit for bit):
+// STAGEBENCH_ATTENTION_TRIM=on (default) or off, for A/B runs. Anything else throws.
+bool attention_trim();
+
 }  // namespace sb

@@ -83,6 +83,8 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const int halves =
       (q.dtype() == DType::f16 ? ACT_HALF_X : 0) | (out.dtype() == DType::f16 ? ACT_HALF_Y : 0);
   const AttentionChoice choice = tf32 ? AttentionChoice{1, false, false} : attention_choice();
+  // has_bias: 2 also skips the key tiles past each item's last unmasked key (attention_trim)
+  const int bias_mode = key_bias ? (attention_trim() ? 2 : 1) : 0;
   // Read in place: K and V rows as 16-byte pieces (cp.async), so every offset in halves is a
   // multiple of 8.
   const bool aligned = s.ld_k % 8 == 0 && s.ld_v % 8 == 0 && s.k_col % 8 == 0 && s.v_col % 8 == 0;
@@ -91,9 +93,9 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const cl::NDRange global(groups * kThreads, static_cast<size_t>(items));
   if (choice.direct && k.dtype() == DType::f16 && aligned) {
     launch_mma(choice.fast ? "attention_f16_direct" : "attention_f16_direct_plain", global,
-               cl::NDRange(kThreads, 1), q, k, v, key_bias, key_bias ? 1 : 0, i(s.n), i(n_pad),
-               i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves, i(s.ld_k),
-               i(s.ld_v), i(s.k_col), i(s.v_col));
+               cl::NDRange(kThreads, 1), q, k, v, key_bias, bias_mode, i(s.n), i(n_pad), i(s.heads),
+               i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves, i(s.ld_k), i(s.ld_v),
+               i(s.k_col), i(s.v_col));
     return;
   }
   Tensor kp = empty({items, n_pad, s.dh}, tf32 ? DType::f32 : DType::f16);
@@ -109,9 +111,8 @@ void OpenCLBackend::attention_mma(const AttentionShape& s, const Tensor& q, cons
   const char* kernel = tf32                 ? "attention_tf32_mma"
                        : choice.blocks == 2 ? "attention_f16_mma_x2"
                                             : "attention_f16_mma";
-  launch_mma(kernel, global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias, key_bias ? 1 : 0,
-             i(s.n), i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out,
-             halves);
+  launch_mma(kernel, global, cl::NDRange(kThreads, 1), q, kp, vt, key_bias, bias_mode, i(s.n),
+             i(n_pad), i(s.heads), i(s.ld_q), i(s.ld_out), i(s.q_col), s.scale, out, halves);
 }
 
 void OpenCLBackend::attention_fused_portable(const AttentionShape& s, const Tensor& q,

@@ -172,6 +172,14 @@ AttentionChoice attention_choice() {
                               ": expected direct, direct-plain, x2 or x1");
 }
 
+bool attention_trim() {
+  const char* env = std::getenv("STAGEBENCH_ATTENTION_TRIM");
+  if (!env || !*env || std::strcmp(env, "on") == 0) return true;
+  if (std::strcmp(env, "off") == 0) return false;
+  throw std::invalid_argument(std::string("STAGEBENCH_ATTENTION_TRIM=") + env +
+                              ": expected on or off");
+}
+
 int attention_blocks() {
   return attention_choice().blocks;
 }

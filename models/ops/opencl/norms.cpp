@@ -1,5 +1,7 @@
 // LayerNorm (one pass, residual-fused, or the normalization after row_moments) and the
-// softmaxes (kernels/norms.cl): a work-group per row for the row reductions.
+// softmaxes (kernels/norms.cl): a work-group per row for the row reductions; rows of whole
+// 8-column groups up to 1,024 wide on layernorm_rows_vec8, 8 rows a work-group.
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -15,11 +17,40 @@ int half_flags(const Tensor& x, const Tensor* residual, const Tensor& y) {
          (h(y) ? ACT_HALF_Y : 0);
 }
 
+// Whether layernorm_rows_vec8 takes rows this wide: whole 8-column groups, at most
+// 8 x 32 lanes x 4 chunks (LNV_CHUNKS in kernels/norms.cl).
+bool vec8_width(int64_t cols) {
+  return cols % 8 == 0 && cols <= 8 * 32 * 4;
+}
+
+constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/norms.cl
+
 }  // namespace
+
+bool row_kernels_vec_requested() {
+  const char* env = std::getenv("STAGEBENCH_ROW_KERNELS");
+  const std::string v = env && *env ? env : "vec";
+  if (v == "vec" || v == "lanes") return v == "vec";
+  throw std::invalid_argument("STAGEBENCH_ROW_KERNELS must be vec or lanes, not '" + v + "'");
+}
+
+void OpenCLBackend::launch_layernorm_vec8(const Tensor& x, const Tensor* residual,
+                                          const Tensor& gamma, const Tensor& beta, float eps,
+                                          Tensor& y) {
+  const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
+  launch("layernorm_rows_vec8", cl::NDRange(groups * kItems), cl::NDRange(kItems), x,
+         residual ? *residual : x, residual ? 1 : 0, gamma, beta, eps, static_cast<int>(cols),
+         static_cast<int>(rows), y, half_flags(x, residual, y));
+}
 
 void OpenCLBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                  float eps, Tensor& y) {
   const int64_t cols = x.dim(-1), rows = x.numel() / cols;
+  if (row_kernels_vec_ && vec8_width(cols)) {
+    launch_layernorm_vec8(x, nullptr, gamma, beta, eps, y);
+    return;
+  }
   const size_t wg = reduce_group();
   launch("layernorm_welford", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, beta, eps, cols, y,
          half_flags(x, nullptr, y));
@@ -37,7 +68,10 @@ void OpenCLBackend::do_add_layernorm(const Tensor& x, const Tensor& residual, co
     do_layernorm(y, gamma, beta, eps, y);
     return;
   }
-  constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/norms.cl
+  if (row_kernels_vec_ && vec8_width(cols)) {
+    launch_layernorm_vec8(x, &residual, gamma, beta, eps, y);
+    return;
+  }
   const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
   launch("add_layernorm_rows", cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual,
          gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y, halves);

@@ -84,6 +84,12 @@ int attention_blocks();
 bool conv_narrow_requested();
 bool conv_narrow_v2_requested();  // direct only
 
+// STAGEBENCH_ROW_KERNELS: vec (default) runs LayerNorm and the masked mean on the 16-byte
+// kernels where the width allows (layernorm_rows_vec8, masked_mean_quads); lanes keeps the
+// earlier add_layernorm_rows, layernorm_welford and masked_mean, for A/B runs (norms.cpp).
+// Anything else throws std::invalid_argument naming the value.
+bool row_kernels_vec_requested();
+
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
 // (= work-items) per work-group, the faster of 32 and 64 on an H100 at B 8, n 512 (32 wins at
@@ -200,6 +206,9 @@ class OpenCLBackend : public Backend {
   // Work-group size of the row reductions (REDUCE_WG in the kernels): 256 items, or the
   // device's largest power of two below that.
   size_t reduce_group() const;
+  // layernorm_rows_vec8 (norms.cpp) over x's rows, plus residual's where given.
+  void launch_layernorm_vec8(const Tensor& x, const Tensor* residual, const Tensor& gamma,
+                             const Tensor& beta, float eps, Tensor& y);
   Tensor upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape, DType dtype);
   // Copies host bytes into t's buffer (blocking or queued) and counts them as a transfer.
   void write_bytes(const void* data, size_t bytes, Tensor& t, bool blocking);
@@ -436,6 +445,7 @@ class OpenCLBackend : public Backend {
   ConvDwBf16Knob conv_dw_bf16_knob_ = conv_dw_bf16_knob();  // STAGEBENCH_CONV_DW_BF16
   bool conv_narrow_ = conv_narrow_requested();        // STAGEBENCH_CONV_NARROW (conv3d_narrow.cpp)
   bool conv_narrow_v2_ = conv_narrow_v2_requested();  // the same, =v1 off
+  bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;

@@ -1,5 +1,6 @@
 // Reductions (kernels/reductions.cl): row statistics (a work-group per row), sums over the
-// middle axis and the masked mean (an item per output element).
+// middle axis and the masked mean (a work-group per 32 channels of an item where the width is
+// a multiple of 4, else an item per output element).
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -18,7 +19,14 @@ void OpenCLBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor&
 }
 
 void OpenCLBackend::do_masked_mean(const Tensor& x, const Tensor& weights, Tensor& y) {
-  const int64_t n = y.numel();
+  const int64_t n = y.numel(), batch = x.dim(0), seq = x.dim(1), dim = x.dim(2);
+  if (row_kernels_vec_ && dim % 4 == 0) {
+    constexpr int64_t kQuads = 8, kItems = 256;  // MM_QUADS, MM_QUADS * MM_SEQ in reductions.cl
+    const int64_t per_item = (dim / 4 + kQuads - 1) / kQuads;
+    launch("masked_mean_quads", cl::NDRange(batch * per_item * kItems), cl::NDRange(kItems), x,
+           weights, static_cast<int>(seq), static_cast<int>(dim), y);
+    return;
+  }
   launch("masked_mean", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, weights, x.dim(1),
          x.dim(2), n, y);
 }

@@ -46,9 +46,23 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
   __local uint4 ps[FA_THREADS / 32 * 16 * FA_MBLK * FA_ROW];  // each warp's P tiles
 #endif
   __local float bias_tile[FA_STAGES * FA_KEYS];
+  __local int last_key;  // has_bias 2: the item's last key the mask keeps
   const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int bh = get_group_id(1), b = bh / heads, h = bh % heads;
+  // has_bias 2 (the host's default, STAGEBENCH_ATTENTION_TRIM): the key tiles after the item's
+  // last unmasked key are not visited. Their keys carry kMaskedLogit (-1e30, op_types.h), so
+  // their weights are exp2(-1.4e30 - m) = 0 exactly and the running max does not move (the
+  // rescale is exp2(0) = 1): O and the row sums come out bit for bit as when they are visited.
+  // Geneformer pads every cell to the batch's length, a quarter of the keys on average at full
+  // size; a row with no unmasked key keeps every tile, as before. The scan's loads are issued
+  // before Q's, its barrier after them.
+  int my_last = -1;
+  if (has_bias == 2) {
+    if (tid == 0) last_key = -1;
+    for (int j = tid; j < n; j += FA_THREADS)
+      if (key_bias[(long)b * n + j] > -1e29f) my_last = j;
+  }
   const int q0 = get_group_id(0) * FA_QUERIES + warp * 16 * FA_MBLK;
   const float qscale = scale * 1.4426950408889634f;  // log2(e): softmax by exp2
 
@@ -77,7 +91,13 @@ void FA_NAME(__global const float* q, __global const uint4* kh, __global const u
 
   // Tile `kt` into ring slot kt % FA_STAGES: the 16-byte pieces of each of K and V^T (V with
   // FA_DIRECT), and the tile's 64 key biases (log2 units; -1e30 past n).
-  const int tiles = n_pad / FA_KEYS;
+  int tiles = n_pad / FA_KEYS;
+  if (has_bias == 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // last_key's -1 is stored
+    if (my_last >= 0) atomic_max(&last_key, my_last);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last_key >= 0) tiles = min(tiles, last_key / FA_KEYS + 1);
+  }
 #define FA_BIAS_TILE(kt)                                                                      \
   if (tid < FA_KEYS) {                                                                        \
     const int key = (kt) * FA_KEYS + tid;                                                     \

@@ -155,3 +155,116 @@ __kernel void softmax_axis1(__global const float* x, int n, int inner, int colum
     y[at] = exp(x[at] - m) * inv_sum;
   }
 }
+
+// Eight consecutive activations from element i (a multiple of 8; buffers start aligned): one
+// 16-byte load of f16 bits, two of fp32. Out of range (in == 0): zeros, nothing read.
+inline void act_load8(__global const float* p, size_t i, int in_half, int in, float* v) {
+  if (!in) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = 0.0f;
+  } else if (in_half) {
+    const uint4 raw = *(__global const uint4*)((__global const ushort*)p + i);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = vload_half(k, (const __private half*)&raw);
+  } else {
+    const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+  }
+}
+
+inline void act_store8(__global float* p, size_t i, const float* v, int in_half) {
+  if (in_half) {
+    uint4 raw;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) vstore_half_rte(v[k], k, (__private half*)&raw);
+    *(__global uint4*)((__global ushort*)p + i) = raw;
+  } else {
+    AT4(p, i) = (float4)(v[0], v[1], v[2], v[3]);
+    AT4(p, i + 4) = (float4)(v[4], v[5], v[6], v[7]);
+  }
+}
+
+// y = LayerNorm(x + residual) (x alone where has_residual is 0) for rows whose width is a
+// multiple of 8 and at most 8 x LN_LANES x LNV_CHUNKS: LN_ROWS rows a work-group, LN_LANES
+// items a row, item `lane` holding columns 8 (lane + LN_LANES j) .. +7 in registers, read as
+// one 16-byte load of f16 (two of fp32). Each item reduces its own values exactly (its mean,
+// then its centred squares), and every item of the row merges the 32 (sum, M2) pairs by Chan's
+// formula, in the same order: one barrier a row where add_layernorm_rows takes four, and 16-byte
+// accesses where it makes 2-byte ones. That kernel ran at 0.13 ms a call on Geneformer full's
+// 65,536 x 256 f16 rows (results/h200/gfa27-2026-11-28), whose 100 MB take 0.02 ms at the
+// H200's bandwidth: it waited on barriers, not memory. No library does this: CLBlast has no
+// LayerNorm, and the stages need the residual add and the f16 loads and stores in the kernel.
+#define LNV_CHUNKS 4
+__kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1)))
+void layernorm_rows_vec8(__global const float* x, __global const float* residual,
+                         int has_residual, __global const float* gamma,
+                         __global const float* beta, float eps, int cols, int rows,
+                         __global float* y, int halves) {
+  __local float2 partial[LN_ROWS][LN_LANES];
+  const int hx = halves & ACT_HALF_X, hr = halves & ACT_HALF_RESIDUAL, hy = halves & ACT_HALF_Y;
+  const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
+  const int row = get_group_id(0) * LN_ROWS + r;
+  // Rows past `rows` (the last group's) read nothing and only take part in the barrier.
+  const int live = row < rows;
+  const size_t base = (size_t)row * cols;
+  const int groups8 = cols / 8;  // 8-column groups; lane takes lane, lane + 32, ...
+  float v[LNV_CHUNKS][8];
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < LNV_CHUNKS; ++j) {
+    const int g = lane + LN_LANES * j;
+    const int in = live && g < groups8;
+    act_load8(x, base + 8 * g, hx, in, v[j]);
+    if (has_residual) {
+      float t[8];
+      act_load8(residual, base + 8 * g, hr, in, t);
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[j][k] += t[k];
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) sum += v[j][k];
+  }
+  // lane i holds 8 ceil((groups8 - i) / 32) values (none past the row's end)
+  const int mine = lane < groups8 ? 8 * ((groups8 - lane + LN_LANES - 1) / LN_LANES) : 0;
+  const float my_mean = mine > 0 ? sum / mine : 0.0f;
+  float m2 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < LNV_CHUNKS; ++j) {
+    if (lane + LN_LANES * j < groups8) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const float d = v[j][k] - my_mean;
+        m2 += d * d;
+      }
+    }
+  }
+  partial[r][lane] = (float2)(sum, m2);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float total = 0.0f;
+#pragma unroll
+  for (int i = 0; i < LN_LANES; ++i) total += partial[r][i].x;
+  const float mean = total / cols;
+  float m2_row = 0.0f;
+#pragma unroll
+  for (int i = 0; i < LN_LANES; ++i) {
+    const int n = i < groups8 ? 8 * ((groups8 - i + LN_LANES - 1) / LN_LANES) : 0;
+    if (n > 0) {
+      const float d = partial[r][i].x / n - mean;
+      m2_row += partial[r][i].y + n * d * d;
+    }
+  }
+  const float inv_std = 1.0f / sqrt(m2_row / cols + eps);
+#pragma unroll
+  for (int j = 0; j < LNV_CHUNKS; ++j) {
+    const int g = lane + LN_LANES * j;
+    if (!live || g >= groups8) continue;
+    const float4 g0 = LOAD4(gamma, 8 * g), g1 = LOAD4(gamma, 8 * g + 4);
+    const float4 b0 = LOAD4(beta, 8 * g), b1 = LOAD4(beta, 8 * g + 4);
+    const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
+    const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+    float o[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) o[k] = (v[j][k] - mean) * inv_std * gs[k] + bs[k];
+    act_store8(y, base + 8 * g, o, hy);
+  }
+}
