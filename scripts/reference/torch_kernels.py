@@ -2,12 +2,14 @@
 """Per-kernel device time of PyTorch's strongest variant of a model, beside ours, by role
 (issue 27: which part of the gap to attack).
 
-  torch_kernels.py torch --model geneformer|enformer [--variant NAME] [--size full] [--steps 5]
-                         [--json OUT]
+  torch_kernels.py torch --model geneformer|enformer|deepfm [--variant NAME] [--size full]
+                         [--steps 5] [--json OUT]
         builds the variant on the peer's shapes and weights (geneformer_torch.py /
-        enformer_torch.py peer_inputs), warms it up, times --runs calls with CUDA events (median),
-        then records --steps calls under torch.profiler and prints each kernel's device time a
-        step and the sums by role.
+        enformer_torch.py peer_inputs; DeepFM: deepfm_torch.py's make_trainer, a training step),
+        warms it up, times --runs calls with CUDA events (median), then records --steps calls
+        under torch.profiler and prints each kernel's device time a step, the kernels launched a
+        step (a CUDA graph's replayed ones included) and the sums by role: for DeepFM the launch
+        count and device time of PyTorch's step that issue 27 sets beside ours.
   torch_kernels.py regroup torch-MODEL.json...
         the role table again from `torch --json` output (after a change to ROLES).
   torch_kernels.py ours FILE-kernels.txt...
@@ -102,6 +104,20 @@ def build(torch, model, variant, size):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
     import peer_timing as pt
+    if model == "deepfm":
+        import deepfm_torch as d
+        if size not in d.SIZES or variant not in d.RECIPES:
+            raise ValueError(f"deepfm has sizes {', '.join(d.SIZES)} and variants "
+                             f"{', '.join(d.RECIPES)}; not --size {size} --variant {variant}")
+        s = d.SIZES[size]
+        c = dict(embed=s["embed"], hidden=s["hidden"], layers=s["layers"],
+                 heads=d.heads_for(s["embed"]), batch=s["batch"], lr=s["lr"], weight_decay=1e-6,
+                 dropout=0.1, eps=1e-5, cardinality=tuple(v + 1 for v in s["vocab"]))
+        r = d.RECIPES[variant]
+        batches = d.synthetic_batches(torch, c, 16, 1, r.get("pinned", False))
+        trainer = d.make_trainer(torch, c, r, "cuda", c["dropout"], batches[0])
+        count = iter(range(1 << 62))
+        return lambda: trainer.step(batches[next(count) % len(batches)])
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[re.search(r"bf16|fp16", variant)[0]]
     mode = "reduce-overhead" if "cudagraphs" in variant else (
         "max-autotune" if "max-autotune" in variant else "default")
@@ -121,16 +137,22 @@ def build(torch, model, variant, size):
 
 
 def profile(args):
+    import contextlib
     import time
 
     import torch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
-    variant = args.variant or {"geneformer": "compile-bf16-sdpa", "enformer": "compile-bf16"}[
-        args.model]
+    variant = args.variant or {"geneformer": "compile-bf16-sdpa", "enformer": "compile-bf16",
+                               "deepfm": "compile-cuda-graph"}[args.model]
     t0 = time.time()
-    with torch.no_grad():
-        call = build(torch, args.model, variant, args.size)
+    training = args.model == "deepfm"  # a training step needs its gradients
+    with contextlib.nullcontext() if training else torch.no_grad():
+        try:
+            call = build(torch, args.model, variant, args.size)
+        except ValueError as e:
+            print(f"torch_kernels: {e}", file=sys.stderr)
+            return 2
         for _ in range(args.warmup):
             call()
         torch.cuda.synchronize()
@@ -154,13 +176,16 @@ def profile(args):
     for e in prof.events():
         if getattr(getattr(e, "device_type", None), "name", "") != "CUDA":
             continue
+        if getattr(e, "is_user_annotation", False):  # e.g. "Optimizer.step#AdamW.step": a span
+            continue
         t = totals.setdefault(e.name, [0, 0.0])
         t[0] += 1
         t[1] += e.time_range.end - e.time_range.start  # microseconds
     kernels = [(name, n / args.steps, us / 1e3 / args.steps) for name, (n, us) in totals.items()]
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {args.model} "
           f"{args.size} {variant}: built and warmed in {built:.1f} s; one call {median:.3f} ms "
-          f"(median of {args.runs}, CUDA events; min {times[0]:.3f}, max {times[-1]:.3f})")
+          f"(median of {args.runs}, CUDA events; min {times[0]:.3f}, max {times[-1]:.3f}); "
+          f"{sum(n for _, n, _ in kernels):.1f} device commands a step")
     print_table(f"{args.model} {variant} (torch.profiler, mean of {args.steps} steps)", kernels)
     if args.json:
         json.dump({"model": args.model, "size": args.size, "variant": variant,
@@ -176,7 +201,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("torch")
-    t.add_argument("--model", required=True, choices=("geneformer", "enformer"))
+    t.add_argument("--model", required=True, choices=("geneformer", "enformer", "deepfm"))
     t.add_argument("--variant", help="default: the peer's best on an H200 (compile-bf16[-sdpa])")
     t.add_argument("--size", default="full")
     t.add_argument("--warmup", type=int, default=3)
@@ -189,7 +214,7 @@ def main():
     j.add_argument("files", nargs="+")
     a = ap.parse_args()
     if a.cmd == "torch":
-        profile(a)
+        return profile(a)
     elif a.cmd == "ours":
         ours(a.files)
     else:
@@ -203,4 +228,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
