@@ -145,6 +145,9 @@ def profile(args):
     from torch.profiler import profile as torch_profile
     variant = args.variant or {"geneformer": "compile-bf16-sdpa", "enformer": "compile-bf16",
                                "deepfm": "compile-cuda-graph"}[args.model]
+    if not torch.cuda.is_available():
+        print("torch_kernels: torch needs CUDA here (torch.profiler's kernel times)", file=sys.stderr)
+        return 2
     t0 = time.time()
     training = args.model == "deepfm"  # a training step needs its gradients
     with contextlib.nullcontext() if training else torch.no_grad():
