@@ -149,8 +149,7 @@ CriterionVerdict MaxTime::do_assess(const SampleState& state) const {
   return {state.elapsed_s >= seconds_, "max time " + format_count_or_seconds(seconds_) + " s", {}};
 }
 
-StoppingRule::StoppingRule(const SamplingOptions& options)
-    : stable_checks_(options.stable_checks) {
+StoppingRule::StoppingRule(const SamplingOptions& options) : stable_checks_(options.stable_checks) {
   options.validate();
   for (const auto& name : options.quality) quality_.push_back(make_criterion(name, options));
   limits_.push_back(make_criterion("max-samples", options));
