@@ -19,7 +19,7 @@
 #   at SIZE (the fp32 GEMM ceiling measured once, with the first), with the sampling method of
 #   SAMPLING (default: up to 400 rounds, quality held 10 checks in a row, docs/method.md), each
 #   ladder within its MAX_TIME_<model> seconds; then `stagebench peer` on the CPU beside it
-#   (PEER_DEADLINE_<model>, PEER_VARIANTS_<model>);
+#   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block);
 # - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1) and, unless EXTRA=0, the host-block
 #   pool off and one thread (srv28's steps);
 # - unless NOISE=0, Enformer's stage 0 alone under other placements (16 threads bound, libgomp
@@ -109,9 +109,7 @@ run() {
   local ceilings=()
   for model in ${MODELS:-enformer deepfm dynunet}; do
     local max_time_var=MAX_TIME_$model deadline_var=PEER_DEADLINE_$model
-    local variants_var=PEER_VARIANTS_$model
     local max_time=${!max_time_var:-30} deadline=${!deadline_var:-60}
-    local variants=${!variants_var:-}
     local json=$out/$model-$size-new.json
     step "$model-ladder" $((max_time + ${LADDER_SETUP_S:-40})) -- "${new[@]}" run "$model" \
       --size "$size" --backend cpu "${sampling[@]}" --max-time "$max_time" "${ceilings[@]}" \
@@ -121,7 +119,7 @@ run() {
       step "$model-peer" $((deadline + 30)) -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer \
         "$model" --size "$size" --device cpu --python "$root/python-bound" \
         --variant-budget "${PEER_VARIANT_BUDGET:-120}" --scripts "$b/reference" \
-        --runs "${PEER_RUNS:-20}" --deadline "$deadline" ${variants:+--variants $variants} -o "$json"
+        --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$json"
   done
   local e=(run enformer --size "$size" --backend cpu)
   local ops_stages=${OPS_STAGES:-original graph-compile bf16}

@@ -74,7 +74,7 @@ def report(path, old_time, old_samples, target=0.01):
         k = old_rounds([s["samples_ms"] for s in stages], old_time, old_samples)
         lines.append(f"## {run['model']} {run['size']} {run['backend']}: {len(stages)} measured "
                      f"stages; the old budget ({old_time:g} s / {old_samples}) = {k} rounds")
-        lines.append("| stage | n | median ms | p10-p90 of median | noise | verdict | noise at "
+        lines.append("| stage | n | median ms | (p90-p10) / median | noise | verdict | noise at "
                      f"{k} rounds | first 10 / rest | block medians / median |")
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for s in stages:
