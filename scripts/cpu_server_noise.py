@@ -2,8 +2,10 @@
 """What varies in a CPU ladder's samples (docs/method.md, "Noise at 16 threads";
 scripts/cpu-server.sh): for each stage of each result, the samples, median, p10-p90 spread, the
 relative noise of the median (the noise criterion's figure, as stats/statistics.cpp computes it),
-that noise replayed on the rounds an earlier budget would have stopped at, the first ten samples
-against the rest, and the drift of ten-sample blocks.
+that noise replayed on the rounds an earlier budget would have stopped at, the noise left when
+each round's common factor (the median over the ladder's other stages of sample / stage median)
+is divided out (what is left of it without the machine's drift, which moves the stages of a
+round alike), the first ten samples against the rest, and the drift of ten-sample blocks.
 
   cpu_server_noise.py [--old-time S] [--old-samples N] RESULT.json...
 
@@ -62,6 +64,17 @@ def old_rounds(stages, seconds, samples):
     return rounds
 
 
+def round_factors(stages, i):
+    """Stage i's rounds' common factors: the median over the other stages of sample / that
+    stage's median (leaving stage i out, so that its own noise does not divide itself out). With
+    fewer than three stages there is no telling a round's drift from a stage's noise: None."""
+    if len(stages) < 3:
+        return None
+    rounds = min(len(s) for s in stages)
+    others = [(s, statistics.median(s)) for j, s in enumerate(stages) if j != i]
+    return [statistics.median(s[r] / m for s, m in others) for r in range(rounds)]
+
+
 def pct(x):
     return "inf" if not math.isfinite(x) else f"{100 * x:.1f}%"
 
@@ -75,10 +88,12 @@ def report(path, old_time, old_samples, target=0.01):
         lines.append(f"## {run['model']} {run['size']} {run['backend']}: {len(stages)} measured "
                      f"stages; the old budget ({old_time:g} s / {old_samples}) = {k} rounds")
         lines.append("| stage | n | median ms | (p90-p10) / median | noise | verdict | noise at "
-                     f"{k} rounds | first 10 / rest | block medians / median |")
-        lines.append("|---|---|---|---|---|---|---|---|---|")
-        for s in stages:
+                     f"{k} rounds | round drift divided out | first 10 / rest | "
+                     "block medians / median |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+        for i, s in enumerate(stages):
             x = s["samples_ms"]
+            factors = round_factors([t["samples_ms"] for t in stages], i)
             q = sorted(x)
             med = statistics.median(x)
             noise, old = relative_median_noise(x), relative_median_noise(x[:k])
@@ -86,10 +101,13 @@ def report(path, old_time, old_samples, target=0.01):
             blocks = " ".join(f"{statistics.median(x[i:i + 10]) / med:.3f}"
                               for i in range(0, len(x), 10))
             verdict = s.get("status", "?")
+            steady = (pct(relative_median_noise([v / f for v, f in zip(x, factors)]))
+                      if factors else "-")
             lines.append(
                 f"| {s['id']} | {len(x)} | {med:.2f} | "
                 f"{pct((quantile(q, 0.9) - quantile(q, 0.1)) / med)} | {pct(noise)} | {verdict} | "
-                f"{pct(old)} ({'ok' if old <= target else 'invalid'}) | {first:.3f} | {blocks} |")
+                f"{pct(old)} ({'ok' if old <= target else 'invalid'}) | {steady} | {first:.3f} | "
+                f"{blocks} |")
     return "\n".join(lines)
 
 

@@ -380,6 +380,8 @@ def _show(rec):
         line = f"{rec['median_s'] * 1e3:10.3f} ms ({rec['samples']} runs) {ok} {detail}"
     else:
         line = rec["error"] if rec.get("skipped") else "failed: " + rec["error"]
+    if rec.get("warmup_s") is not None:  # build, compile, check and warm-up: a compile's cost
+        line += f"; ready after {rec['warmup_s']:.1f} s"
     print(f"peer {rec['name']:28s} {line}", file=sys.stderr, flush=True)
 
 
@@ -439,6 +441,7 @@ def run_variants(torch, device, variants, reference, items, unit, args, share=1.
         except BudgetExceeded:
             rec["error"] = (f"exceeded the variant budget of {budget:.0f} s (build, compile, "
                             "warm-up and check): not timed")
+            rec["warmup_s"] = time.perf_counter() - t0
         except Exception as e:  # recorded, not fatal: the other variants still run
             rec["error"] = reason(e)
             traceback.print_exc()  # the log keeps what the one-line reason leaves out
