@@ -53,6 +53,7 @@ void SamplingOptions::validate() const {
     throw std::invalid_argument("noise target must be a finite number > 0");
   if (min_samples < 1) throw std::invalid_argument("min samples must be >= 1");
   if (max_samples < min_samples) throw std::invalid_argument("max samples must be >= min samples");
+  if (stable_checks < 1) throw std::invalid_argument("stable checks must be >= 1");
   if (!(max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
   if (!(warmup_s >= 0)) throw std::invalid_argument("warm-up time must be >= 0");
   check_budget("max time (measuring per ladder)", max_time_s, kMaxTimeLimitS);
@@ -148,7 +149,7 @@ CriterionVerdict MaxTime::do_assess(const SampleState& state) const {
   return {state.elapsed_s >= seconds_, "max time " + format_count_or_seconds(seconds_) + " s", {}};
 }
 
-StoppingRule::StoppingRule(const SamplingOptions& options) {
+StoppingRule::StoppingRule(const SamplingOptions& options) : stable_checks_(options.stable_checks) {
   options.validate();
   for (const auto& name : options.quality) quality_.push_back(make_criterion(name, options));
   limits_.push_back(make_criterion("max-samples", options));
@@ -156,11 +157,13 @@ StoppingRule::StoppingRule(const SamplingOptions& options) {
 }
 
 StoppingRule::StoppingRule(std::vector<std::unique_ptr<StoppingCriterion>> quality,
-                           std::vector<std::unique_ptr<StoppingCriterion>> limits)
-    : quality_(std::move(quality)), limits_(std::move(limits)) {
+                           std::vector<std::unique_ptr<StoppingCriterion>> limits,
+                           size_t stable_checks)
+    : quality_(std::move(quality)), limits_(std::move(limits)), stable_checks_(stable_checks) {
   if (quality_.empty() && limits_.empty()) {
     throw std::invalid_argument("a stopping rule needs at least one criterion");
   }
+  if (stable_checks_ < 1) throw std::invalid_argument("stable checks must be >= 1");
 }
 
 bool StoppingRule::done(const SampleState& state) {
@@ -171,17 +174,22 @@ bool StoppingRule::done(const SampleState& state) {
     quality_met_ = quality_met_ && v.met;
     quality_reason += (quality_reason.empty() ? "" : "; ") + v.reason;
   }
-  if (quality_met_) {
+  held_ = quality_met_ ? held_ + 1 : 0;
+  // Met but not yet for stable_checks checks: a limit may still end it (quality then wins the
+  // reason, as below), otherwise sampling goes on.
+  if (quality_met_ && held_ >= stable_checks_) {
     stop_reason_ = quality_reason;
+    if (stable_checks_ > 1) stop_reason_ += ", held " + std::to_string(held_) + " checks";
     return true;
   }
   for (const auto& l : limits_) {
     const CriterionVerdict v = l->assess(state);
-    if (v.met) {
-      stop_reason_ =
-          v.reason + " (noise " + format_percent(relative_median_noise(state.samples)) + ")";
-      return true;
-    }
+    if (!v.met) continue;
+    stop_reason_ = quality_met_ ? quality_reason + ", held " + std::to_string(held_) + " of " +
+                                      std::to_string(stable_checks_) + " checks at " + v.reason
+                                : v.reason + " (noise " +
+                                      format_percent(relative_median_noise(state.samples)) + ")";
+    return true;
   }
   stop_reason_.clear();
   return false;

@@ -9,6 +9,10 @@
 //   "max samples 50 (noise 2.3%)"   the sample limit fired first
 //   "max time 60 s (noise 4.1%)"    the time limit fired first
 // When quality is met and a limit fired in the same check, quality wins: the result is good.
+// With stable_checks N > 1, quality must hold at N checks in a row before sampling stops
+// ("noise 0.6% <= 1.0%, held 10 checks"): a median interval that dips under the target once, by
+// the luck of a few samples, does not end the stage. Validity is unchanged by it: it is judged
+// on the final samples alone (unmet_quality).
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -32,6 +36,9 @@ struct SamplingOptions {
   double max_time_s = 60;  // for all measured rounds of the ladder together
   double warmup_s = 0.5;   // per stage, at least
   size_t warmup_runs = 2;  // per stage, at least
+  // Checks in a row (one a round) at which quality must hold before sampling stops; 1: the
+  // first. A stopping rule, not a validity rule (see the file comment).
+  size_t stable_checks = 1;
   // Quality criteria by name (criterion_names()); all must hold. "noise" includes the minimum
   // sample count.
   std::vector<std::string> quality = {"noise"};
@@ -123,9 +130,10 @@ class StoppingRule {
  public:
   // quality = the criteria options.quality names; limits = {max-samples, max-time}.
   explicit StoppingRule(const SamplingOptions& options);
-  // Any combination: finished when all of `quality` hold or any of `limits` fires.
+  // Any combination: finished when all of `quality` hold at `stable_checks` checks in a row, or
+  // when any of `limits` fires.
   StoppingRule(std::vector<std::unique_ptr<StoppingCriterion>> quality,
-               std::vector<std::unique_ptr<StoppingCriterion>> limits);
+               std::vector<std::unique_ptr<StoppingCriterion>> limits, size_t stable_checks = 1);
 
   bool done(const SampleState& state);
   // Why the last done() said true; empty while not done.
@@ -138,6 +146,8 @@ class StoppingRule {
  private:
   std::vector<std::unique_ptr<StoppingCriterion>> quality_;
   std::vector<std::unique_ptr<StoppingCriterion>> limits_;
+  size_t stable_checks_ = 1;
+  size_t held_ = 0;  // checks in a row, up to the last, at which quality held
   std::string stop_reason_;
   bool quality_met_ = false;
 };

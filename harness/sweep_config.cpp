@@ -13,8 +13,8 @@ namespace {
 const std::set<std::string> kEntryKeys = {"models", "sizes",    "backends", "device",
                                           "batch",  "seed",     "weights",  "stages",
                                           "events", "ceilings", "runner"};
-const std::set<std::string> kRunnerKeys = {"noise",       "max_time", "min_samples",
-                                           "max_samples", "warmup",   "quality"};
+const std::set<std::string> kRunnerKeys = {"noise",  "max_time", "min_samples",  "max_samples",
+                                           "warmup", "quality",  "stable_checks"};
 // "slurm": what the jobs ask a cluster for, read by harness/slurm_config.h (not part of a key).
 const std::set<std::string> kTopKeys = {"name", "description", "defaults", "entries", "slurm"};
 
@@ -121,6 +121,9 @@ SamplingOptions read_runner(const Reader& rd, const nlohmann::json& r, const std
     s.min_samples = static_cast<size_t>(rd.integer(r["min_samples"], field + ".min_samples", 1));
   if (r.contains("max_samples"))
     s.max_samples = static_cast<size_t>(rd.integer(r["max_samples"], field + ".max_samples", 1));
+  if (r.contains("stable_checks"))
+    s.stable_checks =
+        static_cast<size_t>(rd.integer(r["stable_checks"], field + ".stable_checks", 1));
   if (r.contains("quality")) {
     s.quality = rd.strings(r["quality"], field + ".quality", true);
     for (size_t i = 0; i < s.quality.size(); ++i) {
@@ -243,6 +246,8 @@ nlohmann::json job_spec(const SweepJob& job) {
   // journals written before the choice existed still match.
   if (job.runner.quality != SamplingOptions().quality)
     spec["runner"]["quality"] = job.runner.quality;
+  if (job.runner.stable_checks != SamplingOptions().stable_checks)
+    spec["runner"]["stable_checks"] = job.runner.stable_checks;
   for (const auto& [name, option] : job.options) spec[name] = option.value;
   return spec;
 }

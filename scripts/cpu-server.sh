@@ -12,16 +12,24 @@
 # -DSTAGEBENCH_NATIVE=OFF -DSTAGEBENCH_GUI=OFF -DSTAGEBENCH_TESTS=OFF -DSTAGEBENCH_DNNL=ON
 # -DSTAGEBENCH_OPENCL=OFF -DCMAKE_CXX_FLAGS=-march=sapphirerapids` (no -march: SSE2 Eigen).
 #
-# run: unpacks the bundle, records lscpu, then in turn (each bounded, SIGINT keeps what a run
-# measured): the old binary's Enformer small ladder (OLD_STAGES), the new binary's whole ladder
-# with the fp32 GEMM ceiling measured, PyTorch's Enformer small on the CPU (its peer variants in
-# their order, fp32 eager, bf16 autocast, compile, until PEER_DEADLINE) added to the new ladder's
-# file, the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1)
-# with the host-block pool on and off, the new binary's stage 0 with the pool off (its share of
-# the old-to-new change), and stage 0 on one thread (the scaling). Everything runs with
-# OMP_NUM_THREADS=THREADS (default: the cores Linux lists), OMP_PROC_BIND=close and
-# OMP_PLACES=cores, which PyTorch's OpenMP reads as well, so both run on the same pinned cores.
-# Output: OUT/cpu-server/ (logs, JSON, summary.md), tarred into OUT/cpu-server.tar.gz.
+# run: unpacks the bundle, records lscpu and what PyTorch's process is bound to, then in turn
+# (each step bounded, SIGINT keeps what a run measured; the tarball is refreshed after each):
+# - the old binary's Enformer ladder (OLD_STAGES), if the bundle has one;
+# - for each model of MODELS (default "enformer deepfm dynunet"), the new binary's whole ladder
+#   at SIZE (the fp32 GEMM ceiling measured once, with the first), with the sampling method of
+#   SAMPLING (default: up to 400 rounds, quality held 10 checks in a row, docs/method.md), each
+#   ladder within its MAX_TIME_<model> seconds; then `stagebench peer` on the CPU beside it
+#   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block);
+# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1) and, unless EXTRA=0, the host-block
+#   pool off and one thread (srv28's steps);
+# - unless NOISE=0, Enformer's stage 0 alone under other placements (16 threads bound, libgomp
+#   spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound), NOISE_TIME s each;
+# - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
+#   what varies (spread, first samples, drift, the old budget's verdict replayed).
+# Everything runs with OMP_NUM_THREADS=THREADS (default: the cores Linux lists),
+# OMP_PROC_BIND=close and OMP_PLACES=cores, which PyTorch's OpenMP reads as well, so both run on
+# the same pinned cores. Output: OUT/cpu-server/ (logs, JSON, summary.md), tarred into
+# OUT/cpu-server.tar.gz.
 set -uo pipefail
 
 mode=${1:-}
@@ -39,8 +47,9 @@ bundle() {
       grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
   done
-  cp "$here"/reference/enformer_torch.py "$here"/reference/peer_timing.py "$dir/reference/"
-  cp "$here"/cpu_server_ops.py "$dir/"
+  cp "$here"/reference/{enformer,deepfm,dynunet}_torch.py "$here"/reference/peer_timing.py \
+    "$dir/reference/"
+  cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$dir/"
   tar -cJf "$dir.tar.xz" -C "$(dirname "$dir")" "$(basename "$dir")"
   du -sh "$dir" "$dir.tar.xz"
 }
@@ -55,6 +64,7 @@ run() {
   b=$(dirname "$(find "$root" -name cpu_server_ops.py | head -1)")
   local start=$SECONDS
   log() { echo "[$((SECONDS - start)) s] $*" | tee -a "$out/session.txt"; }
+  pack() { tar -czf "$out.tar.gz" -C "$(dirname "$out")" cpu-server; }
   # step NAME LIMIT_S ENV... -- COMMAND...: one bounded command, its output in NAME.log.
   step() {
     local name=$1 limit=$2
@@ -65,62 +75,92 @@ run() {
     log "$name: ${envs[*]} $*"
     env "${envs[@]}" timeout -s INT -k 15 "$limit" "$@" >"$out/$name.log" 2>&1
     log "$name: exit $?"
+    pack
   }
   export THREADS=${THREADS:-$(nproc)}
   export OMP_NUM_THREADS=$THREADS OMP_PROC_BIND=${OMP_PROC_BIND:-close}
   export OMP_PLACES=${OMP_PLACES:-cores}
+  # libgomp binds a process's first thread to the first place when OMP_PROC_BIND is set, and a
+  # child inherits that one core: PyTorch under a bound stagebench ran on one core (fp32 eager
+  # 906 ms, 2026-11-28). So stagebench peer runs unbound and Python binds its own threads.
+  # Inductor sizes its compile pool by the main thread's cores at import, one once bound: the
+  # wrapper gives it THREADS (peer_timing.py unbinds the compiles themselves).
+  printf '#!/bin/sh\nexport OMP_PROC_BIND=%s OMP_PLACES=%s TORCHINDUCTOR_COMPILE_THREADS=%s\nexec python3 "$@"\n' \
+    "$OMP_PROC_BIND" "$OMP_PLACES" "$THREADS" >"$root/python-bound" && chmod +x "$root/python-bound"
   {
     date -u
     echo "host: $(hostname), nproc $(nproc), threads $THREADS"
     echo "OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES OMP_NUM_THREADS=$OMP_NUM_THREADS"
     python3 -c 'import torch; print("torch", torch.__version__, "threads", torch.get_num_threads())'
-  } >"$out/session.txt" 2>&1
+    echo "bound python, as the peer starts it (without TORCHINDUCTOR_COMPILE_THREADS):"
+    env -u TORCHINDUCTOR_COMPILE_THREADS OMP_PROC_BIND="$OMP_PROC_BIND" OMP_PLACES="$OMP_PLACES" \
+      python3 -c 'import os, torch; print("main thread cores", sorted(os.sched_getaffinity(0))); import torch._inductor.config as c; print("inductor compile_threads", c.compile_threads)'
+  } >>"$out/session.txt" 2>&1
   lscpu >"$out/lscpu.txt" 2>&1
   free -g >>"$out/lscpu.txt" 2>&1
   local old=(env LD_LIBRARY_PATH="$b/lib" "$b/old/stagebench")
   local new=(env LD_LIBRARY_PATH="$b/lib" "$b/new/stagebench")
   local size=${SIZE:-small}
-  local e=(run enformer --size "$size" --backend cpu)
+  local sampling=(${SAMPLING:---max-samples 400 --stable-checks 10 --warmup 1})
   [[ -x $b/old/stagebench ]] &&
-    step old-ladder "${OLD_LIMIT:-45}" -- "${old[@]}" "${e[@]}" \
+    step old-ladder "${OLD_LIMIT:-45}" -- "${old[@]}" run enformer --size "$size" --backend cpu \
       --stages ${OLD_STAGES:-original graph-compile bf16} --max-time "${OLD_MAX_TIME:-20}" \
       -o "$out/enformer-$size-old.json"
-  step new-ladder "${NEW_LIMIT:-60}" -- "${new[@]}" "${e[@]}" --max-time "${NEW_MAX_TIME:-30}" \
-    -o "$out/enformer-$size-new.json"
-  # libgomp binds a process's first thread to the first place when OMP_PROC_BIND is set, and a
-  # child inherits that one core: PyTorch under a bound stagebench ran on one core (fp32 eager
-  # 906 ms, 2026-11-28). So stagebench peer runs unbound and Python binds its own threads.
-  printf '#!/bin/sh\nexport OMP_PROC_BIND=%s OMP_PLACES=%s\nexec python3 "$@"\n' \
-    "$OMP_PROC_BIND" "$OMP_PLACES" >"$root/python-bound" && chmod +x "$root/python-bound"
-  [[ ${PEER:-1} == 1 ]] &&
-    step peer "${PEER_LIMIT:-110}" -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer enformer \
-      --size "$size" --device cpu --python "$root/python-bound" --variant-budget 70 \
-      --scripts "$b/reference" --runs "${PEER_RUNS:-20}" --deadline "${PEER_DEADLINE:-95}" \
-      ${PEER_VARIANTS:+--variants $PEER_VARIANTS} \
-      -o "$out/enformer-$size-new.json"
+  local ceilings=()
+  for model in ${MODELS:-enformer deepfm dynunet}; do
+    local max_time_var=MAX_TIME_$model deadline_var=PEER_DEADLINE_$model
+    local max_time=${!max_time_var:-30} deadline=${!deadline_var:-60}
+    local json=$out/$model-$size-new.json
+    step "$model-ladder" $((max_time + ${LADDER_SETUP_S:-40})) -- "${new[@]}" run "$model" \
+      --size "$size" --backend cpu "${sampling[@]}" --max-time "$max_time" "${ceilings[@]}" \
+      -o "$json"
+    ceilings=(--no-ceilings)  # one fp32 ceiling a call: the first ladder's
+    [[ ${PEER:-1} == 1 && -f $json ]] &&
+      step "$model-peer" $((deadline + 30)) -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer \
+        "$model" --size "$size" --device cpu --python "$root/python-bound" \
+        --variant-budget "${PEER_VARIANT_BUDGET:-120}" --scripts "$b/reference" \
+        --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$json"
+  done
+  local e=(run enformer --size "$size" --backend cpu)
   local ops_stages=${OPS_STAGES:-original graph-compile bf16}
-  step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" "${e[@]}" --no-ceilings \
-    --stages $ops_stages --max-time 10 -o "$out/ops-pool-on.json"
-  [[ ${EXTRA:-1} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
+  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" "${e[@]}" \
+    --no-ceilings --stages $ops_stages --max-time 10 -o "$out/ops-pool-on.json"
+  [[ ${EXTRA:-0} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
     "${e[@]}" --no-ceilings --stages original --max-time 6 -o "$out/ops-pool-off.json"
-  [[ ${EXTRA:-1} == 1 ]] && step new-pool-off 20 STAGEBENCH_CPU_POOL=off -- "${new[@]}" "${e[@]}" --no-ceilings \
+  [[ ${EXTRA:-0} == 1 ]] && step new-pool-off 20 STAGEBENCH_CPU_POOL=off -- "${new[@]}" "${e[@]}" --no-ceilings \
     --stages original graph-compile --max-time 8 -o "$out/enformer-$size-new-pool-off.json"
-  [[ ${EXTRA:-1} == 1 ]] && step one-thread 20 OMP_NUM_THREADS=1 -- "${new[@]}" "${e[@]}" --no-ceilings \
+  [[ ${EXTRA:-0} == 1 ]] && step one-thread 20 OMP_NUM_THREADS=1 -- "${new[@]}" "${e[@]}" --no-ceilings \
     --stages original --max-time 6 --min-samples 3 -o "$out/enformer-$size-new-1thread.json"
+  # What varies with placement: stage 0 alone, the same sampling, NOISE_TIME s each.
+  local nt=${NOISE_TIME:-5} noise_files=()
+  if [[ ${NOISE:-1} == 1 ]]; then
+    local placements=("bound" "active OMP_WAIT_POLICY=ACTIVE"
+      "threads$((THREADS - 1)) OMP_NUM_THREADS=$((THREADS - 1))"
+      "unbound -u OMP_PROC_BIND -u OMP_PLACES")
+    for p in "${placements[@]}"; do
+      local name=${p%% *} envs=()
+      [[ $p == *" "* ]] && read -ra envs <<<"${p#* }"
+      step "noise-$name" $((nt + 25)) "${envs[@]}" -- "${new[@]}" "${e[@]}" --no-ceilings \
+        --stages original "${sampling[@]}" --max-time "$nt" -o "$out/noise-$name.json"
+      noise_files+=("$out/noise-$name.json")
+    done
+  fi
   {
-    for f in enformer-$size-old enformer-$size-new enformer-$size-new-pool-off \
-      enformer-$size-new-1thread; do
-      [[ -f $out/$f.json ]] || continue
-      echo "# $f.json"
-      "${new[@]}" report "$out/$f.json"
+    for f in "$out"/*-"$size"-*.json; do
+      [[ -f $f ]] || continue
+      echo "# $(basename "$f")"
+      "${new[@]}" report "$f"
       echo
     done
     for f in ops-pool-on ops-pool-off; do
       [[ -f $out/$f.json ]] && echo "# $f.json" && python3 "$b/cpu_server_ops.py" "$out/$f.json" 25
     done
+    local measured=()
+    for f in "$out"/*-"$size"-*.json "${noise_files[@]}"; do [[ -f $f ]] && measured+=("$f"); done
+    ((${#measured[@]})) && python3 "$b/cpu_server_noise.py" "${measured[@]}"
   } >"$out/summary.md" 2>&1
   log "done"
-  tar -czf "$out.tar.gz" -C "$(dirname "$out")" cpu-server
+  pack
 }
 
 case $mode in

@@ -181,6 +181,10 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-samples", job.runner.max_samples)
       ->check(kNonNegativeInteger)
       ->capture_default_str();
+  cmd->add_option("--stable-checks", job.runner.stable_checks,
+                  "Rounds in a row the quality criteria must hold before sampling stops")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
   cmd->add_option("--warmup", job.runner.warmup_s, "Seconds of warm-up per stage")
       ->check(kFiniteNumber)
       ->capture_default_str();

@@ -119,6 +119,18 @@ PAIRED = ("fp32-eager", "bf16-autocast", "channels-last", "compile", "fused-adam
 TRAIN_SHARE = 0.6
 
 
+def peer_order(device):
+    """PEER_ORDER on CUDA. On the CPU the eager variants come first: each takes seconds there,
+    while torch.compile builds forward and backward in C++ for a minute or more, and a deadline
+    spent on compiles would cut the eager rows the ladder's stages pair with; then the others in
+    PEER_ORDER's order (those that need CUDA are recorded as skipped at once)."""
+    if device == "cuda":
+        return PEER_ORDER
+    eager = tuple(n for n in PEER_ORDER
+                  if not RECIPES[n].get("mode") and not RECIPES[n].get("graph"))
+    return eager + tuple(n for n in PEER_ORDER if n not in eager)
+
+
 def peer_order_problems(ladder_cpp=None):
     """What is wrong with PEER_ORDER (selftest): it must hold each recipe once; ahead of the last
     stage counterpart only counterparts and compiled half-precision variants; max-autotune last.
@@ -134,6 +146,12 @@ def peer_order_problems(ladder_cpp=None):
             bad.append(f"{n} runs before the stage counterpart {PEER_ORDER[last]}")
     if PEER_ORDER[-1] != "compile-max-autotune":
         bad.append("compile-max-autotune is not last")
+    cpu = peer_order("cpu")
+    if sorted(cpu) != sorted(PEER_ORDER):
+        bad.append(f"the CPU's order {cpu} is not PEER_ORDER's variants")
+    first_compiled = min(i for i, n in enumerate(cpu) if RECIPES[n].get("mode"))
+    if any(n in cpu[first_compiled:] for n in PAIRED if not RECIPES[n].get("mode")):
+        bad.append(f"on the CPU an eager stage counterpart runs after a compile: {cpu}")
     path = ladder_cpp or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                       "models", "dynunet", "ladder.cpp")
     if os.path.exists(path):
@@ -885,7 +903,7 @@ def run_peer(args):
 
     def menu(skip, make):
         return [pt.Variant(n, make(n), precision(RECIPES[n]), cuda_only(n, RECIPES[n]))
-                for n in PEER_ORDER if n not in skip]
+                for n in peer_order(dev) if n not in skip]
 
     pt.set_tf32(torch, False)
     reference = make_trainer(torch, c, RECIPES["fp32-eager"], dev, host[False][0])
@@ -906,7 +924,8 @@ def run_peer(args):
               "cuda-graph*: the whole step captured, AdamW capturable; *-cudagraphs: mode "
               "reduce-overhead; compile-max-autotune: mode max-autotune; -tf32 / -fp32 without "
               "autocast, TF32 on / off), run in PEER_ORDER: the compiled half-precision "
-              "variants first, then the eager stages the ladder pairs with, the slowest last, "
+              "variants first, then the eager stages the ladder pairs with, the slowest last "
+              "(on the CPU the eager variants first, then the compiled ones), "
               f"training within {TRAIN_SHARE:.0%} of the deadline; a variant the deadline cut "
               "says so in its error")
     check = pt.check_block("PyTorch fp32 eager, TF32 off, same initial parameters and batch; "

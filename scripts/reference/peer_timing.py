@@ -6,7 +6,9 @@ Timing. Each script lists its variants and how to build one; this module runs th
 calls first (compilation, CUDA-graph recording and allocator growth happen there), then `runs`
 calls, each bracketed by a device synchronize and timed with time.perf_counter; the median is the
 figure. Peak memory is torch.cuda.max_memory_allocated over the whole variant: build, warm-up,
-check and timed calls (null on the CPU).
+check and timed calls (null on the CPU). On the CPU with OpenMP binding (OMP_PROC_BIND), build,
+check and warm-up run in unbound_compile's window, so that torch.compile's C++ builds use every
+core, and the timed calls run bound.
 
 Failures and budgets. A variant that raises (torch.compile without a compiler, out of memory, an
 op without a kernel for the dtype, a capture that is not allowed) is recorded with its reason and
@@ -63,6 +65,7 @@ import contextlib
 import gc
 import json
 import math
+import os
 import signal
 import statistics
 import sys
@@ -323,6 +326,42 @@ def time_limit(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
+# The variables by which libgomp binds threads to cores (OMP_PLACES without OMP_PROC_BIND binds
+# too). A process started from a bound thread inherits that thread's single core.
+_BIND_VARIABLES = ("OMP_PROC_BIND", "OMP_PLACES")
+
+
+@contextlib.contextmanager
+def unbound_compile(device):
+    """On the CPU with OpenMP binding on: the block runs with the main thread allowed on every
+    core the process's threads hold, and the processes it starts see no binding variables; after
+    it, the main thread's own core and the variables come back for the timed calls.
+    Why: libgomp binds the main thread to the first core as it loads, and torch.compile's C++
+    builds (inductor's compile workers and the compiler they run) inherit that one core: on the
+    16-core host, PyTorch's compile-fp32 of Enformer overran a 70 s budget
+    (results/h200-host/srv28-2026-11-28)."""
+    if (device != "cpu" or not hasattr(os, "sched_setaffinity") or
+            not any(os.environ.get(k) for k in _BIND_VARIABLES)):
+        yield
+        return
+    bound = os.sched_getaffinity(0)
+    held = set(bound)
+    try:
+        for task in os.listdir("/proc/self/task"):
+            held |= os.sched_getaffinity(int(task))
+    except OSError:  # a thread that ended meanwhile: the others' cores are enough
+        pass
+    if held == bound:  # no worker threads yet: the kernel keeps what the cpuset allows
+        held = set(range(os.cpu_count() or 1))
+    saved = {k: os.environ.pop(k) for k in _BIND_VARIABLES if k in os.environ}
+    os.sched_setaffinity(0, held)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, bound)
+        os.environ.update(saved)
+
+
 def _release(torch, device):
     gc.collect()
     if hasattr(torch, "_dynamo"):
@@ -341,6 +380,8 @@ def _show(rec):
         line = f"{rec['median_s'] * 1e3:10.3f} ms ({rec['samples']} runs) {ok} {detail}"
     else:
         line = rec["error"] if rec.get("skipped") else "failed: " + rec["error"]
+    if rec.get("warmup_s") is not None:  # build, compile, check and warm-up: a compile's cost
+        line += f"; ready after {rec['warmup_s']:.1f} s"
     print(f"peer {rec['name']:28s} {line}", file=sys.stderr, flush=True)
 
 
@@ -374,7 +415,7 @@ def run_variants(torch, device, variants, reference, items, unit, args, share=1.
         run = None
         try:
             t0 = time.perf_counter()
-            with time_limit(budget if math.isfinite(budget) else 0):
+            with time_limit(budget if math.isfinite(budget) else 0), unbound_compile(device):
                 run = v.make()
                 run = run if isinstance(run, Run) else Run(run)
                 # a training check first: from the initial parameters, before the warm-up, so
@@ -400,6 +441,7 @@ def run_variants(torch, device, variants, reference, items, unit, args, share=1.
         except BudgetExceeded:
             rec["error"] = (f"exceeded the variant budget of {budget:.0f} s (build, compile, "
                             "warm-up and check): not timed")
+            rec["warmup_s"] = time.perf_counter() - t0
         except Exception as e:  # recorded, not fatal: the other variants still run
             rec["error"] = reason(e)
             traceback.print_exc()  # the log keeps what the one-line reason leaves out

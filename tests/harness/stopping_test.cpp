@@ -66,6 +66,43 @@ TEST(Stopping, QualityWinsOverALimitFiringTogether) {
   EXPECT_EQ(rule.stop_reason(), "noise 0.0% <= 1.0%");
 }
 
+// A median interval under the target at one check, by the luck of a few samples, is not yet a
+// reason to stop when the rule asks for stability; a check that fails starts the count again.
+TEST(Stopping, StableChecksWaitForQualityInARow) {
+  SamplingOptions o = limits(0.01, 5, 100, 60);
+  o.stable_checks = 3;
+  StoppingRule rule(o);
+  std::vector<double> samples(6, 2.0);
+  EXPECT_FALSE(rule.done({samples, 1}));
+  EXPECT_TRUE(rule.quality_met());
+  EXPECT_TRUE(rule.stop_reason().empty());
+  EXPECT_FALSE(rule.done({samples, 1}));
+  const std::vector<double> noisy = {1, 3, 1, 3, 1, 3};
+  EXPECT_FALSE(rule.done({noisy, 1}));  // the run of quiet checks is broken
+  EXPECT_FALSE(rule.done({samples, 1}));
+  EXPECT_FALSE(rule.done({samples, 1}));
+  ASSERT_TRUE(rule.done({samples, 1}));
+  EXPECT_EQ(rule.stop_reason(), "noise 0.0% <= 1.0%, held 3 checks");
+}
+
+TEST(Stopping, ALimitEndsAStageStillProvingStable) {
+  SamplingOptions o = limits(0.01, 5, 100, 60);
+  o.stable_checks = 5;
+  StoppingRule rule(o);
+  std::vector<double> samples(6, 2.0);
+  EXPECT_FALSE(rule.done({samples, 10}));
+  ASSERT_TRUE(rule.done({samples, 61}));
+  EXPECT_TRUE(rule.quality_met());  // valid: judged on the samples, not on the count
+  EXPECT_EQ(rule.stop_reason(), "noise 0.0% <= 1.0%, held 2 of 5 checks at max time 60 s");
+  EXPECT_TRUE(rule.unmet_quality({samples, 61}).empty());
+}
+
+TEST(Stopping, StableChecksMustBeAtLeastOne) {
+  SamplingOptions o;
+  o.stable_checks = 0;
+  EXPECT_THROW(o.validate(), std::invalid_argument);
+}
+
 TEST(Stopping, CriteriaAsPlugIns) {
   std::vector<std::unique_ptr<StoppingCriterion>> quality, limit;
   quality.push_back(std::make_unique<MinSamples>(3));

@@ -68,6 +68,28 @@ TEST(SweepConfig, JobKeysAreStableAndDistinct) {
   EXPECT_NE(job_key(changed), job_key(a[0])) << "runner options are part of the job";
 }
 
+// stable_checks fills the run's option; a sweep that leaves it at its default keeps the keys
+// journals written before it existed.
+TEST(SweepConfig, StableChecksAreReadAndKeyedOnlyWhenSet) {
+  const auto entry = [](const char* runner) {
+    return json::parse(std::string(R"({"entries": [{"models": "enformer", "sizes": "tiny",
+                                        "backends": "cpu", "runner": )") +
+                       runner + "}]}");
+  };
+  const auto plain = expand_sweep(entry("{}"), "s.json");
+  const auto stable = expand_sweep(entry(R"({"stable_checks": 10})"), "s.json");
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(stable.size(), 1u);
+  EXPECT_EQ(plain[0].runner.stable_checks, 1u);
+  EXPECT_EQ(stable[0].runner.stable_checks, 10u);
+  EXPECT_FALSE(job_spec(plain[0])["runner"].contains("stable_checks"));
+  EXPECT_EQ(job_spec(stable[0])["runner"]["stable_checks"], 10);
+  EXPECT_NE(job_key(stable[0]), job_key(plain[0]));
+  EXPECT_NE(error_of(entry(R"({"stable_checks": 0})"))
+                .find("s.json: entries[0].runner.stable_checks: must be >= 1"),
+            std::string::npos);
+}
+
 TEST(SweepConfig, ErrorsNameTheFileAndTheField) {
   struct Case {
     const char* sweep;
