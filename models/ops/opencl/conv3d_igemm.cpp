@@ -213,6 +213,11 @@ void OpenCLBackend::hold_read_only(const Tensor& t) {
   Held& h = held_[t.storage()];
   ++h.holds;
   h.source = t;
+  // The copy its last writer made (bf16_copies.cpp), if any: the notice ends here either way.
+  if (const auto n = noticed_.find(t.storage()); n != noticed_.end()) {
+    if (!h.bf16.defined() && n->second.bf16.numel() == t.numel()) h.bf16 = n->second.bf16;
+    noticed_.erase(n);
+  }
 }
 
 void OpenCLBackend::release_read_only(const Tensor& t) {

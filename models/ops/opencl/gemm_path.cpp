@@ -74,6 +74,14 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob() {
   return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
 }
 
+bool conv_bf16_producers_off(const char* value) {
+  return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value);
+}
+
+bool conv_bf16_producers_requested() {
+  return !conv_bf16_producers_off(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
+}
+
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
                                      ConvDwBf16Knob knob) {
   if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";

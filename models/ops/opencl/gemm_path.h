@@ -80,6 +80,13 @@ enum class ConvBf16ReuseKnob : uint8_t { automatic, off };
 ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value);
 ConvBf16ReuseKnob conv_bf16_reuse_knob();  // the environment's
 
+// STAGEBENCH_CONV_BF16_PRODUCERS: auto (unset, "", "auto" or "on": an instance norm whose output
+// is about to be held for bf16 convolutions (Backend::will_hold_read_only) writes its bf16 copy
+// beside the fp32 output, on devices with the bf16 implicit GEMM) or off (the first bf16
+// convolution converts it, f32_to_bf16; for A/B runs). Else std::invalid_argument.
+bool conv_bf16_producers_off(const char* value);
+bool conv_bf16_producers_requested();  // the environment's: not off
+
 // Empty when a bf16 weight gradient that the implicit GEMM covers computes in bf16, else why it
 // stays at tf32: the knob, or input or output channels not a multiple of 8 (its 16-byte copies
 // are 8 channels of x and of dy).

@@ -139,6 +139,14 @@ class OpenCLBackend : public Backend {
   // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
   void hold_read_only(const Tensor& t) override;
   void release_read_only(const Tensor& t) override;
+  // bf16 reads on devices with the bf16 implicit GEMM (or anywhere after
+  // write_bf16_copies_anywhere, for tests): the next instance norm that writes t's storage
+  // writes its bf16 copy too, which the hold then keeps (STAGEBENCH_CONV_BF16_PRODUCERS=off:
+  // never).
+  void will_hold_read_only(const Tensor& t, Precision read_as) override;
+  void write_bf16_copies_anywhere(bool on) { bf16_copies_anywhere_ = on; }
+  // The bf16 copy a held tensor keeps now, undefined if none (tests).
+  Tensor held_bf16(const Tensor& t) const;
   // How many tensors are held now, and how many bf16 copies they have (tests).
   size_t held_tensors() const { return held_.size(); }
   size_t held_bf16_copies() const;
@@ -335,6 +343,9 @@ class OpenCLBackend : public Backend {
   // x's bf16 bits in an f16 buffer of x.numel(): a held tensor's kept copy (made now if it has
   // none yet), else a fresh conversion into `scratch`.
   const Tensor& bf16_copy(const Tensor& x, Tensor& scratch);
+  // The bf16 buffer the op writing y is to fill beside y (will_hold_read_only noticed y's
+  // storage, the same size), else null.
+  Tensor* bf16_copy_to_write(const Tensor& y);
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned
@@ -429,6 +440,13 @@ class OpenCLBackend : public Backend {
     Tensor bf16;    // its bf16 copy, once a bf16 convolution has read it
   };
   std::map<const Storage*, Held> held_;
+  struct Noticed {
+    Tensor target;  // keeps the storage (and so the key) alive until the hold
+    Tensor bf16;    // written by the last op that wrote the target since the notice
+  };
+  std::map<const Storage*, Noticed> noticed_;              // will_hold_read_only
+  bool bf16_producers_ = conv_bf16_producers_requested();  // STAGEBENCH_CONV_BF16_PRODUCERS
+  bool bf16_copies_anywhere_ = false;
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults
