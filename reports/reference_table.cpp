@@ -110,6 +110,11 @@ ReferenceTable reference_table(const RunRecord& r) {
   return t;
 }
 
+ReferenceTable reference_inference_table(const json& run) {
+  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
+  return reference_inference_table(read_run(run, "run", ignored));
+}
+
 ReferenceTable reference_inference_table(const RunRecord& r) {
   ReferenceTable t;
   if (!r.reference) return t;

@@ -44,6 +44,7 @@ ReferenceTable reference_table(const nlohmann::json& run);
 // The block's inference section (a training model's forward alone, PyTorch's inference menu)
 // against our stages' inference figures; empty when the block has none.
 ReferenceTable reference_inference_table(const RunRecord& run);
+ReferenceTable reference_inference_table(const nlohmann::json& run);
 
 std::vector<std::string> reference_table_header();
 std::vector<std::string> reference_table_cells(const ReferenceRow& row);

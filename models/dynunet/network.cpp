@@ -250,6 +250,7 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
   const auto [outer, inner] =
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   const Tensor* parts[] = {&a.u, &skip};
+  will_hold(a.c, 2 * u.out);
   be_.concat_axis1(parts, outer, inner, a.c);
   hold(a.c);
   be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1), a.c, p(u.conv1), nullptr, a.a1);

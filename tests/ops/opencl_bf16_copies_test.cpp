@@ -79,5 +79,21 @@ TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
   EXPECT_EQ(be->held_tensors(), 0u);
 }
 
+// The axis-1 concat (DynUNet's decoder input): every part's columns in the copy.
+TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
+  const CopiesAnywhere anywhere(be);
+  const int64_t outer = 2 * 60, a_cols = 8, b_cols = 16;
+  const Tensor a = be->upload(random_vec(outer * a_cols, 511, -40.f, 40.f), {outer * a_cols});
+  const Tensor b = be->upload(random_vec(outer * b_cols, 512), {outer * b_cols});
+  Tensor y = be->empty({outer * (a_cols + b_cols)});
+  const Tensor* parts[] = {&a, &b};
+  be->will_hold_read_only(y, Precision::bf16);
+  be->concat_axis1(parts, outer, 1, y);
+  be->hold_read_only(y);
+  expect_bf16_of(be, y, be->download(y));
+  be->release_read_only(y);
+  EXPECT_EQ(be->held_tensors(), 0u);
+}
+
 }  // namespace
 }  // namespace sb::testing

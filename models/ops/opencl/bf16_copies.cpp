@@ -2,8 +2,9 @@
 // convolutions read bf16 copies of their inputs and of the gradients they take (bf16_copy,
 // conv3d_igemm.cpp), and a separate f32_to_bf16 pass over each (42 calls, 0.69 ms of a 16.6 ms
 // step in results/h200/dyn28-2026-11-28) read 4 bytes and wrote 2 an element. A notice
-// (Backend::will_hold_read_only) names the tensor before its last write; the instance norm
-// that writes it then writes the copy too (kernels/instance_norm.cl), and the hold keeps it.
+// (Backend::will_hold_read_only) names the tensor before its last write; the instance norm or
+// axis-1 concat that writes it then writes the copy too (kernels/instance_norm.cl, columns.cl),
+// and the hold keeps it.
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

@@ -199,6 +199,10 @@ cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
   return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
 }
 
+bool OpenCLBackend::bf16_weight(const Conv3dShape& s) const {
+  return s.precision == Precision::bf16 && bf16_producers_;
+}
+
 void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {
   constexpr size_t kItems = 256;
   const size_t items = static_cast<size_t>((count + 3) / 4);
@@ -266,13 +270,14 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
                                  const Tensor* bias, Tensor& y) {
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t k = padded_k(s), w_count = s.out_channels * k;
-  Tensor wt = do_empty({s.out_channels, k}, DType::f32);
-  cl::Kernel& permute = conv_igemm_kernel("conv3d_weight_taps_first");
+  const bool wb = bf16_weight(s);
+  const std::string name = std::string("conv3d_weight_taps_first") + (wb ? "_bf16" : "");
+  Tensor wt = do_empty({s.out_channels, k}, wb ? DType::f16 : DType::f32);
+  cl::Kernel& permute = conv_igemm_kernel(name);
   set_args(permute, 0, w, to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
            to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
-  faults_.before_launch("conv3d_weight_taps_first");
-  events_.launch("conv3d_weight_taps_first", permute, cl::NDRange(round_up(w_count, 256)),
-                 cl::NDRange(256));
+  faults_.before_launch(name);
+  events_.launch(name, permute, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   conv3d_igemm_permuted(s, x, wt, bias, y, "conv3d-igemm");
 }
 
@@ -289,7 +294,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
   const Tensor* wg = &wt;
   Tensor xh, wh;
   if (kind != PipeKind::tf32) {  // cp.async copies bytes: both operands become 2-byte first
-    wh = do_empty({s.out_channels, k}, DType::f16);
+    if (wt.dtype() != DType::f16) wh = do_empty({s.out_channels, k}, DType::f16);
     if (kind == PipeKind::f16) {
       xh = do_empty({x.numel()}, DType::f16);
       to_half(x, xh, x.numel());
@@ -297,7 +302,10 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
       xg = &xh;
     } else {
       xg = x_bf16 ? x_bf16 : &bf16_copy(x, xh);  // or a held input's kept copy
-      to_bf16(wt, wh, w_count);
+      if (wt.dtype() == DType::f16)
+        wh = wt;  // permuted straight to bf16 (bf16_weight)
+      else
+        to_bf16(wt, wh, w_count);
     }
     wg = &wh;
   }

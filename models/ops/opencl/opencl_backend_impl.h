@@ -346,6 +346,9 @@ class OpenCLBackend : public Backend {
   // The bf16 buffer the op writing y is to fill beside y (will_hold_read_only noticed y's
   // storage, the same size), else null.
   Tensor* bf16_copy_to_write(const Tensor& y);
+  // Whether a bf16 implicit GEMM's weight is permuted straight to bf16 (the *_bf16 permutes of
+  // conv3d_bf16_nvidia.cl; STAGEBENCH_CONV_BF16_PRODUCERS=off: fp32, then f32_to_bf16).
+  bool bf16_weight(const Conv3dShape& s) const;
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp), all CLBlast: GemmBatched (the untuned

@@ -33,6 +33,27 @@ __kernel void f32_to_bf16(__global const float* src, __global ushort* dst, int n
 }
 
 
+// The three weight permutations (conv3d_igemm.cl, conv3d_bwd_igemm.cl) writing bf16 bits: a bf16
+// GEMM's weight without an fp32 copy and its f32_to_bf16 (two launches of ~4 us each per
+// convolution pass, 21 of them a DynUNet step: results/h200/dyn28-2026-11-28). Same arguments.
+__kernel void conv3d_weight_taps_first_bf16(__global const float* w, int C, int taps, int k_pad,
+                                            int n, __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_taps_first_at(w, C, taps, k_pad, i));
+}
+
+__kernel void conv3d_weight_flip_taps_first_bf16(__global const float* w, int Co, int C, int taps,
+                                                 int k_pad, int n, __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_flip_at(w, Co, C, taps, k_pad, i));
+}
+
+__kernel void conv3d_weight_phases_bf16(__global const float* w, int Co, int C, int k_pad, int n,
+                                        __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_phases_at(w, Co, C, k_pad, i));
+}
+
 // conv3d_dy_dilate4 (conv3d_bwd_igemm.cl) writing bf16 bits: the spread dy of a bf16 data
 // gradient goes straight to the implicit GEMM, without an fp32 spread copy (8x dy's size at
 // stride 2) and its f32_to_bf16. Co a multiple of 4; ushort4 stores ask 8-byte alignment, which

@@ -88,15 +88,6 @@ void instance_norm_finalize(__global const acc_t* partials, __global const float
   coef[2 * i + 1] = (float)(beta[c] - mean * rstd * gamma[c]);
 }
 
-// fp32 -> bf16 bits rounded to nearest even, a NaN kept a NaN: the bits of cvt.rn.bf16.f32
-// (conv3d_bf16_nvidia.cl's to_bf16_bits, what f32_to_bf16 writes), in integer arithmetic that
-// every device has. No library call does this inside our own elementwise pass.
-inline ushort inorm_bf16_bits(float v) {
-  const uint b = as_uint(v);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fff;
-  return (ushort)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
-}
-
 inline float inorm_apply_at(__global const float* x, int C, int V, int ndhwc,
                             __global const float* coef, __global const float* residual,
                             int has_residual, int act, int e) {
@@ -127,7 +118,7 @@ __kernel void instance_norm_apply_bf16(__global const float* x, int C, int V, in
   if (e >= total) return;
   const float t = inorm_apply_at(x, C, V, ndhwc, coef, residual, has_residual, act, e);
   y[e] = t;
-  yb[e] = inorm_bf16_bits(t);
+  yb[e] = bf16_bits_rne(t);
 }
 
 // With xhat = (x - mean) rstd: sum dy xhat = rstd (sum dy (x - p) - (mean - p) sum dy).
@@ -181,7 +172,7 @@ __kernel void instance_norm_backward_apply_bf16(__global const float* x, __globa
   if (e >= total) return;
   const float t = inorm_backward_at(x, dy, C, V, ndhwc, coef, e);
   dx[e] = t;
-  dxb[e] = inorm_bf16_bits(t);
+  dxb[e] = bf16_bits_rne(t);
 }
 
 // dgamma[c], dbeta[c]: the instances' partials summed over the batch in order. An item per
