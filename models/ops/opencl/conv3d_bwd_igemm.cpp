@@ -251,6 +251,11 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
 // the weight of the 2^3 convolution of dy into 8 C parity channels, that convolution on the
 // implicit GEMM (its output from plane -1: (OD + 1) planes an axis), then its output scattered
 // onto dx. False, before any launch, where the implicit GEMM does not take that convolution.
+bool OpenCLBackend::phase_store(const Conv3dShape& u) const {
+  const int64_t ci = u.out_channels / 8;  // 8 ci >= 64: the 64-wide tiles' (the only variants)
+  return phase_store_ && u.precision == Precision::bf16 && ci % 4 == 0 && ci >= 8;
+}
+
 bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy,
                                                 const Tensor& w, Tensor& dx) {
   const int64_t co = s.out_channels, ci = s.in_channels;
@@ -269,6 +274,11 @@ bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tens
   faults_.before_launch(name);
   events_.launch(name, phases, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   const int64_t pd = u.d + 1, ph = u.h + 1, pw = u.w + 1;
+  if (phase_store(u)) {  // every dx voxel is some row's: the GEMM writes all of dx
+    const int64_t sizes[] = {s.d, s.h, s.w};
+    conv3d_igemm_permuted(u, dy, wp, nullptr, dx, "conv3d-igemm-dx", nullptr, sizes);
+    return true;
+  }
   Tensor y = empty({s.batch * pd * ph * pw * u.out_channels});
   conv3d_igemm_permuted(u, dy, wp, nullptr, y, "conv3d-igemm-dx");
   cl::Kernel& scatter = conv_igemm_kernel("conv3d_phase_scatter");

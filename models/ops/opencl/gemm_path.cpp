@@ -78,6 +78,10 @@ bool conv_bf16_producers_off(const char* value) {
   return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value);
 }
 
+bool conv_phase_store_requested() {
+  return !knob_says_off("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
+}
+
 bool conv_bf16_producers_requested() {
   return !conv_bf16_producers_off(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
 }

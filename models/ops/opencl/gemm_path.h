@@ -87,6 +87,10 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob();  // the environment's
 bool conv_bf16_producers_off(const char* value);
 bool conv_bf16_producers_requested();  // the environment's: not off
 
+// STAGEBENCH_CONV_PHASE_STORE: auto (the bf16 stride-2 data gradient's phases GEMM stores onto dx
+// itself) or off (its output, then conv3d_phase_scatter; for A/B runs). Else invalid_argument.
+bool conv_phase_store_requested();
+
 // Empty when a bf16 weight gradient that the implicit GEMM covers computes in bf16, else why it
 // stays at tf32: the knob, or input or output channels not a multiple of 8 (its 16-byte copies
 // are 8 channels of x and of dy).

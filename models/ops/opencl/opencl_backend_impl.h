@@ -291,12 +291,15 @@ class OpenCLBackend : public Backend {
   cl::Kernel& conv_igemm_kernel(const std::string& name);  // its program, built on first use
   // The measured tile of each shape so far (autotune_choices()).
   void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
+  // phase_dx: the stride-2 data gradient's dx sizes (d, h, w) when the GEMM is its phases
+  // convolution storing onto dx (y) itself (conv3d_phase_store, bf16 on 64-wide tiles).
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
-                         const Tensor& w, const Tensor* bias, Tensor& y);
+                         const Tensor& w, const Tensor* bias, Tensor& y,
+                         const int64_t* phase_dx = nullptr);
   // x_bf16: x's bf16 bits already made by the caller (the data gradient's spread dy), for bf16.
   void conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
                              const Tensor* bias, Tensor& y, const char* label,
-                             const Tensor* x_bf16 = nullptr);
+                             const Tensor* x_bf16 = nullptr, const int64_t* phase_dx = nullptr);
   // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
   // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
   // conv3d_narrow.cpp: channels-last reduced-precision calls with one input or one output
@@ -311,6 +314,9 @@ class OpenCLBackend : public Backend {
                         Tensor& out);
   bool conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                    Tensor& dx);  // conv3d_bwd_igemm.cpp
+  // Whether that GEMM stores onto dx itself (bf16, in channels a multiple of 4, 64-wide tiles;
+  // STAGEBENCH_CONV_PHASE_STORE=off: through conv3d_phase_scatter).
+  bool phase_store(const Conv3dShape& phases) const;
   bool conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                       Tensor& dw, Tensor* dbias);
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
@@ -450,6 +456,7 @@ class OpenCLBackend : public Backend {
   std::map<const Storage*, Noticed> noticed_;              // will_hold_read_only
   bool bf16_producers_ = conv_bf16_producers_requested();  // STAGEBENCH_CONV_BF16_PRODUCERS
   bool bf16_copies_anywhere_ = false;
+  bool phase_store_ = conv_phase_store_requested();  // STAGEBENCH_CONV_PHASE_STORE
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults

@@ -22,8 +22,7 @@ void OpenCLBackend::do_concat_axis1(std::span<const Tensor* const> xs, int64_t o
     const int64_t width = x->numel() / outer, n = x->numel();
     const cl::NDRange global(round_up(n, kCopyGroup)), local(kCopyGroup);
     if (n > 0 && yb)
-      launch("copy_columns_bf16", global, local, *x, width, int64_t{0}, width, ldy, col, n, y,
-             *yb);
+      launch("copy_columns_bf16", global, local, *x, width, int64_t{0}, width, ldy, col, n, y, *yb);
     else if (n > 0)
       launch("copy_columns", global, local, *x, width, int64_t{0}, width, ldy, col, n, y);
     col += width;
