@@ -205,16 +205,17 @@ std::string OpenCLBackend::gemm_paths() const {
 cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
   if (auto it = conv_igemm_kernels_.find(name); it != conv_igemm_kernels_.end()) return it->second;
   faults_.before_build(name);
-  const bool bf16 = name.find("bf16") != std::string::npos;
-  const bool phases = name.find("_phases") != std::string::npos;
   static const std::string source = conv_source();
   static const std::string bf16_source = conv_bf16_source();
   static const std::string phases_source = conv_bf16_phases_source();
+  const std::string which = conv_igemm_program_of(name);
   const char* options = "-cl-std=CL1.2 -DREDUCE_WG=256";
   const cl::Program& program =
-      phases ? runtime_->program("nvidia_conv3d_igemm_bf16_phases", phases_source, options)
-      : bf16 ? runtime_->program("nvidia_conv3d_igemm_bf16", bf16_source, options)
-             : runtime_->program("nvidia_conv3d_igemm", source, options);
+      runtime_->program(which,
+                        which == "nvidia_conv3d_igemm_bf16_phases" ? phases_source
+                        : which == "nvidia_conv3d_igemm_bf16"      ? bf16_source
+                                                                   : source,
+                        options);
   return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
 }
 

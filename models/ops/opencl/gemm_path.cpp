@@ -78,6 +78,15 @@ bool conv_bf16_producers_off(const char* value) {
   return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value);
 }
 
+const char* conv_igemm_program_of(const std::string& kernel) {
+  const std::string tail = "_phases";
+  const bool store = kernel.rfind("conv3d_igemm_bf16_", 0) == 0 && kernel.size() > tail.size() &&
+                     kernel.compare(kernel.size() - tail.size(), tail.size(), tail) == 0;
+  if (store) return "nvidia_conv3d_igemm_bf16_phases";
+  return kernel.find("bf16") != std::string::npos ? "nvidia_conv3d_igemm_bf16"
+                                                  : "nvidia_conv3d_igemm";
+}
+
 bool conv_phase_store_requested() {
   return !knob_says_off("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }

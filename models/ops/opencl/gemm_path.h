@@ -91,6 +91,13 @@ bool conv_bf16_producers_requested();  // the environment's: not off
 // itself) or off (its output, then conv3d_phase_scatter; for A/B runs). Else invalid_argument.
 bool conv_phase_store_requested();
 
+// The NVIDIA conv3d program that holds a kernel (conv3d_igemm.cpp builds each on first use): the
+// phase-store GEMMs (conv3d_igemm_bf16_*_phases) their own, every other name with "bf16" the
+// bf16 program, the rest (tf32, f16, the fp32 weight permutations, conv3d_weight_phases) the
+// first. A name sent to the wrong one fails clCreateKernel (dyn29's first device call: the
+// fp32 conv3d_weight_phases went to the phase-store program by its "_phases").
+const char* conv_igemm_program_of(const std::string& kernel);
+
 // Empty when a bf16 weight gradient that the implicit GEMM covers computes in bf16, else why it
 // stays at tf32: the knob, or input or output channels not a multiple of 8 (its 16-byte copies
 // are 8 channels of x and of dy).
