@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "models/io/half.h"
@@ -14,10 +16,17 @@ namespace sb::testing {
 namespace {
 
 // Scoped: the fixture's backend is shared with every other OpenCL test.
+std::string producers_knob() {
+  const char* v = std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS");
+  return v ? v : "";
+}
+
 struct CopiesAnywhere {
   explicit CopiesAnywhere(OpenCLBackend* be) : be(be) { be->write_bf16_copies_anywhere(true); }
-  ~CopiesAnywhere() { be->write_bf16_copies_anywhere(false); }
+  ~CopiesAnywhere() { be->write_bf16_copies_anywhere(was); }
   OpenCLBackend* be;
+  // What the backend had: STAGEBENCH_CONV_BF16_PRODUCERS=anywhere (the Oclgrind pass) keeps on.
+  bool was = producers_knob() == "anywhere";
 };
 
 // The kept copy's bits against the host's round-to-nearest-even of the fp32 output, element by
@@ -38,6 +47,7 @@ void expect_bf16_of(OpenCLBackend* be, const Tensor& held, const std::vector<flo
 // branch): the fp32 output is the same bits with and without the copy, the copy is its bf16,
 // and without a notice, or with one for another precision, the hold keeps no copy.
 TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
+  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
   const CopiesAnywhere anywhere(be);
   const int64_t n = 2, c = 8, voxels = 5 * 6 * 7, count = n * c * voxels;
   const Tensor x = be->upload(random_vec(count, 501, -3.f, 5.f), {count});
@@ -81,6 +91,7 @@ TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
 
 // The axis-1 concat (DynUNet's decoder input): every part's columns in the copy.
 TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
+  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
   const CopiesAnywhere anywhere(be);
   const int64_t outer = 2 * 60, a_cols = 8, b_cols = 16;
   const Tensor a = be->upload(random_vec(outer * a_cols, 511, -40.f, 40.f), {outer * a_cols});

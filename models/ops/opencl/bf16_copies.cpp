@@ -10,7 +10,7 @@
 namespace sb {
 
 void OpenCLBackend::will_hold_read_only(const Tensor& t, Precision read_as) {
-  if (read_as != Precision::bf16 || !t.defined() || !bf16_producers_ ||
+  if (read_as != Precision::bf16 || !t.defined() || bf16_producers_ == Bf16ProducersKnob::off ||
       conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off)
     return;
   // Only where bf16 convolutions read copies: elsewhere (PoCL) they read fp32.

@@ -220,7 +220,7 @@ cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
 }
 
 bool OpenCLBackend::bf16_weight(const Conv3dShape& s) const {
-  return s.precision == Precision::bf16 && bf16_producers_;
+  return s.precision == Precision::bf16 && bf16_producers_ != Bf16ProducersKnob::off;
 }
 
 void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {

@@ -74,8 +74,14 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob() {
   return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
 }
 
-bool conv_bf16_producers_off(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value);
+Bf16ProducersKnob parse_bf16_producers_knob(const char* value) {
+  if (value && std::strcmp(value, "anywhere") == 0) return Bf16ProducersKnob::anywhere;
+  return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::off
+                                                                : Bf16ProducersKnob::automatic;
+}
+
+Bf16ProducersKnob bf16_producers_knob() {
+  return parse_bf16_producers_knob(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
 }
 
 const char* conv_igemm_program_of(const std::string& kernel) {
@@ -89,10 +95,6 @@ const char* conv_igemm_program_of(const std::string& kernel) {
 
 bool conv_phase_store_requested() {
   return !knob_says_off("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
-}
-
-bool conv_bf16_producers_requested() {
-  return !conv_bf16_producers_off(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
 }
 
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,

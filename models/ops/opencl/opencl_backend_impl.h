@@ -139,10 +139,9 @@ class OpenCLBackend : public Backend {
   // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
   void hold_read_only(const Tensor& t) override;
   void release_read_only(const Tensor& t) override;
-  // bf16 reads on devices with the bf16 implicit GEMM (or anywhere after
-  // write_bf16_copies_anywhere, for tests): the next instance norm that writes t's storage
-  // writes its bf16 copy too, which the hold then keeps (STAGEBENCH_CONV_BF16_PRODUCERS=off:
-  // never).
+  // bf16 reads on devices with the bf16 implicit GEMM (or anywhere: write_bf16_copies_anywhere
+  // for tests, STAGEBENCH_CONV_BF16_PRODUCERS=anywhere): the next instance norm or concat that
+  // writes t's storage writes its bf16 copy too, which the hold then keeps (=off: never).
   void will_hold_read_only(const Tensor& t, Precision read_as) override;
   void write_bf16_copies_anywhere(bool on) { bf16_copies_anywhere_ = on; }
   // The bf16 copy a held tensor keeps now, undefined if none (tests).
@@ -453,9 +452,9 @@ class OpenCLBackend : public Backend {
     Tensor target;  // keeps the storage (and so the key) alive until the hold
     Tensor bf16;    // written by the last op that wrote the target since the notice
   };
-  std::map<const Storage*, Noticed> noticed_;              // will_hold_read_only
-  bool bf16_producers_ = conv_bf16_producers_requested();  // STAGEBENCH_CONV_BF16_PRODUCERS
-  bool bf16_copies_anywhere_ = false;
+  std::map<const Storage*, Noticed> noticed_;                 // will_hold_read_only
+  Bf16ProducersKnob bf16_producers_ = bf16_producers_knob();  // STAGEBENCH_CONV_BF16_PRODUCERS
+  bool bf16_copies_anywhere_ = bf16_producers_ == Bf16ProducersKnob::anywhere;
   bool phase_store_ = conv_phase_store_requested();  // STAGEBENCH_CONV_PHASE_STORE
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
