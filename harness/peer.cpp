@@ -71,6 +71,15 @@ ReferenceRecord reference_from_script(const json& out, const std::string& script
   }
   if (const auto w = out.find("work"); w != out.end() && w->is_object()) r.work = *w;
   if (const std::string best = best_variant(r.variants); !best.empty()) r.best = best;
+  if (const auto inf = out.find("inference"); inf != out.end() && !inf->is_null()) {
+    json block = *inf;
+    if (block.is_object()) block["torch"] = r.torch, block["device"] = r.device;
+    try {
+      r.sections["inference"] = reference_from_script(block, script);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("inference: ") + e.what());
+    }
+  }
   return r;
 }
 

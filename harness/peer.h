@@ -23,7 +23,10 @@ std::vector<std::string> peer_arguments(const PeerScript& script, const std::str
 // peak_bytes, throughput, unit, error, precision, correct, rel_l2}]}) as a reference block:
 // seconds become milliseconds, a variant without a median must carry its error. `best` is
 // computed here, not taken from the script: the fastest timed variant whose check passed.
-// Throws std::invalid_argument naming what is wrong.
+// A training model's script may time its inference forward too ("inference": {timing, work,
+// variants}): kept as the block's "inference" section, itself a reference block of the same
+// form (its own best; torch and device the script's), so that reports set it beside our
+// stages' inference figures. Throws std::invalid_argument naming what is wrong.
 ReferenceRecord reference_from_script(const nlohmann::json& out, const std::string& script);
 
 // Where the script's work and a run's parameters disagree, one "key: peer X, run Y" each;

@@ -25,32 +25,17 @@ std::string ratio_cell(double r) {
   return std::isfinite(r) ? format_fixed(r, 2) + "x" : "-";
 }
 
-}  // namespace
-
-ReferenceTable reference_table(const json& run) {
-  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
-  return reference_table(read_run(run, "run", ignored));
+// A stage's inference figure (summaries.inference.median_ms), NaN when it has none.
+double inference_ms(const StageRecord& s) {
+  if (!s.summaries.is_object()) return NAN;
+  const auto inf = s.summaries.find("inference");
+  if (inf == s.summaries.end() || !inf->is_object()) return NAN;
+  const auto ms = inf->find("median_ms");
+  return ms != inf->end() && ms->is_number() && ms->get<double>() > 0 ? ms->get<double>() : NAN;
 }
 
-ReferenceTable reference_table(const RunRecord& r) {
-  ReferenceTable t;
-  if (!r.reference) return t;
-  const ReferenceRecord& ref = *r.reference;
-  t.name = ref.name.empty() ? kReferenceName : ref.name;
-  t.torch = ref.torch;
-  t.device = ref.device;
-  t.script = ref.script;
-  t.timing = ref.timing;
-  t.best = ref.best.value_or("");
-  double stage0 = NAN, best = NAN;
-  if (!r.stages.empty() && measured(r.stages.front())) stage0 = *r.stages.front().time.median_ms;
-  for (const StageRecord& s : r.stages) {
-    // Our best is a stage that passed: an invalid one may have failed its correctness check.
-    if (s.status != "ok" || !measured(s) || !(std::isnan(best) || *s.time.median_ms < best))
-      continue;
-    best = *s.time.median_ms;
-    t.best_stage = s.id;
-  }
+// The variants' rows, each against our stage 0's time and our best's (NaN: unknown).
+void add_rows(ReferenceTable& t, const ReferenceRecord& ref, double stage0, double best) {
   for (const ReferenceVariant& v : ref.variants) {
     ReferenceRow row;
     row.label = t.name + ": " + v.name + (v.name == t.best ? " (best)" : "");
@@ -68,6 +53,88 @@ ReferenceTable reference_table(const RunRecord& r) {
     }
     t.rows.push_back(row);
   }
+}
+
+void describe(ReferenceTable& t, const ReferenceRecord& ref) {
+  t.name = ref.name.empty() ? kReferenceName : ref.name;
+  t.torch = ref.torch;
+  t.device = ref.device;
+  t.script = ref.script;
+  t.timing = ref.timing;
+  t.best = ref.best.value_or("");
+}
+
+std::string table_text(const ReferenceTable& t) {
+  std::vector<std::vector<std::string>> rows{reference_table_header()};
+  for (const ReferenceRow& r : t.rows) rows.push_back(reference_table_cells(r));
+  std::string out = "#### " + t.name + (t.section.empty() ? "" : ": " + t.section) + "\n\n" +
+                    markdown_table(rows) + "\n" + reference_table_legend(t) + "\n";
+  std::string notes;
+  for (const ReferenceRow& r : t.rows) {
+    if (r.status == "wrong")
+      notes += "- " + r.label + ": output off PyTorch fp32 eager" +
+               (std::isfinite(r.rel_l2) ? ", relative L2 error " + format_significant(r.rel_l2)
+                                        : std::string()) +
+               "\n";
+    if (!r.error.empty()) {
+      std::string error = r.error;  // one line: a traceback must not break the list
+      std::replace(error.begin(), error.end(), '\n', ' ');
+      notes += "- " + r.label + ": " + error + "\n";
+    }
+  }
+  return notes.empty() ? out : out + "\n" + notes;
+}
+
+}  // namespace
+
+ReferenceTable reference_table(const json& run) {
+  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
+  return reference_table(read_run(run, "run", ignored));
+}
+
+ReferenceTable reference_table(const RunRecord& r) {
+  ReferenceTable t;
+  if (!r.reference) return t;
+  const ReferenceRecord& ref = *r.reference;
+  describe(t, ref);
+  double stage0 = NAN, best = NAN;
+  if (!r.stages.empty() && measured(r.stages.front())) stage0 = *r.stages.front().time.median_ms;
+  for (const StageRecord& s : r.stages) {
+    // Our best is a stage that passed: an invalid one may have failed its correctness check.
+    if (s.status != "ok" || !measured(s) || !(std::isnan(best) || *s.time.median_ms < best))
+      continue;
+    best = *s.time.median_ms;
+    t.best_stage = s.id;
+  }
+  add_rows(t, ref, stage0, best);
+  return t;
+}
+
+ReferenceTable reference_inference_table(const json& run) {
+  std::vector<std::string> ignored;  // a malformed block shows what is well-formed
+  return reference_inference_table(read_run(run, "run", ignored));
+}
+
+ReferenceTable reference_inference_table(const RunRecord& r) {
+  ReferenceTable t;
+  if (!r.reference) return t;
+  const auto it = r.reference->sections.find("inference");
+  if (it == r.reference->sections.end() || !it->second.is_object()) return t;
+  std::vector<std::string> ignored;  // a malformed section shows what is well-formed
+  const ReferenceRecord ref = read_reference(it->second, "reference.inference", ignored);
+  describe(t, ref);
+  t.section = "inference";
+  if (t.script.empty()) t.script = r.reference->script;
+  // Our best: the fastest inference figure of a stage that passed (its training checked).
+  double stage0 = NAN, best = NAN;
+  if (!r.stages.empty() && r.stages.front().status == "ok") stage0 = inference_ms(r.stages.front());
+  for (const StageRecord& s : r.stages) {
+    const double ms = inference_ms(s);
+    if (s.status != "ok" || !std::isfinite(ms) || !(std::isnan(best) || ms < best)) continue;
+    best = ms;
+    t.best_stage = s.id;
+  }
+  add_rows(t, ref, stage0, best);
   return t;
 }
 
@@ -90,13 +157,16 @@ std::vector<std::string> reference_table_cells(const ReferenceRow& row) {
 }
 
 std::string reference_table_legend(const ReferenceTable& t) {
+  const std::string ours = t.section == "inference"
+                               ? "our stage 0's inference figure (our fastest ok stage's"
+                               : "our stage 0's (our fastest ok stage's";
   std::string out =
-      "PyTorch's own variants on the same shapes, timed by " +
+      std::string(t.section == "inference" ? "PyTorch's inference forward" : "PyTorch's own") +
+      " variants on the same shapes, timed by " +
       (t.script.empty() ? std::string("its reference script") : t.script) +
       (t.torch.empty() ? "" : " (torch " + t.torch + ")") +
       (t.device.empty() ? "" : " on " + t.device) +
-      "; time: median per forward or training step; vs our stage 0 / vs our best: our stage 0's "
-      "(our fastest ok stage's" +
+      "; time: median per forward or training step; vs our stage 0 / vs our best: " + ours +
       (t.best_stage.empty() ? "" : ", " + t.best_stage) +
       ") median time over this variant's, above 1x PyTorch is faster; peak mem: PyTorch's peak "
       "allocated device memory.";
@@ -116,24 +186,8 @@ std::string reference_table_text(const json& run) {
 std::string reference_table_text(const RunRecord& run) {
   const ReferenceTable t = reference_table(run);
   if (t.rows.empty()) return "";
-  std::vector<std::vector<std::string>> rows{reference_table_header()};
-  for (const ReferenceRow& r : t.rows) rows.push_back(reference_table_cells(r));
-  std::string out =
-      "#### " + t.name + "\n\n" + markdown_table(rows) + "\n" + reference_table_legend(t) + "\n";
-  std::string notes;
-  for (const ReferenceRow& r : t.rows) {
-    if (r.status == "wrong")
-      notes += "- " + r.label + ": output off PyTorch fp32 eager" +
-               (std::isfinite(r.rel_l2) ? ", relative L2 error " + format_significant(r.rel_l2)
-                                        : std::string()) +
-               "\n";
-    if (!r.error.empty()) {
-      std::string error = r.error;  // one line: a traceback must not break the list
-      std::replace(error.begin(), error.end(), '\n', ' ');
-      notes += "- " + r.label + ": " + error + "\n";
-    }
-  }
-  return notes.empty() ? out : out + "\n" + notes;
+  const ReferenceTable inference = reference_inference_table(run);
+  return table_text(t) + (inference.rows.empty() ? "" : "\n" + table_text(inference));
 }
 
 }  // namespace sb

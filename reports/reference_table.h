@@ -29,6 +29,10 @@ struct ReferenceRow {
 
 struct ReferenceTable {
   std::string name, torch, device, script, timing;
+  // "" for the block's own rows (training steps, or the forward of an inference run); "inference"
+  // for its inference section's, whose ratios are to our stages' inference figures
+  // (summaries.inference: the forward alone, timed after each stage's training).
+  std::string section;
   std::string best_stage;  // our fastest stage with status ok
   std::string best;        // PyTorch's best: its fastest variant that passed the check
   std::vector<ReferenceRow> rows;
@@ -37,6 +41,10 @@ struct ReferenceTable {
 // The rows of a run (a run object is read leniently first); empty when it has no reference block.
 ReferenceTable reference_table(const RunRecord& run);
 ReferenceTable reference_table(const nlohmann::json& run);
+// The block's inference section (a training model's forward alone, PyTorch's inference menu)
+// against our stages' inference figures; empty when the block has none.
+ReferenceTable reference_inference_table(const RunRecord& run);
+ReferenceTable reference_inference_table(const nlohmann::json& run);
 
 std::vector<std::string> reference_table_header();
 std::vector<std::string> reference_table_cells(const ReferenceRow& row);
@@ -44,7 +52,8 @@ std::vector<std::string> reference_table_cells(const ReferenceRow& row);
 std::string reference_table_legend(const ReferenceTable& table);
 
 // "#### PyTorch on this machine", the Markdown table, its legend and one note per failed
-// variant; "" when the run has no reference block.
+// variant, then the same for the inference section ("#### PyTorch on this machine: inference")
+// where the block has one; "" when the run has no reference block.
 std::string reference_table_text(const RunRecord& run);
 std::string reference_table_text(const nlohmann::json& run);
 

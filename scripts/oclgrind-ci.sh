@@ -79,6 +79,10 @@ echo "oclgrind-ci: the op table in the pass's configuration passes on PoCL"
 # - STAGEBENCH_OP_SHAPES=small, STAGEBENCH_GRADIENT_SAMPLES=2: the cases that would take minutes
 #   here take smaller shapes, and finite-difference checks two coordinates of each gradient
 #   (tests/ops/op_case.h, gradient_check.h); every case still runs.
+# - STAGEBENCH_CONV_BF16_PRODUCERS=anywhere: the instance norms and the concat that DynUNet's bf16
+#   stages announce as held write their bf16 copies (instance_norm_apply_bf16, ...) on NVIDIA
+#   alone by default, where bf16 convolutions read them; here the cases that announce a hold
+#   launch those kernels too.
 # The device: Oclgrind's, with OpenCL's minimum 32 KiB of local memory, so the kernels built are
 # those such a device gets; then again with 64 KiB for the one kernel only a bigger device gets
 # (attention_fused_d128, 49,216 bytes), on the case that runs it; and conv3d's ncdhw forward
@@ -90,6 +94,7 @@ run_pass() {  # LOG-NAME LOCAL-MEM-BYTES GTEST-FILTER [CASES-REGEX]; $shapes: sm
   STAGEBENCH_F32_GEMM=portable \
   STAGEBENCH_OP_SHAPES="${shapes:-small}" \
   STAGEBENCH_GRADIENT_SAMPLES=2 \
+  STAGEBENCH_CONV_BF16_PRODUCERS=anywhere \
   STAGEBENCH_OP_CASES="${4:-}" \
   STAGEBENCH_OCLGRIND_SUPPRESSIONS=scripts/oclgrind-suppressions.txt \
     timeout "${OCLGRIND_TIMEOUT:-1500}" \

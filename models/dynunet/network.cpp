@@ -95,6 +95,10 @@ void Network::hold(const Tensor& t) {
   held_.push_back(t);
 }
 
+void Network::will_hold(const Tensor& t, int64_t in_channels) {
+  if (!sw_.checkpoint && in_channels > 1) be_.will_hold_read_only(t, sw_.precision);
+}
+
 void Network::release_holds() {
   for (const Tensor& t : held_) be_.release_read_only(t);
   held_.clear();
@@ -169,6 +173,7 @@ void Network::lrelu_backward(const Tensor& x, const Tensor& dy, Tensor& dx) {
 void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, r.kernel, r.stride), x, p(r.conv1), nullptr, a.a1);
   if (sw_.fused_norm) {
+    will_hold(a.h1, r.out);
     norm(a.a1, r.n1, r.out, a.h1, nullptr, true);
   } else {
     norm(a.a1, r.n1, r.out, a.z1, nullptr, false);
@@ -179,7 +184,10 @@ void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
   if (sw_.fused_norm) {
     norm(a.a3, r.n3, r.out, out, nullptr, false);  // the residual branch, then in place:
-    norm(a.a2, r.n2, r.out, out, &out, true);      // out = LReLU(IN(a2) + out)
+    // The bottleneck's output goes to a transposed convolution (fp32) alone; the others' to
+    // the next block's conv1 and conv3 (run_forward holds them).
+    if (&out != &e_.back()) will_hold(out, r.out);
+    norm(a.a2, r.n2, r.out, out, &out, true);  // out = LReLU(IN(a2) + out)
   } else {
     norm(a.a3, r.n3, r.out, a.y3, nullptr, false);
     norm(a.a2, r.n2, r.out, a.y2, nullptr, false);
@@ -193,6 +201,7 @@ void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor&
   const auto shape = vol(r.out, r.out_edge);
   Tensor ds = be_.empty(shape), da = be_.empty(shape), dh = be_.empty(shape);
   lrelu_backward(sw_.fused_norm ? out : a.s, dout, ds);
+  will_hold(da, r.out);
   norm_backward(a.a2, r.n2, r.out, ds, da);
   // Each convolution's two gradients read the same dy: held while they run, it is converted
   // to bf16 once (Backend::hold_read_only), and released before anything rewrites it.
@@ -203,6 +212,7 @@ void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor&
     be_.conv3d_backward_data(c2, da, p(r.conv2), dh);
   }
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dh, dh);
+  will_hold(da, r.in);
   norm_backward(a.a1, r.n1, r.out, dh, da);
   const Conv3dShape c1 = conv_shape(r.in, r.out, r.in_edge, r.kernel, r.stride);
   {
@@ -211,6 +221,7 @@ void Network::res_backward(const Res& r, const Tensor& x, Acts& a, const Tensor&
     if (dx) be_.conv3d_backward_data(c1, da, p(r.conv1), *dx);
   }
   // The residual projection: IN3 and conv3 on the same ds (in place: ds is no longer needed).
+  will_hold(ds, r.in);
   norm_backward(a.a3, r.n3, r.out, ds, ds);
   const Conv3dShape c3 = conv_shape(r.in, r.out, r.in_edge, 1, r.stride);
   const HeldReadOnly held(be_, ds);
@@ -239,10 +250,12 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
   const auto [outer, inner] =
       channel_view(sw_.layout, c_.batch, u.out_edge * u.out_edge * u.out_edge);
   const Tensor* parts[] = {&a.u, &skip};
+  will_hold(a.c, 2 * u.out);
   be_.concat_axis1(parts, outer, inner, a.c);
   hold(a.c);
   be_.conv3d(conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1), a.c, p(u.conv1), nullptr, a.a1);
   if (sw_.fused_norm) {
+    will_hold(a.h1, u.out);
     norm(a.a1, u.n1, u.out, a.h1, nullptr, true);
   } else {
     norm(a.a1, u.n1, u.out, a.z1, nullptr, false);
@@ -264,6 +277,7 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
   const auto shape = vol(u.out, u.out_edge);
   Tensor dz = be_.empty(shape), da = be_.empty(shape);
   lrelu_backward(sw_.fused_norm ? out : a.z2, dout, dz);
+  will_hold(da, u.out);
   norm_backward(a.a2, u.n2, u.out, dz, da);
   const Conv3dShape c2 = conv_shape(u.out, u.out, u.out_edge, u.kernel, 1);
   {
@@ -272,6 +286,7 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
     be_.conv3d_backward_data(c2, da, p(u.conv2), dz);  // dz now holds dh1
   }
   lrelu_backward(sw_.fused_norm ? a.h1 : a.z1, dz, dz);
+  will_hold(da, 2 * u.out);
   norm_backward(a.a1, u.n1, u.out, dz, da);
   const Conv3dShape c1 = conv_shape(2 * u.out, u.out, u.out_edge, u.kernel, 1);
   Tensor dc = be_.empty(vol(2 * u.out, u.out_edge));

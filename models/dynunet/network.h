@@ -80,6 +80,11 @@ class Network {
   // checkpointing: that rewrites them, and the holds would keep the freed intermediates alive.
   void hold(const Tensor& t);
   void release_holds();
+  // Before the last write of a tensor that a hold then keeps for convolutions reading it at the
+  // stage's precision (Backend::will_hold_read_only): a backend may write their bf16 copy with
+  // it. Only for the convolutions of `in_channels` inputs that read copies: the one-channel
+  // input block's run the narrow kernels, which read fp32 (conv3d_narrow.cl).
+  void will_hold(const Tensor& t, int64_t in_channels);
 
   Backend& be_;
   Config c_;

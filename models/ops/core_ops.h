@@ -67,6 +67,15 @@ class CoreOps {
   // reads t). Holds nest (counted); the default keeps nothing. HeldReadOnly pairs them in a scope.
   virtual void hold_read_only(const Tensor& t) { (void)t; }
   virtual void release_read_only(const Tensor& t) { (void)t; }
+  // A notice ahead of the hold: the next op that writes t is the last before hold_read_only(t),
+  // and what reads t under the hold reads it at precision `read_as`. A backend may have that op
+  // write the derived form as it goes (the OpenCL backend: an instance norm writes the bf16 copy
+  // beside its fp32 output) instead of a pass over t at the first read. A later notice for the
+  // same storage replaces it; the hold takes it up. The default keeps nothing.
+  virtual void will_hold_read_only(const Tensor& t, Precision read_as) {
+    (void)t;
+    (void)read_as;
+  }
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);

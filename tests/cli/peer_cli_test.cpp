@@ -107,6 +107,39 @@ TEST_F(PeerCli, AddsTheBlockToEveryRunOfTheModelAndSize) {
   EXPECT_EQ(block["work"]["length"], 4096);
 }
 
+// A training model's script times its inference forward as well: kept as the block's
+// "inference" section with its own best (the fastest that passed), torch and device the
+// script's, and its variants' medians in ms as the block's.
+TEST_F(PeerCli, KeepsTheInferenceMenuAsASection) {
+  nlohmann::json canned = nlohmann::json::parse(kCannedVariants);
+  canned["inference"] = {
+      {"timing", "one no_grad forward"},
+      {"work", {{"batch", 1}}},
+      {"variants",
+       {{{"name", "fp32-eager"}, {"median_s", 0.004}, {"samples", 50}, {"correct", true}},
+        {{"name", "compile"}, {"median_s", 0.001}, {"samples", 50}, {"correct", true}},
+        {{"name", "bf16-autocast"}, {"median_s", 0.0005}, {"samples", 50}, {"correct", false}},
+        {{"name", "cuda-graph"}, {"error", "not run: the peer's --deadline-s 9 was spent"}}}}};
+  dir_.write("variants.json", canned.dump());
+  const auto r = run_stagebench(peer());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json doc = sb::read_document(result());
+  const nlohmann::json& inf = doc["runs"][1]["reference"]["inference"];
+  ASSERT_TRUE(inf.is_object()) << doc["runs"][1]["reference"].dump();
+  EXPECT_EQ(inf["best"], "compile");
+  EXPECT_EQ(inf["torch"], "2.5.1+cu124");
+  EXPECT_EQ(inf["timing"], "one no_grad forward");
+  ASSERT_EQ(inf["variants"].size(), 4u);
+  EXPECT_DOUBLE_EQ(inf["variants"][1]["median_ms"].get<double>(), 1.0);
+  EXPECT_EQ(inf["variants"][3]["median_ms"], nullptr);
+  // A malformed menu is refused as the training one is, naming where.
+  canned["inference"]["variants"][0]["median_s"] = "fast";
+  dir_.write("variants.json", canned.dump());
+  const auto bad = run_stagebench(peer());
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("inference: variants[0]"), std::string::npos) << bad.output;
+}
+
 // A peer timed on other shapes is no comparison: refused, naming each difference, and the
 // result is left as it was.
 TEST_F(PeerCli, RefusesAPeerThatDidOtherWork) {

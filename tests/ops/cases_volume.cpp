@@ -135,14 +135,19 @@ std::vector<OpCase> instance_norm_cases() {
            return checks(
                {{"y", be.download(xt), instance_norm_ref(s, x, g, b, 0.1), Precision::f32, 1e-4}});
          }});
-    // The fused epilogue: act(IN(x) + residual), in place on the residual.
+    // The fused epilogue: act(IN(x) + residual), in place on the residual; y announced as held
+    // for bf16 reads, as DynUNet's bf16 stages do, so that a backend may write its bf16 copy
+    // beside it (the OpenCL backend's instance_norm_apply_bf16: on NVIDIA, and anywhere under
+    // STAGEBENCH_CONV_BF16_PRODUCERS=anywhere, as the Oclgrind pass runs). y is the same.
     c.push_back({Op::instance_norm, name + "_residual_leaky_relu", {}, [layout](Backend& be) {
                    const Volume s{2, 3, 300, layout};
                    const Vec x = random_vec(s.size(), 406, -2, 5), g = random_vec(3, 407, 0.5, 2),
                              b = random_vec(3, 408), r = random_vec(s.size(), 409);
                    Tensor y = up(be, r, s.shape());
+                   be.will_hold_read_only(y, Precision::bf16);
                    be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {3}),
                                     up(be, b, {3}), kInstanceNormEps, y, {&y, Act::leaky_relu});
+                   const HeldReadOnly held(be, y);
                    DVec want = instance_norm_ref(s, x, g, b, kInstanceNormEps);
                    for (size_t i = 0; i < want.size(); ++i) {
                      const double t = want[i] + r[i];
@@ -181,8 +186,10 @@ std::vector<OpCase> instance_norm_backward_cases() {
            const Vec x = random_vec(s.size(), 410, -2, 3), g = random_vec(4, 411, 0.5, 1.5),
                      dy = random_vec(s.size(), 412);
            Tensor dyt = up(be, dy, s.shape()), dg = be.empty({4}), db = be.empty({4});
+           be.will_hold_read_only(dyt, Precision::bf16);  // as _residual_leaky_relu says
            be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {4}),
                                      kInstanceNormEps, dyt, dyt, dg, db);
+           const HeldReadOnly held(be, dyt);
            DVec dx, dgw, dbw;
            instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dx, dgw, dbw);
            return checks({{"dx", be.download(dyt), dx, Precision::f32, 1e-4},
@@ -250,7 +257,10 @@ std::vector<OpCase> axis1_cases() {
                    }
                    const Tensor* ptrs[] = {&ts[0], &ts[1], &ts[2]};
                    Tensor y = be.empty({a.outer, 6, a.inner});
+                   // as DynUNet's decoder input (instance_norm's _residual_leaky_relu says why)
+                   be.will_hold_read_only(y, Precision::bf16);
                    be.concat_axis1(ptrs, a.outer, a.inner, y);
+                   const HeldReadOnly held(be, y);
                    DVec want;
                    for (int64_t o = 0; o < a.outer; ++o)
                      for (int i = 0; i < 3; ++i)

@@ -179,5 +179,18 @@ TEST(GemmPath, NamesAreTheRecordsValues) {
   EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");
 }
 
+// Each conv3d kernel's program: the fp32 conv3d_weight_phases is no phase-store GEMM.
+TEST(ConvIgemmProgram, KernelsGoToThePrograms) {
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_igemm_bf16_128x64_phases"),
+               "nvidia_conv3d_igemm_bf16_phases");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_weight_phases"), "nvidia_conv3d_igemm");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_phase_scatter"), "nvidia_conv3d_igemm");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_weight_phases_bf16"), "nvidia_conv3d_igemm_bf16");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_igemm_bf16_128x64"), "nvidia_conv3d_igemm_bf16");
+  EXPECT_STREQ(conv_igemm_program_of("f32_to_bf16"), "nvidia_conv3d_igemm_bf16");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_igemm_tf32_128x16_words"), "nvidia_conv3d_igemm");
+  EXPECT_STREQ(conv_igemm_program_of("conv3d_weight_taps_first"), "nvidia_conv3d_igemm");
+}
+
 }  // namespace
 }  // namespace sb

@@ -176,13 +176,14 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t co = s.out_channels, ci = s.in_channels;
   const int64_t k_pad = (co * taps + 3) / 4 * 4, w_count = ci * k_pad;
-  Tensor wt = empty({ci, k_pad});
-  cl::Kernel& flip = conv_igemm_kernel("conv3d_weight_flip_taps_first");
+  const bool wb = bf16_weight(s);
+  const std::string flip_name = std::string("conv3d_weight_flip_taps_first") + (wb ? "_bf16" : "");
+  Tensor wt = do_empty({ci, k_pad}, wb ? DType::f16 : DType::f32);
+  cl::Kernel& flip = conv_igemm_kernel(flip_name);
   set_args(flip, 0, w, to_cl_int(co, "out"), to_cl_int(ci, "in"), to_cl_int(taps, "taps"),
            to_cl_int(k_pad, "K"), to_cl_int(w_count, "weight size"), wt);
-  faults_.before_launch("conv3d_weight_flip_taps_first");
-  events_.launch("conv3d_weight_flip_taps_first", flip, cl::NDRange(round_up(w_count, 256)),
-                 cl::NDRange(256));
+  faults_.before_launch(flip_name);
+  events_.launch(flip_name, flip, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   if (s.stride == 1) {
     conv3d_igemm_permuted(t, dy, wt, nullptr, dx, "conv3d-igemm-dx");
     return true;
@@ -250,6 +251,11 @@ bool OpenCLBackend::conv3d_backward_data_igemm(const Conv3dShape& s, const Tenso
 // the weight of the 2^3 convolution of dy into 8 C parity channels, that convolution on the
 // implicit GEMM (its output from plane -1: (OD + 1) planes an axis), then its output scattered
 // onto dx. False, before any launch, where the implicit GEMM does not take that convolution.
+bool OpenCLBackend::phase_store(const Conv3dShape& u) const {
+  const int64_t ci = u.out_channels / 8;  // 8 ci >= 64: the 64-wide tiles' (the only variants)
+  return phase_store_ && u.precision == Precision::bf16 && ci % 4 == 0 && ci >= 8;
+}
+
 bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy,
                                                 const Tensor& w, Tensor& dx) {
   const int64_t co = s.out_channels, ci = s.in_channels;
@@ -259,14 +265,20 @@ bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tens
   u.kernel = 2, u.stride = 1, u.padding = 1;
   if (!conv3d_implicit_unavailable(u).empty()) return false;
   const int64_t k_pad = (8 * co + 3) / 4 * 4, w_count = u.out_channels * k_pad;
-  Tensor wp = empty({u.out_channels, k_pad});
-  cl::Kernel& phases = conv_igemm_kernel("conv3d_weight_phases");
+  const bool wb = bf16_weight(s);
+  const std::string name = std::string("conv3d_weight_phases") + (wb ? "_bf16" : "");
+  Tensor wp = do_empty({u.out_channels, k_pad}, wb ? DType::f16 : DType::f32);
+  cl::Kernel& phases = conv_igemm_kernel(name);
   set_args(phases, 0, w, to_cl_int(co, "out"), to_cl_int(ci, "in"), to_cl_int(k_pad, "K"),
            to_cl_int(w_count, "weight size"), wp);
-  faults_.before_launch("conv3d_weight_phases");
-  events_.launch("conv3d_weight_phases", phases, cl::NDRange(round_up(w_count, 256)),
-                 cl::NDRange(256));
+  faults_.before_launch(name);
+  events_.launch(name, phases, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   const int64_t pd = u.d + 1, ph = u.h + 1, pw = u.w + 1;
+  if (phase_store(u)) {  // every dx voxel is some row's: the GEMM writes all of dx
+    const int64_t sizes[] = {s.d, s.h, s.w};
+    conv3d_igemm_permuted(u, dy, wp, nullptr, dx, "conv3d-igemm-dx", nullptr, sizes);
+    return true;
+  }
   Tensor y = empty({s.batch * pd * ph * pw * u.out_channels});
   conv3d_igemm_permuted(u, dy, wp, nullptr, y, "conv3d-igemm-dx");
   cl::Kernel& scatter = conv_igemm_kernel("conv3d_phase_scatter");

@@ -36,25 +36,32 @@ const char* kind_name(PipeKind kind) {
 
 // words: the tf32 gather of input channels that do not fill 16-byte chunks
 // (conv3d_load_a_words).
-std::string tile_kernel(PipeKind kind, const ConvTile& t, bool words) {
+// phases: the stride-2 data gradient's phases GEMM storing onto dx (conv3d_phase_store).
+std::string tile_kernel(PipeKind kind, const ConvTile& t, bool words, bool phases = false) {
   return std::string("conv3d_igemm_") + kind_name(kind) + "_" + std::to_string(t.bm) + "x" +
-         std::to_string(t.bn) + (words ? "_words" : "");
+         std::to_string(t.bn) + (words ? "_words" : "") + (phases ? "_phases" : "");
 }
 
-std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
+std::string conv_variant(PipeKind kind, const ConvTile& t, bool words, bool phases = false) {
   auto n = [](int v) { return std::to_string(v); };
   const std::string load_a =
       words ? "conv3d_load_a_words(stage, (__global const uchar*)x, k0, C, D, H, W, ks, tid, "
               "PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n"
             : "conv3d_load_a(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), k0, K, C, D, H, "
               "W, ks, tid, PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n";
-  return "#define PIPE_NAME " + tile_kernel(kind, t, words) + "\n#define PIPE_BN " + n(t.bn) +
-         "\n#define PIPE_THREADS " + std::to_string(kConvThreads) +
+  const std::string store =
+      phases ? ", int XD, int XH, int XW\n#define PIPE_STORE(c, bm, bn, threads, m0, n0, M, N, y, "
+               "tid) conv3d_phase_store(c, bm, bn, threads, m0, n0, M, N, y, OD, OH, OW, XD, XH, "
+               "XW, tid)\n"
+             : "\n";
+  return "#define PIPE_NAME " + tile_kernel(kind, t, words, phases) + "\n#define PIPE_BN " +
+         n(t.bn) + "\n#define PIPE_THREADS " + std::to_string(kConvThreads) +
          "\n#define PIPE_DOUBLE_BUFFER 0\n#define PIPE_TILE_M " + n(t.bm) + "\n#define PIPE_MI " +
          n(t.mi) + "\n#define PIPE_WN " + n(t.wn) + "\n" + pipe_operand_defines(kind) +
          "#define PIPE_ACC float\n#define CONV_ROWS (PIPE_TILE_M * 8 / PIPE_THREADS)\n"
          "#define PIPE_EXTRA_PARAMS , int C, int D, int H, int W, int ks, int stride, int pad, "
-         "int OD, int OH, int OW\n"
+         "int OD, int OH, int OW" +
+         store +
          "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n"
          "#define PIPE_A_SETUP int cv_base[CONV_ROWS], cv_corner[CONV_ROWS]; "
          "conv3d_rows(m0, M, tid, PIPE_THREADS, CONV_ROWS, C, D, H, W, stride, pad, OD, OH, OW, "
@@ -63,7 +70,7 @@ std::string conv_variant(PipeKind kind, const ConvTile& t, bool words) {
          load_a + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
          "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
-         "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n#undef CONV_ROWS\n";
+         "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n#undef CONV_ROWS\n#undef PIPE_STORE\n";
 }
 
 }  // namespace
@@ -110,6 +117,15 @@ std::string conv_bf16_source() {
     s += "#define DWB_NAME " + conv3d_dw_bf16_kernel_name(bm) + "\n#define DWB_BM " +
          std::to_string(bm) + "\n" + std::string(embedded_cl_source("conv3d_dw_bf16_nvidia.cl")) +
          "\n";
+  return s;
+}
+
+// The phase-store GEMMs in a program of their own, built only when a stride-2 bf16 data gradient
+// runs: 64-wide tiles alone (its 8 x in-channel columns are 128 or more for DynUNet).
+std::string conv_bf16_phases_source() {
+  std::string s = conv_common() + std::string(embedded_cl_source("conv3d_bf16_nvidia.cl")) + "\n";
+  for (const ConvTile& t : kConvTiles)
+    if (t.bn == 64) s += conv_variant(PipeKind::bf16, t, false, true);
   return s;
 }
 
@@ -189,14 +205,22 @@ std::string OpenCLBackend::gemm_paths() const {
 cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
   if (auto it = conv_igemm_kernels_.find(name); it != conv_igemm_kernels_.end()) return it->second;
   faults_.before_build(name);
-  const bool bf16 = name.find("bf16") != std::string::npos;
   static const std::string source = conv_source();
   static const std::string bf16_source = conv_bf16_source();
+  static const std::string phases_source = conv_bf16_phases_source();
+  const std::string which = conv_igemm_program_of(name);
+  const char* options = "-cl-std=CL1.2 -DREDUCE_WG=256";
   const cl::Program& program =
-      bf16 ? runtime_->program("nvidia_conv3d_igemm_bf16", bf16_source,
-                               "-cl-std=CL1.2 -DREDUCE_WG=256")
-           : runtime_->program("nvidia_conv3d_igemm", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+      runtime_->program(which,
+                        which == "nvidia_conv3d_igemm_bf16_phases" ? phases_source
+                        : which == "nvidia_conv3d_igemm_bf16"      ? bf16_source
+                                                                   : source,
+                        options);
   return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+}
+
+bool OpenCLBackend::bf16_weight(const Conv3dShape& s) const {
+  return s.precision == Precision::bf16 && bf16_producers_ != Bf16ProducersKnob::off;
 }
 
 void OpenCLBackend::to_bf16(const Tensor& x, Tensor& xb, int64_t count) {
@@ -213,6 +237,11 @@ void OpenCLBackend::hold_read_only(const Tensor& t) {
   Held& h = held_[t.storage()];
   ++h.holds;
   h.source = t;
+  // The copy its last writer made (bf16_copies.cpp), if any: the notice ends here either way.
+  if (const auto n = noticed_.find(t.storage()); n != noticed_.end()) {
+    if (!h.bf16.defined() && n->second.bf16.numel() == t.numel()) h.bf16 = n->second.bf16;
+    noticed_.erase(n);
+  }
 }
 
 void OpenCLBackend::release_read_only(const Tensor& t) {
@@ -238,13 +267,13 @@ const Tensor& OpenCLBackend::bf16_copy(const Tensor& x, Tensor& scratch) {
 
 void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s,
                                       const Tensor& x, const Tensor& w, const Tensor* bias,
-                                      Tensor& y) {
+                                      Tensor& y, const int64_t* phase_dx) {
   const ConvTile& t = kConvTiles[tile];
   const int64_t od = s.out_size(s.d, false), oh = s.out_size(s.h, false),
                 ow = s.out_size(s.w, false);
   const int64_t m = s.batch * od * oh * ow, n = s.out_channels, k = padded_k(s);
   const bool words = kind == PipeKind::tf32 && s.in_channels % 4 != 0;
-  const std::string name = tile_kernel(kind, t, words);
+  const std::string name = tile_kernel(kind, t, words, phase_dx != nullptr);
   cl::Kernel& kernel = conv_igemm_kernel(name);
   const Tensor* none = nullptr;
   set_args(kernel, 0, x, w, bias, bias ? 1 : 0, 0, none, 0, to_cl_int(m, "conv3d rows"),
@@ -252,6 +281,9 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
            to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(s.d, "d"), to_cl_int(s.h, "h"),
            to_cl_int(s.w, "w"), s.kernel, s.stride, s.padding, to_cl_int(od, "od"),
            to_cl_int(oh, "oh"), to_cl_int(ow, "ow"));
+  if (phase_dx)  // the phase store's dx sizes, after the 23 arguments above
+    set_args(kernel, 23, to_cl_int(phase_dx[0], "dx d"), to_cl_int(phase_dx[1], "dx h"),
+             to_cl_int(phase_dx[2], "dx w"));
   const cl::NDRange global(round_up(n, t.bn) / t.bn * kConvThreads, round_up(m, t.bm) / t.bm);
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(kConvThreads, 1));
@@ -261,13 +293,14 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
                                  const Tensor* bias, Tensor& y) {
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t k = padded_k(s), w_count = s.out_channels * k;
-  Tensor wt = do_empty({s.out_channels, k}, DType::f32);
-  cl::Kernel& permute = conv_igemm_kernel("conv3d_weight_taps_first");
+  const bool wb = bf16_weight(s);
+  const std::string name = std::string("conv3d_weight_taps_first") + (wb ? "_bf16" : "");
+  Tensor wt = do_empty({s.out_channels, k}, wb ? DType::f16 : DType::f32);
+  cl::Kernel& permute = conv_igemm_kernel(name);
   set_args(permute, 0, w, to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(taps, "taps"),
            to_cl_int(k, "conv3d K"), to_cl_int(w_count, "conv3d weight size"), wt);
-  faults_.before_launch("conv3d_weight_taps_first");
-  events_.launch("conv3d_weight_taps_first", permute, cl::NDRange(round_up(w_count, 256)),
-                 cl::NDRange(256));
+  faults_.before_launch(name);
+  events_.launch(name, permute, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   conv3d_igemm_permuted(s, x, wt, bias, y, "conv3d-igemm");
 }
 
@@ -275,7 +308,7 @@ void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Te
 // pass above and the data gradient (conv3d_bwd_igemm.cpp, a convolution of dy) share it.
 void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
                                           const Tensor* bias, Tensor& y, const char* label,
-                                          const Tensor* x_bf16) {
+                                          const Tensor* x_bf16, const int64_t* phase_dx) {
   const PipeKind kind = s.precision == Precision::f16    ? PipeKind::f16
                         : s.precision == Precision::bf16 ? PipeKind::bf16
                                                          : PipeKind::tf32;
@@ -284,7 +317,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
   const Tensor* wg = &wt;
   Tensor xh, wh;
   if (kind != PipeKind::tf32) {  // cp.async copies bytes: both operands become 2-byte first
-    wh = do_empty({s.out_channels, k}, DType::f16);
+    if (wt.dtype() != DType::f16) wh = do_empty({s.out_channels, k}, DType::f16);
     if (kind == PipeKind::f16) {
       xh = do_empty({x.numel()}, DType::f16);
       to_half(x, xh, x.numel());
@@ -292,7 +325,10 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
       xg = &xh;
     } else {
       xg = x_bf16 ? x_bf16 : &bf16_copy(x, xh);  // or a held input's kept copy
-      to_bf16(wt, wh, w_count);
+      if (wt.dtype() == DType::f16)
+        wh = wt;  // permuted straight to bf16 (bf16_weight)
+      else
+        to_bf16(wt, wh, w_count);
     }
     wg = &wh;
   }
@@ -303,7 +339,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
                           std::to_string(s.d) + "x" + std::to_string(s.h) + "x" +
                           std::to_string(s.w) + "x" + std::to_string(s.in_channels) + "->" +
                           std::to_string(s.out_channels) + " k" + std::to_string(s.kernel) + " s" +
-                          std::to_string(s.stride);
+                          std::to_string(s.stride) + (phase_dx ? " phase store" : "");
   auto chosen = conv_igemm_tiles_.find(key);
   if (chosen == conv_igemm_tiles_.end()) {
     std::vector<size_t> candidates;
@@ -318,7 +354,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
       for (size_t i = 0; i < candidates.size(); ++i) {
         queue.finish();
         const auto t0 = std::chrono::steady_clock::now();
-        launch_conv_igemm(candidates[i], kind, s, *xg, *wg, bias, y);
+        launch_conv_igemm(candidates[i], kind, s, *xg, *wg, bias, y, phase_dx);
         queue.finish();
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -329,7 +365,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
     chosen = conv_igemm_tiles_.emplace(key, candidates[best]).first;
   }
   kernel_log_.gemm(std::string(kind == PipeKind::f16 ? "fp16" : kind_name(kind)) + " " + label);
-  launch_conv_igemm(chosen->second, kind, s, *xg, *wg, bias, y);
+  launch_conv_igemm(chosen->second, kind, s, *xg, *wg, bias, y, phase_dx);
 }
 
 }  // namespace sb

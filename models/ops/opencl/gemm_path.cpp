@@ -74,6 +74,29 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob() {
   return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
 }
 
+Bf16ProducersKnob parse_bf16_producers_knob(const char* value) {
+  if (value && std::strcmp(value, "anywhere") == 0) return Bf16ProducersKnob::anywhere;
+  return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::off
+                                                                : Bf16ProducersKnob::automatic;
+}
+
+Bf16ProducersKnob bf16_producers_knob() {
+  return parse_bf16_producers_knob(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
+}
+
+const char* conv_igemm_program_of(const std::string& kernel) {
+  const std::string tail = "_phases";
+  const bool store = kernel.rfind("conv3d_igemm_bf16_", 0) == 0 && kernel.size() > tail.size() &&
+                     kernel.compare(kernel.size() - tail.size(), tail.size(), tail) == 0;
+  if (store) return "nvidia_conv3d_igemm_bf16_phases";
+  return kernel.find("bf16") != std::string::npos ? "nvidia_conv3d_igemm_bf16"
+                                                  : "nvidia_conv3d_igemm";
+}
+
+bool conv_phase_store_requested() {
+  return !knob_says_off("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
+}
+
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
                                      ConvDwBf16Knob knob) {
   if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";

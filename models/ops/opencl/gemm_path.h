@@ -80,6 +80,27 @@ enum class ConvBf16ReuseKnob : uint8_t { automatic, off };
 ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value);
 ConvBf16ReuseKnob conv_bf16_reuse_knob();  // the environment's
 
+// STAGEBENCH_CONV_BF16_PRODUCERS: auto (unset, "", "auto" or "on": an instance norm or concat whose
+// output is about to be held for bf16 convolutions (Backend::will_hold_read_only) writes its bf16
+// copy beside the fp32 output, and bf16 GEMM weights are permuted straight to bf16, on devices
+// with the bf16 implicit GEMM), anywhere (the copies on every device, though only NVIDIA's bf16
+// convolutions read them: the Oclgrind pass, so that it checks their kernels) or off (the first
+// bf16 convolution converts, f32_to_bf16; for A/B runs). Else std::invalid_argument.
+enum class Bf16ProducersKnob : uint8_t { automatic, anywhere, off };
+Bf16ProducersKnob parse_bf16_producers_knob(const char* value);
+Bf16ProducersKnob bf16_producers_knob();  // the environment's
+
+// STAGEBENCH_CONV_PHASE_STORE: auto (the bf16 stride-2 data gradient's phases GEMM stores onto dx
+// itself) or off (its output, then conv3d_phase_scatter; for A/B runs). Else invalid_argument.
+bool conv_phase_store_requested();
+
+// The NVIDIA conv3d program that holds a kernel (conv3d_igemm.cpp builds each on first use): the
+// phase-store GEMMs (conv3d_igemm_bf16_*_phases) their own, every other name with "bf16" the
+// bf16 program, the rest (tf32, f16, the fp32 weight permutations, conv3d_weight_phases) the
+// first. A name sent to the wrong one fails clCreateKernel (dyn29's first device call: the
+// fp32 conv3d_weight_phases went to the phase-store program by its "_phases").
+const char* conv_igemm_program_of(const std::string& kernel);
+
 // Empty when a bf16 weight gradient that the implicit GEMM covers computes in bf16, else why it
 // stays at tf32: the knob, or input or output channels not a multiple of 8 (its 16-byte copies
 // are 8 channels of x and of dy).

@@ -40,9 +40,13 @@ void OpenCLBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t b
   const size_t wg = reduce_group();
   launch("instance_norm_finalize", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg),
          partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, beta, eps, coef);
-  launch("instance_norm_apply", cl::NDRange(round_up(total, kApplyGroup)), cl::NDRange(kApplyGroup),
-         x, c, v, ndhwc ? 1 : 0, coef, y, ep.residual, ep.residual ? 1 : 0,
-         static_cast<int>(ep.act), total);
+  const cl::NDRange global(round_up(total, kApplyGroup));
+  if (Tensor* yb = bf16_copy_to_write(y))  // y is about to be held for bf16 reads
+    launch("instance_norm_apply_bf16", global, cl::NDRange(kApplyGroup), x, c, v, ndhwc ? 1 : 0,
+           coef, y, ep.residual, ep.residual ? 1 : 0, static_cast<int>(ep.act), total, *yb);
+  else
+    launch("instance_norm_apply", global, cl::NDRange(kApplyGroup), x, c, v, ndhwc ? 1 : 0, coef, y,
+           ep.residual, ep.residual ? 1 : 0, static_cast<int>(ep.act), total);
 }
 
 void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int64_t batch,
@@ -62,8 +66,13 @@ void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, 
   const size_t wg = reduce_group();
   launch("instance_norm_backward_finalize", cl::NDRange(static_cast<size_t>(count) * wg),
          cl::NDRange(wg), partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, eps, sums, coef);
-  launch("instance_norm_backward_apply", cl::NDRange(round_up(total, kApplyGroup)),
-         cl::NDRange(kApplyGroup), x, dy, c, v, ndhwc ? 1 : 0, coef, dx, total);
+  const cl::NDRange global(round_up(total, kApplyGroup));
+  if (Tensor* dxb = bf16_copy_to_write(dx))  // dx is about to be held for bf16 reads
+    launch("instance_norm_backward_apply_bf16", global, cl::NDRange(kApplyGroup), x, dy, c, v,
+           ndhwc ? 1 : 0, coef, dx, total, *dxb);
+  else
+    launch("instance_norm_backward_apply", global, cl::NDRange(kApplyGroup), x, dy, c, v,
+           ndhwc ? 1 : 0, coef, dx, total);
   launch("instance_norm_backward_params", cl::NDRange(round_up(channels, 64)), cl::NDRange(64),
          sums, batch, channels, dgamma, dbeta);
 }

@@ -145,6 +145,13 @@ class OpenCLBackend : public Backend {
   // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
   void hold_read_only(const Tensor& t) override;
   void release_read_only(const Tensor& t) override;
+  // bf16 reads on devices with the bf16 implicit GEMM (or anywhere: write_bf16_copies_anywhere
+  // for tests, STAGEBENCH_CONV_BF16_PRODUCERS=anywhere): the next instance norm or concat that
+  // writes t's storage writes its bf16 copy too, which the hold then keeps (=off: never).
+  void will_hold_read_only(const Tensor& t, Precision read_as) override;
+  void write_bf16_copies_anywhere(bool on) { bf16_copies_anywhere_ = on; }
+  // The bf16 copy a held tensor keeps now, undefined if none (tests).
+  Tensor held_bf16(const Tensor& t) const;
   // How many tensors are held now, and how many bf16 copies they have (tests).
   size_t held_tensors() const { return held_.size(); }
   size_t held_bf16_copies() const;
@@ -292,12 +299,15 @@ class OpenCLBackend : public Backend {
   cl::Kernel& conv_igemm_kernel(const std::string& name);  // its program, built on first use
   // The measured tile of each shape so far (autotune_choices()).
   void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
+  // phase_dx: the stride-2 data gradient's dx sizes (d, h, w) when the GEMM is its phases
+  // convolution storing onto dx (y) itself (conv3d_phase_store, bf16 on 64-wide tiles).
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
-                         const Tensor& w, const Tensor* bias, Tensor& y);
+                         const Tensor& w, const Tensor* bias, Tensor& y,
+                         const int64_t* phase_dx = nullptr);
   // x_bf16: x's bf16 bits already made by the caller (the data gradient's spread dy), for bf16.
   void conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x, const Tensor& wt,
                              const Tensor* bias, Tensor& y, const char* label,
-                             const Tensor* x_bf16 = nullptr);
+                             const Tensor* x_bf16 = nullptr, const int64_t* phase_dx = nullptr);
   // conv3d's backward passes as implicit GEMMs (conv3d_bwd_igemm.cpp, kernels/
   // conv3d_bwd_igemm.cl); false: the call is not covered and nothing was queued.
   // conv3d_narrow.cpp: channels-last reduced-precision calls with one input or one output
@@ -312,6 +322,9 @@ class OpenCLBackend : public Backend {
                         Tensor& out);
   bool conv3d_backward_data_phases(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                    Tensor& dx);  // conv3d_bwd_igemm.cpp
+  // Whether that GEMM stores onto dx itself (bf16, in channels a multiple of 4, 64-wide tiles;
+  // STAGEBENCH_CONV_PHASE_STORE=off: through conv3d_phase_scatter).
+  bool phase_store(const Conv3dShape& phases) const;
   bool conv3d_backward_weights_narrow(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                       Tensor& dw, Tensor* dbias);
   bool conv3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
@@ -344,6 +357,12 @@ class OpenCLBackend : public Backend {
   // x's bf16 bits in an f16 buffer of x.numel(): a held tensor's kept copy (made now if it has
   // none yet), else a fresh conversion into `scratch`.
   const Tensor& bf16_copy(const Tensor& x, Tensor& scratch);
+  // The bf16 buffer the op writing y is to fill beside y (will_hold_read_only noticed y's
+  // storage, the same size), else null.
+  Tensor* bf16_copy_to_write(const Tensor& y);
+  // Whether a bf16 implicit GEMM's weight is permuted straight to bf16 (the *_bf16 permutes of
+  // conv3d_bf16_nvidia.cl; STAGEBENCH_CONV_BF16_PRODUCERS=off: fp32, then f32_to_bf16).
+  bool bf16_weight(const Conv3dShape& s) const;
   // int8 x int8 tensor cores with the calibrated activation scale (static quantization).
   void linear_mma_s8(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep, int64_t m);
   // gemm_batched's f32 kernels (gemm_clblast.cpp): CLBlast's GemmBatched (the untuned path for
@@ -453,6 +472,14 @@ class OpenCLBackend : public Backend {
     Tensor bf16;    // its bf16 copy, once a bf16 convolution has read it
   };
   std::map<const Storage*, Held> held_;
+  struct Noticed {
+    Tensor target;  // keeps the storage (and so the key) alive until the hold
+    Tensor bf16;    // written by the last op that wrote the target since the notice
+  };
+  std::map<const Storage*, Noticed> noticed_;                 // will_hold_read_only
+  Bf16ProducersKnob bf16_producers_ = bf16_producers_knob();  // STAGEBENCH_CONV_BF16_PRODUCERS
+  bool bf16_copies_anywhere_ = bf16_producers_ == Bf16ProducersKnob::anywhere;
+  bool phase_store_ = conv_phase_store_requested();  // STAGEBENCH_CONV_PHASE_STORE
   std::map<std::string, cl::Kernel> conv_igemm_kernels_;
   std::map<std::string, size_t> conv_igemm_tiles_;  // the measured tile per shape (an index)
   FaultPlan faults_ = FaultPlan::from_env();        // STAGEBENCH_FAULT: tests of device faults

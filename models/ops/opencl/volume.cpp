@@ -17,11 +17,14 @@ void OpenCLBackend::do_concat_axis1(std::span<const Tensor* const> xs, int64_t o
                                     Tensor& y) {
   const int64_t ldy = y.numel() / outer;
   int64_t col = 0;
+  Tensor* yb = bf16_copy_to_write(y);  // y is about to be held for bf16 reads
   for (const Tensor* x : xs) {
     const int64_t width = x->numel() / outer, n = x->numel();
-    if (n > 0)
-      launch("copy_columns", cl::NDRange(round_up(n, kCopyGroup)), cl::NDRange(kCopyGroup), *x,
-             width, int64_t{0}, width, ldy, col, n, y);
+    const cl::NDRange global(round_up(n, kCopyGroup)), local(kCopyGroup);
+    if (n > 0 && yb)
+      launch("copy_columns_bf16", global, local, *x, width, int64_t{0}, width, ldy, col, n, y, *yb);
+    else if (n > 0)
+      launch("copy_columns", global, local, *x, width, int64_t{0}, width, ldy, col, n, y);
     col += width;
   }
   (void)inner;

@@ -18,6 +18,20 @@ __kernel void copy_columns(__global const float* x, int ldx, int x_col, int widt
   y[(size_t)r * ldy + y_col + j] = x[(size_t)r * ldx + x_col + j];
 }
 
+// copy_columns that also writes y's bf16 bits to yb at the same places: an axis-1 concat whose
+// output bf16 convolutions read (DynUNet's decoder, bf16 stages; bf16_copies.cpp says why).
+__kernel void copy_columns_bf16(__global const float* x, int ldx, int x_col, int width, int ldy,
+                                int y_col, int n, __global float* y, __global ushort* yb) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int r = i / width;
+  const int j = i - r * width;
+  const size_t at = (size_t)r * ldy + y_col + j;
+  const float v = x[(size_t)r * ldx + x_col + j];
+  y[at] = v;
+  yb[at] = bf16_bits_rne(v);
+}
+
 // y[r, j] = x[r, index[j]]; y is [R, k], x [R, cols].
 __kernel void gather_cols(__global const float* x, int cols, __global const int* index, int k,
                           int n, __global float* y) {

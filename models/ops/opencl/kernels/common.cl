@@ -67,3 +67,13 @@ inline float group_max(float v, __local float* scratch) {
   barrier(CLK_LOCAL_MEM_FENCE);
   return r;
 }
+
+// fp32 -> bf16 bits rounded to nearest even, a NaN kept a NaN: the bits of cvt.rn.bf16.f32
+// (conv3d_bf16_nvidia.cl's to_bf16_bits, what f32_to_bf16 writes) in integer arithmetic that
+// every device has, for producers that write the bf16 copy a bf16 convolution reads beside
+// their fp32 output (instance_norm.cl, columns.cl; models/ops/opencl/bf16_copies.cpp).
+inline ushort bf16_bits_rne(float v) {
+  const uint b = as_uint(v);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fff;
+  return (ushort)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}

@@ -33,6 +33,58 @@ __kernel void f32_to_bf16(__global const float* src, __global ushort* dst, int n
 }
 
 
+// The three weight permutations (conv3d_igemm.cl, conv3d_bwd_igemm.cl) writing bf16 bits: a bf16
+// GEMM's weight without an fp32 copy and its f32_to_bf16 (two launches of ~4 us each per
+// convolution pass, 21 of them a DynUNet step: results/h200/dyn28-2026-11-28). Same arguments.
+__kernel void conv3d_weight_taps_first_bf16(__global const float* w, int C, int taps, int k_pad,
+                                            int n, __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_taps_first_at(w, C, taps, k_pad, i));
+}
+
+__kernel void conv3d_weight_flip_taps_first_bf16(__global const float* w, int Co, int C, int taps,
+                                                 int k_pad, int n, __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_flip_at(w, Co, C, taps, k_pad, i));
+}
+
+__kernel void conv3d_weight_phases_bf16(__global const float* w, int Co, int C, int k_pad, int n,
+                                        __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i < n) out[i] = to_bf16_bits(conv_weight_phases_at(w, Co, C, k_pad, i));
+}
+
+// The stride-2 data gradient's phases convolution (conv3d_bwd_igemm.cl's conv3d_weight_phases
+// says how) storing its C tile straight onto dx, as conv3d_phase_scatter did from an fp32 copy of
+// the whole output (185 + 50 us a DynUNet step, and the copy's write and read:
+// results/h200/dyn28-2026-11-28): row m = ((n PD + pz) PH + py) PW + px of the phases' output,
+// column parity Cx + c (Cx = N / 8, a multiple of 4, so a quad of columns is 4 consecutive
+// channels of one dx voxel): dx[n, 2 (pz - 1) + pd, 2 (py - 1) + ph, 2 (px - 1) + pw, c], the
+// rows whose voxel falls outside dx (planes -1 and past the end) skipped. The epilogue of a GEMM
+// library cannot scatter rows like this; that is why the pipeline takes a PIPE_STORE.
+inline void conv3d_phase_store(__local const float* c, int bm, int bn, int threads, int m0, int n0,
+                               int M, int N, __global float* dx, int PD, int PH, int PW, int XD,
+                               int XH, int XW, int tid) {
+  const int quads = bn / 4, pitch = bn + 4, step = threads / quads;
+  const int col = (tid % quads) * 4, gn = n0 + col, first = tid / quads;
+  if (gn >= N) return;
+  const int cx = N >> 3, parity = gn / cx, ch = gn - parity * cx;
+  const int pd = parity >> 2, ph = (parity >> 1) & 1, pw = parity & 1;
+  const int rows = min(bm, M - m0);
+  for (int row = first; row < rows; row += step) {
+    int r = m0 + row;
+    const int px = r % PW;
+    r /= PW;
+    const int py = r % PH;
+    r /= PH;
+    const int pz = r % PD, n = r / PD;
+    const int z = 2 * (pz - 1) + pd, y = 2 * (py - 1) + ph, x = 2 * (px - 1) + pw;
+    if ((uint)z >= (uint)XD || (uint)y >= (uint)XH || (uint)x >= (uint)XW) continue;
+    *(__global float4*)(dx + ((((size_t)n * XD + z) * XH + y) * XW + x) * cx + ch) =
+        *(__local const float4*)(c + row * pitch + col);
+  }
+}
+
 // conv3d_dy_dilate4 (conv3d_bwd_igemm.cl) writing bf16 bits: the spread dy of a bf16 data
 // gradient goes straight to the implicit GEMM, without an fp32 spread copy (8x dy's size at
 // stride 2) and its f32_to_bf16. Co a multiple of 4; ushort4 stores ask 8-byte alignment, which

@@ -125,8 +125,7 @@ __kernel void conv3d_weight_flip_taps_first(__global const float* w, int Co, int
                                             int k_pad, int n, __global float* out) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const int ci = i / k_pad, r = i - ci * k_pad, t = r / Co, co = r - t * Co;
-  out[i] = r < taps * Co ? w[((size_t)co * C + ci) * taps + (taps - 1 - t)] : 0.0f;
+  out[i] = conv_weight_flip_at(w, Co, C, taps, k_pad, i);
 }
 
 // The data gradient of a 3^3, stride-2, padding-1 convolution by phases (STAGEBENCH_CONV_DILATE
@@ -144,17 +143,7 @@ __kernel void conv3d_weight_phases(__global const float* w, int Co, int C, int k
                                    __global float* out) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const int row = i / k_pad, k = i - row * k_pad, parity = row / C, c = row - parity * C;
-  const int a = k / Co, co = k - a * Co;
-  int tap = 0;
-  bool hit = k < 8 * Co;
-  for (int axis = 2; axis >= 0; --axis) {  // d, h, w: bits 2, 1, 0 of parity and of a
-    const int p = (parity >> axis) & 1, b = (a >> axis) & 1;
-    const int t = p == 0 ? (b == 0 ? 1 : -1) : (b == 0 ? 2 : 0);
-    hit = hit && t >= 0;
-    tap = tap * 3 + max(t, 0);
-  }
-  out[i] = hit ? w[((size_t)co * C + c) * 27 + tap] : 0.0f;
+  out[i] = conv_weight_phases_at(w, Co, C, k_pad, i);
 }
 
 // y [N, PD, PH, PW, 8 C] (the phases' convolution) -> dx [N, D, H, W, C]:

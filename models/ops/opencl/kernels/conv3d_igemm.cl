@@ -129,12 +129,39 @@ inline void conv3d_load_a(__local uint4* tile, __global const uchar* src, int es
 // padded to 16 bytes. An item per element of the output. Here rather than in conv3d.cl: the
 // portable program's kernels must all be launched by the Oclgrind pass's cases, and this one runs
 // only on NVIDIA.
+inline float conv_weight_taps_first_at(__global const float* w, int C, int taps, int k_pad, int i) {
+  const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
+  return r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
+}
+
 __kernel void conv3d_weight_taps_first(__global const float* w, int C, int taps, int k_pad, int n,
                                        __global float* out) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const int o = i / k_pad, r = i - o * k_pad, t = r / C, c = r - t * C;
-  out[i] = r < taps * C ? w[((size_t)o * C + c) * taps + t] : 0.0f;
+  out[i] = conv_weight_taps_first_at(w, C, taps, k_pad, i);
+}
+
+// The data gradient's weights (conv3d_bwd_igemm.cl's conv3d_weight_flip_taps_first and
+// conv3d_weight_phases say what), element i, here so that the bf16 program
+// (conv3d_bf16_nvidia.cl) writes them as bf16 too.
+inline float conv_weight_flip_at(__global const float* w, int Co, int C, int taps, int k_pad,
+                                 int i) {
+  const int ci = i / k_pad, r = i - ci * k_pad, t = r / Co, co = r - t * Co;
+  return r < taps * Co ? w[((size_t)co * C + ci) * taps + (taps - 1 - t)] : 0.0f;
+}
+
+inline float conv_weight_phases_at(__global const float* w, int Co, int C, int k_pad, int i) {
+  const int row = i / k_pad, k = i - row * k_pad, parity = row / C, c = row - parity * C;
+  const int a = k / Co, co = k - a * Co;
+  int tap = 0;
+  bool hit = k < 8 * Co;
+  for (int axis = 2; axis >= 0; --axis) {  // d, h, w: bits 2, 1, 0 of parity and of a
+    const int p = (parity >> axis) & 1, b = (a >> axis) & 1;
+    const int t = p == 0 ? (b == 0 ? 1 : -1) : (b == 0 ? 2 : 0);
+    hit = hit && t >= 0;
+    tap = tap * 3 + max(t, 0);
+  }
+  return hit ? w[((size_t)co * C + c) * 27 + tap] : 0.0f;
 }
 
 // One mma fragment (16 x 8 in the C layout: rows m and m + 8, columns n and n + 1 of this item)

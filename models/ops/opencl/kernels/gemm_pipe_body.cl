@@ -175,8 +175,12 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
               (float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef PIPE_STORE  // a caller's own store of the C tile (conv3d_igemm.cpp's phase store)
+  PIPE_STORE((__local const float*)smem, PIPE_TILE_M, PIPE_BN, PIPE_THREADS, m0, n0, M, N, y, tid);
+#else
   epilogue_rows((__local const float*)smem, PIPE_TILE_M, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias,
                 has_bias, act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);
+#endif
 }
 
 #undef PIPE_STAGE_CHUNKS

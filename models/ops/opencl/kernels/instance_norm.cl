@@ -88,6 +88,15 @@ void instance_norm_finalize(__global const acc_t* partials, __global const float
   coef[2 * i + 1] = (float)(beta[c] - mean * rstd * gamma[c]);
 }
 
+inline float inorm_apply_at(__global const float* x, int C, int V, int ndhwc,
+                            __global const float* coef, __global const float* residual,
+                            int has_residual, int act, int e) {
+  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
+  float t = x[e] * coef[2 * i] + coef[2 * i + 1];
+  if (has_residual) t += residual[e];
+  return apply_act(t, act);
+}
+
 // y = act(x coef0 + coef1 + residual) (residual when has_residual); y may be x or the residual.
 __kernel void instance_norm_apply(__global const float* x, int C, int V, int ndhwc,
                                   __global const float* coef, __global float* y,
@@ -95,10 +104,21 @@ __kernel void instance_norm_apply(__global const float* x, int C, int V, int ndh
                                   int total) {
   const int e = get_global_id(0);
   if (e >= total) return;
-  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
-  float t = x[e] * coef[2 * i] + coef[2 * i + 1];
-  if (has_residual) t += residual[e];
-  y[e] = apply_act(t, act);
+  y[e] = inorm_apply_at(x, C, V, ndhwc, coef, residual, has_residual, act, e);
+}
+
+// instance_norm_apply that also writes y's bf16 bits to yb (issue 27): y feeds bf16 convolutions
+// (DynUNet's bf16 stages), which read a bf16 copy; written here, 2 bytes an element more, it
+// saves the separate f32_to_bf16 pass over y (4 read, 2 written). Statistics and y stay fp32.
+__kernel void instance_norm_apply_bf16(__global const float* x, int C, int V, int ndhwc,
+                                       __global const float* coef, __global float* y,
+                                       __global const float* residual, int has_residual, int act,
+                                       int total, __global ushort* yb) {
+  const int e = get_global_id(0);
+  if (e >= total) return;
+  const float t = inorm_apply_at(x, C, V, ndhwc, coef, residual, has_residual, act, e);
+  y[e] = t;
+  yb[e] = bf16_bits_rne(t);
 }
 
 // With xhat = (x - mean) rstd: sum dy xhat = rstd (sum dy (x - p) - (mean - p) sum dy).
@@ -126,15 +146,33 @@ void instance_norm_backward_finalize(__global const acc_t* partials, __global co
   coef[4 * i + 3] = (float)(a * rstd * sdyx / V);
 }
 
+inline float inorm_backward_at(__global const float* x, __global const float* dy, int C, int V,
+                               int ndhwc, __global const float* coef, int e) {
+  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
+  const float4 k = vload4(i, coef);
+  return k.y * dy[e] - k.z - (x[e] - k.x) * k.w;
+}
+
 // dx may be dy: each item reads its dy before writing the same element.
 __kernel void instance_norm_backward_apply(__global const float* x, __global const float* dy,
                                            int C, int V, int ndhwc, __global const float* coef,
                                            __global float* dx, int total) {
   const int e = get_global_id(0);
   if (e >= total) return;
-  const int i = ndhwc ? e / (V * C) * C + e % C : e / V;
-  const float4 k = vload4(i, coef);
-  dx[e] = k.y * dy[e] - k.z - (x[e] - k.x) * k.w;
+  dx[e] = inorm_backward_at(x, dy, C, V, ndhwc, coef, e);
+}
+
+// instance_norm_backward_apply that also writes dx's bf16 bits to dxb: dx is the dy of a bf16
+// convolution's two gradients (instance_norm_apply_bf16 says why).
+__kernel void instance_norm_backward_apply_bf16(__global const float* x, __global const float* dy,
+                                                int C, int V, int ndhwc,
+                                                __global const float* coef, __global float* dx,
+                                                int total, __global ushort* dxb) {
+  const int e = get_global_id(0);
+  if (e >= total) return;
+  const float t = inorm_backward_at(x, dy, C, V, ndhwc, coef, e);
+  dx[e] = t;
+  dxb[e] = bf16_bits_rne(t);
 }
 
 // dgamma[c], dbeta[c]: the instances' partials summed over the batch in order. An item per

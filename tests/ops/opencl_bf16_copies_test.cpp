@@ -1,0 +1,110 @@
+// The bf16 copies that instance norms write beside their fp32 outputs when a hold for bf16 reads
+// was noticed (models/ops/opencl/bf16_copies.cpp, issue 27). On any device: the copy is forced
+// on here (write_bf16_copies_anywhere), as PoCL's bf16 convolutions read fp32 and get none.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "models/io/half.h"
+#include "tests/ops/opencl_fixture.h"
+#include "tests/ops/reference.h"
+
+namespace sb::testing {
+namespace {
+
+// Scoped: the fixture's backend is shared with every other OpenCL test.
+std::string producers_knob() {
+  const char* v = std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS");
+  return v ? v : "";
+}
+
+struct CopiesAnywhere {
+  explicit CopiesAnywhere(OpenCLBackend* be) : be(be) { be->write_bf16_copies_anywhere(true); }
+  ~CopiesAnywhere() { be->write_bf16_copies_anywhere(was); }
+  OpenCLBackend* be;
+  // What the backend had: STAGEBENCH_CONV_BF16_PRODUCERS=anywhere (the Oclgrind pass) keeps on.
+  bool was = producers_knob() == "anywhere";
+};
+
+// The kept copy's bits against the host's round-to-nearest-even of the fp32 output, element by
+// element (the f16 download decodes the bits as halves: every bf16 value here is a normal half's
+// bit pattern, so encoding back gives the bits exactly).
+void expect_bf16_of(OpenCLBackend* be, const Tensor& held, const std::vector<float>& fp32) {
+  const Tensor copy = be->held_bf16(held);
+  ASSERT_TRUE(copy.defined());
+  ASSERT_EQ(copy.numel(), static_cast<int64_t>(fp32.size()));
+  const std::vector<float> bits = be->download(copy);
+  size_t wrong = 0;
+  for (size_t i = 0; i < fp32.size(); ++i)
+    wrong += fp32_to_fp16(bits[i]) != fp32_to_bf16(fp32[i]) ? 1 : 0;
+  EXPECT_EQ(wrong, 0u) << "of " << fp32.size();
+}
+
+// Forward (residual, LeakyReLU, both layouts) and backward (in place, as DynUNet's residual
+// branch): the fp32 output is the same bits with and without the copy, the copy is its bf16,
+// and without a notice, or with one for another precision, the hold keeps no copy.
+TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
+  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
+  const CopiesAnywhere anywhere(be);
+  const int64_t n = 2, c = 8, voxels = 5 * 6 * 7, count = n * c * voxels;
+  const Tensor x = be->upload(random_vec(count, 501, -3.f, 5.f), {count});
+  const std::vector<float> r = random_vec(count, 502), dy = random_vec(count, 503);
+  const Tensor gamma = be->upload(random_vec(c, 504, 0.5f, 1.5f), {c});
+  const Tensor beta = be->upload(random_vec(c, 505), {c});
+  for (const Layout3d layout : {Layout3d::ndhwc, Layout3d::ncdhw}) {
+    SCOPED_TRACE(layout == Layout3d::ndhwc ? "ndhwc" : "ncdhw");
+    std::vector<float> plain[2], grad[2];
+    for (int noticed = 0; noticed < 2; ++noticed) {
+      Tensor y = be->empty({count}), dx = be->empty({count});
+      Tensor dgamma = be->empty({c}), dbeta = be->empty({c});
+      be->write(r, y);
+      if (noticed) be->will_hold_read_only(y, Precision::bf16);
+      be->instance_norm(x, layout, n, c, gamma, beta, 1e-5f, y, {&y, Act::leaky_relu});
+      be->hold_read_only(y);
+      plain[noticed] = be->download(y);
+      if (noticed) {
+        expect_bf16_of(be, y, plain[noticed]);
+      } else {
+        EXPECT_FALSE(be->held_bf16(y).defined());
+      }
+      be->release_read_only(y);
+      be->write(dy, dx);
+      be->will_hold_read_only(dx, noticed ? Precision::bf16 : Precision::f16);
+      be->instance_norm_backward(x, layout, n, c, gamma, 1e-5f, dx, dx, dgamma, dbeta);
+      be->hold_read_only(dx);
+      grad[noticed] = be->download(dx);
+      if (noticed) {
+        expect_bf16_of(be, dx, grad[noticed]);
+      } else {
+        EXPECT_FALSE(be->held_bf16(dx).defined());
+      }
+      be->release_read_only(dx);
+    }
+    EXPECT_EQ(plain[0], plain[1]);
+    EXPECT_EQ(grad[0], grad[1]);
+  }
+  EXPECT_EQ(be->held_tensors(), 0u);
+}
+
+// The axis-1 concat (DynUNet's decoder input): every part's columns in the copy.
+TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
+  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
+  const CopiesAnywhere anywhere(be);
+  const int64_t outer = 2 * 60, a_cols = 8, b_cols = 16;
+  const Tensor a = be->upload(random_vec(outer * a_cols, 511, -40.f, 40.f), {outer * a_cols});
+  const Tensor b = be->upload(random_vec(outer * b_cols, 512), {outer * b_cols});
+  Tensor y = be->empty({outer * (a_cols + b_cols)});
+  const Tensor* parts[] = {&a, &b};
+  be->will_hold_read_only(y, Precision::bf16);
+  be->concat_axis1(parts, outer, 1, y);
+  be->hold_read_only(y);
+  expect_bf16_of(be, y, be->download(y));
+  be->release_read_only(y);
+  EXPECT_EQ(be->held_tensors(), 0u);
+}
+
+}  // namespace
+}  // namespace sb::testing
