@@ -174,6 +174,26 @@ TEST(GemmPath, ConvBf16ReuseKnobParsesItsValuesAndRejectsOthers) {
   EXPECT_THROW(parse_conv_bf16_reuse_knob("no"), std::invalid_argument);
 }
 
+// dyn29's untimed NVIDIA paths are off unless asked for; a value the knob does not know is bad
+// input, "auto" included (it would read as "the default", which is now off).
+TEST(GemmPath, Bf16ProducersKnobIsOffUnlessAskedFor) {
+  EXPECT_EQ(parse_bf16_producers_knob(nullptr), Bf16ProducersKnob::off);
+  EXPECT_EQ(parse_bf16_producers_knob(""), Bf16ProducersKnob::off);
+  EXPECT_EQ(parse_bf16_producers_knob("off"), Bf16ProducersKnob::off);
+  EXPECT_EQ(parse_bf16_producers_knob("on"), Bf16ProducersKnob::automatic);
+  EXPECT_EQ(parse_bf16_producers_knob("anywhere"), Bf16ProducersKnob::anywhere);
+  for (const char* bad : {"auto", "1"}) {
+    try {
+      parse_bf16_producers_knob(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("STAGEBENCH_CONV_BF16_PRODUCERS=") + bad),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(GemmPath, NamesAreTheRecordsValues) {
   EXPECT_STREQ(gemm_path_name(GemmPath::wgmma), "wgmma");
   EXPECT_STREQ(gemm_path_name(GemmPath::mma_sync), "mma.sync");

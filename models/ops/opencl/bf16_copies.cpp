@@ -10,11 +10,13 @@
 namespace sb {
 
 void OpenCLBackend::will_hold_read_only(const Tensor& t, Precision read_as) {
-  if (read_as != Precision::bf16 || !t.defined() || bf16_producers_ == Bf16ProducersKnob::off ||
-      conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off)
+  if (read_as != Precision::bf16 || !t.defined() || conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off)
     return;
-  // Only where bf16 convolutions read copies: elsewhere (PoCL) they read fp32.
-  if (!bf16_copies_anywhere_ && (!has_mma() || conv_igemm_knob_ == ConvIgemmKnob::off)) return;
+  // Only where bf16 convolutions read copies (elsewhere, PoCL, they read fp32) and the knob is on;
+  // anywhere (the Oclgrind pass, tests) writes them on every device.
+  if (!bf16_copies_anywhere_ && (bf16_producers_ == Bf16ProducersKnob::off || !has_mma() ||
+                                 conv_igemm_knob_ == ConvIgemmKnob::off))
+    return;
   noticed_[t.storage()] = Noticed{t, Tensor()};
 }
 

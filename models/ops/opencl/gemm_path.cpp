@@ -74,10 +74,21 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob() {
   return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
 }
 
+// Off unless asked for: dyn29 wrote these paths and could not time them on NVIDIA, where they run
+// (results/h200/dyn29-2026-11-28); a stage must not change what it measures untimed.
+bool knob_says_on(const char* variable, const char* value) {
+  if (!value || !*value || std::strcmp(value, "off") == 0) return false;
+  if (std::strcmp(value, "on") == 0) return true;
+  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected on or off");
+}
+
 Bf16ProducersKnob parse_bf16_producers_knob(const char* value) {
   if (value && std::strcmp(value, "anywhere") == 0) return Bf16ProducersKnob::anywhere;
-  return knob_says_off("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::off
-                                                                : Bf16ProducersKnob::automatic;
+  if (value && std::strcmp(value, "auto") == 0)
+    throw std::invalid_argument(
+        "STAGEBENCH_CONV_BF16_PRODUCERS=auto: expected on, anywhere or off");
+  return knob_says_on("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::automatic
+                                                               : Bf16ProducersKnob::off;
 }
 
 Bf16ProducersKnob bf16_producers_knob() {
@@ -94,7 +105,7 @@ const char* conv_igemm_program_of(const std::string& kernel) {
 }
 
 bool conv_phase_store_requested() {
-  return !knob_says_off("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
+  return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }
 
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
