@@ -34,6 +34,27 @@ double inference_ms(const StageRecord& s) {
   return ms != inf->end() && ms->is_number() && ms->get<double>() > 0 ? ms->get<double>() : NAN;
 }
 
+// Our side of a table, from one figure of each stage (NaN where a stage has none): stage 0's
+// where stage 0 was measured, and the fastest of a stage that passed (an invalid one may have
+// failed its correctness check), which best_stage names.
+struct OurFigures {
+  double stage0 = NAN, best = NAN;
+  std::string best_stage;
+};
+
+template <class Figure>
+OurFigures our_figures(const RunRecord& r, Figure figure) {
+  OurFigures o;
+  if (!r.stages.empty() && measured(r.stages.front())) o.stage0 = figure(r.stages.front());
+  for (const StageRecord& s : r.stages) {
+    const double ms = figure(s);
+    if (s.status != "ok" || !std::isfinite(ms) || !(std::isnan(o.best) || ms < o.best)) continue;
+    o.best = ms;
+    o.best_stage = s.id;
+  }
+  return o;
+}
+
 // The variants' rows, each against our stage 0's time and our best's (NaN: unknown).
 void add_rows(ReferenceTable& t, const ReferenceRecord& ref, double stage0, double best) {
   for (const ReferenceVariant& v : ref.variants) {
@@ -97,16 +118,10 @@ ReferenceTable reference_table(const RunRecord& r) {
   if (!r.reference) return t;
   const ReferenceRecord& ref = *r.reference;
   describe(t, ref);
-  double stage0 = NAN, best = NAN;
-  if (!r.stages.empty() && measured(r.stages.front())) stage0 = *r.stages.front().time.median_ms;
-  for (const StageRecord& s : r.stages) {
-    // Our best is a stage that passed: an invalid one may have failed its correctness check.
-    if (s.status != "ok" || !measured(s) || !(std::isnan(best) || *s.time.median_ms < best))
-      continue;
-    best = *s.time.median_ms;
-    t.best_stage = s.id;
-  }
-  add_rows(t, ref, stage0, best);
+  const OurFigures o =
+      our_figures(r, [](const StageRecord& s) { return measured(s) ? *s.time.median_ms : NAN; });
+  t.best_stage = o.best_stage;
+  add_rows(t, ref, o.stage0, o.best);
   return t;
 }
 
@@ -126,15 +141,9 @@ ReferenceTable reference_inference_table(const RunRecord& r) {
   t.section = "inference";
   if (t.script.empty()) t.script = r.reference->script;
   // Our best: the fastest inference figure of a stage that passed (its training checked).
-  double stage0 = NAN, best = NAN;
-  if (!r.stages.empty() && r.stages.front().status == "ok") stage0 = inference_ms(r.stages.front());
-  for (const StageRecord& s : r.stages) {
-    const double ms = inference_ms(s);
-    if (s.status != "ok" || !std::isfinite(ms) || !(std::isnan(best) || ms < best)) continue;
-    best = ms;
-    t.best_stage = s.id;
-  }
-  add_rows(t, ref, stage0, best);
+  const OurFigures o = our_figures(r, inference_ms);
+  t.best_stage = o.best_stage;
+  add_rows(t, ref, o.stage0, o.best);
   return t;
 }
 
