@@ -118,6 +118,20 @@ std::vector<Check> run_sum_axis1(Backend& be, bool weighted) {
   return {{"y", be.download(y), want}};
 }
 
+// masked_mean's reference: each item's weighted mean over its sequence, 0 where no weight is set.
+DVec masked_mean_reference(const Vec& x, const Vec& w, int64_t batch, int64_t seq, int64_t d) {
+  DVec want(batch * d, 0.0);
+  for (int64_t b = 0; b < batch; ++b) {
+    double total = 0;
+    for (int64_t s = 0; s < seq; ++s) total += w[b * seq + s];
+    for (int64_t ch = 0; ch < d && total > 0; ++ch) {
+      for (int64_t s = 0; s < seq; ++s)
+        want[b * d + ch] += w[b * seq + s] * x[(b * seq + s) * d + ch];
+      want[b * d + ch] /= total;
+    }
+  }
+  return want;
+}
 std::vector<OpCase> reduction_cases() {
   std::vector<OpCase> c;
   for (int64_t cols : {37, 300}) {
@@ -141,17 +155,8 @@ std::vector<OpCase> reduction_cases() {
                              1, 0.5, 1, 1, 2};  // fractional weights
                  Tensor y = be.empty({batch, d});
                  be.masked_mean(up(be, x, {batch, seq, d}), up(be, w, {batch, seq}), y);
-                 DVec want(batch * d, 0.0);
-                 for (int64_t b = 0; b < batch; ++b) {
-                   double total = 0;
-                   for (int64_t s = 0; s < seq; ++s) total += w[b * seq + s];
-                   for (int64_t ch = 0; ch < d && total > 0; ++ch) {
-                     for (int64_t s = 0; s < seq; ++s)
-                       want[b * d + ch] += w[b * seq + s] * x[(b * seq + s) * d + ch];
-                     want[b * d + ch] /= total;
-                   }
-                 }
-                 return std::vector<Check>{{"y", be.download(y), want}};
+                 return std::vector<Check>{
+                     {"y", be.download(y), masked_mean_reference(x, w, batch, seq, d)}};
                }});
   // A width of whole float4s (the work-group-per-32-channels kernel on OpenCL): 9 of them, so an
   // item's second group is mostly idle, and a sequence longer than the 32 items across it.
@@ -163,17 +168,8 @@ std::vector<OpCase> reduction_cases() {
                  for (int64_t s = 0; s < seq; ++s) w[seq + s] = 0;  // item 1: no tokens
                  Tensor y = be.empty({batch, d});
                  be.masked_mean(up(be, x, {batch, seq, d}), up(be, w, {batch, seq}), y);
-                 DVec want(batch * d, 0.0);
-                 for (int64_t b = 0; b < batch; ++b) {
-                   double total = 0;
-                   for (int64_t s = 0; s < seq; ++s) total += w[b * seq + s];
-                   for (int64_t ch = 0; ch < d && total > 0; ++ch) {
-                     for (int64_t s = 0; s < seq; ++s)
-                       want[b * d + ch] += w[b * seq + s] * x[(b * seq + s) * d + ch];
-                     want[b * d + ch] /= total;
-                   }
-                 }
-                 return std::vector<Check>{{"y", be.download(y), want}};
+                 return std::vector<Check>{
+                     {"y", be.download(y), masked_mean_reference(x, w, batch, seq, d)}};
                }});
   return c;
 }
