@@ -39,20 +39,8 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   const int64_t e = c.embed, ff = c.ff_width(), h = c.deep_out(), n = rows_, b = batch_;
   int64_t vocab = 0;
   for (int f = 0; f < 4; ++f) vocab += init.specs()[f].shape[0];
-  table_ = be_.empty({vocab, e});
-  dtable_ = be_.empty({vocab, e});
-  auto lin = [&](int64_t out, int64_t in) {
-    return Linear{be_.empty({out, in}), be_.empty({out}), be_.empty({out, in}), be_.empty({out})};
-  };
-  qkv_ = lin(3 * e, e);
-  out_ = lin(e, e);
-  lin1_ = lin(ff, e);
-  lin2_ = lin(e, ff);
-  for (Tensor* t : {&n1g_, &n1b_, &n2g_, &n2b_, &dn1g_, &dn1b_, &dn2g_, &dn2b_})
-    *t = be_.empty({e});
-  for (int64_t l = 0; l < c.layers; ++l)
-    deep_.push_back(lin(c.deep_width(l), l == 0 ? 4 * e : c.deep_width(l - 1)));
-  for (int t = 0; t < kTasks; ++t) heads_[t] = lin(kTaskClasses[t], h + kPairs);
+  // The parameters and their gradients are parts of flat buffers, made below.
+  deep_.resize(static_cast<size_t>(c.layers));
   type_weights_ = be_.upload(type_weights_host_, {static_cast<int64_t>(type_weights.size())});
 
   // param_specs() order: tables (one concatenated tensor), encoder, deep, heads; log_vars
@@ -69,10 +57,22 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
     params_.insert(params_.end(), {&l.w, &l.b});
     grads_.insert(grads_.end(), {&l.dw, &l.db});
   }
-  for (Tensor* p : params_) {
-    m_.push_back(be_.empty(p->shape()));
-    v_.push_back(be_.empty(p->shape()));
-  }
+  // Parameters, gradients and moments each in one flat buffer, so that AdamW is one pass over
+  // all of them and loss scaling's overflow check one reduction, as PyTorch's default AdamW and
+  // GradScaler on CUDA do (foreach: many tensors a launch); per tensor, a step issued 47 commands
+  // for them (results/h200/lead29-2026-11-28/README.md). The shapes are param_specs()'s, the four
+  // tables as one, without log_vars (reset() writes them in the same order).
+  std::vector<std::vector<int64_t>> shapes{{vocab, e}};
+  for (size_t i = 4; i + 1 < init.specs().size(); ++i) shapes.push_back(init.specs()[i].shape);
+  if (shapes.size() != params_.size())
+    throw std::logic_error("deepfm: param_specs() and the trainer's parameters differ in count");
+  std::vector<Tensor> parts;
+  flat_p_ = be_.flat_parts(shapes, parts);
+  for (size_t i = 0; i < parts.size(); ++i) *params_[i] = parts[i];
+  flat_g_ = be_.flat_parts(shapes, parts);
+  for (size_t i = 0; i < parts.size(); ++i) *grads_[i] = parts[i];
+  flat_m_ = be_.flat_parts(shapes, m_);
+  flat_v_ = be_.flat_parts(shapes, v_);
 
   s_ = be_.empty({b, 4, e});
   qkv_act_ = be_.empty({n, 3 * e});
@@ -115,7 +115,7 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   dhcat_ = be_.empty({b, h + kPairs});
   dfm_ = be_.empty({b, kPairs});
   dgram_ = be_.empty({b, 16});
-  norms_ = be_.empty({static_cast<int64_t>(params_.size())});
+  norms_ = be_.empty({1});
   reset();
 }
 
@@ -126,10 +126,9 @@ void Trainer::reset() {
     table.insert(table.end(), host[f].values.begin(), host[f].values.end());
   be_.write(table, table_);
   for (size_t i = 1; i < params_.size(); ++i) be_.write(host[i + 3].values, *params_[i]);
-  for (size_t i = 0; i < params_.size(); ++i) {
-    be_.fill(m_[i], 0.f);
-    be_.fill(v_[i], 0.f);
-  }
+  // The whole flat buffers: the padding between parts stays zero for AdamW (core_ops.h).
+  be_.fill(flat_m_, 0.f);
+  be_.fill(flat_v_, 0.f);
   const auto& lv = host.back().values;
   for (int t = 0; t < kTasks; ++t) log_vars_[t] = lv[t], lv_m_[t] = lv_v_[t] = 0;
   step_ = skipped_ = clean_ = 0;
@@ -421,11 +420,8 @@ StepResult Trainer::update() {
     r.loss += std::exp(-log_vars_[t]) * kTaskPriority[t] * l[t] + log_vars_[t];
   }
   if (sw_.loss_scaling) {
-    for (size_t i = 0; i < grads_.size(); ++i)
-      be_.sum_squares(*grads_[i], norms_, static_cast<int64_t>(i));
-    bool finite = true;
-    for (float v : be_.download(norms_)) finite = finite && std::isfinite(v);
-    if (!finite) {
+    be_.sum_squares(flat_g_, norms_, 0);
+    if (!std::isfinite(be_.download(norms_)[0])) {
       r.skipped = true;
       ++skipped_;
       scale_ *= kBackoff;
@@ -439,7 +435,7 @@ StepResult Trainer::update() {
   AdamWStep s;
   s.lr = c_.lr, s.weight_decay = c_.weight_decay, s.step = step_;
   s.grad_scale = static_cast<float>(inv_scale);
-  for (size_t i = 0; i < params_.size(); ++i) be_.adamw(*params_[i], *grads_[i], m_[i], v_[i], s);
+  be_.adamw(flat_p_, flat_g_, flat_m_, flat_v_, s);
   // The three uncertainty weights live on the host: d/ds_t = 1 - exp(-s_t) p_t L_t.
   const double b1 = s.beta1, b2 = s.beta2;
   for (int t = 0; t < kTasks; ++t) {

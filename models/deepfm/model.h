@@ -93,6 +93,7 @@ class Trainer {
   // Parameters (device), their gradients and AdamW moments, in param_specs() order.
   std::vector<Tensor*> params_, grads_;
   std::vector<Tensor> m_, v_;
+  Tensor flat_p_, flat_g_, flat_m_, flat_v_;  // the flat buffers the four lists are parts of
   Tensor table_, dtable_;
   Linear qkv_, out_, lin1_, lin2_;
   Tensor n1g_, n1b_, n2g_, n2b_, dn1g_, dn1b_, dn2g_, dn2b_;
