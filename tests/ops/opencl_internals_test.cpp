@@ -453,6 +453,57 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresPacksEveryLayout) {
       }
 }
 
+// A product whose C is its own contiguous [M, N] with alpha 1 lands in C from the GEMM itself:
+// beta 0 on a NaN C (never read) and beta 1 (C added in place), no axpby pass; f16 packs both
+// operands in one launch where its GEMM is pipelined. K 64 and 70 take both GEMM forms.
+TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  if (!be->kernel_log()) GTEST_SKIP() << "no kernel log";
+  const auto launches = [this](const char* name) {
+    be->synchronize();
+    be->kernel_log()->drain();
+    const auto& k = be->kernel_log()->kernels();
+    const auto it = k.find(name);
+    return it == k.end() ? uint64_t{0} : it->second.launches;
+  };
+  const int64_t m = 37, n = 150;
+  for (const int64_t k : {int64_t{64}, int64_t{70}})
+    for (const Precision p : {Precision::f16, Precision::tf32})
+      for (const float beta : {0.f, 1.f})
+        for (int tb = 0; tb < 2; ++tb) {
+          SCOPED_TRACE(std::string(precision_name(p)) + " k " + std::to_string(k) + " beta " +
+                       std::to_string(beta) + " tb " + std::to_string(tb));
+          const Vec ah = random_vec(m * k, 80), bh = random_vec(n * k, 81);
+          Vec c0 = random_vec(m * n, 82);
+          GemmBatch g;
+          g.m = m, g.n = n, g.k = k, g.trans_b = tb, g.beta = beta;
+          g.lda = k, g.ldb = tb ? k : n, g.ldc = n;
+          g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+          g.precision = p;
+          DVec want(c0.begin(), c0.end());
+          for (int64_t r = 0; r < m; ++r)
+            for (int64_t col = 0; col < n; ++col) {
+              double s = 0;
+              for (int64_t j = 0; j < k; ++j)
+                s += double(ah[r * k + j]) * (tb ? bh[col * k + j] : bh[j * n + col]);
+              want[r * n + col] = s + (beta == 0.f ? 0.0 : double(c0[r * n + col]));
+            }
+          if (beta == 0.f) std::fill(c0.begin(), c0.end(), std::nanf(""));
+          Tensor c = be->upload(c0, {m, n});
+          const uint64_t axpby = launches("axpby_strided"), pairs = launches("pack_f16_pair"),
+                         singles = launches("pack_f16") + launches("pack_f32");
+          be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+          EXPECT_EQ(compare({"C", be->download(c), want, p}), "");
+          EXPECT_EQ(launches("axpby_strided"), axpby);
+          const uint64_t packs = launches("pack_f16_pair") - pairs;
+          EXPECT_EQ(packs + launches("pack_f16") + launches("pack_f32") - singles,
+                    packs == 1 ? 1u : 2u);
+          if (p == Precision::tf32) {
+            EXPECT_EQ(packs, 0u);
+          }
+        }
+}
+
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
 // per call), and a second call with the key reuses the choice. The backend is shared between
 // tests, so the key is one no other test uses, and the count is relative.
