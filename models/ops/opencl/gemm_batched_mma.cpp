@@ -39,8 +39,8 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   const int lda = to_cl_int(g.lda, "lda"), ldb = to_cl_int(g.ldb, "ldb");
   if (pipelined && f16) {
     const cl::NDRange pair(round_up(k, kPackTile), round_up(std::max(m, n), kPackTile), 2);
-    launch_mma("pack_f16_pair", pair, cl::NDRange(kPackTile, kPackTile, 1), a, g.a_offsets[0],
-               lda, g.trans_a ? 1 : 0, m, x, b, g.b_offsets[0], ldb, g.trans_b ? 0 : 1, n, k, w);
+    launch_mma("pack_f16_pair", pair, cl::NDRange(kPackTile, kPackTile, 1), a, g.a_offsets[0], lda,
+               g.trans_a ? 1 : 0, m, x, b, g.b_offsets[0], ldb, g.trans_b ? 0 : 1, n, k, w);
   } else {
     launch_mma("pack_f32", grid(k, m), pack_local, a, g.a_offsets[0], lda, g.trans_a ? 1 : 0, m, k,
                x);
@@ -49,8 +49,8 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   }
   // Where C is its own contiguous [M, N] and alpha is 1, the GEMM writes C itself (beta 1: C
   // added in place as the epilogue's residual) and no axpby pass follows.
-  const bool direct = g.alpha == 1.f && (g.beta == 0.f || g.beta == 1.f) &&
-                      g.c_offsets[0] == 0 && g.ldc == g.n && c.dtype() == DType::f32;
+  const bool direct = g.alpha == 1.f && (g.beta == 0.f || g.beta == 1.f) && g.c_offsets[0] == 0 &&
+                      g.ldc == g.n && c.dtype() == DType::f32;
   Tensor scratch = direct ? Tensor{} : do_empty({g.m, g.n}, DType::f32);
   Tensor& y = direct ? c : scratch;
   Epilogue ep;
