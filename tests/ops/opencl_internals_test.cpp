@@ -36,6 +36,33 @@ TEST(OpsOpenCLDevices, UnknownFilterThrowsNamingIt) {
   }
 }
 
+// STAGEBENCH_CL_EVENTS=off: the same results with no event behind any command, so the kernel
+// log stays empty; a value other than on or off fails the backend naming it.
+TEST(OpsOpenCLEvents, OffComputesTheSameAndRecordsNothing) {
+  ::setenv("STAGEBENCH_CL_EVENTS", "off", 1);
+  std::unique_ptr<Backend> be;
+  try {
+    be = make_opencl_backend("");
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CL_EVENTS");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  Tensor x = be->upload(std::vector<float>{1, -2, 3}, {3}), y = be->empty({3});
+  be->activation(x, Act::relu, y);
+  EXPECT_EQ(be->download(y), (std::vector<float>{1, 0, 3}));
+  ASSERT_NE(be->kernel_log(), nullptr);
+  be->kernel_log()->drain();
+  EXPECT_TRUE(be->kernel_log()->kernels().empty());
+  ::setenv("STAGEBENCH_CL_EVENTS", "sometimes", 1);
+  try {
+    make_opencl_backend("");
+    ADD_FAILURE() << "sometimes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_CL_EVENTS=sometimes"), std::string::npos);
+  }
+  ::unsetenv("STAGEBENCH_CL_EVENTS");
+}
+
 TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
   const std::string embedded(compiled_in_cl_source("gemm_pack.cl"));
   const auto dir = std::filesystem::temp_directory_path() / "sb_cl_source_override_test";

@@ -31,6 +31,11 @@ class EventLog {
   // Waits for every remembered event and reports it to the KernelLog.
   void flush();
 
+  // Off: commands are enqueued without events and nothing reaches the KernelLog (no device
+  // time, no kernel counts), to measure what the events themselves cost the host
+  // (STAGEBENCH_CL_EVENTS=off; docs/method.md, *Device time (OpenCL)*).
+  void set_recording(bool on) { recording_ = on; }
+
  private:
   struct Pending {
     std::string name;
@@ -44,6 +49,7 @@ class EventLog {
   std::vector<Pending> pending_;
   cl::Event span_begin_;
   bool span_open_ = false;
+  bool recording_ = true;
 };
 
 }  // namespace sb

@@ -78,6 +78,12 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
       throw std::invalid_argument("STAGEBENCH_EVENTS_AT_SYNC=" + v + ": 1 or 0");
     events_at_sync_ = v == "1";
   }
+  if (const char* ev = std::getenv("STAGEBENCH_CL_EVENTS"); ev && *ev) {
+    const std::string v = ev;
+    if (v != "on" && v != "off")
+      throw std::invalid_argument("STAGEBENCH_CL_EVENTS=" + v + ": on or off");
+    events_.set_recording(v == "on");
+  }
   library_tuning_ = apply_cached_clblast_tuning(runtime_->device());
   portable_gemm_ = portable_f32_gemm_requested();
   if (portable_gemm_)
