@@ -26,6 +26,10 @@ class Collector {
   // Around one sample (one forward or training step), outside of which nothing is counted.
   virtual void start() = 0;
   virtual void stop() = 0;
+  // True for collectors that read the backend's per-command profiling events (OpenCL device
+  // time, the timeline). The events cost the host per command, so the runner brackets no timed
+  // sample with these: they run in device samples after the timed ones, with the events on.
+  virtual bool needs_device_events() const { return false; }
   // Adds this collector's per-stage figures to the stage record: its counters, memory or
   // OpenCL block, or a named section of its own. items = work items per sample.
   virtual void report(StageRecord& stage, double items_per_sample) const = 0;

@@ -23,6 +23,7 @@ class OpenCLCollector : public Collector {
   // before the first one, because the runner keeps only collectors available at creation.
   bool available() const override { return !stage_begun_ || kernels_ != nullptr; }
   std::string unavailable_reason() const override;
+  bool needs_device_events() const override { return true; }
   void begin_stage(const CollectorSources& sources) override;
   void start() override;
   void stop() override;

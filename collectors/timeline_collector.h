@@ -1,11 +1,12 @@
 #pragma once
 // `run --timeline`: the kernels and host phases of one measured sample per stage, kept for a
 // Chrome trace-event file (collectors/timeline_trace.h). The collector captures the first
-// measured sample of its stage: the device's profiling timestamps of every command the sample
-// queued (the same events the OpenCL collector sums into the stage's device time, so the
-// kernels of a captured sample add up to that sample's device time exactly) and the host
-// ranges the model marked (instrument/host_ranges.h), and hands them to a sink shared by the
-// run's collectors, which outlives them.
+// sample it brackets, the stage's first device sample (harness/runner.cpp): the device's
+// profiling timestamps of every command the sample queued (the same events the OpenCL
+// collector sums into the stage's device time, so the kernels of a captured sample add up to
+// that sample's device time exactly) and the host ranges the model marked
+// (instrument/host_ranges.h), and hands them to a sink shared by the run's collectors, which
+// outlives them.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +48,7 @@ class TimelineCollector : public Collector {
   std::string name() const override { return "timeline"; }
   bool available() const override { return true; }
   std::string unavailable_reason() const override { return {}; }
+  bool needs_device_events() const override { return true; }
   void begin_stage(const CollectorSources& sources) override;
   void start() override;
   void stop() override;

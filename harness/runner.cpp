@@ -8,6 +8,7 @@
 #include "harness/stage_report.h"
 #include "harness/stage_state.h"
 #include "instrument/allocation_tracker.h"
+#include "instrument/kernel_log.h"
 
 namespace sb {
 namespace {
@@ -76,8 +77,11 @@ class LadderRunner {
       for (size_t i = 0; i < states_.size(); ++i) warm_up(i);
       begin_collectors();
       emit_partial();
+      set_device_events(false);
       measure_rounds();
-      if (lost_.empty()) {  // both would only meet the lost device again
+      set_device_events(true);
+      if (lost_.empty()) device_samples();
+      if (lost_.empty()) {  // all three would only meet the lost device again
         check_training();
         collect_summaries();
       }
@@ -175,18 +179,24 @@ class LadderRunner {
   }
 
   // One timed sample: collectors bracket the timed region, which holds w.run() alone. Any
-  // exception fails the stage, named by the step it came from.
-  void sample(StageState& st) {
+  // exception fails the stage, named by the step it came from. A device sample (`device`)
+  // brackets the run with the collectors that need the backend's profiling events instead,
+  // and its time is not a sample of the stage.
+  void sample(StageState& st, bool device = false) {
+    std::vector<Collector*> active;
+    for (auto& c : st.collectors)
+      if (c->needs_device_events() == device) active.push_back(c.get());
     size_t started = 0;
     const char* where = "collector start";
     try {
-      for (; started < st.collectors.size(); ++started) st.collectors[started]->start();
+      for (; started < active.size(); ++started) active[started]->start();
       where = "run";
       const Clock::time_point t0 = Clock::now();
       w_.run(st.index);
       const double seconds = seconds_since(t0);
       where = "collector stop";
-      while (started > 0) st.collectors[--started]->stop();
+      while (started > 0) active[--started]->stop();
+      if (device) return;
       st.samples_s.push_back(seconds);
       if (!train_) {
         where = "output";
@@ -201,15 +211,44 @@ class LadderRunner {
     } catch (...) {
       fail(st, where, "unknown exception");
     }
-    if (!st.live()) stop_quietly(st, started);
+    if (!st.live()) stop_quietly(active, started);
   }
 
   // Leaves the collectors stopped after a failure; their own errors no longer matter then.
-  static void stop_quietly(StageState& st, size_t started) {
+  static void stop_quietly(const std::vector<Collector*>& active, size_t started) {
     while (started > 0) {
       try {
-        st.collectors[--started]->stop();
+        active[--started]->stop();
       } catch (...) {
+      }
+    }
+  }
+
+  // The backend's per-command profiling events: off for the timed samples, on for the rest.
+  // They cost the host several microseconds a command, which a host-bound step pays in full
+  // (a training step on NVIDIA of 1.4 ms without them took 2.3-2.6 ms with them:
+  // results/h200/lead30-2026-11-28/README.md), and PyTorch's figures beside ours carry none.
+  void set_device_events(bool on) {
+    if (KernelLog* log = w_.sources().kernels) log->set_recording(on);
+  }
+
+  // After the timed rounds, each measured stage with a collector that reads device events runs
+  // kDeviceSamples more samples (at most as many as it was timed) with the events on, bracketed
+  // by those collectors alone: the stage's device time, kernel counts and timeline come from
+  // them, and its time from the timed samples, which had none.
+  void device_samples() {
+    constexpr size_t kDeviceSamples = 10;
+    for (size_t i = 0; i < states_.size() && lost_.empty(); ++i) {
+      StageState& st = states_[i];
+      if (!st.measured()) continue;
+      const bool wanted = std::any_of(st.collectors.begin(), st.collectors.end(),
+                                      [](const auto& c) { return c->needs_device_events(); });
+      if (!wanted) continue;
+      const size_t runs = std::min(kDeviceSamples, st.samples_s.size());
+      for (size_t r = 0; r < runs && st.live() && lost_.empty(); ++r) {
+        check_stop();
+        report_progress("device", i, r, 0);
+        sample(st, true);
       }
     }
   }

@@ -49,6 +49,12 @@ class KernelLog {
   void drain() {
     if (drain_) drain_();
   }
+  // Whether the backend puts a profiling event behind each command it queues (default on).
+  // Events cost NVIDIA's OpenCL host several microseconds a command, which a host-bound step
+  // pays in full (results/h200/lead30-2026-11-28/README.md), so the runner turns them off for
+  // the timed samples and on for the device samples that follow them (harness/runner.cpp).
+  void set_recording(bool on) { recording_ = on; }
+  bool recording() const { return recording_; }
   // Keeps every kernel_event() in `events` until capture_into(nullptr).
   void capture_into(std::vector<KernelEvent>* events) { capture_ = events; }
   // One tensor-core GEMM call and the path it took, e.g. "fp16 wgmma", "int8 mma.sync": the
@@ -80,6 +86,7 @@ class KernelLog {
   uint64_t d2h_bytes_ = 0;
   std::vector<KernelEvent>* capture_ = nullptr;
   std::function<void()> drain_;
+  bool recording_ = true;
 };
 
 }  // namespace sb

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "instrument/kernel_log.h"
 #include "schema/document.h"
 #include "tests/harness/fakes.h"
 
@@ -246,6 +247,69 @@ TEST(Runner, MaxTimeStopsTheLadder) {
   EXPECT_EQ(time.at("stop_reason").get<std::string>().rfind("max time 0.02 s (noise", 0), 0u)
       << time.at("stop_reason");
   EXPECT_LT(time.at("samples").get<int>(), 1000);
+}
+
+// A workload whose backend has a kernel log, noting whether its profiling events were on at
+// each run, and a collector that reads device events, counting its samples.
+class EventsWorkload : public FakeWorkload {
+ public:
+  using FakeWorkload::FakeWorkload;
+  void run(size_t s) override {
+    (log.recording() ? runs_with_events : runs_without) += 1;
+    FakeWorkload::run(s);
+  }
+  CollectorSources sources() override {
+    CollectorSources c;
+    c.kernels = &log;
+    return c;
+  }
+  KernelLog log;
+  int runs_with_events = 0, runs_without = 0;
+};
+
+class DeviceEventsCollector : public CountingCollector {
+ public:
+  explicit DeviceEventsCollector(const KernelLog* log) : log_(log) {}
+  std::string name() const override { return "device"; }
+  bool needs_device_events() const override { return true; }
+  void start() override {
+    if (!log_->recording()) throw std::logic_error("started with the events off");
+    CountingCollector::start();
+  }
+
+ private:
+  const KernelLog* log_;
+};
+
+// The timed samples run with the backend's events off and without the collectors that need
+// them; those collectors then see min(10, samples) device samples of their own, events on,
+// which add no sample to the stage's time. The events stay on after the run.
+TEST(Runner, DeviceEventCollectorsRunInDeviceSamplesAfterTheTimedOnes) {
+  for (const int max_samples : {4, 30}) {
+    SCOPED_TRACE(max_samples);
+    EventsWorkload w({FakeStage("baseline", 0.5)});
+    RunnerOptions opt = quick_options();
+    opt.min_samples = max_samples, opt.max_samples = max_samples, opt.max_time_s = 5;
+    opt.warmup_runs = 0;
+    const KernelLog* log = &w.log;
+    opt.make_collectors = [log] {
+      std::vector<std::unique_ptr<Collector>> c;
+      c.push_back(std::make_unique<CountingCollector>(true));
+      c.push_back(std::make_unique<DeviceEventsCollector>(log));
+      return c;
+    };
+    const nlohmann::json run = run_ladder(w, kInfo, {}, opt);
+    const auto& s = run.at("stages")[0];
+    ASSERT_EQ(s.at("status"), "ok") << s.dump();
+    const int timed = s.at("time").at("samples").get<int>();
+    EXPECT_EQ(timed, max_samples);
+    const auto& counters = s.at("counters");
+    EXPECT_EQ(counters.at("counting_starts").at("value").get<int>(), timed);
+    EXPECT_EQ(counters.at("device_starts").at("value").get<int>(), std::min(10, timed));
+    EXPECT_EQ(w.runs_without, timed);
+    EXPECT_EQ(w.runs_with_events, std::min(10, timed));
+    EXPECT_TRUE(w.log.recording());
+  }
 }
 
 TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {

@@ -17,7 +17,7 @@ uint64_t span_ns(cl_ulong from, cl_ulong to) {
 
 void EventLog::launch(const std::string& name, const cl::Kernel& kernel, const cl::NDRange& global,
                       const cl::NDRange& local) {
-  if (!recording_) {
+  if (!recording_ || !log_.recording()) {
     queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local);
     return;
   }
@@ -28,14 +28,15 @@ void EventLog::launch(const std::string& name, const cl::Kernel& kernel, const c
 
 void EventLog::begin_span() {
   if (span_open_) throw std::logic_error("EventLog: nested spans are not supported");
-  if (recording_) queue_.enqueueMarkerWithWaitList(nullptr, &span_begin_);
+  span_recorded_ = recording_ && log_.recording();
+  if (span_recorded_) queue_.enqueueMarkerWithWaitList(nullptr, &span_begin_);
   span_open_ = true;
 }
 
 void EventLog::end_span(const std::string& name) {
   if (!span_open_) throw std::logic_error("EventLog: end_span without begin_span");
   span_open_ = false;
-  if (!recording_) return;
+  if (!span_recorded_) return;
   cl::Event end;
   queue_.enqueueMarkerWithWaitList(nullptr, &end);
   remember({name, std::move(span_begin_), std::move(end)});

@@ -33,7 +33,8 @@ class EventLog {
 
   // Off: commands are enqueued without events and nothing reaches the KernelLog (no device
   // time, no kernel counts), to measure what the events themselves cost the host
-  // (STAGEBENCH_CL_EVENTS=off; docs/method.md, *Device time (OpenCL)*).
+  // (STAGEBENCH_CL_EVENTS=off; docs/method.md, *Device time (OpenCL)*). The KernelLog's own
+  // recording() (the runner's timed samples) turns them off too.
   void set_recording(bool on) { recording_ = on; }
 
  private:
@@ -50,6 +51,7 @@ class EventLog {
   cl::Event span_begin_;
   bool span_open_ = false;
   bool recording_ = true;
+  bool span_recorded_ = false;  // whether the open span's begin marker was queued
 };
 
 }  // namespace sb
