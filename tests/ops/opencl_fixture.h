@@ -17,6 +17,15 @@ class OpsOpenCL : public ::testing::Test {
     be = static_cast<OpenCLBackend*>(test_backend("opencl", &why));
     if (be == nullptr) GTEST_SKIP() << why;
   }
+  // How many times `name` has been launched on the shared backend so far (tests compare the
+  // counts before and after a call: other tests launch it too).
+  uint64_t launches(const char* name) {
+    be->synchronize();
+    be->kernel_log()->drain();
+    const auto& k = be->kernel_log()->kernels();
+    const auto it = k.find(name);
+    return it == k.end() ? uint64_t{0} : it->second.launches;
+  }
   OpenCLBackend* be = nullptr;
 };
 

@@ -1,0 +1,257 @@
+// gemm_batched on the OpenCL backend: CLBlast's routines and the choice among them, our narrow
+// products, the tensor-core path (packing, C written directly) and autotuning; each counts the
+// launches it expects through the kernel log.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+#include "tests/ops/op_case.h"
+#include "tests/ops/opencl_fixture.h"
+
+namespace sb::testing {
+namespace {
+
+TEST_F(OpsOpenCLClblast, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) {
+  const int64_t m = 5, n = 7, k = 3;
+  const Vec ah = random_vec(2 * k * m, 60), bh = random_vec(2 * k * n, 61);  // A^T, B as [k, n]
+  const Tensor a = be->upload(ah, {2, k, m}), b = be->upload(bh, {2, k, n});
+  auto want = [&](const Vec& c0, float alpha, float beta) {
+    DVec w(2 * m * n);
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t c = 0; c < n; ++c) {
+          double s = 0;
+          for (int64_t j = 0; j < k; ++j)
+            s += ah[i * k * m + j * m + r] * bh[i * k * n + j * n + c];
+          const size_t at = static_cast<size_t>(i * m * n + r * n + c);
+          w[at] = alpha * s + (beta != 0 ? beta * c0[at] : 0.0);
+        }
+    return w;
+  };
+  GemmBatch g;
+  g.m = m, g.n = n, g.k = k, g.trans_b = false, g.trans_a = true, g.alpha = 0.5f;
+  g.lda = m, g.ldb = n, g.ldc = n;
+  g.a_offsets = {0, k * m}, g.b_offsets = {0, k * n}, g.c_offsets = {0, m * n};
+  Tensor c = be->upload(Vec(2 * m * n, std::nanf("")), {2, m, n});
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"beta 0", be->download(c), want({}, 0.5f, 0.f)}), "");
+  const Vec c0 = random_vec(2 * m * n, 62);
+  be->write(c0, c);
+  g.beta = 1.f;
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"beta 1", be->download(c), want(c0, 0.5f, 1.f)}), "");
+  if (be->has_mma()) return;  // f16 runs there (several items in fp32): the next test
+  g.precision = Precision::f16;
+  try {
+    be->gemm_batched(g, a, b, c);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("f32 only"), std::string::npos) << e.what();
+  }
+}
+
+// Attention's products (items b-major over heads, q and k interleaved in [B, n, H*dh]): every
+// routine STAGEBENCH_GEMM_BATCHED can force computes what one Gemm per item does, the grouped
+// one as one strided batch per head, `small` (ours) from the offsets' two-level strides; a name
+// a batch cannot take is refused.
+TEST_F(OpsOpenCLClblast, EveryForcedBatchedRoutineComputesTheSameScores) {
+  const int64_t batch = 3, heads = 2, n = 5, dh = 4, ld = heads * dh;
+  const Tensor q = be->upload(random_vec(batch * n * ld, 63), {batch, n, ld});
+  const Tensor k = be->upload(random_vec(batch * n * ld, 64), {batch, n, ld});
+  GemmBatch g;
+  g.m = n, g.n = n, g.k = dh, g.lda = ld, g.ldb = ld, g.ldc = n, g.alpha = 0.5f;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      g.a_offsets.push_back(b * n * ld + h * dh);
+      g.b_offsets.push_back(b * n * ld + h * dh);
+      g.c_offsets.push_back((b * heads + h) * n * n);
+    }
+  auto scores = [&](const char* routine) {
+    setenv("STAGEBENCH_GEMM_BATCHED", routine, 1);
+    Tensor c = be->upload(Vec(batch * heads * n * n, std::nanf("")), {batch * heads, n, n});
+    be->gemm_batched(g, q, k, c);
+    unsetenv("STAGEBENCH_GEMM_BATCHED");
+    return be->download(c);
+  };
+  const Vec per_item = scores("per_item");
+  for (const char* routine : {"batched", "strided_groups", "small"}) {
+    const Vec got = scores(routine);
+    DVec want(per_item.begin(), per_item.end());
+    EXPECT_EQ(compare({routine, got, want}), "") << routine;
+  }
+  for (const char* routine : {"strided_batched", "no_such_routine"}) {
+    try {
+      scores(routine);
+      ADD_FAILURE() << routine << " accepted";
+    } catch (const std::invalid_argument& e) {
+      unsetenv("STAGEBENCH_GEMM_BATCHED");
+      EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Narrow products are ours by default (one launch of gemm_batched_small, no CLBlast span), and
+// the kernel takes each operand's own two-level strides (b-major over heads for A and B, one
+// step for C, items in reverse for B); offsets without that form stay with CLBlast.
+TEST_F(OpsOpenCLClblast, NarrowProductsRunOnOneKernelFromTheirStrides) {
+  const int64_t batch = 3, heads = 2, n = 4, dh = 6, ld = 3 * heads * dh;
+  const Vec ah = random_vec(batch * n * ld, 65), bh = random_vec(batch * n * ld, 66);
+  GemmBatch g;
+  g.m = n, g.n = n, g.k = dh, g.lda = ld, g.ldb = ld, g.ldc = n, g.alpha = 0.25f, g.beta = 1.f;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      g.a_offsets.push_back(b * n * ld + h * dh);
+      g.b_offsets.push_back((batch - 1 - b) * n * ld + heads * dh + h * dh);
+      g.c_offsets.push_back((b * heads + h) * n * n);
+    }
+  const Vec c0 = random_vec(batch * heads * n * n, 67);
+  DVec want = widen(c0);
+  for (size_t it = 0; it < g.a_offsets.size(); ++it)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < dh; ++p)
+          s += double(ah[g.a_offsets[it] + i * ld + p]) * bh[g.b_offsets[it] + j * ld + p];
+        want[g.c_offsets[it] + i * n + j] += 0.25 * s;
+      }
+  const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
+  Tensor c = be->upload(c0, {std::ssize(c0)});
+  const uint64_t small = launches("gemm_batched_small"), library = launches("clblast_gemm_batched");
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"C", be->download(c), want}), "");
+  EXPECT_EQ(launches("gemm_batched_small"), small + 1);
+  EXPECT_EQ(launches("clblast_gemm_batched"), library);
+  // Items in no two-level order: CLBlast's GemmBatched computes them.
+  std::swap(g.a_offsets[1], g.a_offsets[4]);
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(launches("gemm_batched_small"), small + 1);
+  EXPECT_EQ(launches("clblast_gemm_batched"), library + 1);
+}
+
+// One product at f16 or tf32 on the tensor cores: every transpose combination, alpha, beta
+// accumulation and a C item inside a larger strided buffer; shapes off the 128 x 128 tiles.
+TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresPacksEveryLayout) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t m = 37, n = 150, k = 70, ldc = n + 9, c_off = 2 * ldc + 3;
+  for (const Precision p : {Precision::f16, Precision::tf32})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        SCOPED_TRACE(std::string(precision_name(p)) + " ta " + std::to_string(ta) + " tb " +
+                     std::to_string(tb));
+        const Vec ah = random_vec(m * k, 70), bh = random_vec(n * k, 71);
+        const Vec c0 = random_vec((m + 3) * ldc, 72);
+        GemmBatch g;
+        g.m = m, g.n = n, g.k = k, g.trans_a = ta, g.trans_b = tb, g.alpha = 0.5f, g.beta = 1.f;
+        g.lda = ta ? m : k, g.ldb = tb ? k : n, g.ldc = ldc;
+        g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {c_off};
+        g.precision = p;
+        Tensor c = be->upload(c0, {m + 3, ldc});
+        be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+        DVec want(c0.begin(), c0.end());
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t col = 0; col < n; ++col) {
+            double s = 0;
+            for (int64_t j = 0; j < k; ++j)
+              s += double(ta ? ah[j * m + r] : ah[r * k + j]) *
+                   (tb ? bh[col * k + j] : bh[j * n + col]);
+            want[c_off + r * ldc + col] += 0.5 * s;
+          }
+        EXPECT_EQ(compare({"C", be->download(c), want, p}), "");
+      }
+}
+
+// A product whose C is its own contiguous [M, N] with alpha 1 lands in C from the GEMM itself:
+// beta 0 on a NaN C (never read) and beta 1 (C added in place), no axpby pass; f16 packs both
+// operands in one launch where its GEMM is pipelined. K 64 and 70 take both GEMM forms.
+TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t m = 37, n = 150;
+  for (const int64_t k : {int64_t{64}, int64_t{70}})
+    for (const Precision p : {Precision::f16, Precision::tf32})
+      for (const float beta : {0.f, 1.f})
+        for (int tb = 0; tb < 2; ++tb) {
+          SCOPED_TRACE(std::string(precision_name(p)) + " k " + std::to_string(k) + " beta " +
+                       std::to_string(beta) + " tb " + std::to_string(tb));
+          const Vec ah = random_vec(m * k, 80), bh = random_vec(n * k, 81);
+          Vec c0 = random_vec(m * n, 82);
+          GemmBatch g;
+          g.m = m, g.n = n, g.k = k, g.trans_b = tb, g.beta = beta;
+          g.lda = k, g.ldb = tb ? k : n, g.ldc = n;
+          g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+          g.precision = p;
+          DVec want(c0.begin(), c0.end());
+          for (int64_t r = 0; r < m; ++r)
+            for (int64_t col = 0; col < n; ++col) {
+              double s = 0;
+              for (int64_t j = 0; j < k; ++j)
+                s += double(ah[r * k + j]) * (tb ? bh[col * k + j] : bh[j * n + col]);
+              want[r * n + col] = s + (beta == 0.f ? 0.0 : double(c0[r * n + col]));
+            }
+          if (beta == 0.f) std::fill(c0.begin(), c0.end(), std::nanf(""));
+          Tensor c = be->upload(c0, {m, n});
+          const uint64_t axpby = launches("axpby_strided"), pairs = launches("pack_f16_pair"),
+                         singles = launches("pack_f16") + launches("pack_f32");
+          be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+          EXPECT_EQ(compare({"C", be->download(c), want, p}), "");
+          EXPECT_EQ(launches("axpby_strided"), axpby);
+          const uint64_t packs = launches("pack_f16_pair") - pairs;
+          EXPECT_EQ(packs + launches("pack_f16") + launches("pack_f32") - singles,
+                    packs == 1 ? 1u : 2u);
+          if (p == Precision::tf32) {
+            EXPECT_EQ(packs, 0u);
+          }
+        }
+}
+
+// Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
+// per call), and a second call with the key reuses the choice. The backend is shared between
+// tests, so the key is one no other test uses, and the count is relative.
+TEST_F(OpsOpenCLClblast, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
+  GemmBatch g;
+  g.m = 9, g.n = 11, g.k = 13, g.trans_b = true, g.beta = 1.f, g.autotune = true;
+  g.lda = g.k + 3, g.ldb = g.k + 1, g.ldc = g.n + 2;
+  for (int64_t i = 0; i < 3; ++i) {
+    g.a_offsets.push_back(i * g.m * g.lda);
+    g.b_offsets.push_back(i * g.n * g.ldb);
+    g.c_offsets.push_back(i * g.m * g.ldc);
+  }
+  const Vec ah = random_vec(3 * g.m * g.lda, 63), bh = random_vec(3 * g.n * g.ldb, 64),
+            c0 = random_vec(3 * g.m * g.ldc, 65);
+  auto want = [&](const Vec& c) {
+    DVec w = widen(c);
+    for (size_t it = 0; it < 3; ++it)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < g.k; ++p)
+            s += double(ah[g.a_offsets[it] + i * g.lda + p]) * bh[g.b_offsets[it] + j * g.ldb + p];
+          w[g.c_offsets[it] + i * g.ldc + j] += s;
+        }
+    return w;
+  };
+  const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
+  Tensor c = be->upload(c0, {std::ssize(c0)});
+  const size_t before = be->autotune_choices().size();
+  be->gemm_batched(g, a, b, c);
+  const Vec once = be->download(c);
+  EXPECT_EQ(compare({"C after one call", once, want(c0)}), "");
+  const auto first = be->autotune_choices();
+  ASSERT_EQ(first.size(), before + 1);
+  const std::string key = "m=9 n=11 k=13 ta=0 tb=1 beta=1 items=3 lda=16 ldb=14 ldc=13 strided=1";
+  std::string chosen;
+  for (const auto& [k, v] : first)
+    if (k == key) chosen = v;
+  EXPECT_TRUE(chosen == "clblast_gemm_batched" || chosen == "clblast_gemm_per_item" ||
+              chosen == "clblast_gemm_strided_batched" || chosen == "gemm_batched_small")
+      << "'" << chosen << "'";
+  be->gemm_batched(g, a, b, c);
+  EXPECT_EQ(compare({"C after two calls", be->download(c), want(once)}), "");
+  EXPECT_EQ(be->autotune_choices(), first);
+}
+
+}  // namespace
+}  // namespace sb::testing
