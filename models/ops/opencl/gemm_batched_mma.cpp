@@ -1,9 +1,10 @@
 // gemm_batched at f16 or tf32 on NVIDIA tensor cores: each item's operands packed into the
-// layout the mma kernels read (x [M, K] fp32, W [N, K] half or fp32), one mma GEMM, and the
-// product written into C with alpha and beta. Written here rather than taken from a library
-// because CLBlast's half routines need cl_khr_fp16, which NVIDIA's OpenCL lacks.
+// layout the mma kernels read (x [M, K] half or fp32, W [N, K] half or fp32), one mma GEMM, and
+// the product written into C with alpha and beta (by the GEMM itself where C is contiguous and
+// alpha is 1). Written here rather than taken from a library because CLBlast's half routines
+// need cl_khr_fp16, which NVIDIA's OpenCL lacks.
 //
-// Several items of one call would each pay three launches; a batch of small items (attention
+// Several items of one call would each pay two to four launches; a batch of small items (attention
 // over a few tokens, a Gram matrix per sample) is computed in fp32 by CLBlast instead, which
 // GemmBatch::precision allows ("may be computed in").
 #include <algorithm>
