@@ -403,8 +403,9 @@ std::vector<OpCase> dropout_cases() {
 // values. B's items lie in reverse order (offsets stepping by a negative amount) unless
 // b_ascending; autotune times the backend's candidates first (on scratch: C accumulates once).
 std::vector<Check> run_gemm(Backend& be, bool trans_a, bool trans_b, float alpha, float beta,
-                            Precision p, bool autotune = false, bool b_ascending = false) {
-  const int64_t m = 5, n = 7, k = 6, items = 2;
+                            Precision p, bool autotune = false, bool b_ascending = false,
+                            int64_t k = 6) {
+  const int64_t m = 5, n = 7, items = 2;
   const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
   const int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
   GemmBatch g;
@@ -462,6 +463,14 @@ std::vector<OpCase> gemm_and_forward_cases() {
       {Op::gemm_batched, "autotune_uneven_items_trans_a_trans_b_beta_half", {}, [](Backend& be) {
          return run_gemm(be, true, true, 0.5f, 0.5f, Precision::f32, true, false);
        }});
+  // K 300: OpenCL's narrow products then share each element of C among 32 lanes
+  // (gemm_batched_small_lanes), K not a multiple of them.
+  c.push_back({Op::gemm_batched, "narrow_long_k_trans_b_beta_half", {}, [](Backend& be) {
+                 return run_gemm(be, false, true, 1.f, 0.5f, Precision::f32, false, false, 300);
+               }});
+  c.push_back({Op::gemm_batched, "narrow_long_k_trans_a_beta_0", {}, [](Backend& be) {
+                 return run_gemm(be, true, false, 0.5f, 0.f, Precision::f32, false, false, 300);
+               }});
   c.push_back({Op::gemm_batched, "bf16_trans_a_beta_1", needs_precision(Precision::bf16),
                [](Backend& be) { return run_gemm(be, true, false, 1.f, 1.f, Precision::bf16); }});
   c.push_back({Op::gemm_batched, "bf16_trans_b", needs_precision(Precision::bf16),

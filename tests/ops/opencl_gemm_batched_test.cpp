@@ -207,6 +207,35 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
         }
 }
 
+// A narrow product at f16 or tf32 on NVIDIA is computed in fp32 by the small kernel, one launch
+// (the lanes' form at DeepFM's head shape, K 1,030), not packed for the mma kernels.
+TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  const int64_t m = 64, n = 6, k = 1030;
+  for (const Precision p : {Precision::f16, Precision::tf32}) {
+    SCOPED_TRACE(precision_name(p));
+    const Vec ah = random_vec(m * k, 90), bh = random_vec(n * k, 91);
+    GemmBatch g;
+    g.m = m, g.n = n, g.k = k, g.trans_b = true, g.lda = k, g.ldb = k, g.ldc = n;
+    g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+    g.precision = p;
+    Tensor c = be->empty({m, n});
+    const uint64_t lanes = launches("gemm_batched_small_lanes"),
+                   packs = launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
+    be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+    DVec want(static_cast<size_t>(m * n));
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t col = 0; col < n; ++col) {
+        double s = 0;
+        for (int64_t j = 0; j < k; ++j) s += double(ah[r * k + j]) * bh[col * k + j];
+        want[r * n + col] = s;
+      }
+    EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
+    EXPECT_EQ(launches("gemm_batched_small_lanes"), lanes + 1);
+    EXPECT_EQ(launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair"), packs);
+  }
+}
+
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
 // per call), and a second call with the key reuses the choice. The backend is shared between
 // tests, so the key is one no other test uses, and the count is relative.

@@ -39,9 +39,13 @@ std::optional<OpenCLBackend::ItemStrides> OpenCLBackend::item_strides(
 }
 
 bool OpenCLBackend::small_products(const GemmBatch& g) {
+  return g.a_offsets.size() > 1 && narrow_product(g) && item_strides(g.a_offsets) &&
+         item_strides(g.b_offsets) && item_strides(g.c_offsets);
+}
+
+bool OpenCLBackend::narrow_product(const GemmBatch& g) {
   constexpr int64_t kNarrow = 16, kMaxElements = 4096;
-  return g.a_offsets.size() > 1 && std::min(g.m, g.n) <= kNarrow && g.m * g.n <= kMaxElements &&
-         item_strides(g.a_offsets) && item_strides(g.b_offsets) && item_strides(g.c_offsets);
+  return std::min(g.m, g.n) <= kNarrow && g.m * g.n <= kMaxElements;
 }
 
 void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b,
@@ -52,17 +56,24 @@ void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, cons
   const auto items = static_cast<int64_t>(g.a_offsets.size());
   const int64_t elements = g.m * g.n * items;
   if (elements == 0) return;
+  // From K 128 a work-group of 32 lanes shares each element (gemm_batched_small_lanes): below
+  // it, one work-item's loop is short and the lanes' reduction would cost more than it saves.
+  constexpr int64_t kLanesFromK = 128, kLanes = 32;  // kLanes: SMALL_LANES in gemm_general.cl
+  const bool lanes = g.k >= kLanesFromK;
   constexpr size_t kGroup = 128;
   auto args = [](const ItemStrides& s) {
     return std::array<int, 4>{signed_cl_int(s.base, "offset"), signed_cl_int(s.outer, "stride"),
                               signed_cl_int(s.step, "stride"), signed_cl_int(s.inner, "items")};
   };
   const auto ax = args(*as), bx = args(*bs), cx = args(*cs);
-  launch("gemm_batched_small", cl::NDRange(round_up(elements, kGroup)), cl::NDRange(kGroup),
-         to_cl_int(g.m, "m"), to_cl_int(g.n, "n"), to_cl_int(g.k, "k"), g.trans_a ? 1 : 0,
-         g.trans_b ? 1 : 0, g.alpha, g.beta, to_cl_int(items, "items"), a, ax[0], ax[1], ax[2],
-         ax[3], to_cl_int(g.lda, "lda"), b, bx[0], bx[1], bx[2], bx[3], to_cl_int(g.ldb, "ldb"), c,
-         cx[0], cx[1], cx[2], cx[3], to_cl_int(g.ldc, "ldc"));
+  const cl::NDRange global(lanes ? static_cast<size_t>(elements * kLanes)
+                                 : round_up(elements, kGroup));
+  launch(lanes ? "gemm_batched_small_lanes" : "gemm_batched_small", global,
+         cl::NDRange(lanes ? static_cast<size_t>(kLanes) : kGroup), to_cl_int(g.m, "m"),
+         to_cl_int(g.n, "n"), to_cl_int(g.k, "k"), g.trans_a ? 1 : 0, g.trans_b ? 1 : 0, g.alpha,
+         g.beta, to_cl_int(items, "items"), a, ax[0], ax[1], ax[2], ax[3], to_cl_int(g.lda, "lda"),
+         b, bx[0], bx[1], bx[2], bx[3], to_cl_int(g.ldb, "ldb"), c, cx[0], cx[1], cx[2], cx[3],
+         to_cl_int(g.ldc, "ldc"));
 }
 
 }  // namespace sb

@@ -386,6 +386,8 @@ class OpenCLBackend : public Backend {
   // Several products too narrow for a library's tiles (min(m, n) <= 16, m n <= 4096) whose
   // operands' offsets all have ItemStrides: gemm_batched_small's products.
   static bool small_products(const GemmBatch& g);
+  // A product too narrow for a library's tiles (min(m, n) <= 16, m n <= 4096).
+  static bool narrow_product(const GemmBatch& g);
   void gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
   // several items at those precisions are computed in fp32.
