@@ -258,7 +258,7 @@ void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const T
                                     Tensor& c) {
   // A narrow f16/tf32 product is ours too, in fp32 (which GemmBatch::precision allows): on the
   // mma kernels it would pay two packs, a 128 x 128 tile mostly padding and its K in one
-  // work-group's loop (55-70 us for DeepFM's 64 x 6 heads with K 1,030 on an H200,
+  // work-group's loop (53-70 us for DeepFM's 64 x 6 heads with K 1,030 on an H200,
   // results/h200/lead30-2026-11-28/README.md), where gemm_batched_small is one launch.
   if (gemm_batched_on_mma(g) && narrow_product(g)) return gemm_batched_small(g, a, b, c);
   if (gemm_batched_on_mma(g)) return gemm_batched_mma(g, a, b, c);

@@ -57,7 +57,7 @@ __kernel void gemm_batched_small(int m, int n, int k, int trans_a, int trans_b, 
 }
 
 // gemm_batched_small for a long K (gemm_small.cpp chooses it): the loop above is K dependent
-// steps on one work-item, which left a 64 x 6 product with K 1,030 at 55-70 us on an H200.
+// steps on one work-item, which left the Gram matrices (K 768) at 54 us a call on an H200.
 // Here SMALL_LANES work-items share one element of C: each sums every SMALL_LANES-th term
 // (consecutive lanes read consecutive elements of a row-major A), then the lanes' partial sums
 // are added in a fixed tree, so every run sums in the same order.
