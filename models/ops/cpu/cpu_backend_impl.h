@@ -60,6 +60,9 @@ class CpuBackend final : public Backend {
   BatchedKernel default_batched_kernel(const GemmBatch& g) const;
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* a, const float* b,
                         float* c);
+  // gemm_batched at bf16 (gemm_bf16.cpp, with oneDNN only): small items as bf16-rounded
+  // operands through the f32 kernels, the others on oneDNN's bf16 matmul.
+  void gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   // Times every candidate on a scratch copy of C (c itself is not written) and returns the
   // median-fastest.
   BatchedKernel tune_gemm_batched(const GemmBatch& g, const float* a, const float* b,

@@ -230,7 +230,7 @@ void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tens
     return "gemm_batched " + std::to_string(g.a_offsets.size()) + "x " + gemm_shape(g.m, g.k, g.n);
   });
 #ifdef STAGEBENCH_HAVE_DNNL
-  if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
+  if (g.precision == Precision::bf16) return gemm_batched_bf16(g, a, b, c);
 #endif
   if (g.precision != Precision::f32)  // the front asked unsupported_reason(): unreachable
     throw std::invalid_argument(std::string("gemm_batched: the cpu backend has no ") +
