@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -327,6 +328,29 @@ TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   g.beta = 0.f;  // another key
   be->gemm_batched(g, at, bt, ct);
   EXPECT_EQ(be->autotune_choices().size(), 2u);
+}
+
+// A single product large enough for the default kernel to be oneDNN's f32 matmul (with
+// oneDNN), and the same with STAGEBENCH_CPU_F32_GEMM=eigen: trans_a, alpha, beta and a wide C,
+// both against the double reference.
+TEST(OpsCpu, LargeSingleF32ProductOnEitherDefaultKernel) {
+  GemmBatch g;
+  g.m = 160, g.n = 150, g.k = 360, g.trans_a = true, g.trans_b = false;
+  g.alpha = 2.f, g.beta = 0.5f;
+  g.lda = g.m + 3, g.ldb = g.n + 1, g.ldc = g.n + 7;
+  g.a_offsets = {5}, g.b_offsets = {2}, g.c_offsets = {3};
+  const Vec a = random_vec(8 + g.k * g.lda, 61), b = random_vec(4 + g.k * g.ldb, 62),
+            c0 = random_vec(8 + g.m * g.ldc, 63);
+  const DVec want = batched_reference(g, a, b, c0);
+  for (const char* kernel : {"", "eigen"}) {
+    if (*kernel) setenv("STAGEBENCH_CPU_F32_GEMM", kernel, 1);
+    auto be = make_cpu_backend();
+    unsetenv("STAGEBENCH_CPU_F32_GEMM");
+    Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+    be->gemm_batched(g, be->upload(a, {static_cast<int64_t>(a.size())}),
+                     be->upload(b, {static_cast<int64_t>(b.size())}), ct);
+    EXPECT_EQ(compare({"C", be->download(ct), want}), "") << "kernel '" << kernel << "'";
+  }
 }
 
 #ifdef STAGEBENCH_HAVE_DNNL

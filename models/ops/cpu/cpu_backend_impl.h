@@ -73,6 +73,9 @@ class CpuBackend final : public Backend {
   std::unique_ptr<DnnlGemm> dnnl_;                  // null when built without oneDNN
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   bool op_times_ = false;
+  // Single large f32 products on oneDNN by default (default_batched_kernel); false when
+  // STAGEBENCH_CPU_F32_GEMM=eigen asks for Eigen's, the kernel before cpu30.
+  bool onednn_f32_products_ = true;
   KernelLog op_log_;
 };
 

@@ -125,12 +125,19 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
   return "?";
 }
 
+// One product of at least this many flops (DeepFM's smallest dense layer, 256 x 256 x 518, has
+// 68M) runs on oneDNN's f32 matmul when the build has it, unless STAGEBENCH_CPU_F32_GEMM=eigen.
+constexpr double kOneDnnF32Flops = 16e6;
+
 // Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier
-// per GEMM). Fewer items than threads: Eigen threads each GEMM.
+// per GEMM). Fewer items than threads: Eigen threads each GEMM, except a single large product,
+// which oneDNN's brgemm kernel threads better than Eigen when M is a few hundred rows.
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
+  if (dnnl_ && onednn_f32_products_ && count == 1 && flops >= kOneDnnF32Flops)
+    return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
              : BatchedKernel::eigen_inside_gemm;
