@@ -24,8 +24,8 @@
 #   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block);
 # - if KNOB is set ("VAR=value ..."), the first model's ladder again (KNOB_STAGES) with those
 #   variables: a before/after of a runtime switch in the same call;
-# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1) and, unless EXTRA=0, the host-block
-#   pool off and one thread (srv28's steps);
+# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1; OPS_MODEL, default enformer,
+#   OPS_STAGES, OPS_TIME) and, with EXTRA=1, the host-block pool off and one thread (srv28's steps);
 # - unless NOISE=0, Enformer's stage 0 alone under other placements (16 threads bound, libgomp
 #   spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound), NOISE_TIME s each;
 # - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
@@ -140,8 +140,9 @@ run() {
   fi
   local e=(run enformer --size "$size" --backend cpu)
   local ops_stages=${OPS_STAGES:-original graph-compile bf16}
-  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" "${e[@]}" \
-    --no-ceilings --stages $ops_stages --max-time 10 -o "$out/ops-pool-on.json"
+  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" \
+    run "${OPS_MODEL:-enformer}" --size "$size" --backend cpu --no-ceilings --stages $ops_stages \
+    --max-time "${OPS_TIME:-10}" -o "$out/ops-pool-on.json"
   [[ ${EXTRA:-0} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
     "${e[@]}" --no-ceilings --stages original --max-time 6 -o "$out/ops-pool-off.json"
   [[ ${EXTRA:-0} == 1 ]] && step new-pool-off 20 STAGEBENCH_CPU_POOL=off -- "${new[@]}" "${e[@]}" --no-ceilings \
