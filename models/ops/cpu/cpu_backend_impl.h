@@ -54,8 +54,14 @@ class CpuBackend final : public Backend {
 
   // gemm_batched's f32 kernels (gemm_eigen.cpp): Eigen threaded across the items (one thread
   // per item, Eigen single-threaded inside) or inside each item's GEMM (items in turn), and
-  // oneDNN's f32 matmul (with oneDNN only). Untuned calls take Eigen by default_batched_kernel().
-  enum class BatchedKernel : uint8_t { eigen_across_items, eigen_inside_gemm, onednn_matmul };
+  // oneDNN's f32 matmul (with oneDNN only), and plain loops for tiny items (gemm_small.h).
+  // Untuned calls take the kernel default_batched_kernel() names.
+  enum class BatchedKernel : uint8_t {
+    eigen_across_items,
+    eigen_inside_gemm,
+    onednn_matmul,
+    small_items
+  };
   static const char* batched_kernel_name(BatchedKernel k);
   BatchedKernel default_batched_kernel(const GemmBatch& g) const;
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* a, const float* b,
@@ -73,9 +79,10 @@ class CpuBackend final : public Backend {
   std::unique_ptr<DnnlGemm> dnnl_;                  // null when built without oneDNN
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   bool op_times_ = false;
-  // Single large f32 products on oneDNN by default (default_batched_kernel); false when
-  // STAGEBENCH_CPU_F32_GEMM=eigen asks for Eigen's, the kernel before cpu30.
-  bool onednn_f32_products_ = true;
+  // Tiny items on their own loops and single large products on oneDNN by default
+  // (default_batched_kernel); false when STAGEBENCH_CPU_F32_GEMM=eigen asks for Eigen's for
+  // both, the kernels before cpu30.
+  bool cpu30_f32_kernels_ = true;
   KernelLog op_log_;
 };
 

@@ -13,6 +13,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/gemm_small.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
@@ -121,6 +122,8 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
       return "eigen_inside_gemm";
     case BatchedKernel::onednn_matmul:
       return "onednn_matmul";
+    case BatchedKernel::small_items:
+      return "small_items";
   }
   return "?";
 }
@@ -129,14 +132,16 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
 // 68M) runs on oneDNN's f32 matmul when the build has it, unless STAGEBENCH_CPU_F32_GEMM=eigen.
 constexpr double kOneDnnF32Flops = 16e6;
 
-// Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier
-// per GEMM). Fewer items than threads: Eigen threads each GEMM, except a single large product,
-// which oneDNN's brgemm kernel threads better than Eigen when M is a few hundred rows.
+// Tiny items: plain loops (gemm_small.h). Enough items to share out: one thread per item, Eigen
+// single-threaded inside (no barrier per GEMM). Fewer items than threads: Eigen threads each
+// GEMM, except a single large product, which oneDNN's brgemm kernel threads better than Eigen
+// when M is a few hundred rows.
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
-  if (dnnl_ && onednn_f32_products_ && count == 1 && flops >= kOneDnnF32Flops)
+  if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
+  if (dnnl_ && cpu30_f32_kernels_ && count == 1 && flops >= kOneDnnF32Flops)
     return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
@@ -152,6 +157,7 @@ void CpuBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, cons
     throw std::logic_error("gemm_batched: onednn_matmul without oneDNN");
 #endif
   }
+  if (kernel == BatchedKernel::small_items) return gemm_small_items(g, ap, bp, cp);
   const size_t count = g.a_offsets.size();
   const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
   const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
@@ -196,6 +202,7 @@ CpuBackend::BatchedKernel CpuBackend::tune_gemm_batched(const GemmBatch& g, cons
 #ifdef STAGEBENCH_HAVE_DNNL
   candidates.push_back(BatchedKernel::onednn_matmul);
 #endif
+  if (small_items(g)) candidates.push_back(BatchedKernel::small_items);
   // The candidates write a scratch copy of C, restored before every run when beta reads it.
   const float* cp = f32_data(c, "gemm_batched C");
   Tensor scratch = do_empty(c.shape(), DType::f32);
