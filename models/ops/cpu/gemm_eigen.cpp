@@ -128,21 +128,18 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
   return "?";
 }
 
-// One product of at least this many flops (DeepFM's smallest dense layer, 256 x 256 x 518, has
-// 68M) runs on oneDNN's f32 matmul when the build has it, unless STAGEBENCH_CPU_F32_GEMM=eigen.
-constexpr double kOneDnnF32Flops = 16e6;
-
 // Tiny items: plain loops (gemm_small.h). Enough items to share out: one thread per item, Eigen
 // single-threaded inside (no barrier per GEMM). Fewer items than threads: Eigen threads each
-// GEMM, except a single large product, which oneDNN's brgemm kernel threads better than Eigen
-// when M is a few hundred rows.
+// GEMM, except a single product, which runs on oneDNN's f32 matmul (brgemm) when the build has
+// it (unless STAGEBENCH_CPU_F32_GEMM=eigen): on the 16-core host Eigen ran DeepFM's products of
+// a few hundred rows at 2-6 GFLOP/s where N is 12 (its heads) and oneDNN the wide ones at
+// 630-1,160 (results/h200-host/cpu30-2026-11-28).
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
   if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
-  if (dnnl_ && cpu30_f32_kernels_ && count == 1 && flops >= kOneDnnF32Flops)
-    return BatchedKernel::onednn_matmul;
+  if (dnnl_ && cpu30_f32_kernels_ && count == 1) return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
              : BatchedKernel::eigen_inside_gemm;
