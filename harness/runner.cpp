@@ -272,9 +272,11 @@ class LadderRunner {
       const double elapsed = seconds_since(t0);
       round_s_ = elapsed / static_cast<double>(round + 1);
       bool all_done = true;
-      for (auto& st : states_) {
+      for (size_t i = 0; i < states_.size(); ++i) {
+        StageState& st = states_[i];
         if (!st.live()) continue;
-        st.done = st.rule->done(SampleState{st.samples_s, elapsed});
+        const std::vector<double> reference = stage_reference(states_, i);
+        st.done = st.rule->done(SampleState{st.samples_s, elapsed, &reference});
         all_done = all_done && st.done;
       }
       if (all_done) return;  // also when no stage is live any more

@@ -1,5 +1,6 @@
 target_sources(sb_harness PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/stopping.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/paired_reference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/correctness.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stage_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/runner.cpp

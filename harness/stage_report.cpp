@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/correctness.h"
+#include "harness/paired_reference.h"
 #include "stats/statistics.h"
 
 namespace sb {
@@ -119,8 +120,10 @@ void set_reasons(StageRecord& r, const std::string& status, std::vector<std::str
 // Validity of a measured stage (docs/method.md): the stopping rule's quality criteria, judged
 // on the final samples, and correctness against its baseline (stage 0, or the stage its spec
 // names): a training stage by its trace, any other by its output.
-void judge(StageRecord& r, const StageState& st, const StageState* baseline) {
-  std::vector<std::string> reasons = st.rule->unmet_quality(SampleState{st.samples_s, 0});
+void judge(StageRecord& r, const StageState& st, const StageState* baseline,
+           const std::vector<double>& reference) {
+  std::vector<std::string> reasons =
+      st.rule->unmet_quality(SampleState{st.samples_s, 0, &reference});
   const Tolerance tolerance = tolerance_that_ran(st.spec.tolerance, st.counts.precision);
   if (baseline && baseline->trace && st.trace) {
     const CorrectnessResult c = compare_training(*st.trace, *baseline->trace, tolerance);
@@ -154,6 +157,19 @@ void add_collector_reports(StageRecord& r, const StageState& st) {
 
 }  // namespace
 
+std::vector<double> stage_reference(const std::vector<StageState>& stages, size_t i) {
+  std::vector<const std::vector<double>*> samples;
+  std::optional<size_t> baseline;
+  const StageState& st = stages[i];
+  for (size_t j = 0; j < stages.size(); ++j) {
+    samples.push_back(&stages[j].samples_s);
+    const StageState& b = stages[j];
+    const bool named = st.spec.baseline.empty() ? b.index == 0 : b.spec.id == st.spec.baseline;
+    if (named && b.measured()) baseline = j;
+  }
+  return paired_reference(samples, i, baseline);
+}
+
 RunRecord run_header(const RunInfo& info, const nlohmann::json& params, bool complete) {
   RunRecord run;
   run.model = info.model;
@@ -179,7 +195,8 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
   };
 
   RunRecord run = run_header(info, params, complete);
-  for (const auto& st : stages) {
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const StageState& st = stages[i];
     StageRecord r = empty_stage_record(st.spec);
     if (!st.spec.baseline.empty()) r.speedup.baseline = st.spec.baseline;
     if (opt.keep_samples) r.samples_ms = to_ms(st.samples_s);
@@ -191,7 +208,7 @@ RunRecord build_run(const RunInfo& info, const nlohmann::json& params,
       r.time = time_record(s, st);
       if (!st.counts.precision.empty()) r.precision = st.counts.precision;
       r.throughput = throughput_record(st.counts, s.median, opt.ceilings);
-      judge(r, st, baseline_of(st));
+      judge(r, st, baseline_of(st), stage_reference(stages, i));
       add_collector_reports(r, st);
       if (!st.summaries.empty()) r.summaries = st.summaries;
     } else {

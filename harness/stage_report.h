@@ -16,6 +16,11 @@ namespace sb {
 StageRecord empty_stage_record(const StageSpec& spec);
 
 // A run record's identity (model, size, backend, device, mode, params), no stages yet.
+// stages[i]'s reference for the paired-noise criterion (paired_reference.h): its baseline's
+// samples (the stage its spec names, else stage 0), or for a stage that is its own baseline the
+// ladder's drift per round.
+std::vector<double> stage_reference(const std::vector<StageState>& stages, size_t i);
+
 RunRecord run_header(const RunInfo& info, const nlohmann::json& params, bool complete);
 
 // complete = false marks a snapshot taken while rounds are still going (on_partial).

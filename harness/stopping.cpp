@@ -1,5 +1,6 @@
 #include "harness/stopping.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -82,6 +83,10 @@ const std::map<std::string, Factory>& registry() {
        [](const SamplingOptions& o) {
          return std::make_unique<NoiseTarget>(o.noise_target, o.min_samples);
        }},
+      {"paired-noise",
+       [](const SamplingOptions& o) {
+         return std::make_unique<PairedNoiseTarget>(o.noise_target, o.min_samples);
+       }},
       {"min-samples",
        [](const SamplingOptions& o) { return std::make_unique<MinSamples>(o.min_samples); }},
       {"max-samples",
@@ -128,6 +133,42 @@ CriterionVerdict NoiseTarget::do_assess(const SampleState& state) const {
     v.unmet.push_back(samples_short(n, min_samples_));
   }
   if (!quiet) v.unmet.push_back("noise " + format_percent(noise) + " > " + format_percent(target_));
+  return v;
+}
+
+PairedNoiseTarget::PairedNoiseTarget(double relative_target, size_t min_samples)
+    : StoppingCriterion("paired-noise"), target_(relative_target), min_samples_(min_samples) {
+  if (!(relative_target > 0)) throw std::invalid_argument("noise target must be > 0");
+}
+
+CriterionVerdict PairedNoiseTarget::do_assess(const SampleState& state) const {
+  CriterionVerdict v;
+  if (state.reference == nullptr || state.reference->empty()) {
+    v.reason = "paired noise: no reference in the same rounds";
+    v.unmet.push_back("paired noise: no other stage measured in the same rounds");
+    return v;
+  }
+  const size_t n = std::min(state.samples.size(), state.reference->size());
+  std::vector<double> ratios;
+  ratios.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    const double ref = (*state.reference)[r];
+    // A round whose reference is not a positive time (below the clock) has no ratio.
+    if (ref > 0 && std::isfinite(ref)) ratios.push_back(state.samples[r] / ref);
+  }
+  const size_t m = ratios.size();
+  const double noise = relative_median_noise(ratios);  // infinite below 2 ratios
+  const bool quiet = noise <= target_;
+  v.met = m >= min_samples_ && quiet;
+  v.reason =
+      "paired noise " + format_percent(noise) + (quiet ? " <= " : " > ") + format_percent(target_);
+  if (m < min_samples_) {
+    v.reason += " (" + std::to_string(m) + " < " + std::to_string(min_samples_) + " rounds)";
+    v.unmet.push_back("paired rounds " + std::to_string(m) + " < min " +
+                      std::to_string(min_samples_));
+  }
+  if (!quiet)
+    v.unmet.push_back("paired noise " + format_percent(noise) + " > " + format_percent(target_));
   return v;
 }
 

@@ -49,10 +49,13 @@ struct SamplingOptions {
 };
 
 // What the criteria look at: one stage's sample times so far and the time spent measuring
-// (for the runner, the ladder's elapsed measuring time: the time limit covers the ladder).
+// (for the runner, the ladder's elapsed measuring time: the time limit covers the ladder), and
+// for paired-noise the stage's reference in the same rounds (paired_reference.h; null or
+// empty when the ladder has none).
 struct SampleState {
   const std::vector<double>& samples;
   double elapsed_s = 0;
+  const std::vector<double>* reference = nullptr;
 };
 
 // A criterion's judgement of one state: whether it holds, in words, and (for a quality
@@ -90,6 +93,20 @@ class NoiseTarget : public StoppingCriterion {
   size_t min_samples_;
 };
 
+// The same target on the stage's time relative to its reference in the same rounds: the
+// relative noise of the median of sample_r / reference_r over the rounds both have, with at
+// least min_samples of them (docs/method.md, "Paired noise"). Drift common to a round cancels,
+// so it states how well the stage is known against its reference, not its absolute time.
+class PairedNoiseTarget : public StoppingCriterion {
+ public:
+  explicit PairedNoiseTarget(double relative_target, size_t min_samples = 5);
+
+ private:
+  CriterionVerdict do_assess(const SampleState& state) const override;
+  double target_;
+  size_t min_samples_;
+};
+
 class MinSamples : public StoppingCriterion {
  public:
   explicit MinSamples(size_t n) : StoppingCriterion("min-samples"), n_(n) {}
@@ -117,7 +134,8 @@ class MaxTime : public StoppingCriterion {
   double seconds_;
 };
 
-// The criteria a name can choose: "noise", "min-samples", "max-samples", "max-time".
+// The criteria a name can choose: "noise", "paired-noise", "min-samples", "max-samples",
+// "max-time".
 std::vector<std::string> criterion_names();
 // Throws std::invalid_argument for an unknown name, listing the known ones.
 std::unique_ptr<StoppingCriterion> make_criterion(const std::string& name,

@@ -14,14 +14,19 @@
 #
 # run: unpacks the bundle, records lscpu and what PyTorch's process is bound to, then in turn
 # (each step bounded, SIGINT keeps what a run measured; the tarball is refreshed after each):
-# - the old binary's Enformer ladder (OLD_STAGES), if the bundle has one;
+# - the old binary's OLD_MODEL ladder (default enformer; OLD_STAGES, OLD_SAMPLING), if the
+#   bundle has one;
 # - for each model of MODELS (default "enformer deepfm dynunet"), the new binary's whole ladder
 #   at SIZE (the fp32 GEMM ceiling measured once, with the first), with the sampling method of
-#   SAMPLING (default: up to 400 rounds, quality held 10 checks in a row, docs/method.md), each
-#   ladder within its MAX_TIME_<model> seconds; then `stagebench peer` on the CPU beside it
+#   SAMPLING (default: up to 400 rounds, quality held 10 checks in a row, docs/method.md; add
+#   --quality paired-noise to judge by the paired criterion), each ladder within its
+#   MAX_TIME_<model> seconds;
+#   then, for the models of PEER_MODELS (default MODELS), `stagebench peer` on the CPU beside it
 #   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block);
-# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1) and, unless EXTRA=0, the host-block
-#   pool off and one thread (srv28's steps);
+# - if KNOB is set ("VAR=value ..."), the first model's ladder again (KNOB_STAGES) with those
+#   variables: a before/after of a runtime switch in the same call;
+# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1; OPS_MODEL, default enformer,
+#   OPS_STAGES, OPS_TIME) and, with EXTRA=1, the host-block pool off and one thread (srv28's steps);
 # - unless NOISE=0, Enformer's stage 0 alone under other placements (16 threads bound, libgomp
 #   spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound), NOISE_TIME s each;
 # - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
@@ -101,11 +106,16 @@ run() {
   local old=(env LD_LIBRARY_PATH="$b/lib" "$b/old/stagebench")
   local new=(env LD_LIBRARY_PATH="$b/lib" "$b/new/stagebench")
   local size=${SIZE:-small}
+  # Plain noise by default: paired-noise made no stage valid on the host either and was the
+  # stricter of the two beside a jittery stage 0 (cpu30); SAMPLING="... --quality paired-noise".
   local sampling=(${SAMPLING:---max-samples 400 --stable-checks 10 --warmup 1})
+  # The old binary may predate paired-noise: its own sampling flags.
+  local old_sampling=(${OLD_SAMPLING:---max-samples 400 --stable-checks 10 --warmup 1})
+  local old_model=${OLD_MODEL:-enformer}
   [[ -x $b/old/stagebench ]] &&
-    step old-ladder "${OLD_LIMIT:-45}" -- "${old[@]}" run enformer --size "$size" --backend cpu \
-      --stages ${OLD_STAGES:-original graph-compile bf16} --max-time "${OLD_MAX_TIME:-20}" \
-      -o "$out/enformer-$size-old.json"
+    step old-ladder "${OLD_LIMIT:-45}" -- "${old[@]}" run "$old_model" --size "$size" \
+      --backend cpu --stages ${OLD_STAGES:-original graph-compile bf16} --no-ceilings \
+      "${old_sampling[@]}" --max-time "${OLD_MAX_TIME:-20}" -o "$out/$old_model-$size-old.json"
   local ceilings=()
   for model in ${MODELS:-enformer deepfm dynunet}; do
     local max_time_var=MAX_TIME_$model deadline_var=PEER_DEADLINE_$model
@@ -115,16 +125,27 @@ run() {
       --size "$size" --backend cpu "${sampling[@]}" --max-time "$max_time" "${ceilings[@]}" \
       -o "$json"
     ceilings=(--no-ceilings)  # one fp32 ceiling a call: the first ladder's
-    [[ ${PEER:-1} == 1 && -f $json ]] &&
+    [[ ${PEER:-1} == 1 && -f $json && " ${PEER_MODELS:-$model} " == *" $model "* ]] &&
       step "$model-peer" $((deadline + 30)) -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer \
         "$model" --size "$size" --device cpu --python "$root/python-bound" \
         --variant-budget "${PEER_VARIANT_BUDGET:-120}" --scripts "$b/reference" \
         --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$json"
   done
+  if [[ -n ${KNOB:-} ]]; then
+    local first=(${MODELS:-enformer})
+    local knob_envs
+    read -ra knob_envs <<<"$KNOB"
+    local knob_time_var=MAX_TIME_${first[0]}
+    step "${first[0]}-knob" $((${!knob_time_var:-30} + ${LADDER_SETUP_S:-40})) "${knob_envs[@]}" -- \
+      "${new[@]}" run "${first[0]}" --size "$size" --backend cpu ${KNOB_STAGES:+--stages $KNOB_STAGES} \
+      --no-ceilings "${sampling[@]}" --max-time "${!knob_time_var:-30}" \
+      -o "$out/${first[0]}-$size-knob.json"
+  fi
   local e=(run enformer --size "$size" --backend cpu)
   local ops_stages=${OPS_STAGES:-original graph-compile bf16}
-  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" "${e[@]}" \
-    --no-ceilings --stages $ops_stages --max-time 10 -o "$out/ops-pool-on.json"
+  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" \
+    run "${OPS_MODEL:-enformer}" --size "$size" --backend cpu --no-ceilings --stages $ops_stages \
+    --max-time "${OPS_TIME:-10}" -o "$out/ops-pool-on.json"
   [[ ${EXTRA:-0} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
     "${e[@]}" --no-ceilings --stages original --max-time 6 -o "$out/ops-pool-off.json"
   [[ ${EXTRA:-0} == 1 ]] && step new-pool-off 20 STAGEBENCH_CPU_POOL=off -- "${new[@]}" "${e[@]}" --no-ceilings \

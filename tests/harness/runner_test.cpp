@@ -236,6 +236,33 @@ TEST(Runner, NoisyStageIsInvalidAndSaysWhyItStopped) {
       << s.at("time").at("stop_reason");
 }
 
+// --quality paired-noise reaches the verdicts: a stage alone has no reference and is invalid
+// for that reason; in a ladder each stage is judged by its paired noise (named in its stop
+// reason or its reasons), stage 0 included.
+TEST(Runner, PairedNoiseJudgesEachStageAgainstItsReference) {
+  RunnerOptions opt = quick_options();
+  opt.quality = {"paired-noise"};
+  opt.min_samples = 3;
+  opt.max_samples = 6;
+  FakeWorkload alone({FakeStage("baseline", 1)});
+  const nlohmann::json one = run_ladder(alone, kInfo, {}, opt);
+  const auto& s = one.at("stages")[0];
+  EXPECT_EQ(s.at("status"), "invalid");
+  EXPECT_NE(s.at("reason").get<std::string>().find("no other stage measured in the same rounds"),
+            std::string::npos)
+      << s.at("reason");
+  FakeWorkload pair({FakeStage("baseline", 2), FakeStage("next", 1)});
+  const nlohmann::json two = run_ladder(pair, kInfo, {0, 1}, opt);
+  ASSERT_EQ(two.at("stages").size(), 2u);
+  for (const auto& stage : two.at("stages")) {
+    const std::string why = stage.at("status") == "ok"
+                                ? stage.at("time").at("stop_reason").get<std::string>()
+                                : stage.at("reason").get<std::string>();
+    EXPECT_NE(why.find("paired noise"), std::string::npos) << why;
+    EXPECT_EQ(why.find("no other stage"), std::string::npos) << stage.at("id") << ": " << why;
+  }
+}
+
 TEST(Runner, MaxTimeStopsTheLadder) {
   FakeWorkload w({FakeStage("baseline", 1).alternating(3)});
   RunnerOptions opt = quick_options();

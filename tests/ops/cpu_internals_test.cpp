@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -319,7 +320,7 @@ TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
             "m=9 n=11 k=13 ta=0 tb=1 beta=1 items=3 lda=13 ldb=14 ldc=13 strided=1");
   const std::string chosen = first[0].second;
   EXPECT_TRUE(chosen == "eigen_across_items" || chosen == "eigen_inside_gemm" ||
-              chosen == "onednn_matmul")
+              chosen == "onednn_matmul" || chosen == "small_items")
       << chosen;
   be->gemm_batched(g, at, bt, ct);
   EXPECT_EQ(compare({"C after two calls", be->download(ct), batched_reference(g, a, b, once)}), "");
@@ -327,6 +328,61 @@ TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   g.beta = 0.f;  // another key
   be->gemm_batched(g, at, bt, ct);
   EXPECT_EQ(be->autotune_choices().size(), 2u);
+}
+
+// Tiny items (the small-items kernel by default, Eigen's with STAGEBENCH_CPU_F32_GEMM=eigen):
+// every transpose combination, uneven offsets, alpha and beta, against the double reference.
+TEST(OpsCpu, TinyItemsOnEitherDefaultKernel) {
+  for (const char* kernel : {"", "eigen"})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        GemmBatch g;
+        g.m = 4, g.n = 5, g.k = 33, g.trans_a = ta, g.trans_b = tb, g.alpha = 0.5f;
+        g.beta = ta ? 0.5f : 0.f;
+        const int64_t a_rows = ta ? g.k : g.m, b_rows = tb ? g.n : g.k;
+        g.lda = (ta ? g.m : g.k) + 2, g.ldb = (tb ? g.k : g.n) + 3, g.ldc = g.n + 1;
+        const int64_t items = 37;
+        for (int64_t i = 0; i < items; ++i) {
+          g.a_offsets.push_back(1 + (items - 1 - i) * a_rows * g.lda);
+          g.b_offsets.push_back(i * b_rows * g.ldb);
+          g.c_offsets.push_back(2 + i * g.m * g.ldc + (i % 2));
+        }
+        const Vec a = random_vec(4 + items * a_rows * g.lda, 71),
+                  b = random_vec(4 + items * b_rows * g.ldb, 72),
+                  c0 = random_vec(8 + items * g.m * g.ldc, 73);
+        // Odd items' C sits one element on (uneven steps; a row's gap keeps items apart).
+        if (*kernel) setenv("STAGEBENCH_CPU_F32_GEMM", kernel, 1);
+        auto be = make_cpu_backend();
+        unsetenv("STAGEBENCH_CPU_F32_GEMM");
+        Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+        be->gemm_batched(g, be->upload(a, {static_cast<int64_t>(a.size())}),
+                         be->upload(b, {static_cast<int64_t>(b.size())}), ct);
+        EXPECT_EQ(compare({"C", be->download(ct), batched_reference(g, a, b, c0)}), "")
+            << "kernel '" << kernel << "' ta " << ta << " tb " << tb;
+      }
+}
+
+// A single product large enough for the default kernel to be oneDNN's f32 matmul (with
+// oneDNN), and the same with STAGEBENCH_CPU_F32_GEMM=eigen: trans_a, alpha, beta and a wide C,
+// both against the double reference.
+TEST(OpsCpu, LargeSingleF32ProductOnEitherDefaultKernel) {
+  GemmBatch g;
+  g.m = 160, g.n = 150, g.k = 360, g.trans_a = true, g.trans_b = false;
+  g.alpha = 2.f, g.beta = 0.5f;
+  g.lda = g.m + 3, g.ldb = g.n + 1, g.ldc = g.n + 7;
+  g.a_offsets = {5}, g.b_offsets = {2}, g.c_offsets = {3};
+  const Vec a = random_vec(8 + g.k * g.lda, 61), b = random_vec(4 + g.k * g.ldb, 62),
+            c0 = random_vec(8 + g.m * g.ldc, 63);
+  const DVec want = batched_reference(g, a, b, c0);
+  for (const char* kernel : {"", "eigen"}) {
+    if (*kernel) setenv("STAGEBENCH_CPU_F32_GEMM", kernel, 1);
+    auto be = make_cpu_backend();
+    unsetenv("STAGEBENCH_CPU_F32_GEMM");
+    Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+    be->gemm_batched(g, be->upload(a, {static_cast<int64_t>(a.size())}),
+                     be->upload(b, {static_cast<int64_t>(b.size())}), ct);
+    EXPECT_EQ(compare({"C", be->download(ct), want}), "") << "kernel '" << kernel << "'";
+  }
 }
 
 #ifdef STAGEBENCH_HAVE_DNNL

@@ -59,6 +59,8 @@ CpuBackend::CpuBackend()
 #ifdef STAGEBENCH_HAVE_DNNL
   dnnl_ = std::make_unique<DnnlGemm>(host_);
 #endif
+  const char* f32_gemm = std::getenv("STAGEBENCH_CPU_F32_GEMM");
+  cpu30_f32_kernels_ = f32_gemm == nullptr || std::string(f32_gemm) != "eigen";
 }
 
 // Out of line: DnnlGemm is incomplete in the header.

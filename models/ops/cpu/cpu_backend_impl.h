@@ -54,12 +54,21 @@ class CpuBackend final : public Backend {
 
   // gemm_batched's f32 kernels (gemm_eigen.cpp): Eigen threaded across the items (one thread
   // per item, Eigen single-threaded inside) or inside each item's GEMM (items in turn), and
-  // oneDNN's f32 matmul (with oneDNN only). Untuned calls take Eigen by default_batched_kernel().
-  enum class BatchedKernel : uint8_t { eigen_across_items, eigen_inside_gemm, onednn_matmul };
+  // oneDNN's f32 matmul (with oneDNN only), and plain loops for tiny items (gemm_small.h).
+  // Untuned calls take the kernel default_batched_kernel() names.
+  enum class BatchedKernel : uint8_t {
+    eigen_across_items,
+    eigen_inside_gemm,
+    onednn_matmul,
+    small_items
+  };
   static const char* batched_kernel_name(BatchedKernel k);
   BatchedKernel default_batched_kernel(const GemmBatch& g) const;
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* a, const float* b,
                         float* c);
+  // gemm_batched at bf16 (gemm_bf16.cpp, with oneDNN only): small items as bf16-rounded
+  // operands through the f32 kernels, the others on oneDNN's bf16 matmul.
+  void gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   // Times every candidate on a scratch copy of C (c itself is not written) and returns the
   // median-fastest.
   BatchedKernel tune_gemm_batched(const GemmBatch& g, const float* a, const float* b,
@@ -70,6 +79,10 @@ class CpuBackend final : public Backend {
   std::unique_ptr<DnnlGemm> dnnl_;                  // null when built without oneDNN
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   bool op_times_ = false;
+  // Tiny items on their own loops and single large products on oneDNN by default
+  // (default_batched_kernel); false when STAGEBENCH_CPU_F32_GEMM=eigen asks for Eigen's for
+  // both, the kernels before cpu30.
+  bool cpu30_f32_kernels_ = true;
   KernelLog op_log_;
 };
 

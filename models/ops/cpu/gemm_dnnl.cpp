@@ -33,8 +33,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
 #include "models/ops/cpu/quantize.h"
 
 namespace sb::cpu {
@@ -215,23 +217,15 @@ struct DnnlGemm::Impl {
     return bf16_reorders.emplace(key, std::move(r)).first->second;
   }
 
-  // The [count, m, k] x [count, k, n] -> [count, m, n] bf16 matmul of gemm_batched.
-  dnnl::matmul& batched_for(memory::dim count, memory::dim m, memory::dim n, memory::dim k) {
-    const auto key = std::make_tuple(count, m, n, k);
-    auto it = batched.find(key);
-    if (it != batched.end()) return it->second;
-    const memory::desc src({count, m, k}, DT::bf16, Tag::abc),
-        wei({count, k, n}, DT::bf16, Tag::abc), dst({count, m, n}, DT::f32, Tag::abc);
-    dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), engine));
-    return batched.emplace(key, std::move(mm)).first->second;
-  }
-
-  // gemm_batched_f32's matmuls, by everything that makes a different primitive: batch, m, n, k,
-  // the three descriptors' strides, and alpha and beta (baked into the attributes).
-  dnnl::matmul& f32_for(const std::vector<memory::dim>& key, const memory::desc& src,
-                        const memory::desc& wei, const memory::desc& dst, float alpha, float beta) {
-    auto it = f32_batched.find(key);
-    if (it != f32_batched.end()) return it->second;
+  // gemm_batched's matmuls (f32 and bf16), each map by everything that makes a different
+  // primitive: batch, m, n, k, the descriptors' strides, and alpha and beta (baked into the
+  // attributes: alpha an output scale, beta a sum post-op).
+  using MatmulCache = std::map<std::vector<memory::dim>, dnnl::matmul>;
+  dnnl::matmul& matmul_cached(MatmulCache& cache, const std::vector<memory::dim>& key,
+                              const memory::desc& src, const memory::desc& wei,
+                              const memory::desc& dst, float alpha, float beta) {
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
     dnnl::primitive_attr attr;
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
@@ -240,16 +234,15 @@ struct DnnlGemm::Impl {
       attr.set_post_ops(ops);
     }
     dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, engine));
-    return f32_batched.emplace(key, std::move(mm)).first->second;
+    return cache.emplace(key, std::move(mm)).first->second;
   }
 
   dnnl::engine engine;
   dnnl::stream stream;
-  std::map<std::vector<memory::dim>, dnnl::matmul> f32_batched;
+  MatmulCache f32_batched, bf16_batched;
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
-  std::map<std::tuple<memory::dim, memory::dim, memory::dim, memory::dim>, dnnl::matmul> batched;
   std::vector<float> dequant_scales;
   std::map<PrimitiveKey, CachedMatmul> matmuls;
   std::map<std::pair<memory::dim, memory::dim>, dnnl::reorder> bf16_reorders;
@@ -365,13 +358,12 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
 
 namespace {
 
-// f32 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
-uint16_t to_bf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
+// The offsets' common step, or 0 when they have none > 0.
+memory::dim even_step(const std::vector<int64_t>& o) {
+  const int64_t d = o.size() > 1 ? o[1] - o[0] : 0;
+  for (size_t i = 1; i < o.size(); ++i)
+    if (o[i] - o[i - 1] != d) return 0;
+  return d > 0 ? d : 0;
 }
 
 }  // namespace
@@ -384,36 +376,46 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
   float* cp = f32_data(c, "gemm_batched C");
   auto* pa = static_cast<uint16_t*>(im.batched_a.get(static_cast<size_t>(count * m * k) * 2));
   auto* pb = static_cast<uint16_t*>(im.batched_b.get(static_cast<size_t>(count * k * n) * 2));
-  auto* pt = static_cast<float*>(im.batched_c.get(static_cast<size_t>(count * m * n) * 4));
-  // Pack op(A_i) as [m, k] and op(B_i) as [k, n], row-major.
-  for (int64_t it = 0; it < count; ++it) {
-    const float* ai = ap + g.a_offsets[it];
-    const float* bi = bp + g.b_offsets[it];
-    uint16_t* da = pa + it * m * k;
-    uint16_t* db = pb + it * k * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p)
-        da[i * k + p] = to_bf16(g.trans_a ? ai[p * g.lda + i] : ai[i * g.lda + p]);
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j)
-        db[p * n + j] = to_bf16(g.trans_b ? bi[j * g.ldb + p] : bi[p * g.ldb + j]);
-  }
-  dnnl::matmul& mm = im.batched_for(count, m, n, k);
-  memory src({{count, m, k}, DT::bf16, Tag::abc}, im.engine, pa);
-  memory wei({{count, k, n}, DT::bf16, Tag::abc}, im.engine, pb);
-  memory dst({{count, m, n}, DT::f32, Tag::abc}, im.engine, pt);
-  mm.execute(im.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  // op(A) dense [m, k] (brgemm wants a row-major source); B in its stored orientation, dense:
+  // a transposed B is the [n, k] weight layout oneDNN reads as is (strides {1, k}).
+  pack_bf16(ap, g.a_offsets, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, g.trans_a, pa);
+  pack_bf16(bp, g.b_offsets, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, false, pb);
+  // C written by the matmul itself (alpha as output scale, beta as a sum post-op) when the
+  // items' C steps evenly, as in one product; otherwise into a scratch, then C = alpha T + beta C.
+  const memory::dim c_step = count == 1 ? m * g.ldc : even_step(g.c_offsets);
+  const bool direct = c_step > 0;
+  const memory::desc src({count, m, k}, DT::bf16, {m * k, k, 1});
+  const memory::desc wei({count, k, n}, DT::bf16,
+                         g.trans_b ? memory::dims{n * k, 1, k} : memory::dims{k * n, n, 1});
+  const memory::dim dst_step = direct ? c_step : m * n, dst_ld = direct ? g.ldc : n;
+  const memory::desc dst({count, m, n}, DT::f32, {dst_step, dst_ld, 1});
+  const float alpha = direct ? g.alpha : 1.0f, beta = direct ? g.beta : 0.0f;
+  uint32_t alpha_bits, beta_bits;
+  std::memcpy(&alpha_bits, &alpha, 4);
+  std::memcpy(&beta_bits, &beta, 4);
+  const std::vector<memory::dim> key{count,    m,      n,          k,        g.trans_b ? 1 : 0,
+                                     dst_step, dst_ld, alpha_bits, beta_bits};
+  dnnl::matmul& mm = im.matmul_cached(im.bf16_batched, key, src, wei, dst, alpha, beta);
+  float* pt = direct
+                  ? cp + g.c_offsets[0]
+                  : static_cast<float*>(im.batched_c.get(static_cast<size_t>(count * m * n) * 4));
+  memory sm(src, im.engine, pa), wm(wei, im.engine, pb), dm(dst, im.engine, pt);
+  mm.execute(im.stream, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dm}});
   im.stream.wait();
-  // C = alpha T + beta C, in fp32; beta = 0 never reads C.
-  for (int64_t it = 0; it < count; ++it) {
-    float* ci = cp + g.c_offsets[it];
-    const float* ti = pt + it * m * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float& out = ci[i * g.ldc + j];
-        out = g.beta == 0.0f ? g.alpha * ti[i * n + j] : g.alpha * ti[i * n + j] + g.beta * out;
+  if (direct) return;
+  // C = alpha T + beta C, in fp32, a row of an item per task; beta = 0 never reads C.
+  parallel_for(count * m, n, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t it = r / m, i = r % m;
+      float* ci = cp + g.c_offsets[it] + i * g.ldc;
+      const float* ti = pt + r * n;
+      if (g.beta == 0.0f) {
+        for (int64_t j = 0; j < n; ++j) ci[j] = g.alpha * ti[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) ci[j] = g.alpha * ti[j] + g.beta * ci[j];
       }
-  }
+    }
+  });
 }
 
 }  // namespace sb::cpu
@@ -423,14 +425,9 @@ namespace sb::cpu {
 void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c) {
   Impl& im = *impl_;
   const auto count = static_cast<memory::dim>(g.a_offsets.size());
-  // The offsets' common step, or 0 when they have none > 0 (then one matmul per item).
-  auto step = [](const std::vector<int64_t>& o) -> memory::dim {
-    const int64_t d = o.size() > 1 ? o[1] - o[0] : 0;
-    for (size_t i = 1; i < o.size(); ++i)
-      if (o[i] - o[i - 1] != d) return 0;
-    return d > 0 ? d : 0;
-  };
-  const memory::dim sa = step(g.a_offsets), sb = step(g.b_offsets), sc = step(g.c_offsets);
+  // Offsets without a common step > 0: one matmul per item.
+  const memory::dim sa = even_step(g.a_offsets), sb = even_step(g.b_offsets),
+                    sc = even_step(g.c_offsets);
   const bool batched = count > 1 && sa > 0 && sb > 0 && sc > 0;
   const memory::dim batch = batched ? count : 1;
   // op(A) [m, k], op(B) [k, n] and C [m, n] as strided views: a transpose is a stride swap.
@@ -449,7 +446,7 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
   const std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,      a_step,
                                      b_step,  c_step, a_rc[0],    a_rc[1],  b_rc[0],
                                      b_rc[1], g.ldc,  alpha_bits, beta_bits};
-  dnnl::matmul& mm = im.f32_for(key, src, wei, dst, g.alpha, g.beta);
+  dnnl::matmul& mm = im.matmul_cached(im.f32_batched, key, src, wei, dst, g.alpha, g.beta);
   for (memory::dim it = 0; it < count; it += batch) {
     memory am(src, im.engine, const_cast<float*>(a + g.a_offsets[it]));
     memory bm(wei, im.engine, const_cast<float*>(b + g.b_offsets[it]));

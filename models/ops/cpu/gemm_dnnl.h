@@ -24,9 +24,10 @@ class DnnlGemm {
   Weight prepare(std::span<const float> w, int64_t n, int64_t k, Precision p);
   // y[M, N] = epilogue(x[M, K] . W^T) with f32 x and y.
   void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
-  // gemm_batched at bf16 (GemmBatch, validated): each item's operands converted to bf16 (round
-  // to nearest even) and packed, one batched matmul with fp32 accumulation into an f32 scratch,
-  // then C = alpha T + beta C in fp32.
+  // gemm_batched at bf16 (GemmBatch, validated): op(A) and B rounded to bf16 (nearest even)
+  // and packed densely, in parallel; one batched matmul with fp32 accumulation, writing C
+  // itself (alpha as output scale, beta as a sum post-op) when the items' C steps evenly, else
+  // an f32 scratch and C = alpha T + beta C in fp32.
   void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   // gemm_batched in f32 (an autotune candidate) on raw pointers to A, B and C's storage: one
   // batched matmul when every offset list steps evenly by > 0, else one matmul per item; alpha

@@ -13,6 +13,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/gemm_small.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
@@ -121,16 +122,24 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
       return "eigen_inside_gemm";
     case BatchedKernel::onednn_matmul:
       return "onednn_matmul";
+    case BatchedKernel::small_items:
+      return "small_items";
   }
   return "?";
 }
 
-// Enough items to share out: one thread per item, Eigen single-threaded inside (no barrier
-// per GEMM). Fewer items than threads: Eigen threads each GEMM.
+// Tiny items: plain loops (gemm_small.h). Enough items to share out: one thread per item, Eigen
+// single-threaded inside (no barrier per GEMM). Fewer items than threads: Eigen threads each
+// GEMM, except a single product, which runs on oneDNN's f32 matmul (brgemm) when the build has
+// it (unless STAGEBENCH_CPU_F32_GEMM=eigen): on the 16-core host Eigen ran DeepFM's products of
+// a few hundred rows at 2-6 GFLOP/s where N is 12 (its heads) and oneDNN the wide ones at
+// 630-1,160 (results/h200-host/cpu30-2026-11-28).
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
+  if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
+  if (dnnl_ && cpu30_f32_kernels_ && count == 1) return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
              : BatchedKernel::eigen_inside_gemm;
@@ -145,6 +154,7 @@ void CpuBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, cons
     throw std::logic_error("gemm_batched: onednn_matmul without oneDNN");
 #endif
   }
+  if (kernel == BatchedKernel::small_items) return gemm_small_items(g, ap, bp, cp);
   const size_t count = g.a_offsets.size();
   const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
   const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
@@ -189,6 +199,7 @@ CpuBackend::BatchedKernel CpuBackend::tune_gemm_batched(const GemmBatch& g, cons
 #ifdef STAGEBENCH_HAVE_DNNL
   candidates.push_back(BatchedKernel::onednn_matmul);
 #endif
+  if (small_items(g)) candidates.push_back(BatchedKernel::small_items);
   // The candidates write a scratch copy of C, restored before every run when beta reads it.
   const float* cp = f32_data(c, "gemm_batched C");
   Tensor scratch = do_empty(c.shape(), DType::f32);
@@ -230,7 +241,7 @@ void CpuBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tens
     return "gemm_batched " + std::to_string(g.a_offsets.size()) + "x " + gemm_shape(g.m, g.k, g.n);
   });
 #ifdef STAGEBENCH_HAVE_DNNL
-  if (g.precision == Precision::bf16) return dnnl_->gemm_batched(g, a, b, c);
+  if (g.precision == Precision::bf16) return gemm_batched_bf16(g, a, b, c);
 #endif
   if (g.precision != Precision::f32)  // the front asked unsupported_reason(): unreachable
     throw std::invalid_argument(std::string("gemm_batched: the cpu backend has no ") +

@@ -1,0 +1,50 @@
+// gemm_batched at bf16: which kernel runs the products (oneDNN builds only).
+#include "models/ops/cpu/bf16_pack.h"
+#include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/gemm_small.h"
+#include "models/ops/cpu/host_storage.h"
+
+namespace sb::cpu {
+
+namespace {
+
+// Items below this many multiply-adds (a 32^3 product) run as bf16-rounded operands through the
+// f32 kernels (the tiniest rounded as they are read, gemm_small.h; the others packed). oneDNN's
+// bf16 kernels gain nothing on items of 4 x 4 (AMX's tiles are 16 x 32), and its batched call cost
+// more than the f32 kernel for DeepFM's 2,048 attention items of 4 x 4 x 32 (2.26 against 1.71 ms a
+// step here, one thread). The results are the same products: bf16 x bf16 is exact in f32, and both
+// accumulate in f32.
+constexpr int64_t kSmallItemMacs = 32 * 32 * 32;
+
+}  // namespace
+
+void CpuBackend::gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                   Tensor& c) {
+  if (g.m * g.n * g.k >= kSmallItemMacs) return dnnl_->gemm_batched(g, a, b, c);
+  if (small_items(g))
+    return gemm_small_items(g, f32_data(a, "gemm_batched A"), f32_data(b, "gemm_batched B"),
+                            f32_data(c, "gemm_batched C"), true);
+  const int64_t count = static_cast<int64_t>(g.a_offsets.size());
+  Tensor pa = do_empty({count * g.m * g.k}, DType::f32);
+  Tensor pb = do_empty({count * g.k * g.n}, DType::f32);
+  float* ap = f32_data(pa, "gemm_batched bf16 A");
+  float* bp = f32_data(pb, "gemm_batched bf16 B");
+  // op(A) as dense [m, k]; B dense in its stored orientation, as the oneDNN path packs them.
+  pack_bf16(f32_data(a, "gemm_batched A"), g.a_offsets, g.trans_a ? g.k : g.m,
+            g.trans_a ? g.m : g.k, g.lda, g.trans_a, ap);
+  pack_bf16(f32_data(b, "gemm_batched B"), g.b_offsets, g.trans_b ? g.n : g.k,
+            g.trans_b ? g.k : g.n, g.ldb, false, bp);
+  GemmBatch packed = g;
+  packed.trans_a = false;
+  packed.lda = g.k;
+  packed.ldb = g.trans_b ? g.k : g.n;
+  packed.precision = Precision::f32;
+  for (int64_t i = 0; i < count; ++i) {
+    packed.a_offsets[i] = i * g.m * g.k;
+    packed.b_offsets[i] = i * g.k * g.n;
+  }
+  gemm_batched_f32(default_batched_kernel(packed), packed, ap, bp, f32_data(c, "gemm_batched C"));
+}
+
+}  // namespace sb::cpu
