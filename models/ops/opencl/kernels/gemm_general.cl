@@ -31,28 +31,44 @@ void gemm_general(int m, int n, int k, int trans_a, int trans_b, float alpha,
 // so the offsets need no buffer. beta == 0 does not read C.
 #define ITEM_OFFSET(t, base, outer, step, inner) \
   ((long)(base) + (long)((t) / (inner)) * (outer) + (long)((t) % (inner)) * (step))
-__kernel void gemm_batched_small(int m, int n, int k, int trans_a, int trans_b, float alpha,
-                                 float beta, int items, __global const float* a, int a_base,
-                                 int a_outer, int a_step, int a_inner, int lda,
-                                 __global const float* b, int b_base, int b_outer, int b_step,
-                                 int b_inner, int ldb, __global float* c, int c_base,
-                                 int c_outer, int c_step, int c_inner, int ldc) {
+// The two kernels' parameters, and the same names passed on.
+#define SMALL_PARAMS                                                                            \
+  int m, int n, int k, int trans_a, int trans_b, float alpha, float beta, int items,           \
+      __global const float *a, int a_base, int a_outer, int a_step, int a_inner, int lda,      \
+      __global const float *b, int b_base, int b_outer, int b_step, int b_inner, int ldb,      \
+      __global float *c, int c_base, int c_outer, int c_step, int c_inner, int ldc
+#define SMALL_SHAPE                                                                             \
+  m, n, k, trans_a, trans_b, a, a_base, a_outer, a_step, a_inner, lda, b, b_base, b_outer,     \
+      b_step, b_inner, ldb, c_base, c_outer, c_step, c_inner, ldc
+
+// Element `element` of C over all products: the sum of its terms p = first, first + stride, ...
+// below k, and in *at its index in C.
+float small_partial(long element, int first, int stride, int m, int n, int k, int trans_a,
+                    int trans_b, __global const float* a, int a_base, int a_outer, int a_step,
+                    int a_inner, int lda, __global const float* b, int b_base, int b_outer,
+                    int b_step, int b_inner, int ldb, int c_base, int c_outer, int c_step,
+                    int c_inner, int ldc, long* at) {
   const long per_item = (long)m * n;
-  const long gid = get_global_id(0);
-  if (gid >= per_item * items) return;
-  const int t = (int)(gid / per_item);
-  const int e = (int)(gid % per_item);
+  const int t = (int)(element / per_item);
+  const int e = (int)(element % per_item);
   const int i = e / n, j = e % n;
-  const long a_off = ITEM_OFFSET(t, a_base, a_outer, a_step, a_inner);
-  const long b_off = ITEM_OFFSET(t, b_base, b_outer, b_step, b_inner);
-  const long c_off = ITEM_OFFSET(t, c_base, c_outer, c_step, c_inner);
   const long a_inc = trans_a ? lda : 1;
   const long b_inc = trans_b ? 1 : ldb;
-  const long a0 = a_off + (trans_a ? (long)i : (long)i * lda);
-  const long b0 = b_off + (trans_b ? (long)j * ldb : (long)j);
+  const long a0 = ITEM_OFFSET(t, a_base, a_outer, a_step, a_inner) +
+                  (trans_a ? (long)i : (long)i * lda);
+  const long b0 = ITEM_OFFSET(t, b_base, b_outer, b_step, b_inner) +
+                  (trans_b ? (long)j * ldb : (long)j);
+  *at = ITEM_OFFSET(t, c_base, c_outer, c_step, c_inner) + (long)i * ldc + j;
   float acc = 0.0f;
-  for (int p = 0; p < k; ++p) acc = fma(a[a0 + p * a_inc], b[b0 + p * b_inc], acc);
-  const long at = c_off + (long)i * ldc + j;
+  for (int p = first; p < k; p += stride) acc = fma(a[a0 + p * a_inc], b[b0 + p * b_inc], acc);
+  return acc;
+}
+
+__kernel void gemm_batched_small(SMALL_PARAMS) {
+  const long gid = get_global_id(0);
+  if (gid >= (long)m * n * items) return;
+  long at;
+  const float acc = small_partial(gid, 0, 1, SMALL_SHAPE, &at);
   c[at] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[at];
 }
 
@@ -63,37 +79,15 @@ __kernel void gemm_batched_small(int m, int n, int k, int trans_a, int trans_b, 
 // are added in a fixed tree, so every run sums in the same order.
 #define SMALL_LANES 32
 __kernel __attribute__((reqd_work_group_size(SMALL_LANES, 1, 1)))
-void gemm_batched_small_lanes(int m, int n, int k, int trans_a, int trans_b, float alpha,
-                              float beta, int items, __global const float* a, int a_base,
-                              int a_outer, int a_step, int a_inner, int lda,
-                              __global const float* b, int b_base, int b_outer, int b_step,
-                              int b_inner, int ldb, __global float* c, int c_base, int c_outer,
-                              int c_step, int c_inner, int ldc) {
+void gemm_batched_small_lanes(SMALL_PARAMS) {
   __local float part[SMALL_LANES];
   const int lane = get_local_id(0);
-  const long per_item = (long)m * n;
-  const long gid = get_group_id(0);  // one element of C a work-group: never past the end
-  const int t = (int)(gid / per_item);
-  const int e = (int)(gid % per_item);
-  const int i = e / n, j = e % n;
-  const long a_off = ITEM_OFFSET(t, a_base, a_outer, a_step, a_inner);
-  const long b_off = ITEM_OFFSET(t, b_base, b_outer, b_step, b_inner);
-  const long c_off = ITEM_OFFSET(t, c_base, c_outer, c_step, c_inner);
-  const long a_inc = trans_a ? lda : 1;
-  const long b_inc = trans_b ? 1 : ldb;
-  const long a0 = a_off + (trans_a ? (long)i : (long)i * lda);
-  const long b0 = b_off + (trans_b ? (long)j * ldb : (long)j);
-  float acc = 0.0f;
-  for (int p = lane; p < k; p += SMALL_LANES) acc = fma(a[a0 + p * a_inc], b[b0 + p * b_inc], acc);
-  part[lane] = acc;
+  long at;  // one element of C a work-group: never past the end
+  part[lane] = small_partial(get_group_id(0), lane, SMALL_LANES, SMALL_SHAPE, &at);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int width = SMALL_LANES / 2; width > 0; width /= 2) {
     if (lane < width) part[lane] += part[lane + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0) {
-    const long at = c_off + (long)i * ldc + j;
-    c[at] = beta == 0.0f ? alpha * part[0] : alpha * part[0] + beta * c[at];
-  }
+  if (lane == 0) c[at] = beta == 0.0f ? alpha * part[0] : alpha * part[0] + beta * c[at];
 }
-
