@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace sb {
 namespace {
@@ -191,6 +192,34 @@ TEST(GemmPath, Bf16ProducersKnobIsOffUnlessAskedFor) {
                 std::string::npos)
           << e.what();
     }
+  }
+}
+
+// gemm_batched's split K: DeepFM's forward product (64 x 1,024 x 3,072: 8 tiles, 48 K tiles) on
+// an H200's 132 SMs may split 2 to 8 ways (16 would leave 3 K tiles a split); a product whose
+// tiles fill the SMs, a short K, or the knob off never splits.
+TEST(GemmPath, SplitKOnlyWhereFewTilesMeetALongK) {
+  EXPECT_EQ(split_k_candidates(64, 1024, 3072, 132, SplitKKnob::automatic),
+            (std::vector<int>{1, 2, 4, 8}));
+  // 24 tiles, 16 K tiles: 8 splits would leave 2 K tiles a split.
+  EXPECT_EQ(split_k_candidates(64, 3072, 1024, 132, SplitKKnob::automatic),
+            (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(split_k_candidates(1024, 3072, 64, 132, SplitKKnob::automatic),
+            (std::vector<int>{1}));  // 192 tiles
+  EXPECT_EQ(split_k_candidates(64, 1024, 448, 132, SplitKKnob::automatic),
+            (std::vector<int>{1}));  // 7 K tiles: 2 splits would leave 3 or 4
+  EXPECT_EQ(split_k_candidates(64, 1024, 3072, 132, SplitKKnob::off), (std::vector<int>{1}));
+  EXPECT_EQ(split_k_candidates(64, 64, 1 << 20, 4, SplitKKnob::automatic),
+            (std::vector<int>{1, 2, 4, 8}));  // one tile, 4 units: at most 8 work-groups
+  EXPECT_EQ(parse_split_k_knob(nullptr), SplitKKnob::automatic);
+  EXPECT_EQ(parse_split_k_knob("on"), SplitKKnob::automatic);
+  EXPECT_EQ(parse_split_k_knob("off"), SplitKKnob::off);
+  try {
+    parse_split_k_knob("2");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_GEMM_SPLIT_K=2"), std::string::npos)
+        << e.what();
   }
 }
 

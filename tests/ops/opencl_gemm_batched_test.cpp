@@ -207,33 +207,82 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
         }
 }
 
+// An f16 product with K split on wgmma: slices of equal runs of K tiles (the last one empty at
+// 5 splits of 16 K tiles, partial at 3, K's tail at 1,000), summed into C with alpha and beta by
+// the one pass after the GEMM, the same bits on a second call (a fixed order).
+TEST_F(OpsOpenCL, SplitKProductsSumTheirSlicesIntoC) {
+  if (!be->has_wgmma()) GTEST_SKIP() << be->device() << " has no checked wgmma path";
+  const int64_t m = 70, n = 200;
+  for (const int64_t k : {int64_t{1024}, int64_t{1000}})
+    for (const int splits : {1, 3, 5})
+      for (const bool strided : {false, true}) {
+        SCOPED_TRACE("k " + std::to_string(k) + " splits " + std::to_string(splits) +
+                     (strided ? " strided C" : " own C"));
+        const int64_t ldc = strided ? n + 5 : n, c_off = strided ? 3 : 0;
+        const Vec ah = random_vec(k * m, 92), bh = random_vec(k * n, 93),
+                  c0 = random_vec((m + 1) * ldc, 94);
+        GemmBatch g;
+        g.m = m, g.n = n, g.k = k, g.trans_a = true, g.lda = m, g.ldb = n, g.ldc = ldc;
+        g.alpha = strided ? 0.5f : 1.f, g.beta = strided ? 1.f : 0.f;
+        g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {c_off};
+        g.precision = Precision::f16;
+        DVec want(c0.begin(), c0.end());
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t col = 0; col < n; ++col) {
+            double s = 0;
+            for (int64_t j = 0; j < k; ++j) s += double(ah[j * m + r]) * bh[j * n + col];
+            double& w = want[c_off + r * ldc + col];
+            w = g.alpha * s + (strided ? w : 0.0);
+          }
+        be->force_split_k(splits);
+        const uint64_t sums = launches("axpby_strided");
+        Tensor c = be->upload(c0, {m + 1, ldc});
+        be->gemm_batched(g, be->upload(ah, {k * m}), be->upload(bh, {k * n}), c);
+        const Vec first = be->download(c);
+        EXPECT_EQ(compare({"C", first, want, Precision::f16}), "");
+        EXPECT_EQ(launches("axpby_strided") - sums, splits > 1 || strided ? 1u : 0u);
+        Tensor again = be->upload(c0, {m + 1, ldc});
+        be->gemm_batched(g, be->upload(ah, {k * m}), be->upload(bh, {k * n}), again);
+        EXPECT_EQ(be->download(again), first);
+        be->force_split_k(0);
+      }
+}
+
 // A narrow product at f16 or tf32 on NVIDIA is computed in fp32 by the small kernel, one launch
-// (the lanes' form at DeepFM's head shape, K 1,030), not packed for the mma kernels.
+// (the lanes' form at DeepFM's head shape, K 1,030), not packed for the mma kernels; so is a
+// thin-K one (the heads' data gradient, 64 x 1,030 with K 6: the loop form).
 TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
   if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
-  const int64_t m = 64, n = 6, k = 1030;
-  for (const Precision p : {Precision::f16, Precision::tf32}) {
-    SCOPED_TRACE(precision_name(p));
-    const Vec ah = random_vec(m * k, 90), bh = random_vec(n * k, 91);
-    GemmBatch g;
-    g.m = m, g.n = n, g.k = k, g.trans_b = true, g.lda = k, g.ldb = k, g.ldc = n;
-    g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
-    g.precision = p;
-    Tensor c = be->empty({m, n});
-    const uint64_t lanes = launches("gemm_batched_small_lanes"),
-                   packs = launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
-    be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
-    DVec want(static_cast<size_t>(m * n));
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t col = 0; col < n; ++col) {
-        double s = 0;
-        for (int64_t j = 0; j < k; ++j) s += double(ah[r * k + j]) * bh[col * k + j];
-        want[r * n + col] = s;
-      }
-    EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
-    EXPECT_EQ(launches("gemm_batched_small_lanes"), lanes + 1);
-    EXPECT_EQ(launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair"), packs);
-  }
+  struct Shape {
+    int64_t m, n, k;
+    const char* kernel;
+  };
+  for (const Shape s :
+       {Shape{64, 6, 1030, "gemm_batched_small_lanes"}, Shape{64, 1030, 6, "gemm_batched_small"}})
+    for (const Precision p : {Precision::f16, Precision::tf32}) {
+      SCOPED_TRACE(std::string(precision_name(p)) + " " + s.kernel);
+      const int64_t m = s.m, n = s.n, k = s.k;
+      const Vec ah = random_vec(m * k, 90), bh = random_vec(n * k, 91);
+      GemmBatch g;
+      g.m = m, g.n = n, g.k = k, g.trans_b = true, g.lda = k, g.ldb = k, g.ldc = n;
+      g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+      g.precision = p;
+      Tensor c = be->empty({m, n});
+      const uint64_t small = launches(s.kernel),
+                     packs =
+                         launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
+      be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+      DVec want(static_cast<size_t>(m * n));
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t col = 0; col < n; ++col) {
+          double sum = 0;
+          for (int64_t j = 0; j < k; ++j) sum += double(ah[r * k + j]) * bh[col * k + j];
+          want[r * n + col] = sum;
+        }
+      EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
+      EXPECT_EQ(launches(s.kernel), small + 1);
+      EXPECT_EQ(launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair"), packs);
+    }
 }
 
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once

@@ -7,14 +7,23 @@
 // Several items of one call would each pay two to four launches; a batch of small items (attention
 // over a few tokens, a Gram matrix per sample) is computed in fp32 by CLBlast instead, which
 // GemmBatch::precision allows ("may be computed in").
+//
+// An f16 product on wgmma with few output tiles and a long K may split K (split_k below): DeepFM's
+// 64 x 1,024 x 3,072 product is 8 tiles of 128 x 128, so its 48 K tiles ran on 8 of an H200's 132
+// SMs, 15-33 us a product (results/h200/lead30-2026-11-28/dfm/check/timeline-new.trace.json.gz).
+// The slices are summed by the pass that writes C, in a fixed order: deterministic.
 #include <algorithm>
+#include <chrono>
+#include <limits>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 namespace {
 
-constexpr size_t kPackTile = 16;
+constexpr size_t kPackTile = 16;  // PACK_TILE in kernels/gemm_pack.cl: the work-group is its square
+constexpr int kSplitTileN = 128;  // the wgmma variant a split product runs (split_k_candidates)  //
+                                  // PACK_TILE in kernels/gemm_pack.cl: the work-group is its square
 
 cl::NDRange grid(int64_t cols, int64_t rows) {
   return cl::NDRange(round_up(cols, kPackTile), round_up(rows, kPackTile));
@@ -48,6 +57,15 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
     launch_mma(f16 ? "pack_f16" : "pack_f32", grid(k, n), pack_local, b, g.b_offsets[0], ldb,
                g.trans_b ? 0 : 1, n, k, w);
   }
+  const int splits = pipelined && f16 ? split_k(x, w, g.m, g.n, g.k) : 1;
+  if (splits > 1) {
+    Tensor parts = do_empty({splits, g.m, g.n}, DType::f32);
+    count_gemm(PipeKind::f16, GemmPath::wgmma);
+    launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, g.m, g.n, g.k, {}, splits);
+    launch_mma("axpby_strided", grid(n, m), pack_local, parts, splits, m, n, g.alpha, g.beta, c,
+               g.c_offsets[0], to_cl_int(g.ldc, "ldc"));
+    return;
+  }
   // Where C is its own contiguous [M, N] and alpha is 1, the GEMM writes C itself (beta 1: C
   // added in place as the epilogue's residual) and no axpby pass follows.
   const bool direct = g.alpha == 1.f && (g.beta == 0.f || g.beta == 1.f) && g.c_offsets[0] == 0 &&
@@ -68,8 +86,49 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
                0, 0, ep.residual, ep.residual ? 1 : 0, g.m, g.n, g.k, y);
   }
   if (direct) return;
-  launch_mma("axpby_strided", grid(n, m), pack_local, y, m, n, g.alpha, g.beta, c, g.c_offsets[0],
-             to_cl_int(g.ldc, "ldc"));
+  launch_mma("axpby_strided", grid(n, m), pack_local, y, 1, m, n, g.alpha, g.beta, c,
+             g.c_offsets[0], to_cl_int(g.ldc, "ldc"));
+}
+
+// As pipe_tile() chooses a tile width: the candidates take turns on scratch, kTimedRuns rounds
+// after an untimed one, each keeping its fastest run (wall time around a finish, so a split's
+// summing pass is counted with it); 1 runs as an unsplit call would (pipe_tile's choice).
+int OpenCLBackend::split_k(const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k) {
+  if (choose_gemm_path(wgmma_device_, wgmma_knob_, {true, m, n, k, 0}) != GemmPath::wgmma) return 1;
+  if (forced_split_k_ > 0) return split_k_knob_ == SplitKKnob::off ? 1 : forced_split_k_;
+  const std::string key =
+      "split-K fp16 " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  if (auto it = split_ks_.find(key); it != split_ks_.end()) return it->second;
+  const int units = static_cast<int>(runtime_->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+  const std::vector<int> splits = split_k_candidates(m, n, k, units, split_k_knob_);
+  if (splits.size() == 1) return split_ks_.emplace(key, 1).first->second;
+  const PipeTile unsplit = pipe_tile(PipeKind::f16, x, w, m, n, k, {}, {}, GemmPath::wgmma);
+  constexpr int kTimedRuns = 5;
+  cl::CommandQueue& queue = runtime_->queue();
+  Tensor scratch = do_empty({m, n}, DType::f32);
+  Tensor parts = do_empty({splits.back(), m, n}, DType::f32);
+  const int mi = to_cl_int(m, "split m"), ni = to_cl_int(n, "split n");
+  std::vector<double> fastest(splits.size(), std::numeric_limits<double>::infinity());
+  for (int run = 0; run <= kTimedRuns; ++run)
+    for (size_t i = 0; i < splits.size(); ++i) {
+      queue.finish();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (splits[i] == 1) {
+        launch_pipe(PipeKind::f16, unsplit, x, w, scratch, Epilogue{}, m, n, k, {}, {});
+      } else {
+        launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, m, n, k, {}, splits[i]);
+        launch_mma("axpby_strided", grid(n, m), cl::NDRange(kPackTile, kPackTile), parts, splits[i],
+                   mi, ni, 1.f, 0.f, scratch, 0, ni);
+      }
+      queue.finish();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (run > 0) fastest[i] = std::min(fastest[i], seconds);
+    }
+  queue.finish();  // the scratch buffers go back to the pool only once nothing uses them
+  const size_t best =
+      static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
+  return split_ks_.emplace(key, splits[best]).first->second;
 }
 
 }  // namespace sb

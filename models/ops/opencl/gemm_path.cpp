@@ -47,6 +47,28 @@ GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& 
   return GemmPath::wgmma;
 }
 
+SplitKKnob parse_split_k_knob(const char* value) {
+  return knob_says_off("STAGEBENCH_GEMM_SPLIT_K", value) ? SplitKKnob::off : SplitKKnob::automatic;
+}
+
+SplitKKnob split_k_knob() {
+  return parse_split_k_knob(std::getenv("STAGEBENCH_GEMM_SPLIT_K"));
+}
+
+std::vector<int> split_k_candidates(int64_t m, int64_t n, int64_t k, int compute_units,
+                                    SplitKKnob knob) {
+  constexpr int64_t kTile = 128, kTileK = 64, kMinTilesPerSplit = 4, kMaxSplits = 16;
+  std::vector<int> out{1};
+  if (knob == SplitKKnob::off || m <= 0 || n <= 0 || k <= 0 || compute_units <= 0) return out;
+  const int64_t tiles = (m + kTile - 1) / kTile * ((n + kTile - 1) / kTile);
+  const int64_t k_tiles = (k + kTileK - 1) / kTileK;
+  if (tiles >= compute_units) return out;
+  for (int64_t s = 2; s <= kMaxSplits; s *= 2)
+    if (k_tiles >= s * kMinTilesPerSplit && tiles * s <= 2 * int64_t{compute_units})
+      out.push_back(static_cast<int>(s));
+  return out;
+}
+
 ConvIgemmKnob parse_conv_igemm_knob(const char* value) {
   return knob_says_off("STAGEBENCH_CONV_IGEMM", value) ? ConvIgemmKnob::off
                                                        : ConvIgemmKnob::automatic;

@@ -5,6 +5,7 @@
 // found, the knob and the call, so that the choice is tested without a GPU. No OpenCL here.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sb {
 
@@ -44,6 +45,21 @@ struct GemmCall {
 // K a multiple of 8; any M and N (the kernel zero-fills the edge tiles' missing rows and K's
 // tail, and its epilogue stores only what lies inside). Everything else: mma.sync.
 GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& call);
+
+// STAGEBENCH_GEMM_SPLIT_K: auto (unset, "", "auto" or "on": gemm_batched's f16 wgmma products
+// time split_k_candidates() on their first call and keep the fastest) or off (never split; for
+// A/B runs). Anything else throws std::invalid_argument.
+enum class SplitKKnob : uint8_t { automatic, off };
+SplitKKnob parse_split_k_knob(const char* value);
+SplitKKnob split_k_knob();  // the environment's
+
+// The K splits worth timing for one f16 wgmma product of 128 x 128 tiles and K tiles of 64
+// (kernels/gemm_wgmma.cl): 1, then each power of two from 2 to 16 that leaves every split at least
+// 4 K tiles and keeps the work-groups within two waves of `compute_units`. Only 1 when the knob is
+// off or the product's tiles alone already fill the compute units. A product with few output tiles
+// and a long K (DeepFM's 64 x 1,024 x 3,072) otherwise runs its whole K on 8 of 132 SMs.
+std::vector<int> split_k_candidates(int64_t m, int64_t n, int64_t k, int compute_units,
+                                    SplitKKnob knob);
 
 // STAGEBENCH_CONV_IGEMM: auto (unset, "", "auto" or "on": conv3d's forward pass runs as an
 // implicit GEMM on the tensor-core pipeline where conv3d_igemm_unavailable() allows) or off (the

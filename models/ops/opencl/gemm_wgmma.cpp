@@ -181,7 +181,7 @@ cl::Kernel& OpenCLBackend::wgmma_kernel(int bn) {
 
 void OpenCLBackend::launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tensor& y,
                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
-                                 const PipeConv& conv) {
+                                 const PipeConv& conv, int splits) {
   constexpr int64_t kTileM = 128;  // WG_BM
   constexpr size_t kThreads = 256;
   const int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
@@ -192,8 +192,9 @@ void OpenCLBackend::launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tenso
            to_cl_int(conv.len, "conv length"));
   const std::string name = wgmma_name(bn);
   faults_.before_launch(name);
-  events_.launch(name, kernel, cl::NDRange(static_cast<size_t>(tiles) * kThreads),
-                 cl::NDRange(kThreads));
+  events_.launch(name, kernel,
+                 cl::NDRange(static_cast<size_t>(tiles) * kThreads, static_cast<size_t>(splits)),
+                 cl::NDRange(kThreads, 1));
 }
 
 void OpenCLBackend::count_gemm(PipeKind kind, GemmPath path) {

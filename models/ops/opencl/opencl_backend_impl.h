@@ -175,6 +175,9 @@ class OpenCLBackend : public Backend {
   // True when f16 GEMMs may run on wgmma here: sm_90, STAGEBENCH_WGMMA not off, and the patched
   // program built and matched the mma.sync pipeline when the backend was made (gemm_wgmma.cpp).
   bool has_wgmma() const { return wgmma_device_.checked; }
+  // gemm_batched's f16 wgmma products split K this many ways instead of timing the candidates
+  // (0: time them; STAGEBENCH_GEMM_SPLIT_K=off still wins). For tests of the split path itself.
+  void force_split_k(int splits) { forced_split_k_ = splits; }
   // The kernels of the portable program as built for this device (CL_PROGRAM_KERNEL_NAMES):
   // what the Oclgrind pass must see launched (scripts/oclgrind-ci.sh).
   std::vector<std::string> portable_kernel_names();
@@ -284,8 +287,13 @@ class OpenCLBackend : public Backend {
   void init_wgmma();
   std::string check_wgmma();  // "" when every variant matched the pipeline, else what did not
   cl::Kernel& wgmma_kernel(int bn);
+  // splits > 1: y is [splits, m, n], slice s the product over the s-th run of K tiles, and ep
+  // must be empty (gemm_batched_mma.cpp sums the slices).
   void launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tensor& y, const Epilogue& ep,
-                    int64_t m, int64_t n, int64_t k, const PipeConv& conv);
+                    int64_t m, int64_t n, int64_t k, const PipeConv& conv, int splits = 1);
+  // gemm_batched_mma.cpp: how many ways an f16 wgmma product's K is split (1: not), timed on the
+  // first call with the shape among split_k_candidates() and kept (autotune_choices() lists it).
+  int split_k(const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k);
   // Counts one tensor-core GEMM call in the kernel log ("fp16 wgmma", "tf32 mma.sync", ...).
   void count_gemm(PipeKind kind, GemmPath path);
   // x (count elements) into int8 xq for w's s8 GEMM: with the calibrated range's scale, else
@@ -457,6 +465,9 @@ class OpenCLBackend : public Backend {
   mutable std::optional<bool> mma_probe_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
+  std::map<std::string, int> split_ks_;             // gemm_batched's measured K split per shape
+  SplitKKnob split_k_knob_ = split_k_knob();        // STAGEBENCH_GEMM_SPLIT_K, at construction
+  int forced_split_k_ = 0;                          // force_split_k()
   WgmmaDevice wgmma_device_;                        // what the path choice knows (gemm_path.h)
   WgmmaKnob wgmma_knob_ = WgmmaKnob::automatic;     // STAGEBENCH_WGMMA, read at construction
   std::string wgmma_status_;                        // gemm_paths(): the decision and its why

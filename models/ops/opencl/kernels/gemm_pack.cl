@@ -2,46 +2,70 @@
 // kernels read x [M, K] and W [N, K] contiguous, so a strided or transposed operand is packed
 // first, and the contiguous product is written back into C with alpha and beta.
 
-// dst[r, c] (rows x cols, contiguous) = src[off + r * ld + c], or src[off + c * ld + r] when
-// `trans`.
+// op(src)[r, c] for this work-item's (r, c) = (global id 1, global id 0), where op(src)[r, c] is
+// src[off + r * ld + c], or src[off + c * ld + r] when `trans`; 0 outside rows x cols. A
+// transposed source goes through a 16 x 16 tile in local memory so that neighbouring work-items
+// read neighbouring addresses in it too: read straight, each work-item's read was `ld` floats from
+// its neighbour's, and DeepFM's transposed operands took 20-29 us a pack against 4-8 for straight
+// ones (results/h200/lead30-2026-11-28/dfm/check/timeline-new.trace.json.gz). `trans` must be
+// the same across the work-group (the barrier), and the work-group is PACK_TILE x PACK_TILE.
+#define PACK_TILE 16
+float pack_element(__global const float* src, int off, int ld, int trans, int rows, int cols,
+                   __local float* tile) {
+  const int c = get_global_id(0), r = get_global_id(1);
+  if (!trans) return r < rows && c < cols ? src[off + (long)r * ld + c] : 0.0f;
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int r0 = get_group_id(1) * PACK_TILE, c0 = get_group_id(0) * PACK_TILE;
+  // Here local x walks op(src)'s rows, which are src's contiguous direction.
+  const int rr = r0 + lx, cc = c0 + ly;
+  tile[ly * (PACK_TILE + 1) + lx] = rr < rows && cc < cols ? src[off + (long)cc * ld + rr] : 0.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return tile[lx * (PACK_TILE + 1) + ly];  // op(src)[r0 + ly, c0 + lx]
+}
+
+// dst[r, c] (rows x cols, contiguous) = op(src)[r, c].
 __kernel void pack_f32(__global const float* src, int off, int ld, int trans, int rows, int cols,
                        __global float* dst) {
+  __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int c = get_global_id(0), r = get_global_id(1);
-  if (r >= rows || c >= cols) return;
-  const long at = trans ? off + (long)c * ld + r : off + (long)r * ld + c;
-  dst[(long)r * cols + c] = src[at];
+  const float v = pack_element(src, off, ld, trans, rows, cols, tile);
+  if (r < rows && c < cols) dst[(long)r * cols + c] = v;
 }
 
 // The same into half bits (no cl_khr_fp16 needed: vstore_half rounds to nearest even).
 __kernel void pack_f16(__global const float* src, int off, int ld, int trans, int rows, int cols,
                        __global half* dst) {
+  __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int c = get_global_id(0), r = get_global_id(1);
-  if (r >= rows || c >= cols) return;
-  const long at = trans ? off + (long)c * ld + r : off + (long)r * ld + c;
-  vstore_half(src[at], (long)r * cols + c, dst);
+  const float v = pack_element(src, off, ld, trans, rows, cols, tile);
+  if (r < rows && c < cols) vstore_half(v, (long)r * cols + c, dst);
 }
 
 // Both operands of one product into half bits in one launch (z 0: A into x, z 1: B into w), each
-// as pack_f16: a launch each cost the step a command each (gemm_batched_mma.cpp).
+// as pack_f16: a launch each cost the step a command each (gemm_batched_mma.cpp). The work-group
+// is one z deep, so `trans` is the same across it.
 __kernel void pack_f16_pair(__global const float* a, int a_off, int lda, int a_trans, int a_rows,
                             __global half* x, __global const float* b, int b_off, int ldb,
                             int b_trans, int b_rows, int cols, __global half* w) {
+  __local float tile[PACK_TILE * (PACK_TILE + 1)];
   const int c = get_global_id(0), r = get_global_id(1), which = get_global_id(2);
   __global const float* src = which ? b : a;
   __global half* dst = which ? w : x;
   const int rows = which ? b_rows : a_rows, off = which ? b_off : a_off, ld = which ? ldb : lda;
-  const int trans = which ? b_trans : a_trans;
-  if (r >= rows || c >= cols) return;
-  const long at = trans ? off + (long)c * ld + r : off + (long)r * ld + c;
-  vstore_half(src[at], (long)r * cols + c, dst);
+  const float v = pack_element(src, off, ld, which ? b_trans : a_trans, rows, cols, tile);
+  if (r < rows && c < cols) vstore_half(v, (long)r * cols + c, dst);
 }
 
-// c[off + r * ldc + col] = alpha * t[r, col] + beta * c[...]; beta == 0 never reads c.
-__kernel void axpby_strided(__global const float* t, int rows, int cols, float alpha, float beta,
-                            __global float* c, int off, int ldc) {
+// c[off + r * ldc + col] = alpha * sum over s of t[s, r, col] + beta * c[...], t being
+// [splits, rows, cols] (a split-K product's slices, summed in order: deterministic); beta == 0
+// never reads c.
+__kernel void axpby_strided(__global const float* t, int splits, int rows, int cols, float alpha,
+                            float beta, __global float* c, int off, int ldc) {
   const int col = get_global_id(0), r = get_global_id(1);
   if (r >= rows || col >= cols) return;
-  const long at = off + (long)r * ldc + col;
-  const float v = alpha * t[(long)r * cols + col];
+  const long at = off + (long)r * ldc + col, slice = (long)rows * cols;
+  float sum = 0.0f;
+  for (int s = 0; s < splits; ++s) sum += t[s * slice + (long)r * cols + col];
+  const float v = alpha * sum;
   c[at] = beta == 0.0f ? v : v + beta * c[at];
 }

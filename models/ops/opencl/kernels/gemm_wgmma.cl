@@ -18,7 +18,10 @@
 // H200) made general: tiles past M and N and K's tail are zero-filled by cp.async (load_rows:
 // any M and N, K a multiple of 8 for 16-byte rows), the implicit 'same' convolution loads A as
 // the pipeline does (load_a_rows), and the accumulators go through local memory to the
-// pipeline's epilogue, which stores only what lies inside y. A work-group whose tile lies wholly
+// pipeline's epilogue, which stores only what lies inside y. With more than one work-group row
+// (get_num_groups(1) > 1: gemm_batched_mma.cpp's split K), row s takes an equal run of the K
+// tiles and writes its partial product into slice s of y ([splits, M, N]); the host then passes no
+// epilogue and sums the slices in a fixed order. A work-group whose tile lies wholly
 // inside x and W (K a multiple of 64, no convolution) copies without those checks
 // (wg_load_full): with the checked copies everywhere the 8192^3 product ran at 485 TFLOP/s,
 // with this branch at 561, the probe's figure (results/h200/wgmma-ops-2026-11-27/call3).
@@ -90,7 +93,10 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   const int first_m = pid / per_group * WG_RASTER, rows = min(tiles_m - first_m, WG_RASTER);
   const int m0 = (first_m + (pid % per_group) % rows) * WG_BM;
   const int n0 = (pid % per_group) / rows * WG_BN;
-  const int k_tiles = (K + WG_BK - 1) / WG_BK;
+  const int k_tiles_all = (K + WG_BK - 1) / WG_BK, splits = get_num_groups(1);
+  const int per_split = (k_tiles_all + splits - 1) / splits, kt0 = get_group_id(1) * per_split;
+  const int k_tiles = clamp(k_tiles_all - kt0, 0, per_split);  // none: the slice is zeros
+  y += (size_t)get_group_id(1) * M * N;
   const bool full = m0 + WG_BM <= M && n0 + WG_BN <= N && (K & 63) == 0 && conv_taps == 0;
 
   float acc[WG_ACCS];
@@ -103,13 +109,14 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
     if ((kt) < k_tiles) {                                                                       \
       __local uint4* stage = smem + ((kt) % WG_STAGES) * WG_STAGE_CHUNKS;                       \
       if (full) {                                                                               \
-        wg_load_full(stage, x + (size_t)m0 * K + (kt) * WG_BK, WG_BM, K, tid);                  \
-        wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + (kt) * WG_BK, WG_BN, K, tid);   \
+        wg_load_full(stage, x + (size_t)m0 * K + (kt0 + (kt)) * WG_BK, WG_BM, K, tid);          \
+        wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + (kt0 + (kt)) * WG_BK, WG_BN, K,  \
+                     tid);                                                                      \
       } else {                                                                                  \
-        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, (kt) * WG_BK,          \
+        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, (kt0 + (kt)) * WG_BK,  \
                     conv_taps, conv_len, tid, WG_THREADS);                                      \
         load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K,            \
-                  (kt) * WG_BK, tid, WG_THREADS);                                               \
+                  (kt0 + (kt)) * WG_BK, tid, WG_THREADS);                                       \
       }                                                                                         \
     }                                                                                           \
     cp_async_commit();                                                                          \
