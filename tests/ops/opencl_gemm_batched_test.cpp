@@ -222,7 +222,8 @@ TEST_F(OpsOpenCL, SplitKProductsSumTheirSlicesIntoC) {
         const Vec ah = random_vec(k * m, 92), bh = random_vec(k * n, 93),
                   c0 = random_vec((m + 1) * ldc, 94);
         GemmBatch g;
-        g.m = m, g.n = n, g.k = k, g.trans_a = true, g.lda = m, g.ldb = n, g.ldc = ldc;
+        g.m = m, g.n = n, g.k = k, g.trans_a = true, g.trans_b = false;
+        g.lda = m, g.ldb = n, g.ldc = ldc;
         g.alpha = strided ? 0.5f : 1.f, g.beta = strided ? 1.f : 0.f;
         g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {c_off};
         g.precision = Precision::f16;

@@ -48,7 +48,8 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   const cl::NDRange pack_local(kPackTile, kPackTile);
   const int lda = to_cl_int(g.lda, "lda"), ldb = to_cl_int(g.ldb, "ldb");
   if (pipelined && f16) {
-    const cl::NDRange pair(round_up(k, kPackTile), round_up(std::max(m, n), kPackTile), 2);
+    // 8 columns a work-item (kernels/gemm_pack.cl: PAIR_COLS); K is a multiple of 8 here.
+    const cl::NDRange pair(round_up(k / 8, kPackTile), round_up(std::max(m, n), kPackTile), 2);
     launch_mma("pack_f16_pair", pair, cl::NDRange(kPackTile, kPackTile, 1), a, g.a_offsets[0], lda,
                g.trans_a ? 1 : 0, m, x, b, g.b_offsets[0], ldb, g.trans_b ? 0 : 1, n, k, w);
   } else {
