@@ -69,7 +69,7 @@ class Trainer {
     Tensor w, b, dw, db;
   };
   void gemm(const Tensor& a, bool ta, const Tensor& b, bool tb, Tensor& c, int64_t m, int64_t n,
-            int64_t k, float beta = 0.f, float alpha = 1.f);
+            int64_t k, float beta = 0.f, float alpha = 1.f, const Tensor* bias = nullptr);
   // Every GEMM goes through here: the stage's precision and autotuning.
   void batched(GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   void linear_forward(const Tensor& x, const Linear& l, Tensor& y, int64_t rows);

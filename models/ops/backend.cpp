@@ -174,7 +174,19 @@ void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
     inside(i, g.b_offsets[i], b_rows, b_cols, g.ldb, b, "B");
     inside(i, g.c_offsets[i], g.m, g.n, g.ldc, c, "C");
   }
-  run_op(*this, Op::gemm_batched, [&] { do_gemm_batched(g, a, b, c); });
+  if (g.bias != nullptr) {
+    if (count != 1 || g.c_offsets[0] != 0 || g.ldc != g.n || c.numel() != g.m * g.n)
+      fail(op, "a bias needs one item whose C is the whole contiguous [m, n] tensor");
+    expect_f32_numel(op, "bias", *g.bias, g.n, "[n]");
+    expect_distinct(op, "C", c, "the bias", *g.bias);
+  }
+  run_op(*this, Op::gemm_batched, [&] {
+    do_gemm_batched(g, a, b, c);
+    if (g.bias != nullptr && !fuses_gemm_bias(g)) {
+      Tensor rows = c.reshaped({g.m, g.n});
+      do_affine_channels(rows, nullptr, g.bias, rows);
+    }
+  });
 }
 
 bool CoreOps::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {

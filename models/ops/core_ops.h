@@ -61,6 +61,12 @@ class CoreOps {
   // compute capability 8.9, ..."); "" where there is no choice to report. Runs record it in
   // params.gemm_paths; which path each stage's GEMMs took is the stage's gemm_path.
   virtual std::string gemm_paths() const { return ""; }
+  // Whether do_gemm_batched adds g.bias itself (in the product's epilogue); when not,
+  // gemm_batched adds it after the product with do_affine_channels.
+  virtual bool fuses_gemm_bias(const GemmBatch& g) const {
+    (void)g;
+    return false;
+  }
   // A promise from the caller: from hold_read_only(t) until the matching release, nothing writes
   // t. A backend may keep forms derived from t's contents meanwhile and reuse them (the OpenCL
   // backend: the bf16 copy its bf16 convolutions read, made once instead of at every call that

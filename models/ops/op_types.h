@@ -74,6 +74,10 @@ struct Weight {
 // reuses it for every later call with the key. The cache lives in the backend object (one per
 // device); Backend::autotune_choices() lists it. Candidates differ only in summation order: results
 // stay within fp32 rounding of the untuned call.
+//
+// bias (a linear layer's; one item only, C its own contiguous [m, n]): C = alpha op(A) op(B) +
+// beta C + bias, bias [n] added to every row. A backend adds it in the product's own epilogue
+// where it can (CoreOps::fuses_gemm_bias), else as affine_channels after it.
 struct GemmBatch {
   int64_t m = 0, n = 0, k = 0;
   bool trans_b = true;
@@ -84,6 +88,7 @@ struct GemmBatch {
   float beta = 0.0f;
   Precision precision = Precision::f32;
   bool autotune = false;
+  const Tensor* bias = nullptr;
 };
 
 // Attention with a relative-position band (Transformer-XL's) over q, k [B, n, H*dk],

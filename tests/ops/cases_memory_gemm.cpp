@@ -178,6 +178,34 @@ std::vector<OpCase> gemm_cases() {
       {Op::linear, "int8_calibrated_bias_relu", needs_precision(Precision::int8), [](Backend& be) {
          return run_linear(be, Precision::int8, true, Act::relu, Res::separate, true);
        }});
+  // A linear layer's product with its bias (GemmBatch::bias), C accumulated (beta 1) or written,
+  // in fp32: every path but NVIDIA's tensor cores adds the bias after the product (those add it
+  // in their epilogue: opencl_gemm_batched_test.cpp).
+  for (const float beta : {0.f, 1.f})
+    c.push_back({Op::gemm_batched,
+                 std::string("fp32_bias") + (beta == 0.f ? "" : "_beta_1"),
+                 {},
+                 [beta](Backend& be) {
+                   const int64_t m = 37, n = 150, k = 64;
+                   GemmBatch g;
+                   g.m = m, g.n = n, g.k = k, g.trans_b = true, g.beta = beta;
+                   g.lda = k, g.ldb = k, g.ldc = n;
+                   g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+                   const Vec a = random_vec(m * k, 23), b = random_vec(n * k, 24),
+                             bias = random_vec(n, 25), c0 = random_vec(m * n, 26);
+                   const Tensor bias_t = up(be, bias, {n});
+                   g.bias = &bias_t;
+                   Tensor ct = up(be, c0, {m, n});
+                   be.gemm_batched(g, up(be, a, {m * k}), up(be, b, {n * k}), ct);
+                   DVec want(static_cast<size_t>(m * n));
+                   for (int64_t i = 0; i < m; ++i)
+                     for (int64_t j = 0; j < n; ++j) {
+                       double s = 0;
+                       for (int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b[j * k + q];
+                       want[i * n + j] = s + bias[j] + (beta == 0.f ? 0.0 : c0[i * n + j]);
+                     }
+                   return std::vector<Check>{{"C", be.download(ct), want}};
+                 }});
   for (bool trans_b : {true, false}) {
     c.push_back({Op::gemm_batched,
                  trans_b ? "offsets_lds_trans_b" : "offsets_lds",

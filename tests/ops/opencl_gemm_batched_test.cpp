@@ -209,7 +209,9 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
 
 // An f16 product with K split on wgmma: slices of equal runs of K tiles (the last one empty at
 // 5 splits of 16 K tiles, partial at 3, K's tail at 1,000), summed into C with alpha and beta by
-// the one pass after the GEMM, the same bits on a second call (a fixed order).
+// the one pass after the GEMM, the same bits on a second call (a fixed order). A product whose C
+// is its own takes a bias (GemmBatch::bias), added by that pass, or unsplit by the GEMM's
+// epilogue: no pass at all.
 TEST_F(OpsOpenCL, SplitKProductsSumTheirSlicesIntoC) {
   if (!be->has_wgmma()) GTEST_SKIP() << be->device() << " has no checked wgmma path";
   const int64_t m = 70, n = 200;
@@ -219,30 +221,33 @@ TEST_F(OpsOpenCL, SplitKProductsSumTheirSlicesIntoC) {
         SCOPED_TRACE("k " + std::to_string(k) + " splits " + std::to_string(splits) +
                      (strided ? " strided C" : " own C"));
         const int64_t ldc = strided ? n + 5 : n, c_off = strided ? 3 : 0;
+        const int64_t c_rows = strided ? m + 1 : m;
         const Vec ah = random_vec(k * m, 92), bh = random_vec(k * n, 93),
-                  c0 = random_vec((m + 1) * ldc, 94);
+                  c0 = random_vec(c_rows * ldc, 94), bias = random_vec(n, 95);
+        const Tensor bias_t = be->upload(bias, {n});
         GemmBatch g;
         g.m = m, g.n = n, g.k = k, g.trans_a = true, g.trans_b = false;
         g.lda = m, g.ldb = n, g.ldc = ldc;
         g.alpha = strided ? 0.5f : 1.f, g.beta = strided ? 1.f : 0.f;
         g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {c_off};
         g.precision = Precision::f16;
+        if (!strided) g.bias = &bias_t;
         DVec want(c0.begin(), c0.end());
         for (int64_t r = 0; r < m; ++r)
           for (int64_t col = 0; col < n; ++col) {
             double s = 0;
             for (int64_t j = 0; j < k; ++j) s += double(ah[j * m + r]) * bh[j * n + col];
             double& w = want[c_off + r * ldc + col];
-            w = g.alpha * s + (strided ? w : 0.0);
+            w = g.alpha * s + (strided ? w : double(bias[col]));
           }
         be->force_split_k(splits);
         const uint64_t sums = launches("axpby_strided");
-        Tensor c = be->upload(c0, {m + 1, ldc});
+        Tensor c = be->upload(c0, {c_rows, ldc});
         be->gemm_batched(g, be->upload(ah, {k * m}), be->upload(bh, {k * n}), c);
         const Vec first = be->download(c);
         EXPECT_EQ(compare({"C", first, want, Precision::f16}), "");
         EXPECT_EQ(launches("axpby_strided") - sums, splits > 1 || strided ? 1u : 0u);
-        Tensor again = be->upload(c0, {m + 1, ldc});
+        Tensor again = be->upload(c0, {c_rows, ldc});
         be->gemm_batched(g, be->upload(ah, {k * m}), be->upload(bh, {k * n}), again);
         EXPECT_EQ(be->download(again), first);
         be->force_split_k(0);

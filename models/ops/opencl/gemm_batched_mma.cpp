@@ -64,7 +64,7 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
     count_gemm(PipeKind::f16, GemmPath::wgmma);
     launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, g.m, g.n, g.k, {}, splits);
     launch_mma("axpby_strided", grid(n, m), pack_local, parts, splits, m, n, g.alpha, g.beta, c,
-               g.c_offsets[0], to_cl_int(g.ldc, "ldc"));
+               g.c_offsets[0], to_cl_int(g.ldc, "ldc"), g.bias, g.bias ? 1 : 0);
     return;
   }
   // Where C is its own contiguous [M, N] and alpha is 1, the GEMM writes C itself (beta 1: C
@@ -75,20 +75,20 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   Tensor& y = direct ? c : scratch;
   Epilogue ep;
   if (direct && g.beta == 1.f) ep.residual = &c;
+  if (direct) ep.bias = g.bias;
   if (pipelined) {
     gemm_pipelined_mma(f16 ? PipeKind::f16 : PipeKind::tf32, x, w, y, ep, g.m, g.n, g.k);
   } else {
     // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
     constexpr size_t kTile = 128, kThreads = 256;
     const cl::NDRange global(round_up(g.n, kTile) / kTile * kThreads, round_up(g.m, kTile) / kTile);
-    const Tensor* none = nullptr;
     count_gemm(f16 ? PipeKind::f16 : PipeKind::tf32, GemmPath::mma_sync);
-    launch_mma(f16 ? "gemm_f16_mma" : "gemm_tf32_mma", global, cl::NDRange(kThreads, 1), x, w, none,
-               0, 0, ep.residual, ep.residual ? 1 : 0, g.m, g.n, g.k, y);
+    launch_mma(f16 ? "gemm_f16_mma" : "gemm_tf32_mma", global, cl::NDRange(kThreads, 1), x, w,
+               ep.bias, ep.bias ? 1 : 0, 0, ep.residual, ep.residual ? 1 : 0, g.m, g.n, g.k, y);
   }
   if (direct) return;
   launch_mma("axpby_strided", grid(n, m), pack_local, y, 1, m, n, g.alpha, g.beta, c,
-             g.c_offsets[0], to_cl_int(g.ldc, "ldc"));
+             g.c_offsets[0], to_cl_int(g.ldc, "ldc"), g.bias, g.bias ? 1 : 0);
 }
 
 // As pipe_tile() chooses a tile width: the candidates take turns on scratch, kTimedRuns rounds
@@ -118,8 +118,9 @@ int OpenCLBackend::split_k(const Tensor& x, const Tensor& w, int64_t m, int64_t 
         launch_pipe(PipeKind::f16, unsplit, x, w, scratch, Epilogue{}, m, n, k, {}, {});
       } else {
         launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, m, n, k, {}, splits[i]);
+        const Tensor* no_bias = nullptr;
         launch_mma("axpby_strided", grid(n, m), cl::NDRange(kPackTile, kPackTile), parts, splits[i],
-                   mi, ni, 1.f, 0.f, scratch, 0, ni);
+                   mi, ni, 1.f, 0.f, scratch, 0, ni, no_bias, 0);
       }
       queue.finish();
       const double seconds =

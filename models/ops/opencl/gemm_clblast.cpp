@@ -257,18 +257,21 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
   return out;
 }
 
+// So is one with a K of at most 16 (DeepFM's heads' data gradients, K 4 to 12): its tile's
+// whole K is one step of the mma loop, behind two packs (3 products 75 us on gemm_f16_mma plus 6
+// packs, results/h200/lead30-2026-11-28/README.md, small/).
+bool OpenCLBackend::gemm_batched_mma_small(const GemmBatch& g) {
+  constexpr int64_t kThinK = 16;
+  return narrow_product(g) || g.k <= kThinK;
+}
+
 void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
                                     Tensor& c) {
   // A narrow f16/tf32 product is ours too, in fp32 (which GemmBatch::precision allows): on the
   // mma kernels it would pay two packs, a 128 x 128 tile mostly padding and its K in one
   // work-group's loop (53-70 us for DeepFM's 64 x 6 heads with K 1,030 on an H200,
   // results/h200/lead30-2026-11-28/README.md), where gemm_batched_small is one launch.
-  // So is one with a K of at most 16 (DeepFM's heads' data gradients, K 4 to 12): its tile's
-  // whole K is one step of the mma loop, behind two packs (3 products 75 us on gemm_f16_mma
-  // plus 6 packs, results/h200/lead30-2026-11-28/README.md, small/).
-  constexpr int64_t kThinK = 16;
-  if (gemm_batched_on_mma(g) && (narrow_product(g) || g.k <= kThinK))
-    return gemm_batched_small(g, a, b, c);
+  if (gemm_batched_on_mma(g) && gemm_batched_mma_small(g)) return gemm_batched_small(g, a, b, c);
   if (gemm_batched_on_mma(g)) return gemm_batched_mma(g, a, b, c);
   // Reduced precision needs the tensor cores; a batch of several items there runs in fp32
   // (gemm_batched_mma.cpp says why).

@@ -141,6 +141,10 @@ class OpenCLBackend : public Backend {
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
   std::string gemm_paths() const override;
+  // The mma kernels' epilogue adds the bias: every product gemm_batched_mma runs.
+  bool fuses_gemm_bias(const GemmBatch& g) const override {
+    return gemm_batched_on_mma(g) && !gemm_batched_mma_small(g);
+  }
   // Held tensors' bf16 copies (conv3d_igemm.cpp): kept from the first bf16 convolution that
   // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
   void hold_read_only(const Tensor& t) override;
@@ -400,6 +404,8 @@ class OpenCLBackend : public Backend {
   // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
   // several items at those precisions are computed in fp32.
   bool gemm_batched_on_mma(const GemmBatch& g) const;
+  // Of those, the ones computed in fp32 by gemm_batched_small instead (gemm_clblast.cpp).
+  static bool gemm_batched_mma_small(const GemmBatch& g);
   void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   static const char* batched_kernel_name(BatchedKernel k);
   // The fewest interleaved classes (items r, r + g, r + 2g, ...) in which every operand's offsets

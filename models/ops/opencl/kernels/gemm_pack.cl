@@ -84,16 +84,17 @@ __kernel void pack_f16_pair(__global const float* a, int a_off, int lda, int a_t
   if (r < rows && c < cols) vstore_half8(v, 0, dst + (long)r * cols + c);
 }
 
-// c[off + r * ldc + col] = alpha * sum over s of t[s, r, col] + beta * c[...], t being
-// [splits, rows, cols] (a split-K product's slices, summed in order: deterministic); beta == 0
-// never reads c.
+// c[off + r * ldc + col] = alpha * sum over s of t[s, r, col] + beta * c[...] (+ bias[col]), t
+// being [splits, rows, cols] (a split-K product's slices, summed in order: deterministic);
+// beta == 0 never reads c.
 __kernel void axpby_strided(__global const float* t, int splits, int rows, int cols, float alpha,
-                            float beta, __global float* c, int off, int ldc) {
+                            float beta, __global float* c, int off, int ldc,
+                            __global const float* bias, int has_bias) {
   const int col = get_global_id(0), r = get_global_id(1);
   if (r >= rows || col >= cols) return;
   const long at = off + (long)r * ldc + col, slice = (long)rows * cols;
   float sum = 0.0f;
   for (int s = 0; s < splits; ++s) sum += t[s * slice + (long)r * cols + col];
-  const float v = alpha * sum;
+  const float v = alpha * sum + (has_bias ? bias[col] : 0.0f);
   c[at] = beta == 0.0f ? v : v + beta * c[at];
 }
