@@ -13,8 +13,6 @@
 // SMs, 15-33 us a product (results/h200/lead30-2026-11-28/dfm/check/timeline-new.trace.json.gz).
 // The slices are summed by the pass that writes C, in a fixed order: deterministic.
 #include <algorithm>
-#include <chrono>
-#include <limits>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -91,9 +89,9 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
              g.c_offsets[0], to_cl_int(g.ldc, "ldc"), g.bias, g.bias ? 1 : 0);
 }
 
-// As pipe_tile() chooses a tile width: the candidates take turns on scratch, kTimedRuns rounds
-// after an untimed one, each keeping its fastest run (wall time around a finish, so a split's
-// summing pass is counted with it); 1 runs as an unsplit call would (pipe_tile's choice).
+// As pipe_tile() chooses a tile width (fastest_candidate, on scratch; wall time around a finish,
+// so a split's summing pass is counted with it); 1 runs as an unsplit call would (pipe_tile's
+// choice).
 int OpenCLBackend::split_k(const Tensor& x, const Tensor& w, int64_t m, int64_t n, int64_t k) {
   if (choose_gemm_path(wgmma_device_, wgmma_knob_, {true, m, n, k, 0}) != GemmPath::wgmma) return 1;
   if (forced_split_k_ > 0) return split_k_knob_ == SplitKKnob::off ? 1 : forced_split_k_;
@@ -104,32 +102,17 @@ int OpenCLBackend::split_k(const Tensor& x, const Tensor& w, int64_t m, int64_t 
   const std::vector<int> splits = split_k_candidates(m, n, k, units, split_k_knob_);
   if (splits.size() == 1) return split_ks_.emplace(key, 1).first->second;
   const PipeTile unsplit = pipe_tile(PipeKind::f16, x, w, m, n, k, {}, {}, GemmPath::wgmma);
-  constexpr int kTimedRuns = 5;
-  cl::CommandQueue& queue = runtime_->queue();
   Tensor scratch = do_empty({m, n}, DType::f32);
   Tensor parts = do_empty({splits.back(), m, n}, DType::f32);
   const int mi = to_cl_int(m, "split m"), ni = to_cl_int(n, "split n");
-  std::vector<double> fastest(splits.size(), std::numeric_limits<double>::infinity());
-  for (int run = 0; run <= kTimedRuns; ++run)
-    for (size_t i = 0; i < splits.size(); ++i) {
-      queue.finish();
-      const auto t0 = std::chrono::steady_clock::now();
-      if (splits[i] == 1) {
-        launch_pipe(PipeKind::f16, unsplit, x, w, scratch, Epilogue{}, m, n, k, {}, {});
-      } else {
-        launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, m, n, k, {}, splits[i]);
-        const Tensor* no_bias = nullptr;
-        launch_mma("axpby_strided", grid(n, m), cl::NDRange(kPackTile, kPackTile), parts, splits[i],
-                   mi, ni, 1.f, 0.f, scratch, 0, ni, no_bias, 0);
-      }
-      queue.finish();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (run > 0) fastest[i] = std::min(fastest[i], seconds);
-    }
-  queue.finish();  // the scratch buffers go back to the pool only once nothing uses them
-  const size_t best =
-      static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
+  const size_t best = fastest_candidate(splits.size(), [&](size_t i) {
+    if (splits[i] == 1)
+      return launch_pipe(PipeKind::f16, unsplit, x, w, scratch, Epilogue{}, m, n, k, {}, {});
+    launch_wgmma(kSplitTileN, x, w, parts, Epilogue{}, m, n, k, {}, splits[i]);
+    const Tensor* no_bias = nullptr;
+    launch_mma("axpby_strided", grid(n, m), cl::NDRange(kPackTile, kPackTile), parts, splits[i], mi,
+               ni, 1.f, 0.f, scratch, 0, ni, no_bias, 0);
+  });
   return split_ks_.emplace(key, splits[best]).first->second;
 }
 

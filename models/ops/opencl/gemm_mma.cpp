@@ -275,9 +275,9 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
 // The kernel for a shape: the first call times each (tile width, fragment buffering) on a
 // scratch output (the product alone, without the epilogue, which costs the same in all) and
 // keeps the fastest, as cuBLAS's heuristics pick a kernel per shape; autotune_choices() reports
-// it. The candidates take turns, kTimedRuns rounds after an untimed one, and each keeps its
-// fastest run: timed one after another, the first ones ran while the clocks were still rising
-// and a 7% slower kernel won an 8192^3 GEMM on the H200. STAGEBENCH_MMA_GEMM=tile256|tile128
+// it. The candidates take turns (fastest_candidate): timed one after another, the first ones ran
+// while the clocks were still rising and a 7% slower kernel won an 8192^3 GEMM on the H200.
+// STAGEBENCH_MMA_GEMM=tile256|tile128
 // restricts the width. The candidates are the path's: the wgmma kernels (both widths) when
 // choose_gemm_path() sent the call there, else the mma.sync pipeline's four.
 PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m,
@@ -294,24 +294,29 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   else
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);
+  Tensor scratch = do_empty({m, n}, DType::f32);
+  const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {
+    launch_pipe(kind, tiles[i], x, w, scratch, Epilogue{}, m, n, k, s8, conv);
+  });
+  return pipe_tiles_.emplace(key, tiles[best]).first->second;
+}
+
+size_t OpenCLBackend::fastest_candidate(size_t count, const std::function<void(size_t)>& launch) {
   constexpr int kTimedRuns = 5;  // after one untimed round (the program builds on first use)
   cl::CommandQueue& queue = runtime_->queue();
-  Tensor scratch = do_empty({m, n}, DType::f32);
-  std::vector<double> fastest(tiles.size(), std::numeric_limits<double>::infinity());
+  std::vector<double> fastest(count, std::numeric_limits<double>::infinity());
   for (int run = 0; run <= kTimedRuns; ++run)
-    for (size_t i = 0; i < tiles.size(); ++i) {
+    for (size_t i = 0; i < count; ++i) {
       queue.finish();
       const auto t0 = std::chrono::steady_clock::now();
-      launch_pipe(kind, tiles[i], x, w, scratch, Epilogue{}, m, n, k, s8, conv);
+      launch(i);
       queue.finish();
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (run > 0) fastest[i] = std::min(fastest[i], seconds);
     }
-  queue.finish();  // the scratch buffer goes back to the pool only once nothing uses it
-  const size_t best =
-      static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
-  return pipe_tiles_.emplace(key, tiles[best]).first->second;
+  // Nothing queued is left: the candidates' scratch buffers may go back to the pool.
+  return static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
 }
 
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,

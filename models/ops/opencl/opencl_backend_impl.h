@@ -9,6 +9,7 @@
 // every argument before a do_ runs; what is left to check here is what this device can do.
 #include <CL/opencl.hpp>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -285,6 +286,10 @@ class OpenCLBackend : public Backend {
                    const PipeConv& conv);
   PipeTile pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
                      int64_t k, const PipeScales& s8, const PipeConv& conv, GemmPath path);
+  // Which of `count` candidates `launch(i)` queues fastest: they take turns, five timed rounds
+  // after an untimed one, each keeping its fastest run (wall time around a finish of the queue).
+  // Returns with the queue finished.
+  size_t fastest_candidate(size_t count, const std::function<void(size_t)>& launch);
   // gemm_wgmma.cpp: the start-up decision (builds both wgmma variants, checks them against the
   // pipeline on small shapes with edges and an epilogue; sets wgmma_device_ and wgmma_status_),
   // the kernels and their launch (same arguments as the pipeline's).
