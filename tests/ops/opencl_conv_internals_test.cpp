@@ -306,6 +306,52 @@ TEST_F(OpsOpenCL, ConvWeightGradBf16MultipliesBf16Values) {
   }
 }
 
+// STAGEBENCH_CONV_DW_TAPS=on: 3^3 stride-1 bf16 weight gradients of 16 or 32 channels take
+// conv3d_dw_taps_bf16_* (kernels/conv3d_dw_taps_bf16_nvidia.cl, NVIDIA only), which stages each
+// output line's x rows once for its 27 taps. Same tolerance as the im2col-tile kernel against the
+// double reference over bf16-rounded inputs; the launch count shows which kernel ran. Shapes:
+// every channel pair, lines of 16, 32 and 64 voxels, padding on every face, several slices.
+TEST_F(OpsOpenCL, ConvWeightGradTapsKernelMultipliesBf16Values) {
+  if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 weight gradient here";
+  const auto launches = [this](const std::string& prefix) {
+    be->synchronize();
+    be->kernel_log()->drain();
+    uint64_t n = 0;
+    for (const auto& [name, k] : be->kernel_log()->kernels())
+      if (name.rfind(prefix, 0) == 0) n += k.launches;
+    return n;
+  };
+  struct Shape {
+    int64_t in, out, edge, batch;
+  };
+  uint32_t seed = 400;
+  for (const Shape& c : {Shape{16, 16, 16, 2}, Shape{16, 16, 64, 1}, Shape{32, 32, 32, 1},
+                         Shape{16, 32, 16, 3}, Shape{32, 16, 16, 2}}) {
+    Conv3dShape s;
+    s.batch = c.batch, s.in_channels = c.in, s.out_channels = c.out;
+    s.d = s.h = s.w = c.edge, s.kernel = 3, s.stride = 1, s.padding = 1;
+    s.layout = Layout3d::ndhwc, s.precision = Precision::bf16;
+    const int64_t vox = c.batch * c.edge * c.edge * c.edge;
+    const std::vector<float> x = random_vec(static_cast<size_t>(vox * c.in), ++seed);
+    const std::vector<float> dy = random_vec(static_cast<size_t>(vox * c.out), ++seed);
+    const std::vector<int64_t> w_shape = {c.out, c.in, 3, 3, 3};
+    const Tensor xt = be->upload(x, {c.batch, c.edge, c.edge, c.edge, c.in});
+    const Tensor dyt = be->upload(dy, {c.batch, c.edge, c.edge, c.edge, c.out});
+    const std::vector<double> ref = conv_dw_reference(s, bf16_rounded(x), bf16_rounded(dy));
+    const std::vector<float> want(ref.begin(), ref.end());
+    const std::string what = std::to_string(c.in) + "->" + std::to_string(c.out) + " edge " +
+                             std::to_string(c.edge) + " batch " + std::to_string(c.batch);
+    ::setenv("STAGEBENCH_CONV_DW_TAPS", "on", 1);
+    const uint64_t before = launches("conv3d_dw_taps_bf16_");
+    Tensor dw =
+        be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * 27), NAN), w_shape);
+    be->conv3d_backward_weights(s, xt, dyt, dw, nullptr);
+    ::unsetenv("STAGEBENCH_CONV_DW_TAPS");
+    EXPECT_EQ(launches("conv3d_dw_taps_bf16_"), before + 1) << what;
+    EXPECT_LE(rel_l2_of(be->download(dw), want), 5e-5) << "taps dW " << what;
+  }
+}
+
 // Backend::hold_read_only on OpenCL: holds are counted per storage; while x is held, its bf16
 // copy is made by the first bf16 convolution that reads it and reused by the next (the forward
 // pass and the weight gradient here), giving the same bits as converting at each call; the

@@ -26,8 +26,9 @@
 
 namespace sb {
 
-std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);  // conv3d_igemm.cpp
-std::string conv3d_dw_bf16_kernel_name(int bm);                          // conv3d_igemm.cpp
+std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);     // conv3d_igemm.cpp
+std::string conv3d_dw_bf16_kernel_name(int bm);                             // conv3d_igemm.cpp
+std::string conv3d_dw_taps_kernel_name(int in_channels, int out_channels);  // conv3d_igemm.cpp
 
 namespace {
 
@@ -41,6 +42,22 @@ int64_t dw_target_groups() {
   const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
   if (env && *env) return std::max<int64_t>(1, std::atoll(env));
   return 1056;
+}
+
+// Whether conv3d_dw_taps_bf16_* takes a bf16 weight gradient: 3^3, stride 1, padding 1 ("same"),
+// 16 or 32 channels each side, output lines a multiple of 16 voxels long, at most 64.
+bool dw_taps_fit(const Conv3dShape& s, int64_t ow) {
+  const auto c16_32 = [](int64_t c) { return c == 16 || c == 32; };
+  return s.kernel == 3 && s.stride == 1 && s.padding == 1 && c16_32(s.in_channels) &&
+         c16_32(s.out_channels) && ow % 16 == 0 && ow <= 64;
+}
+
+// Work-groups the tap kernel aims for: one wave of 132 multiprocessors at its local memory
+// (63 KB a work-group at 16 channels: 3 resident; 105 KB at 32: 2).
+int64_t dw_taps_target_groups(int64_t in_channels) {
+  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
+  if (env && *env) return std::max<int64_t>(1, std::atoll(env));
+  return in_channels == 16 ? 396 : 264;
 }
 
 // How a stride > 1 data gradient meets dy (STAGEBENCH_CONV_DILATE, for before/after timelines
@@ -110,6 +127,7 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   const int bm = co <= 16 ? 16 : co <= 32 ? 32 : 64;
   const bool bf16 = s.precision == Precision::bf16 &&
                     conv_dw_bf16_unavailable(s.in_channels, co, conv_dw_bf16_knob_).empty();
+  const bool tap_kernel = bf16 && conv_dw_taps_requested() && dw_taps_fit(s, ow);
   const int64_t bk = bf16 ? kDwBkBf16 : kDwBkTf32;
   const int64_t n_tiles = (nn + kDwBn - 1) / kDwBn, m_tiles = (co + bm - 1) / bm;
   // Slices: enough work-groups for the target, each slice at least 8 K steps long, the slots at
@@ -117,11 +135,22 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   int64_t slices = (dw_target_groups() + n_tiles * m_tiles - 1) / (n_tiles * m_tiles);
   slices = std::clamp<int64_t>(slices, 1, std::max<int64_t>(1, rows / (8 * bk)));
   slices = std::min(slices, std::max<int64_t>(1, (int64_t{1} << 25) / (co * nn)));
-  const int64_t slice_len = round_up((rows + slices - 1) / slices, bk);
-  slices = (rows + slice_len - 1) / slice_len;
+  int64_t slice_len = round_up((rows + slices - 1) / slices, bk);
+  // The tap kernel's slices are of output lines (b, oz, oy), its groups of 28 (tap, 16-channel)
+  // units: one for 16 in channels, two for 32.
+  const int64_t lines = s.batch * od * oh, t_groups = (s.in_channels / 16 * 27 + 27) / 28;
+  if (tap_kernel) {
+    slices = (dw_taps_target_groups(s.in_channels) + t_groups - 1) / t_groups;
+    slices = std::clamp<int64_t>(slices, 1, lines);
+    slices = std::min(slices, std::max<int64_t>(1, (int64_t{1} << 25) / (co * nn)));
+    slice_len = (lines + slices - 1) / slices;
+  }
+  slices = ((tap_kernel ? lines : rows) + slice_len - 1) / slice_len;
   Tensor partial = empty({slices, co * nn});
-  const std::string name = bf16 ? conv3d_dw_bf16_kernel_name(bm)
-                                : conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
+  const std::string name =
+      tap_kernel ? conv3d_dw_taps_kernel_name(static_cast<int>(s.in_channels), static_cast<int>(co))
+      : bf16     ? conv3d_dw_bf16_kernel_name(bm)
+                 : conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
   cl::Kernel& kernel = conv_igemm_kernel(name);
   const Tensor* xg = &x;
   const Tensor* dyg = &dy;
@@ -130,23 +159,26 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
     xg = &bf16_copy(x, xh);
     dyg = &bf16_copy(dy, dyh);
   }
-  set_args(kernel, 0, *xg, *dyg, to_cl_int(rows, "conv3d dW rows"),
+  set_args(kernel, 0, *xg, *dyg, to_cl_int(tap_kernel ? lines : rows, "conv3d dW rows"),
            to_cl_int(slice_len, "conv3d dW slice"), to_cl_int(co, "conv3d out channels"),
            to_cl_int(nn, "conv3d dW columns"), to_cl_int(s.in_channels, "conv3d in channels"),
            to_cl_int(s.d, "d"), to_cl_int(s.h, "h"), to_cl_int(s.w, "w"), s.kernel, s.stride,
            s.padding, to_cl_int(od, "od"), to_cl_int(oh, "oh"), to_cl_int(ow, "ow"), partial);
   faults_.before_launch(name);
-  events_.launch(name, kernel,
-                 cl::NDRange(static_cast<size_t>(n_tiles * kDwThreads),
-                             static_cast<size_t>(m_tiles), static_cast<size_t>(slices)),
-                 cl::NDRange(kDwThreads, 1, 1));
+  events_.launch(
+      name, kernel,
+      cl::NDRange(static_cast<size_t>((tap_kernel ? t_groups : n_tiles) * kDwThreads),
+                  static_cast<size_t>(tap_kernel ? 1 : m_tiles), static_cast<size_t>(slices)),
+      cl::NDRange(kDwThreads, 1, 1));
   cl::Kernel& sum = conv_igemm_kernel("conv3d_dw_sum");
   const int64_t total = co * nn;
   set_args(sum, 0, partial, to_cl_int(slices, "conv3d dW slices"), to_cl_int(co, "out"),
            to_cl_int(s.in_channels, "in"), to_cl_int(taps, "taps"), dw);
   faults_.before_launch("conv3d_dw_sum");
   events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
-  kernel_log_.gemm(bf16 ? "bf16 conv3d-igemm-dw" : "tf32 conv3d-igemm-dw");
+  kernel_log_.gemm(tap_kernel ? "bf16 conv3d-taps-dw"
+                   : bf16     ? "bf16 conv3d-igemm-dw"
+                              : "tf32 conv3d-igemm-dw");
   if (dbias == nullptr) return true;
   // dbias: slices of at least 4096 rows, at most 64 of them, summed in slice order.
   const int64_t b_slices = std::clamp<int64_t>(rows / 4096, 1, 64);

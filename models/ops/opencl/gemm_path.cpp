@@ -131,6 +131,13 @@ bool conv_phase_store_requested() {
   return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }
 
+// Off unless turned on until timed against conv3d_dw_bf16_* on NVIDIA in one call.
+bool conv_dw_taps_requested() {
+  const char* value = std::getenv("STAGEBENCH_CONV_DW_TAPS");
+  if (!value || !*value) return false;
+  return knob_says_on("STAGEBENCH_CONV_DW_TAPS", value);
+}
+
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
                                      ConvDwBf16Knob knob) {
   if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";
