@@ -168,6 +168,23 @@ TEST(GemmPath, ConvDwBf16TakesChannelsInWholeChunks) {
   }
 }
 
+// STAGEBENCH_CONV_DW_TAPS picks the tap-staging bf16 weight gradient: lines, ring or off (unset
+// and "" too, until timed); anything else names the variable.
+TEST(GemmPath, ConvDwTapsKnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_conv_dw_taps(nullptr), ConvDwTaps::off);
+  EXPECT_EQ(parse_conv_dw_taps(""), ConvDwTaps::off);
+  EXPECT_EQ(parse_conv_dw_taps("off"), ConvDwTaps::off);
+  EXPECT_EQ(parse_conv_dw_taps("lines"), ConvDwTaps::lines);
+  EXPECT_EQ(parse_conv_dw_taps("ring"), ConvDwTaps::ring);
+  try {
+    parse_conv_dw_taps("on");
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("STAGEBENCH_CONV_DW_TAPS=on"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GemmPath, ConvBf16ReuseKnobParsesItsValuesAndRejectsOthers) {
   EXPECT_EQ(parse_conv_bf16_reuse_knob(nullptr), ConvBf16ReuseKnob::automatic);
   EXPECT_EQ(parse_conv_bf16_reuse_knob("auto"), ConvBf16ReuseKnob::automatic);

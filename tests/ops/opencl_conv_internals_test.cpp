@@ -306,11 +306,14 @@ TEST_F(OpsOpenCL, ConvWeightGradBf16MultipliesBf16Values) {
   }
 }
 
-// STAGEBENCH_CONV_DW_TAPS=on: 3^3 stride-1 bf16 weight gradients of 16 or 32 channels take
-// conv3d_dw_taps_bf16_* (kernels/conv3d_dw_taps_bf16_nvidia.cl, NVIDIA only), which stages each
-// output line's x rows once for its 27 taps. Same tolerance as the im2col-tile kernel against the
-// double reference over bf16-rounded inputs; the launch count shows which kernel ran. Shapes:
-// every channel pair, lines of 16, 32 and 64 voxels, padding on every face, several slices.
+// STAGEBENCH_CONV_DW_TAPS=lines and =ring: 3^3 stride-1 bf16 weight gradients of 16 or 32
+// channels take conv3d_dw_taps_bf16_* / conv3d_dw_taps_ring_bf16_*
+// (kernels/conv3d_dw_taps_bf16_nvidia.cl, NVIDIA only), which stage each output line's x rows
+// once for its 27 taps (the ring keeps those the next line shares). Same tolerance as the
+// im2col-tile kernel against the double reference over bf16-rounded inputs; the launch count shows
+// which kernel ran. Shapes: every channel pair, lines of 16, 32 and 64 voxels, padding on every
+// face, several slices, slices that start inside a plane and cross planes and samples (the ring's
+// fresh copies).
 TEST_F(OpsOpenCL, ConvWeightGradTapsKernelMultipliesBf16Values) {
   if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 weight gradient here";
   const auto launches = [this](const std::string& prefix) {
@@ -322,11 +325,11 @@ TEST_F(OpsOpenCL, ConvWeightGradTapsKernelMultipliesBf16Values) {
     return n;
   };
   struct Shape {
-    int64_t in, out, edge, batch;
+    int64_t in, out, edge, batch, groups;  // groups: STAGEBENCH_CONV_DW_GROUPS, 0 = default
   };
   uint32_t seed = 400;
-  for (const Shape& c : {Shape{16, 16, 16, 2}, Shape{16, 16, 64, 1}, Shape{32, 32, 32, 1},
-                         Shape{16, 32, 16, 3}, Shape{32, 16, 16, 2}}) {
+  for (const Shape& c : {Shape{16, 16, 16, 2, 0}, Shape{16, 16, 64, 1, 0}, Shape{32, 32, 32, 1, 0},
+                         Shape{16, 32, 16, 3, 7}, Shape{32, 16, 16, 2, 0}}) {
     Conv3dShape s;
     s.batch = c.batch, s.in_channels = c.in, s.out_channels = c.out;
     s.d = s.h = s.w = c.edge, s.kernel = 3, s.stride = 1, s.padding = 1;
@@ -341,14 +344,20 @@ TEST_F(OpsOpenCL, ConvWeightGradTapsKernelMultipliesBf16Values) {
     const std::vector<float> want(ref.begin(), ref.end());
     const std::string what = std::to_string(c.in) + "->" + std::to_string(c.out) + " edge " +
                              std::to_string(c.edge) + " batch " + std::to_string(c.batch);
-    ::setenv("STAGEBENCH_CONV_DW_TAPS", "on", 1);
-    const uint64_t before = launches("conv3d_dw_taps_bf16_");
-    Tensor dw =
-        be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * 27), NAN), w_shape);
-    be->conv3d_backward_weights(s, xt, dyt, dw, nullptr);
-    ::unsetenv("STAGEBENCH_CONV_DW_TAPS");
-    EXPECT_EQ(launches("conv3d_dw_taps_bf16_"), before + 1) << what;
-    EXPECT_LE(rel_l2_of(be->download(dw), want), 5e-5) << "taps dW " << what;
+    if (c.groups > 0) ::setenv("STAGEBENCH_CONV_DW_GROUPS", std::to_string(c.groups).c_str(), 1);
+    for (const std::string mode : {"lines", "ring"}) {
+      const std::string prefix =
+          mode == "ring" ? "conv3d_dw_taps_ring_bf16_" : "conv3d_dw_taps_bf16_";
+      ::setenv("STAGEBENCH_CONV_DW_TAPS", mode.c_str(), 1);
+      const uint64_t before = launches(prefix);
+      Tensor dw =
+          be->upload(std::vector<float>(static_cast<size_t>(c.out * c.in * 27), NAN), w_shape);
+      be->conv3d_backward_weights(s, xt, dyt, dw, nullptr);
+      ::unsetenv("STAGEBENCH_CONV_DW_TAPS");
+      EXPECT_EQ(launches(prefix), before + 1) << mode << " " << what;
+      EXPECT_LE(rel_l2_of(be->download(dw), want), 5e-5) << mode << " dW " << what;
+    }
+    ::unsetenv("STAGEBENCH_CONV_DW_GROUPS");
   }
 }
 

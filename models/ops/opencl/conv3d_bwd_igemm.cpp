@@ -26,9 +26,10 @@
 
 namespace sb {
 
-std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);     // conv3d_igemm.cpp
-std::string conv3d_dw_bf16_kernel_name(int bm);                             // conv3d_igemm.cpp
-std::string conv3d_dw_taps_kernel_name(int in_channels, int out_channels);  // conv3d_igemm.cpp
+std::string conv3d_dw_kernel_name(int bm, bool words_x, bool words_dy);  // conv3d_igemm.cpp
+std::string conv3d_dw_bf16_kernel_name(int bm);                          // conv3d_igemm.cpp
+std::string conv3d_dw_taps_kernel_name(int in_channels, int out_channels,
+                                       bool ring);  // conv3d_igemm.cpp
 
 namespace {
 
@@ -52,12 +53,13 @@ bool dw_taps_fit(const Conv3dShape& s, int64_t ow) {
          c16_32(s.out_channels) && ow % 16 == 0 && ow <= 64;
 }
 
-// Work-groups the tap kernel aims for: one wave of 132 multiprocessors at its local memory
-// (63 KB a work-group at 16 channels: 3 resident; 105 KB at 32: 2).
-int64_t dw_taps_target_groups(int64_t in_channels) {
+// Work-groups the tap kernels aim for: one wave of 132 multiprocessors at what stays resident
+// (ptxas for sm_90: lines 63 KB of local memory and 110 registers at 16 channels, 3 resident;
+// ring 44 KB and 126 registers, 4; either at 32 channels 2). STAGEBENCH_CONV_DW_GROUPS overrides.
+int64_t dw_taps_target_groups(int64_t in_channels, bool ring) {
   const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
   if (env && *env) return std::max<int64_t>(1, std::atoll(env));
-  return in_channels == 16 ? 396 : 264;
+  return in_channels == 16 ? (ring ? 528 : 396) : 264;
 }
 
 // How a stride > 1 data gradient meets dy (STAGEBENCH_CONV_DILATE, for before/after timelines
@@ -127,7 +129,9 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   const int bm = co <= 16 ? 16 : co <= 32 ? 32 : 64;
   const bool bf16 = s.precision == Precision::bf16 &&
                     conv_dw_bf16_unavailable(s.in_channels, co, conv_dw_bf16_knob_).empty();
-  const bool tap_kernel = bf16 && conv_dw_taps_requested() && dw_taps_fit(s, ow);
+  const ConvDwTaps taps_mode = conv_dw_taps_requested();
+  const bool tap_kernel = bf16 && taps_mode != ConvDwTaps::off && dw_taps_fit(s, ow);
+  const bool ring = taps_mode == ConvDwTaps::ring;
   const int64_t bk = bf16 ? kDwBkBf16 : kDwBkTf32;
   const int64_t n_tiles = (nn + kDwBn - 1) / kDwBn, m_tiles = (co + bm - 1) / bm;
   // Slices: enough work-groups for the target, each slice at least 8 K steps long, the slots at
@@ -140,17 +144,17 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
   // units: one for 16 in channels, two for 32.
   const int64_t lines = s.batch * od * oh, t_groups = (s.in_channels / 16 * 27 + 27) / 28;
   if (tap_kernel) {
-    slices = (dw_taps_target_groups(s.in_channels) + t_groups - 1) / t_groups;
+    slices = (dw_taps_target_groups(s.in_channels, ring) + t_groups - 1) / t_groups;
     slices = std::clamp<int64_t>(slices, 1, lines);
     slices = std::min(slices, std::max<int64_t>(1, (int64_t{1} << 25) / (co * nn)));
     slice_len = (lines + slices - 1) / slices;
   }
   slices = ((tap_kernel ? lines : rows) + slice_len - 1) / slice_len;
   Tensor partial = empty({slices, co * nn});
-  const std::string name =
-      tap_kernel ? conv3d_dw_taps_kernel_name(static_cast<int>(s.in_channels), static_cast<int>(co))
-      : bf16     ? conv3d_dw_bf16_kernel_name(bm)
-                 : conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
+  const std::string name = tap_kernel ? conv3d_dw_taps_kernel_name(static_cast<int>(s.in_channels),
+                                                                   static_cast<int>(co), ring)
+                           : bf16     ? conv3d_dw_bf16_kernel_name(bm)
+                                  : conv3d_dw_kernel_name(bm, s.in_channels % 4 != 0, co % 4 != 0);
   cl::Kernel& kernel = conv_igemm_kernel(name);
   const Tensor* xg = &x;
   const Tensor* dyg = &dy;
@@ -176,7 +180,7 @@ bool OpenCLBackend::conv3d_backward_weights_igemm(const Conv3dShape& s, const Te
            to_cl_int(s.in_channels, "in"), to_cl_int(taps, "taps"), dw);
   faults_.before_launch("conv3d_dw_sum");
   events_.launch("conv3d_dw_sum", sum, cl::NDRange(round_up(total, 256)), cl::NDRange(256));
-  kernel_log_.gemm(tap_kernel ? "bf16 conv3d-taps-dw"
+  kernel_log_.gemm(tap_kernel ? (ring ? "bf16 conv3d-taps-ring-dw" : "bf16 conv3d-taps-dw")
                    : bf16     ? "bf16 conv3d-igemm-dw"
                               : "tf32 conv3d-igemm-dw");
   if (dbias == nullptr) return true;

@@ -88,10 +88,11 @@ std::string conv3d_dw_bf16_kernel_name(int bm) {
   return "conv3d_dw_bf16_" + std::to_string(bm);
 }
 
-// The tap-staging bf16 weight gradient's (kernels/conv3d_dw_taps_bf16_nvidia.cl): one per in and
-// out channel count, each 16 or 32.
-std::string conv3d_dw_taps_kernel_name(int in_channels, int out_channels) {
-  return "conv3d_dw_taps_bf16_" + std::to_string(in_channels) + "_" + std::to_string(out_channels);
+// The tap-staging bf16 weight gradients' (kernels/conv3d_dw_taps_bf16_nvidia.cl): one per in and
+// out channel count, each 16 or 32, with the row ring or without.
+std::string conv3d_dw_taps_kernel_name(int in_channels, int out_channels, bool ring) {
+  return std::string(ring ? "conv3d_dw_taps_ring_bf16_" : "conv3d_dw_taps_bf16_") +
+         std::to_string(in_channels) + "_" + std::to_string(out_channels);
 }
 
 namespace {
@@ -123,11 +124,13 @@ std::string conv_bf16_source() {
     s += "#define DWB_NAME " + conv3d_dw_bf16_kernel_name(bm) + "\n#define DWB_BM " +
          std::to_string(bm) + "\n" + std::string(embedded_cl_source("conv3d_dw_bf16_nvidia.cl")) +
          "\n";
-  for (const int c : {16, 32})
-    for (const int co : {16, 32})
-      s += "#define DWT_NAME " + conv3d_dw_taps_kernel_name(c, co) + "\n#define DWT_C " +
-           std::to_string(c) + "\n#define DWT_CO " + std::to_string(co) + "\n" +
-           std::string(embedded_cl_source("conv3d_dw_taps_bf16_nvidia.cl")) + "\n";
+  for (const bool ring : {false, true})
+    for (const int c : {16, 32})
+      for (const int co : {16, 32})
+        s += "#define DWT_NAME " + conv3d_dw_taps_kernel_name(c, co, ring) + "\n#define DWT_C " +
+             std::to_string(c) + "\n#define DWT_CO " + std::to_string(co) + "\n#define DWT_RING " +
+             (ring ? "1" : "0") + "\n" +
+             std::string(embedded_cl_source("conv3d_dw_taps_bf16_nvidia.cl")) + "\n";
   return s;
 }
 

@@ -131,11 +131,17 @@ bool conv_phase_store_requested() {
   return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }
 
-// Off unless turned on until timed against conv3d_dw_bf16_* on NVIDIA in one call.
-bool conv_dw_taps_requested() {
-  const char* value = std::getenv("STAGEBENCH_CONV_DW_TAPS");
-  if (!value || !*value) return false;
-  return knob_says_on("STAGEBENCH_CONV_DW_TAPS", value);
+// Off unless asked for until timed against conv3d_dw_bf16_* on NVIDIA in one call.
+ConvDwTaps parse_conv_dw_taps(const char* value) {
+  if (!value || !*value || std::strcmp(value, "off") == 0) return ConvDwTaps::off;
+  if (std::strcmp(value, "lines") == 0) return ConvDwTaps::lines;
+  if (std::strcmp(value, "ring") == 0) return ConvDwTaps::ring;
+  throw std::invalid_argument(std::string("STAGEBENCH_CONV_DW_TAPS=") + value +
+                              ": expected lines, ring or off");
+}
+
+ConvDwTaps conv_dw_taps_requested() {
+  return parse_conv_dw_taps(std::getenv("STAGEBENCH_CONV_DW_TAPS"));
 }
 
 std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
