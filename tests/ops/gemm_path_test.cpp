@@ -168,11 +168,11 @@ TEST(GemmPath, ConvDwBf16TakesChannelsInWholeChunks) {
   }
 }
 
-// STAGEBENCH_CONV_DW_TAPS picks the tap-staging bf16 weight gradient: lines, ring or off (unset
-// and "" too, until timed); anything else names the variable.
+// STAGEBENCH_CONV_DW_TAPS picks the tap-staging bf16 weight gradient: ring (unset and "" too),
+// lines or off; anything else names the variable.
 TEST(GemmPath, ConvDwTapsKnobParsesItsValuesAndRejectsOthers) {
-  EXPECT_EQ(parse_conv_dw_taps(nullptr), ConvDwTaps::off);
-  EXPECT_EQ(parse_conv_dw_taps(""), ConvDwTaps::off);
+  EXPECT_EQ(parse_conv_dw_taps(nullptr), ConvDwTaps::ring);
+  EXPECT_EQ(parse_conv_dw_taps(""), ConvDwTaps::ring);
   EXPECT_EQ(parse_conv_dw_taps("off"), ConvDwTaps::off);
   EXPECT_EQ(parse_conv_dw_taps("lines"), ConvDwTaps::lines);
   EXPECT_EQ(parse_conv_dw_taps("ring"), ConvDwTaps::ring);

@@ -115,8 +115,8 @@ bool conv_phase_store_requested();
 // STAGEBENCH_CONV_DW_TAPS: how a 3^3 stride-1 bf16 weight gradient of 16 or 32 channels runs.
 // lines: conv3d_dw_taps_bf16_* stages each output line's 9 x rows once for all 27 taps; ring:
 // conv3d_dw_taps_ring_bf16_* also keeps the rows the next line of the plane shares (one new row
-// per plane a line); off: the im2col-tile kernel conv3d_dw_bf16_* (for A/B runs). The default
-// (unset or "") is in gemm_path.cpp. Else invalid_argument.
+// per plane a line; unset or "" too: gemm_path.cpp says why); off: the im2col-tile kernel
+// conv3d_dw_bf16_* (for A/B runs). Else invalid_argument.
 enum class ConvDwTaps : uint8_t { off, lines, ring };
 ConvDwTaps parse_conv_dw_taps(const char* value);
 ConvDwTaps conv_dw_taps_requested();  // the environment's
