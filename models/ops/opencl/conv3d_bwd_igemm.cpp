@@ -54,8 +54,9 @@ bool dw_taps_fit(const Conv3dShape& s, int64_t ow) {
 }
 
 // Work-groups the tap kernels aim for: one wave of 132 multiprocessors at what stays resident
-// (ptxas for sm_90: lines 63 KB of local memory and 110 registers at 16 channels, 3 resident;
-// ring 44 KB and 126 registers, 4; either at 32 channels 2). STAGEBENCH_CONV_DW_GROUPS overrides.
+// (NVIDIA's ptxas, results/h200/dyn31-2026-11-28/dyn/ptxas-dw.txt: at 16 in channels lines 63 KB
+// of local memory and 132 registers, 3 resident, ring 44 KB and 128 registers, 4; at 32, 2-3).
+// STAGEBENCH_CONV_DW_GROUPS overrides.
 int64_t dw_taps_target_groups(int64_t in_channels, bool ring) {
   const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
   if (env && *env) return std::max<int64_t>(1, std::atoll(env));

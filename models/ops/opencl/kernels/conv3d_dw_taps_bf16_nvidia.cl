@@ -6,7 +6,8 @@
 // again for each of its 27 taps and each 128-column tile, with an index carry per 16-byte chunk.
 // With only 16 out channels (M = 16) an mma uses each gathered byte 16 times, so DynUNet's
 // 16-channel 64^3 gradients spent their time issuing address arithmetic and cp.async, not mma
-// (0.71 ms a call, ~41 TFLOP/s on an H200: results/h200/lead30-2026-11-28/dyn/). No library
+// (563 us a 16 -> 16 call, 52 TFLOP/s, on an H200; 214 us here with the ring:
+// results/h200/dyn31-2026-11-28/README.md). No library
 // takes channels-last bf16 with a split, fixed-order reduction (cuDNN is not reachable from
 // OpenCL, CLBlast has no bf16 and no implicit GEMM). Here a work-group stages one output line
 // (b, oz, oy) at a time: dy's OW x Co block and the 9 x rows (kz, ky) of OW + 2 voxels that the
