@@ -30,8 +30,9 @@ constexpr double kNormTol = 1e-4;  // the statistics of a mean-100 row in fp32
 
 std::vector<OpCase> norm_cases() {
   std::vector<OpCase> c;
-  // 264: whole 8-column groups (the 16-byte kernel on OpenCL), 33 of them, so lane 0 holds two
-  for (int64_t cols : {37, 264, 300}) {
+  // 256 and 264: whole 8-column groups (the 16-byte kernels on OpenCL), 32 and 33 of them, so
+  // every lane holds one, or lane 0 two
+  for (int64_t cols : {37, 256, 264, 300}) {
     c.push_back(
         {Op::layernorm, "cols_" + std::to_string(cols) + "_in_place", {}, [cols](Backend& be) {
            const Rows r(cols);
@@ -41,7 +42,7 @@ std::vector<OpCase> norm_cases() {
                                       layernorm_ref(r.x, r.gamma, r.beta, cols, kEps),
                                       Precision::f32, kNormTol}};
          }});
-    if (cols == 264) continue;
+    if (cols == 256 || cols == 264) continue;
     c.push_back({Op::normalize_rows, "cols_" + std::to_string(cols), {}, [cols](Backend& be) {
                    const Rows r(cols);
                    DVec mean, var;
@@ -56,9 +57,10 @@ std::vector<OpCase> norm_cases() {
                                               Precision::f32, kNormTol}};
                  }});
   }
-  // 300: several columns per item; 1100: wider than OpenCL keeps a row in registers; 264 and
-  // 1024 (its widest): the 16-byte kernel with one or two, and four, groups an item.
-  for (int64_t cols : {37, 264, 300, 1024, 1100}) {
+  // 300: several columns per item; 1100: wider than OpenCL keeps a row in registers; the
+  // 16-byte kernels: 40 (5 of 32 lanes hold a group), 256 (every lane one), 264 and 512 (one or
+  // two groups a lane, two kept), 1024 (the widest, four).
+  for (int64_t cols : {37, 40, 256, 264, 300, 512, 1024, 1100}) {
     for (int alias = 0; alias < 3; ++alias) {
       if (cols != 300 && cols != 264 && alias != 0) continue;  // aliasing once a kernel
       static const char* const names[] = {"", "_into_x", "_into_residual"};

@@ -1,6 +1,6 @@
 // LayerNorm (one pass, residual-fused, or the normalization after row_moments) and the
 // softmaxes (kernels/norms.cl): a work-group per row for the row reductions; rows of whole
-// 8-column groups up to 1,024 wide on layernorm_rows_vec8, 8 rows a work-group.
+// 8-column groups up to 1,024 wide on layernorm_rows_vec8_{1,2,4}, 8 rows a work-group.
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -17,13 +17,14 @@ int half_flags(const Tensor& x, const Tensor* residual, const Tensor& y) {
          (h(y) ? ACT_HALF_Y : 0);
 }
 
-// Whether layernorm_rows_vec8 takes rows this wide: whole 8-column groups, at most
+// Whether layernorm_rows_vec8_* take rows this wide: whole 8-column groups, at most
 // 8 x 32 lanes x 4 chunks (LNV_CHUNKS in kernels/norms.cl).
 bool vec8_width(int64_t cols) {
   return cols % 8 == 0 && cols <= 8 * 32 * 4;
 }
 
 constexpr size_t kRows = 8, kItems = 256;  // LN_ROWS, LN_LANES * LN_ROWS in kernels/norms.cl
+constexpr int64_t kLanes = 32;             // LN_LANES
 
 }  // namespace
 
@@ -39,9 +40,14 @@ void OpenCLBackend::launch_layernorm_vec8(const Tensor& x, const Tensor* residua
                                           Tensor& y) {
   const int64_t cols = x.dim(-1), rows = x.numel() / cols;
   const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
-  launch("layernorm_rows_vec8", cl::NDRange(groups * kItems), cl::NDRange(kItems), x,
-         residual ? *residual : x, residual ? 1 : 0, gamma, beta, eps, static_cast<int>(cols),
-         static_cast<int>(rows), y, half_flags(x, residual, y));
+  // The kernel whose registers hold the row and no more (kernels/norms.cl, LAYERNORM_VEC8).
+  const int64_t lane_groups = (cols / 8 + kLanes - 1) / kLanes;
+  const char* name = lane_groups <= 1   ? "layernorm_rows_vec8_1"
+                     : lane_groups <= 2 ? "layernorm_rows_vec8_2"
+                                        : "layernorm_rows_vec8_4";
+  launch(name, cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual ? *residual : x,
+         residual ? 1 : 0, gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y,
+         half_flags(x, residual, y));
 }
 
 void OpenCLBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,

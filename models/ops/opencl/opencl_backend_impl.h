@@ -86,7 +86,7 @@ bool conv_narrow_requested();
 bool conv_narrow_v2_requested();  // direct only
 
 // STAGEBENCH_ROW_KERNELS: vec (default) runs LayerNorm and the masked mean on the 16-byte
-// kernels where the width allows (layernorm_rows_vec8, masked_mean_quads); lanes keeps the
+// kernels where the width allows (layernorm_rows_vec8_*, masked_mean_quads); lanes keeps the
 // earlier add_layernorm_rows, layernorm_welford and masked_mean, for A/B runs (norms.cpp).
 // Anything else throws std::invalid_argument naming the value.
 bool row_kernels_vec_requested();
@@ -221,7 +221,7 @@ class OpenCLBackend : public Backend {
   // Work-group size of the row reductions (REDUCE_WG in the kernels): 256 items, or the
   // device's largest power of two below that.
   size_t reduce_group() const;
-  // layernorm_rows_vec8 (norms.cpp) over x's rows, plus residual's where given.
+  // layernorm_rows_vec8_* (norms.cpp) over x's rows, plus residual's where given.
   void launch_layernorm_vec8(const Tensor& x, const Tensor* residual, const Tensor& gamma,
                              const Tensor& beta, float eps, Tensor& y);
   Tensor upload_bytes(const void* data, size_t bytes, std::vector<int64_t> shape, DType dtype);

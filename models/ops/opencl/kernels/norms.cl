@@ -194,13 +194,19 @@ inline void act_store8(__global float* p, size_t i, const float* v, int in_half)
 // 65,536 x 256 f16 rows (results/h200/gfa27-2026-11-28), whose 100 MB take 0.02 ms at the
 // H200's bandwidth: it waited on barriers, not memory. No library does this: CLBlast has no
 // LayerNorm, and the stages need the residual add and the f16 loads and stores in the kernel.
+//
+// The body takes `chunks` (8-column groups a lane holds, at most LNV_CHUNKS) as a constant from
+// each kernel below, so a 256-wide row (Geneformer) keeps 8 values a lane live across the
+// barrier, not 32: one kernel for every width held 32 registers of values for the widest row
+// and took 0.127 ms a call on Geneformer full's 65,536 x 256 f16 rows
+// (results/h200/lead30-2026-11-28/geneformer), six times what its bytes take. The lanes'
+// counts come from one division a row, not two a partial merged.
 #define LNV_CHUNKS 4
-__kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1)))
-void layernorm_rows_vec8(__global const float* x, __global const float* residual,
-                         int has_residual, __global const float* gamma,
-                         __global const float* beta, float eps, int cols, int rows,
-                         __global float* y, int halves) {
-  __local float2 partial[LN_ROWS][LN_LANES];
+inline void layernorm_vec8_rows(__global const float* x, __global const float* residual,
+                                int has_residual, __global const float* gamma,
+                                __global const float* beta, float eps, int cols, int rows,
+                                __global float* y, int halves, const int chunks,
+                                __local float2 (*partial)[LN_LANES]) {
   const int hx = halves & ACT_HALF_X, hr = halves & ACT_HALF_RESIDUAL, hy = halves & ACT_HALF_Y;
   const int lane = get_local_id(0) % LN_LANES, r = get_local_id(0) / LN_LANES;
   const int row = get_group_id(0) * LN_ROWS + r;
@@ -208,10 +214,13 @@ void layernorm_rows_vec8(__global const float* x, __global const float* residual
   const int live = row < rows;
   const size_t base = (size_t)row * cols;
   const int groups8 = cols / 8;  // 8-column groups; lane takes lane, lane + 32, ...
+  // lane i holds 8 (full + (i < rem)) values (none past the row's end)
+  const int full = groups8 / LN_LANES, rem = groups8 - full * LN_LANES;
+  const float inv_more = 1.0f / (8 * (full + 1)), inv_full = full > 0 ? 1.0f / (8 * full) : 0.0f;
   float v[LNV_CHUNKS][8];
   float sum = 0.0f;
 #pragma unroll
-  for (int j = 0; j < LNV_CHUNKS; ++j) {
+  for (int j = 0; j < chunks; ++j) {
     const int g = lane + LN_LANES * j;
     const int in = live && g < groups8;
     act_load8(x, base + 8 * g, hx, in, v[j]);
@@ -224,12 +233,10 @@ void layernorm_rows_vec8(__global const float* x, __global const float* residual
 #pragma unroll
     for (int k = 0; k < 8; ++k) sum += v[j][k];
   }
-  // lane i holds 8 ceil((groups8 - i) / 32) values (none past the row's end)
-  const int mine = lane < groups8 ? 8 * ((groups8 - lane + LN_LANES - 1) / LN_LANES) : 0;
-  const float my_mean = mine > 0 ? sum / mine : 0.0f;
+  const float my_mean = sum * (lane < rem ? inv_more : inv_full);
   float m2 = 0.0f;
 #pragma unroll
-  for (int j = 0; j < LNV_CHUNKS; ++j) {
+  for (int j = 0; j < chunks; ++j) {
     if (lane + LN_LANES * j < groups8) {
 #pragma unroll
       for (int k = 0; k < 8; ++k) {
@@ -247,15 +254,15 @@ void layernorm_rows_vec8(__global const float* x, __global const float* residual
   float m2_row = 0.0f;
 #pragma unroll
   for (int i = 0; i < LN_LANES; ++i) {
-    const int n = i < groups8 ? 8 * ((groups8 - i + LN_LANES - 1) / LN_LANES) : 0;
+    const int n = 8 * (full + (i < rem ? 1 : 0));
     if (n > 0) {
-      const float d = partial[r][i].x / n - mean;
+      const float d = partial[r][i].x * (i < rem ? inv_more : inv_full) - mean;
       m2_row += partial[r][i].y + n * d * d;
     }
   }
   const float inv_std = 1.0f / sqrt(m2_row / cols + eps);
 #pragma unroll
-  for (int j = 0; j < LNV_CHUNKS; ++j) {
+  for (int j = 0; j < chunks; ++j) {
     const int g = lane + LN_LANES * j;
     if (!live || g >= groups8) continue;
     const float4 g0 = LOAD4(gamma, 8 * g), g1 = LOAD4(gamma, 8 * g + 4);
@@ -268,3 +275,19 @@ void layernorm_rows_vec8(__global const float* x, __global const float* residual
     act_store8(y, base + 8 * g, o, hy);
   }
 }
+
+// layernorm_vec8_rows for rows of at most 8 x LN_LANES x CHUNKS columns; the host picks the
+// smallest that holds the row (launch_layernorm_vec8, norms.cpp).
+#define LAYERNORM_VEC8(CHUNKS)                                                                   \
+  __kernel __attribute__((reqd_work_group_size(LN_LANES * LN_ROWS, 1, 1))) void                \
+      layernorm_rows_vec8_##CHUNKS(__global const float* x, __global const float* residual,    \
+                                   int has_residual, __global const float* gamma,             \
+                                   __global const float* beta, float eps, int cols, int rows, \
+                                   __global float* y, int halves) {                           \
+    __local float2 partial[LN_ROWS][LN_LANES];                                                \
+    layernorm_vec8_rows(x, residual, has_residual, gamma, beta, eps, cols, rows, y, halves,    \
+                        CHUNKS, partial);                                                      \
+  }
+LAYERNORM_VEC8(1)
+LAYERNORM_VEC8(2)
+LAYERNORM_VEC8(4)
