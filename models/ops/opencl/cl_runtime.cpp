@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -26,6 +27,19 @@ bool contains(const std::string& haystack, const std::string& needle) {
 bool build_log_wanted() {
   const char* env = std::getenv("STAGEBENCH_CL_BUILD_LOG");
   return env && *env && std::string(env) != "0";
+}
+
+// STAGEBENCH_CL_BINARIES=DIR: every program's binary written to DIR/<program>.bin, on NVIDIA
+// its PTX, which `ptxas -v` turns into every kernel's registers and spills: the build log that
+// -cl-nv-verbose fills is cut short by the driver on a program of many kernels.
+void write_binary(const cl::Program& program, const std::string& key) {
+  const char* dir = std::getenv("STAGEBENCH_CL_BINARIES");
+  if (!dir || !*dir) return;
+  const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+  const std::string path = std::string(dir) + "/" + key + ".bin";
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& b : binaries) out.write(reinterpret_cast<const char*>(b.data()), b.size());
+  if (!out) std::cerr << "stagebench: cannot write " << path << " (STAGEBENCH_CL_BINARIES)\n";
 }
 
 }  // namespace
@@ -66,6 +80,7 @@ const cl::Program& ClRuntime::program(const std::string& key, const std::string&
     if (verbose)
       std::cerr << "stagebench: build log of OpenCL program '" << key << "' (" << used << "):\n"
                 << build_log(program, device_) << '\n';
+    write_binary(program, key);
   } catch (const cl::Error& e) {
     throw std::runtime_error("OpenCL program '" + key + "' failed to build on " + device_name() +
                              " (" + e.what() + ", options '" + options + "'):\n" +
