@@ -78,6 +78,30 @@ TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
   std::filesystem::remove_all(dir);
 }
 
+// STAGEBENCH_CL_BINARIES: the first op builds the portable program, whose binary lands in the
+// folder under the program's name (on NVIDIA, the PTX that ptxas -v reads; docs/method.md).
+TEST(OpsOpenCLSources, ProgramBinariesAreWrittenWhereAsked) {
+  const auto dir = std::filesystem::temp_directory_path() / "sb_cl_binaries_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ::setenv("STAGEBENCH_CL_BINARIES", dir.c_str(), 1);
+  std::unique_ptr<Backend> be;
+  try {
+    be = make_opencl_backend("");
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CL_BINARIES");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  Tensor x = be->upload(Vec{1, 2, 3, 4}, {4});
+  be->add(x, x, x);
+  EXPECT_EQ(be->download(x), (Vec{2, 4, 6, 8}));
+  ::unsetenv("STAGEBENCH_CL_BINARIES");
+  const auto bin = dir / "portable.bin";
+  ASSERT_TRUE(std::filesystem::exists(bin));
+  EXPECT_GT(std::filesystem::file_size(bin), 0u);
+  std::filesystem::remove_all(dir);
+}
+
 // The tensor-core attention kernels are one body a family instantiated per precision's row of
 // a macro table (kernels/attention_{f16,tf32}_nvidia.cl). Only NVIDIA's compiler builds them, so
 // here the text is checked: both rows define the same names, every name the bodies take from
