@@ -135,7 +135,8 @@ std::string mma_source() {
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants() +
-         attention_mma_source() + std::string(embedded_cl_source("gemm_pack.cl"));
+         attention_mma_source() + std::string(embedded_cl_source("gemm_pack.cl")) + "\n" +
+         std::string(embedded_cl_source("layernorm_warp_nvidia.cl"));  // after shfl_xor
 }
 
 }  // namespace

@@ -35,19 +35,34 @@ bool row_kernels_vec_requested() {
   throw std::invalid_argument("STAGEBENCH_ROW_KERNELS must be vec or lanes, not '" + v + "'");
 }
 
+// STAGEBENCH_LAYERNORM_WARP=off keeps NVIDIA on the portable 16-byte kernels, for A/B runs.
+bool layernorm_warp_requested() {
+  const char* env = std::getenv("STAGEBENCH_LAYERNORM_WARP");
+  const std::string v = env && *env ? env : "on";
+  if (v == "on" || v == "off") return v == "on";
+  throw std::invalid_argument("STAGEBENCH_LAYERNORM_WARP must be on or off, not '" + v + "'");
+}
+
 void OpenCLBackend::launch_layernorm_vec8(const Tensor& x, const Tensor* residual,
                                           const Tensor& gamma, const Tensor& beta, float eps,
                                           Tensor& y) {
   const int64_t cols = x.dim(-1), rows = x.numel() / cols;
   const size_t groups = (static_cast<size_t>(rows) + kRows - 1) / kRows;
-  // The kernel whose registers hold the row and no more (kernels/norms.cl, LAYERNORM_VEC8).
+  // The kernel whose registers hold the row and no more (LAYERNORM_VEC8 in kernels/norms.cl,
+  // LAYERNORM_WARP in kernels/layernorm_warp_nvidia.cl), 1, 2 or 4 groups of 8 a lane.
   const int64_t lane_groups = (cols / 8 + kLanes - 1) / kLanes;
-  const char* name = lane_groups <= 1   ? "layernorm_rows_vec8_1"
-                     : lane_groups <= 2 ? "layernorm_rows_vec8_2"
-                                        : "layernorm_rows_vec8_4";
-  launch(name, cl::NDRange(groups * kItems), cl::NDRange(kItems), x, residual ? *residual : x,
-         residual ? 1 : 0, gamma, beta, eps, static_cast<int>(cols), static_cast<int>(rows), y,
-         half_flags(x, residual, y));
+  const char* chunks = lane_groups <= 1 ? "1" : lane_groups <= 2 ? "2" : "4";
+  const cl::NDRange global(groups * kItems), local(kItems);
+  const Tensor& r = residual ? *residual : x;
+  const int has_r = residual ? 1 : 0, c = static_cast<int>(cols), n = static_cast<int>(rows);
+  const int halves = half_flags(x, residual, y);
+  if (layernorm_warp_ && has_mma()) {  // a warp a row, shuffles for the sums (NVIDIA only)
+    launch_mma(std::string("layernorm_rows_warp_") + chunks, global, local, x, r, has_r, gamma,
+               beta, eps, c, n, y, halves);
+    return;
+  }
+  launch(std::string("layernorm_rows_vec8_") + chunks, global, local, x, r, has_r, gamma, beta, eps,
+         c, n, y, halves);
 }
 
 void OpenCLBackend::do_layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,

@@ -90,6 +90,9 @@ bool conv_narrow_v2_requested();  // direct only
 // earlier add_layernorm_rows, layernorm_welford and masked_mean, for A/B runs (norms.cpp).
 // Anything else throws std::invalid_argument naming the value.
 bool row_kernels_vec_requested();
+// STAGEBENCH_LAYERNORM_WARP: on (default) runs those LayerNorms on NVIDIA on a warp a row
+// (kernels/layernorm_warp_nvidia.cl); off keeps the portable kernels there (norms.cpp).
+bool layernorm_warp_requested();
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -489,6 +492,7 @@ class OpenCLBackend : public Backend {
   bool conv_narrow_ = conv_narrow_requested();        // STAGEBENCH_CONV_NARROW (conv3d_narrow.cpp)
   bool conv_narrow_v2_ = conv_narrow_v2_requested();  // the same, =v1 off
   bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
+  bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
