@@ -84,18 +84,27 @@ TEST(OpsOpenCLSources, ProgramBinariesAreWrittenWhereAsked) {
   const auto dir = std::filesystem::temp_directory_path() / "sb_cl_binaries_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  // The caller's own setting (a device run collecting every program's PTX) comes back after.
+  const char* outer = std::getenv("STAGEBENCH_CL_BINARIES");
+  const std::string kept = outer ? outer : "";
+  const auto restore = [&] {
+    if (outer)
+      ::setenv("STAGEBENCH_CL_BINARIES", kept.c_str(), 1);
+    else
+      ::unsetenv("STAGEBENCH_CL_BINARIES");
+  };
   ::setenv("STAGEBENCH_CL_BINARIES", dir.c_str(), 1);
   std::unique_ptr<Backend> be;
   try {
     be = make_opencl_backend("");
   } catch (const std::exception& e) {
-    ::unsetenv("STAGEBENCH_CL_BINARIES");
+    restore();
     GTEST_SKIP() << "no OpenCL device: " << e.what();
   }
   Tensor x = be->upload(Vec{1, 2, 3, 4}, {4});
   be->add(x, x, x);
   EXPECT_EQ(be->download(x), (Vec{2, 4, 6, 8}));
-  ::unsetenv("STAGEBENCH_CL_BINARIES");
+  restore();
   const auto bin = dir / "portable.bin";
   ASSERT_TRUE(std::filesystem::exists(bin));
   EXPECT_GT(std::filesystem::file_size(bin), 0u);

@@ -163,11 +163,9 @@ inline void act_load8(__global const float* p, size_t i, int in_half, int in, fl
 #pragma unroll
     for (int k = 0; k < 8; ++k) v[k] = 0.0f;
   } else if (in_half) {
-    // One 16-byte load converted in registers; a private uint4 unpacked through its address
-    // may be given a stack slot
-    const float8 h = vload_half8(0, (__global const half*)p + i);
-    v[0] = h.s0, v[1] = h.s1, v[2] = h.s2, v[3] = h.s3, v[4] = h.s4, v[5] = h.s5, v[6] = h.s6,
-    v[7] = h.s7;
+    const uint4 raw = *(__global const uint4*)((__global const ushort*)p + i);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = vload_half(k, (const __private half*)&raw);
   } else {
     const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
     v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
@@ -176,8 +174,10 @@ inline void act_load8(__global const float* p, size_t i, int in_half, int in, fl
 
 inline void act_store8(__global float* p, size_t i, const float* v, int in_half) {
   if (in_half) {
-    vstore_half8_rte((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0,
-                     (__global half*)p + i);
+    uint4 raw;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) vstore_half_rte(v[k], k, (__private half*)&raw);
+    *(__global uint4*)((__global ushort*)p + i) = raw;
   } else {
     AT4(p, i) = (float4)(v[0], v[1], v[2], v[3]);
     AT4(p, i + 4) = (float4)(v[4], v[5], v[6], v[7]);
