@@ -13,6 +13,9 @@
 #include <memory>
 #include <regex>
 #include <set>
+#include <string>
+
+#include <unistd.h>
 
 #include "models/ops/dropout_hash.h"
 #include "models/ops/opencl/attention_mma_source.h"
@@ -66,7 +69,9 @@ TEST(OpsOpenCLEvents, OffComputesTheSameAndRecordsNothing) {
 
 TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
   const std::string embedded(compiled_in_cl_source("gemm_pack.cl"));
-  const auto dir = std::filesystem::temp_directory_path() / "sb_cl_source_override_test";
+  // One folder a process: test binaries of other builds may run this test at the same time.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("sb_cl_source_override_test." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "gemm_pack.cl") << "// replaced";
   ::setenv("STAGEBENCH_CL_SOURCE_DIR", dir.c_str(), 1);
@@ -81,7 +86,8 @@ TEST(OpsOpenCLSources, AFolderReplacesTheEmbeddedFilesItHolds) {
 // STAGEBENCH_CL_BINARIES: the first op builds the portable program, whose binary lands in the
 // folder under the program's name (on NVIDIA, the PTX that ptxas -v reads; docs/method.md).
 TEST(OpsOpenCLSources, ProgramBinariesAreWrittenWhereAsked) {
-  const auto dir = std::filesystem::temp_directory_path() / "sb_cl_binaries_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("sb_cl_binaries_test." + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   // The caller's own setting (a device run collecting every program's PTX) comes back after.
