@@ -11,13 +11,15 @@ t0=$(date +%s)
 log() { echo "$(date -u +%T) [$(($(date +%s) - t0))s] $*" | tee -a "$O/call.log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
 (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
-  timeout -s INT 100 $N/ops_test --gtest_filter='OpsOpenCL.BatchedGemm*:OpsOpenCL.SplitK*:OpsOpenCL.Noticed*:Backends/OpTable.MatchesTheReference/opencl_gemm_batched:Backends/OpTable.MatchesTheReference/opencl_linear:Backends/OpTable.MatchesTheReference/opencl_adamw' \
+  timeout -s INT 90 $N/ops_test --gtest_filter='OpsOpenCL.BatchedGemm*:OpsOpenCL.SplitK*:OpsOpenCL.Noticed*:Backends/OpTable.MatchesTheReference/opencl_gemm_batched:Backends/OpTable.MatchesTheReference/opencl_linear:Backends/OpTable.MatchesTheReference/opencl_adamw' \
   > "$O/ops_test.txt" 2>&1)
 log "ops_test rc=$?"
 grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$O/ops_test.txt" | head
 STAGES=baseline,vectorized-fm,batched-transfer,preallocated-loss,amp,dataloader,autotune
-ladder() {  # name, then STAGEBENCH_F16_IMAGES
-  STAGEBENCH_F16_IMAGES=$2 timeout -s INT 60 $N/gpu-run.sh run deepfm --size full \
+elapsed() { echo $(($(date +%s) - t0)); }
+ladder() {  # name, then STAGEBENCH_F16_IMAGES; skipped late in the call (its 420 s lease)
+  [ "$(elapsed)" -lt 230 ] || { log "deepfm $1 skipped"; return; }
+  STAGEBENCH_F16_IMAGES=$2 timeout -s INT 45 $N/gpu-run.sh run deepfm --size full \
     --backend opencl --max-time 3 --max-samples 600 --stages $STAGES \
     -o "$O/deepfm-full-$1.json" > "$O/run-$1.log" 2>&1
   log "deepfm $1 rc=$?"
@@ -26,13 +28,14 @@ ladder on on
 ladder off off
 ladder on2 on
 ladder off2 off
-timeout -s INT 80 python3 scripts/reference/deepfm_torch.py peer --size full --device cuda \
-  --variants compile-cuda-graph,fp32-eager,amp-fp16 --deadline-s 65 --variant-budget-s 50 \
+timeout -s INT 75 python3 scripts/reference/deepfm_torch.py peer --size full --device cuda \
+  --variants compile-cuda-graph,fp32-eager,amp-fp16 --deadline-s 60 --variant-budget-s 45 \
   --peer-json "$O/deepfm-peer.json" > "$O/deepfm-peer.log" 2>&1
 log "deepfm peer rc=$?"
 for k in on off; do
+  [ "$(elapsed)" -lt 270 ] || { log "timeline $k skipped"; continue; }
   f="$O/timeline-$k"
-  STAGEBENCH_F16_IMAGES=$k timeout -s INT 40 $N/gpu-run.sh run deepfm --size full \
+  STAGEBENCH_F16_IMAGES=$k timeout -s INT 30 $N/gpu-run.sh run deepfm --size full \
     --backend opencl --stages amp,autotune --max-time 10 --max-samples 10 --warmup 2 -q \
     -o "$f.json" --timeline "$f.trace.json" > "$f.txt" 2>&1
   log "timeline $k rc=$?"
