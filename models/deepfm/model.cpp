@@ -119,7 +119,17 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
   reset();
 }
 
+Trainer::~Trainer() {
+  release_params();
+}
+
+void Trainer::release_params() {
+  if (params_held_) be_.release_read_only(flat_p_);
+  params_held_ = false;
+}
+
 void Trainer::reset() {
+  release_params();  // rewritten below
   const auto& host = init_.tensors();
   std::vector<float> table;
   for (int f = 0; f < 4; ++f)
@@ -437,7 +447,15 @@ StepResult Trainer::update() {
   AdamWStep s;
   s.lr = c_.lr, s.weight_decay = c_.weight_decay, s.step = step_;
   s.grad_scale = static_cast<float>(inv_scale);
+  // The step is the parameters' last write before the next forward's f16 products read them
+  // (their W operands), and nothing else writes them until the next step or reset().
+  release_params();
+  if (sw_.precision == Precision::f16) be_.will_hold_read_only(flat_p_, Precision::f16);
   be_.adamw(flat_p_, flat_g_, flat_m_, flat_v_, s);
+  if (sw_.precision == Precision::f16) {
+    be_.hold_read_only(flat_p_);
+    params_held_ = true;
+  }
   // The three uncertainty weights live on the host: d/ds_t = 1 - exp(-s_t) p_t L_t.
   const double b1 = s.beta1, b2 = s.beta2;
   for (int t = 0; t < kTasks; ++t) {

@@ -38,6 +38,9 @@ class Trainer {
  public:
   Trainer(Backend& be, const Config& c, const Params& init, const std::vector<float>& type_weights,
           const Switches& sw, uint64_t seed);
+  ~Trainer();  // ends the parameters' hold (update())
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
   // Back to the initial parameters, zero moments, step 0, the initial loss scale.
   void reset();
@@ -94,6 +97,10 @@ class Trainer {
   std::vector<Tensor*> params_, grads_;
   std::vector<Tensor> m_, v_;
   Tensor flat_p_, flat_g_, flat_m_, flat_v_;  // the flat buffers the four lists are parts of
+  // From each AdamW step to the next write: the parameters held read-only for the f16 products
+  // (Backend::hold_read_only), their f16 images written by the step where a backend keeps them.
+  bool params_held_ = false;
+  void release_params();
   Tensor table_, dtable_;
   Linear qkv_, out_, lin1_, lin2_;
   Tensor n1g_, n1b_, n2g_, n2b_, dn1g_, dn1b_, dn2g_, dn2b_;

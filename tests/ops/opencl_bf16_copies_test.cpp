@@ -106,5 +106,74 @@ TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
   EXPECT_EQ(be->held_tensors(), 0u);
 }
 
+// The f16 images AdamW writes of a held flat parameter's ranges (bf16_copies.cpp, DeepFM's f16
+// products' weights): forced on here, as PoCL has no wgmma products to read them.
+std::string images_knob() {
+  const char* v = std::getenv("STAGEBENCH_F16_IMAGES");
+  return v ? v : "";
+}
+
+struct ImagesAnywhere {
+  explicit ImagesAnywhere(OpenCLBackend* be) : be(be) { be->write_f16_images_anywhere(true); }
+  ~ImagesAnywhere() { be->write_f16_images_anywhere(false); }
+  OpenCLBackend* be;
+};
+
+// A range is wanted at its first read under a hold, written by the next noticed step, and read
+// while held: the image is the f16 of the step's fp32 values (the same bits as without it), and
+// nothing is returned for ranges not written, unaligned ones, after the release, or after an
+// unnoticed step.
+TEST_F(OpsOpenCL, NoticedAdamWWritesTheF16ImageOfAHeldRange) {
+  if (images_knob() == "off") GTEST_SKIP() << "STAGEBENCH_F16_IMAGES=off";
+  const char* reuse = std::getenv("STAGEBENCH_CONV_BF16_REUSE");
+  if (reuse && std::string(reuse) == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_REUSE=off";
+  const ImagesAnywhere anywhere(be);
+  const std::vector<std::vector<int64_t>> shapes = {{3, 5}, {24, 40}, {7}};
+  std::vector<Tensor> p[2], g, m[2], v[2];
+  Tensor flat_p[2], flat_m[2], flat_v[2];
+  Tensor flat_g = be->flat_parts(shapes, g);
+  for (int i = 0; i < 2; ++i) {  // [0] with notices, [1] without: the same fp32 steps
+    flat_p[i] = be->flat_parts(shapes, p[i]);
+    flat_m[i] = be->flat_parts(shapes, m[i]);
+    flat_v[i] = be->flat_parts(shapes, v[i]);
+    for (size_t j = 0; j < shapes.size(); ++j)
+      be->write(random_vec(p[i][j].numel(), 520 + j, -4.f, 4.f), p[i][j]);
+  }
+  const Tensor& w = p[0][1];
+  const int64_t count = w.numel();
+  AdamWStep s;
+  s.lr = 0.05f;
+  auto step = [&](bool noticed) {
+    for (size_t j = 0; j < shapes.size(); ++j)
+      be->write(random_vec(g[j].numel(), 530 + s.step * 7 + j), g[j]);
+    if (noticed) be->will_hold_read_only(flat_p[0], Precision::f16);
+    be->adamw(flat_p[0], flat_g, flat_m[0], flat_v[0], s);
+    be->adamw(flat_p[1], flat_g, flat_m[1], flat_v[1], s);
+    be->hold_read_only(flat_p[0]);
+    ++s.step;
+  };
+  step(true);
+  EXPECT_FALSE(be->held_f16_image(w, 0, count).defined());  // wanted from the next step
+  be->release_read_only(flat_p[0]);
+  step(true);
+  const Tensor image = be->held_f16_image(w, 0, count);
+  ASSERT_TRUE(image.defined());
+  ASSERT_EQ(image.numel(), count);
+  const std::vector<float> fp32 = be->download(w), halves = be->download(image);
+  EXPECT_EQ(fp32, be->download(p[1][1]));
+  size_t wrong = 0;
+  for (size_t i = 0; i < fp32.size(); ++i)
+    wrong += fp32_to_fp16(halves[i]) != fp32_to_fp16(fp32[i]) ? 1 : 0;
+  EXPECT_EQ(wrong, 0u) << "of " << fp32.size();
+  EXPECT_FALSE(be->held_f16_image(p[0][0], 0, 15).defined());   // not read before the step
+  EXPECT_FALSE(be->held_f16_image(w, 1, count - 1).defined());  // not at a part's alignment
+  be->release_read_only(flat_p[0]);
+  EXPECT_FALSE(be->held_f16_image(w, 0, count).defined());
+  step(false);
+  EXPECT_FALSE(be->held_f16_image(w, 0, count).defined());  // stale: an unnoticed step
+  be->release_read_only(flat_p[0]);
+  EXPECT_EQ(be->held_tensors(), 0u);
+}
+
 }  // namespace
 }  // namespace sb::testing

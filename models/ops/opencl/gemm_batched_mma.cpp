@@ -41,13 +41,21 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
             k = to_cl_int(g.k, "gemm_batched k");
   const bool pipelined = gemm_pipelined(g.precision, g.k);
   Tensor x = do_empty({g.m, g.k}, pipelined && f16 ? DType::f16 : DType::f32);
-  Tensor w = do_empty({g.n, g.k}, f16 ? DType::f16 : DType::f32);
-  // op(A) [M, K]: A is [K, M] when transposed. W [N, K] = op(B)^T: B is [N, K] when transposed.
+  // op(A) [M, K]: A is [K, M] when transposed. W [N, K] = op(B)^T: B is [N, K] when transposed,
+  // and then, where its optimizer step wrote B's f16 image (a held parameter: bf16_copies.cpp),
+  // W is that image and only x is packed.
+  const Tensor image = pipelined && f16 && g.trans_b && g.ldb == g.k
+                           ? held_f16_image(b, g.b_offsets[0], g.n * g.k)
+                           : Tensor();
+  Tensor w = image.defined() ? image : do_empty({g.n, g.k}, f16 ? DType::f16 : DType::f32);
   const cl::NDRange pack_local(kPackTile, kPackTile);
   const int lda = to_cl_int(g.lda, "lda"), ldb = to_cl_int(g.ldb, "ldb");
   if (pipelined && f16) {
-    // 8 columns a work-item (kernels/gemm_pack.cl: PAIR_COLS); K is a multiple of 8 here.
-    const cl::NDRange pair(round_up(k / 8, kPackTile), round_up(std::max(m, n), kPackTile), 2);
+    // 8 columns a work-item (kernels/gemm_pack.cl: PAIR_COLS); K is a multiple of 8 here. z 0
+    // packs x, z 1 W (not launched over an image, which the kernel then never writes).
+    const int packed = image.defined() ? 1 : 2;
+    const cl::NDRange pair(round_up(k / 8, kPackTile),
+                           round_up(image.defined() ? m : std::max(m, n), kPackTile), packed);
     launch_mma("pack_f16_pair", pair, cl::NDRange(kPackTile, kPackTile, 1), a, g.a_offsets[0], lda,
                g.trans_a ? 1 : 0, m, x, b, g.b_offsets[0], ldb, g.trans_b ? 0 : 1, n, k, w);
   } else {

@@ -517,6 +517,38 @@ class OpenCLBackend : public Backend {
   // inside the sample, as before 2026-11-28 (for A/B runs of the method; kernel_log.h's drain).
   bool events_at_sync_ = false;
   bool ncdhw_copies_ = ncdhw_copies_requested();  // STAGEBENCH_CONV_NCDHW, at construction
+
+  // --- f16 images of held parameters, written by AdamW (dfm32, issue 27; bf16_copies.cpp) ---
+  // will_hold_read_only(t, f16) before the optimizer's step on t: do_adamw writes, beside t's
+  // fp32 values, the f16 image of each range of t that an f16 wgmma product has read as its W
+  // operand (registered at that product's first read, packed that once); while t is held, those
+  // products read the image instead of packing the weight (STAGEBENCH_F16_IMAGES=off: never).
+ public:
+  void write_f16_images_anywhere(bool on) { f16_images_anywhere_ = on; }
+  // The f16 image of `count` elements of `t` from element `offset` (t a flat_parts part or the
+  // flat tensor itself): defined while t's flat tensor is held and its last AdamW step wrote
+  // that range; else undefined, and the range is registered for the next step's image.
+  Tensor held_f16_image(const Tensor& t, int64_t offset, int64_t count);
+
+ private:
+  struct F16Image {
+    Tensor source;  // the flat tensor: keeps the storage (and so the key) alive
+    Tensor image;   // 2 halves an fp32 element: each range at its fp32 byte offset
+    std::map<int64_t, int64_t> wanted, written;  // ranges (start -> count), by the last step
+    std::map<int64_t, Tensor> views;             // the f16 sub-buffers of written ranges
+    Tensor starts;                               // per part_alignment() block: its range's start
+    bool starts_stale = true;
+  };
+  bool f16_images_on() const;
+  void notice_f16_image(const Tensor& t);
+  // The image do_adamw is to write for param (noticed), else null; readies its start table.
+  F16Image* f16_image_to_write(const Tensor& param);
+  std::map<const Storage*, F16Image> f16_images_;
+  std::map<const Storage*, Tensor> f16_noticed_;
+  static bool f16_images_requested();              // STAGEBENCH_F16_IMAGES: on or off
+  bool f16_images_off_ = !f16_images_requested();  // at construction
+  bool f16_images_anywhere_ = false;               // tests: on devices without wgmma too
+  // --- end of the f16 images ---
 };
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.
