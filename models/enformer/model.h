@@ -53,7 +53,10 @@ class Model {
   ConvBlock conv_block(const std::string& bn, const std::string& conv, int64_t cin, int64_t cout,
                        int k);
   // A buffer for one op site: fresh each call (eager) or kept across calls (static plan).
-  Tensor buffer(const std::string& site, std::vector<int64_t> shape);
+  Tensor buffer(const std::string& site, std::vector<int64_t> shape, DType dtype = DType::f32);
+  // The dtype of a transformer activation that feeds an f16 product only (Switches::
+  // half_activations): f16 there, else fp32.
+  DType act() const;
 
   Tensor gelu(const Tensor& x, const std::string& site);
   // 'same' conv1d; the im2col columns come from the memory plan when the backend gathers them.

@@ -514,10 +514,12 @@ void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
                  text(s.heads) + ", dk " + text(s.dk) + ", dv " + text(s.dv));
   const int64_t tokens = s.batch * s.n, hk = s.heads * s.dk, hv = s.heads * s.dv;
   expect_f32_numel(op, "q", q, tokens * hk, "[B, n, H*dk]");
-  expect_f32_numel(op, "k", k, tokens * hk, "[B, n, H*dk]");
-  expect_f32_numel(op, "v", v, tokens * hv, "[B, n, H*dv]");
-  expect_f32_numel(op, "out", out, tokens * hv, "[B, n, H*dv]");
-  expect_f32_numel(op, "rel_k", rel_k, (s.n > 0 ? 2 * s.n - 1 : 0) * hk, "[2n-1, H*dk]");
+  // k, v, rel_k and out may be f16 where the backend's f16 kernel reads or writes them so.
+  expect_activation_numel(*this, op, "k", k, tokens * hk, "[B, n, H*dk]");
+  expect_activation_numel(*this, op, "v", v, tokens * hv, "[B, n, H*dv]");
+  expect_activation_numel(*this, op, "out", out, tokens * hv, "[B, n, H*dv]");
+  expect_activation_numel(*this, op, "rel_k", rel_k, (s.n > 0 ? 2 * s.n - 1 : 0) * hk,
+                          "[2n-1, H*dk]");
   expect_f32_numel(op, "content_bias", content_bias, hk, "[H*dk]");
   expect_f32_numel(op, "pos_bias", pos_bias, hk, "[H*dk]");
   const Named inputs[] = {{"q", &q},
