@@ -78,7 +78,8 @@ Switches EnformerWorkload::switches(size_t stage) const {
   }
   // f16 activations where every reader of them is an f16 tensor-core kernel: the f16 GEMMs and
   // the f16 relative attention (tf32 support stands for the tensor cores, as in Geneformer; its
-  // kernel takes heads of dk 64 and dv a multiple of 16 up to 192, attention_relative.cpp).
+  // kernel takes heads of dk 64 and dv a multiple of 16 up to 192, attention_relative.cpp; the
+  // GEMMs that write f16 need K a multiple of 8, the pipelined kernels').
   // The int8 stage keeps fp32 activations (its quantize passes read fp32).
   sw.half_activations = sw.graph_compile && sw.fused_layernorm && sw.fused_attention &&
                         sw.precision == Precision::f16 && sw.attention == Precision::f16 &&

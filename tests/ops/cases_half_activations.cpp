@@ -139,6 +139,29 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                               attention_ref(s, qkv.v, qkv.v, qkv.v, bias),
                                               Precision::f16}};
                  }});
+  // Enformer's relative attention in its half-activation stage: K, V and rel_k written in f16
+  // by their producers and read in place, the context written in f16 (Q and the biases fp32).
+  // n = 77: a 64-query block and a partial one; 200: several key tiles, the last partial.
+  for (const auto& [n_keys, name] :
+       {std::pair<int64_t, const char*>{77, "f16_kvr_f16_out"}, {200, "f16_kvr_f16_out_n200"}})
+    c.push_back(
+        {Op::rel_attention_fused, name, needs_tensor_core_f16, [n = n_keys](Backend& be) {
+           RelAttentionInputs in({2, n, 2, 64, 48});
+           in.s.precision = Precision::f16;
+           const auto& s = in.s;
+           const int64_t hk = s.heads * s.dk, hv = s.heads * s.dv;
+           // Q's products are unscaled here (Enformer folds dk^-1/2 into Wq): small Q keeps
+           // the logits in the range the model's are.
+           in.q = random_vec(s.batch * n * hk, 121, -0.15f, 0.15f);
+           const HalfRows k = half_rows(be, {s.batch, n, hk}, 122),
+                          v = half_rows(be, {s.batch, n, hv}, 125),
+                          r = half_rows(be, {2 * n - 1, hk}, 128);
+           in.k = k.v, in.v = v.v, in.rel_k = r.v;
+           Tensor out = be.empty({s.batch, n, hv}, DType::f16);
+           be.rel_attention_fused(s, up(be, in.q, {s.batch, n, hk}), k.t, v.t, r.t,
+                                  up(be, in.content_bias, {hk}), up(be, in.pos_bias, {hk}), out);
+           return std::vector<Check>{{"out", be.download(out), in.reference(), Precision::f16}};
+         }});
 }
 
 }  // namespace sb::testing
