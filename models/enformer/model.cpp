@@ -163,9 +163,9 @@ void Model::conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilo
 }
 
 Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                             const std::string& site) {
+                             const std::string& site, DType out) {
   const int64_t bsz = x.dim(0), len = x.dim(1), cout = b.w.n;
-  Tensor y = buffer(site + ".out", {bsz, len, cout});
+  Tensor y = buffer(site + ".out", {bsz, len, cout}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // BN + GELU gathered into the conv input, residual in the epilogue
     conv(x, b.k, b.w, y, {&b.bias, Act::none, residual}, {&b.bn.scale, &b.bn.shift, Act::gelu},
          site);
@@ -332,12 +332,14 @@ Outputs Model::forward(const Tensor& input) {
   } else {
     conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
   }
-  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw");
+  // The pointwise blocks' sums feed only their pools (the pool's logits GEMM, an f16 product,
+  // and the pooling): f16 in the half-activation stage, the pool's output fp32 again.
+  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw", act());
   x = run_pool(x, stem_pool_, "stem.pool");
   for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {
     const std::string t = at("tower", i);
     x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv");
-    x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw");
+    x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw", act());
     x = run_pool(x, tower_[i].pool, t + ".pool");
   }
   // Eager: the positional features are recomputed on every call (once per forward, shared by

@@ -62,8 +62,10 @@ class Model {
   // 'same' conv1d; the im2col columns come from the memory plan when the backend gathers them.
   void conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
             const InputTransform& t, const std::string& site);
+  // `out`: f16 only where the block's one reader takes it (a pool, in the half-activation
+  // stage); the residual is added in fp32 before the rounding.
   Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                        const std::string& site);
+                        const std::string& site, DType out = DType::f32);
   Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site);
   Tensor layer_norm(const Tensor& x, const Tensor& g, const Tensor& b, const std::string& site);
   Tensor positions();

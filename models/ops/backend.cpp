@@ -232,7 +232,9 @@ void CoreOps::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
   if (w.k != k * channels)
     fail(op,
          "the weight's K = " + text(w.k) + " is not k x C = " + text(k) + " x " + text(channels));
-  expect_f32_rank(op, "output", y, 3, "[B, L, N]");
+  // The output may be f16 where the backend's f16 pipeline writes it (issue 27).
+  expect_activation(*this, op, "output", y);
+  if (y.rank() != 3) fail(op, describe("output", y) + " is not [B, L, N]");
   if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) || y.dim(2) != w.n)
     fail(op, describe("output", y) + " is not [B, L, N] = [" + text(x.dim(0)) + ", " +
                  text(x.dim(1)) + ", " + text(w.n) + "]");
@@ -539,7 +541,8 @@ void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
 
 void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
   const Op op = Op::attention_pool;
-  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  expect_activation(*this, op, "input", x);  // f16 where its producer wrote it so
+  if (x.rank() != 3) fail(op, describe("input", x) + " is not [B, L, C]");
   expect_f32(op, "logits", logits);
   if (logits.shape() != x.shape())
     fail(op, describe("logits", logits) + " are not the input's shape " + x.shape_string());

@@ -4,6 +4,7 @@
 // included); the linear and attention ones need NVIDIA's f16 tensor-core kernels.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "tests/ops/op_case.h"
@@ -139,6 +140,45 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                               attention_ref(s, qkv.v, qkv.v, qkv.v, bias),
                                               Precision::f16}};
                  }});
+  // Enformer's pointwise conv blocks in the half-activation stage: BN + GELU on the fp32 input,
+  // bias, the fp32 residual added before y is rounded to f16. N 128: the epilogue's vector
+  // branch; N 30 (rows off whole quads) and k 5: the row-at-a-time one, every tap.
+  for (const auto& [taps, n_out, name] :
+       {std::tuple<int, int64_t, const char*>{1, 128, "f16_out_residual_k1"},
+        {5, 30, "f16_out_residual_k5_n30"}})
+    c.push_back({Op::conv1d, name, needs_tensor_core_f16, [k = taps, n = n_out](Backend& be) {
+                   const int64_t batch = 2, len = 37, ch = 64, m = batch * len;
+                   const Vec x = random_vec(m * ch, 131),
+                             w = random_vec(n * k * ch, 132, -0.2f, 0.2f);
+                   const Vec scale = random_vec(ch, 133, 0.5f, 1.5f), shift = random_vec(ch, 134),
+                             b = random_vec(n, 135), r = random_vec(m * n, 136, -4, 4);
+                   const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                                bt = up(be, b, {n}), rt = up(be, r, {batch, len, n});
+                   Tensor y = be.empty({batch, len, n}, DType::f16);
+                   be.conv1d(up(be, x, {batch, len, ch}), k,
+                             be.prepare_weight(w, n, k * ch, Precision::f16), y,
+                             {&bt, Act::none, &rt}, {&st, &ht, Act::gelu});
+                   return std::vector<Check>{{"y", be.download(y),
+                                              conv1d_ref(x, batch, len, ch, k, w, n, &scale, &shift,
+                                                         Act::gelu, &b, Act::none, &r),
+                                              Precision::f16}};
+                 }});
+  // The pool reading those f16 sums (a portable kernel: PoCL too); logits and output fp32.
+  c.push_back({Op::attention_pool, "f16_input", needs_precision(Precision::f16), [](Backend& be) {
+                 const int64_t batch = 2, len = 10, ch = 64;
+                 const HalfRows x = half_rows(be, {batch, len, ch}, 141);
+                 const Vec lg = random_vec(batch * len * ch, 144, -5, 5);
+                 Tensor y = be.empty({batch, len / 2, ch});
+                 be.attention_pool(x.t, up(be, lg, {batch, len, ch}), y);
+                 const DVec wts = softmax_ref(lg, batch * len / 2, 2, ch);
+                 DVec want(y.numel());
+                 for (int64_t p = 0; p < batch * len / 2; ++p)
+                   for (int64_t i = 0; i < ch; ++i) {
+                     const int64_t a = 2 * p * ch + i, b = a + ch;
+                     want[p * ch + i] = x.v[a] * wts[a] + x.v[b] * wts[b];
+                   }
+                 return std::vector<Check>{{"y", be.download(y), want}};
+               }});
   // Enformer's relative attention in its half-activation stage: K, V and rel_k written in f16
   // by their producers and read in place, the context written in f16 (Q and the biases fp32).
   // n = 77: a 64-query block and a partial one; 200: several key tiles, the last partial.

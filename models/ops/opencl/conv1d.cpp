@@ -26,6 +26,12 @@ bool OpenCLBackend::conv1d_gathers_columns(int k, const Weight& w, int64_t chann
 void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y,
                               const Epilogue& ep, const InputTransform& t, Tensor* columns) {
   const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
+  if (y.dtype() == DType::f16 &&
+      !(w.precision == Precision::f16 && conv1d_implicit(k, w, channels)))
+    throw std::invalid_argument(
+        "conv1d: an f16 output needs the f16 tensor-core pipeline "
+        "(NVIDIA, C a multiple of 64), not " +
+        std::string(precision_name(w.precision)) + " on " + device_name_);
   if (!conv1d_implicit(k, w, channels)) {
     Backend::do_conv1d(x, k, w, y, ep, t, columns);
     return;

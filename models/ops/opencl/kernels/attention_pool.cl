@@ -6,9 +6,10 @@ inline float pair_weight(float first, float second) {
   return 1.0f / (1.0f + exp(second - first));  // softmax(first, second)[0], overflow-safe
 }
 
+// x: fp32, or half bits where half_x is 1 (a half-precision stage's producer wrote it so).
 __kernel void attention_pool_fused(__global const float* x, __global const float* logits,
                                    int length, int half_len, int channels, int n,
-                                   __global float* y) {
+                                   __global float* y, int half_x) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const int c = i % channels;
@@ -17,5 +18,5 @@ __kernel void attention_pool_fused(__global const float* x, __global const float
   const int l = bl - b * half_len;
   const size_t first = ((size_t)b * length + 2 * l) * channels + c;
   const float w0 = pair_weight(logits[first], logits[first + channels]);
-  y[i] = x[first] * w0 + x[first + channels] * (1.0f - w0);
+  y[i] = act_load(x, first, half_x) * w0 + act_load(x, first + channels, half_x) * (1.0f - w0);
 }
