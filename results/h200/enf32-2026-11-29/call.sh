@@ -16,7 +16,6 @@ cap() {  # the step's cap, cut to what is left of the budget (less 15 s to pack)
   local left=$((BUDGET - ($(date +%s) - t0) - 15))
   echo $(($1 < left ? $1 : left))
 }
-head -1 $N/BUILD_INFO > "$O/call.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
 T='Backends/OpTable.MatchesTheReference/opencl_rel_attention_fused'
 T+=':Backends/OpTable.MatchesTheReference/opencl_conv1d'
