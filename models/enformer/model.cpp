@@ -185,11 +185,11 @@ Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* 
   return r;
 }
 
-Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site) {
+Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site, DType out) {
   Tensor logits = buffer(site + ".logits", x.shape());
   be_.linear(x, w, logits);
   const int64_t bsz = x.dim(0), pairs = x.dim(1) / 2, c = x.dim(2);
-  Tensor y = buffer(site + ".out", {bsz, pairs, c});
+  Tensor y = buffer(site + ".out", {bsz, pairs, c}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // one pass: the pair weights never leave registers
     be_.attention_pool(x, logits, y);
     return y;
@@ -332,15 +332,19 @@ Outputs Model::forward(const Tensor& input) {
   } else {
     conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
   }
-  // The pointwise blocks' sums feed only their pools (the pool's logits GEMM, an f16 product,
-  // and the pooling): f16 in the half-activation stage, the pool's output fp32 again.
+  // In the half-activation stage the pointwise blocks' sums are f16 (their pool's logits GEMM,
+  // an f16 product, and the pooling read them), and so are the pools' outputs that only the next
+  // conv block's input pass (BN + GELU, to f16) reads; the last pool's output starts the
+  // transformer's fp32 residual stream, and the conv outputs stay fp32 (the pointwise blocks'
+  // residuals).
   x = run_conv_block(x, stem_pointwise_, &x, "stem.pw", act());
-  x = run_pool(x, stem_pool_, "stem.pool");
-  for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {
+  x = run_pool(x, stem_pool_, "stem.pool", act());
+  const int blocks = static_cast<int>(tower_.size());
+  for (int i = 0; i < blocks; ++i) {
     const std::string t = at("tower", i);
     x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv");
     x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw", act());
-    x = run_pool(x, tower_[i].pool, t + ".pool");
+    x = run_pool(x, tower_[i].pool, t + ".pool", i + 1 < blocks ? act() : DType::f32);
   }
   // Eager: the positional features are recomputed on every call (once per forward, shared by
   // the layers: a little kinder to the baseline than the reference's once per layer).

@@ -66,7 +66,9 @@ class Model {
   // stage); the residual is added in fp32 before the rounding.
   Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
                         const std::string& site, DType out = DType::f32);
-  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site);
+  // `out`: f16 only where the next conv block (whose input pass reads it) is the one reader.
+  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site,
+                  DType out = DType::f32);
   Tensor layer_norm(const Tensor& x, const Tensor& g, const Tensor& b, const std::string& site);
   Tensor positions();
   Tensor rel_k(const Layer& l, const Tensor& features, const std::string& site);

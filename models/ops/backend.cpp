@@ -225,14 +225,15 @@ void CoreOps::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
                      const InputTransform& t, Tensor* columns) {
   const Op op = Op::conv1d;
   if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
-  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  // x and y may be f16 where the backend's f16 pipeline reads and writes them (issue 27).
+  expect_activation(*this, op, "input", x);
+  if (x.rank() != 3) fail(op, describe("input", x) + " is not [B, L, C]");
   if (k <= 0 || k % 2 == 0)
     fail(op, "kernel width k = " + text(k) + " must be odd and positive ('same' padding)");
   const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
   if (w.k != k * channels)
     fail(op,
          "the weight's K = " + text(w.k) + " is not k x C = " + text(k) + " x " + text(channels));
-  // The output may be f16 where the backend's f16 pipeline writes it (issue 27).
   expect_activation(*this, op, "output", y);
   if (y.rank() != 3) fail(op, describe("output", y) + " is not [B, L, N]");
   if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) || y.dim(2) != w.n)
@@ -547,7 +548,8 @@ void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
   if (logits.shape() != x.shape())
     fail(op, describe("logits", logits) + " are not the input's shape " + x.shape_string());
   if (x.dim(1) % 2 != 0) fail(op, describe("input", x) + " has an odd length: pairs need L even");
-  expect_f32_rank(op, "output", y, 3, "[B, L/2, C]");
+  expect_activation(*this, op, "output", y);
+  if (y.rank() != 3) fail(op, describe("output", y) + " is not [B, L/2, C]");
   if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) / 2 || y.dim(2) != x.dim(2))
     fail(op, describe("output", y) + " is not " + describe("input", x) + " pooled by 2");
   expect_distinct(op, "the output", y, "the input", x);

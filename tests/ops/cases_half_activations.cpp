@@ -163,22 +163,44 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                                          Act::gelu, &b, Act::none, &r),
                                               Precision::f16}};
                  }});
-  // The pool reading those f16 sums (a portable kernel: PoCL too); logits and output fp32.
-  c.push_back({Op::attention_pool, "f16_input", needs_precision(Precision::f16), [](Backend& be) {
-                 const int64_t batch = 2, len = 10, ch = 64;
-                 const HalfRows x = half_rows(be, {batch, len, ch}, 141);
-                 const Vec lg = random_vec(batch * len * ch, 144, -5, 5);
-                 Tensor y = be.empty({batch, len / 2, ch});
-                 be.attention_pool(x.t, up(be, lg, {batch, len, ch}), y);
-                 const DVec wts = softmax_ref(lg, batch * len / 2, 2, ch);
-                 DVec want(y.numel());
-                 for (int64_t p = 0; p < batch * len / 2; ++p)
-                   for (int64_t i = 0; i < ch; ++i) {
-                     const int64_t a = 2 * p * ch + i, b = a + ch;
-                     want[p * ch + i] = x.v[a] * wts[a] + x.v[b] * wts[b];
-                   }
-                 return std::vector<Check>{{"y", be.download(y), want}};
+  // The tower's conv blocks reading a pool's f16 output through BN + GELU, writing fp32.
+  c.push_back({Op::conv1d, "f16_in_k5_f32_out", needs_tensor_core_f16, [](Backend& be) {
+                 const int64_t batch = 2, len = 37, ch = 64, n = 96;
+                 const int k = 5;
+                 const HalfRows x = half_rows(be, {batch, len, ch}, 151);
+                 const Vec w = random_vec(n * k * ch, 154, -0.2f, 0.2f);
+                 const Vec scale = random_vec(ch, 155, 0.5f, 1.5f), shift = random_vec(ch, 156),
+                           b = random_vec(n, 157);
+                 const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                              bt = up(be, b, {n});
+                 Tensor y = be.empty({batch, len, n});
+                 be.conv1d(x.t, k, be.prepare_weight(w, n, k * ch, Precision::f16), y,
+                           {&bt, Act::none, nullptr}, {&st, &ht, Act::gelu});
+                 return std::vector<Check>{{"y", be.download(y),
+                                            conv1d_ref(x.v, batch, len, ch, k, w, n, &scale, &shift,
+                                                       Act::gelu, &b, Act::none, nullptr),
+                                            Precision::f16}};
                }});
+  // The pools reading those f16 sums and writing fp32 (the last, into the transformer) or f16
+  // (the others, for the next conv block): a portable kernel, PoCL too; logits fp32.
+  for (const bool half_out : {false, true})
+    c.push_back({Op::attention_pool, half_out ? "f16_in_out" : "f16_in_f32_out",
+                 needs_precision(Precision::f16), [half_out](Backend& be) {
+                   const int64_t batch = 2, len = 10, ch = 64;
+                   const HalfRows x = half_rows(be, {batch, len, ch}, 141);
+                   const Vec lg = random_vec(batch * len * ch, 144, -5, 5);
+                   Tensor y = be.empty({batch, len / 2, ch}, half_out ? DType::f16 : DType::f32);
+                   be.attention_pool(x.t, up(be, lg, {batch, len, ch}), y);
+                   const DVec wts = softmax_ref(lg, batch * len / 2, 2, ch);
+                   DVec want(y.numel());
+                   for (int64_t p = 0; p < batch * len / 2; ++p)
+                     for (int64_t i = 0; i < ch; ++i) {
+                       const int64_t a = 2 * p * ch + i, b = a + ch;
+                       want[p * ch + i] = x.v[a] * wts[a] + x.v[b] * wts[b];
+                     }
+                   return std::vector<Check>{
+                       {"y", be.download(y), want, half_out ? Precision::f16 : Precision::f32}};
+                 }});
   // Enformer's relative attention in its half-activation stage: K, V and rel_k written in f16
   // by their producers and read in place, the context written in f16 (Q and the biases fp32).
   // n = 77: a 64-query block and a partial one; 200: several key tiles, the last partial.

@@ -282,14 +282,15 @@ __kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n)
 
 // A convolution's input to half bits for the implicit GEMM, transformed per channel on the way
 // (x scale[c] + shift[c], then act; im2col's InputTransform), four elements an item (the pipeline
-// takes only channels that are a multiple of 64, so the four share a row).
+// takes only channels that are a multiple of 64, so the four share a row). x holds half bits
+// where x_half is 1 (Enformer's pools write them in its half-activation stage).
 __kernel void channels_to_f16(__global const float* x, __global const float* scale, int has_scale,
                               __global const float* shift, int has_shift, int act, int channels,
-                              int n, __global ushort* dst) {
+                              int n, __global ushort* dst, int x_half) {
   const int i = get_global_id(0) * 4;
   if (i >= n) return;
   const int c = i % channels;
-  float4 v = LOAD4(x, i);
+  float4 v = x_half ? vload_half4(i / 4, (__global const half*)x) : LOAD4(x, i);
   if (has_scale) v *= LOAD4(scale, c);
   if (has_shift) v += LOAD4(shift, c);
   v = apply_act4(v, act);
