@@ -38,6 +38,13 @@ struct Switches {
   // the multiples of 8 (16 for int8) takes the register-staged mma kernel, 1.3 ms of the bf16
   // stage's 16.3 on an H200 (results/h200/attn28-2026-11-28). The zero tap adds exact zeros.
   bool stem_taps16 = false;
+  // Issue 27: the transformer's activations that only f16 products read (the LayerNorms'
+  // outputs, K, V, the attention's context, the first feed-forward's output, rel_k) are written
+  // in f16 by their producers, so no conversion pass runs before an f16 GEMM or the f16
+  // attention. The residual stream, Q (read as fp32 by the attention, with its biases) and every
+  // statistic stay fp32. Set by the workload where the f16 tensor-core kernels exist;
+  // STAGEBENCH_HALF_ACTIVATIONS=off turns it off for A/B runs.
+  bool half_activations = false;
 };
 
 const std::vector<StageSpec>& ladder();

@@ -69,8 +69,11 @@ Model::Model(const Config& config, const Params& params, Backend& backend, const
     y.v = weight(a + ".to_v.weight", c_.dim, c_.dim, p);
     y.out = weight(a + ".to_out.weight", c_.dim, c_.dim, p);
     y.out_b = vec(a + ".to_out.bias");
-    // rel_k acts on positional features that carry no data: it stays fp32 in every stage.
-    y.rel_k = weight(a + ".to_rel_k.weight", hk, c_.rel_features(), Precision::f32);
+    // rel_k acts on positional features that carry no data: it stays fp32 in every stage,
+    // except that the half-activation stage computes it once, at set-up, as an f16 product
+    // written in f16 (the attention reads it so; before, it was converted at every call).
+    y.rel_k = weight(a + ".to_rel_k.weight", hk, c_.rel_features(),
+                     sw_.half_activations ? Precision::f16 : Precision::f32);
     y.content_bias = vec(a + ".rel_content_bias");
     y.pos_bias = vec(a + ".rel_pos_bias");
     y.ln2_g = vec(t + ".1.fn.0.weight");
@@ -128,11 +131,15 @@ Model::ConvBlock Model::conv_block(const std::string& bn, const std::string& con
   return b;
 }
 
-Tensor Model::buffer(const std::string& site, std::vector<int64_t> shape) {
-  if (!sw_.graph_compile) return be_.empty(std::move(shape));
-  Tensor& t = plan_[site];
-  if (!t.defined() || t.shape() != shape) t = be_.empty(std::move(shape));
+Tensor Model::buffer(const std::string& site, std::vector<int64_t> shape, DType dtype) {
+  if (!sw_.graph_compile) return be_.empty(std::move(shape), dtype);
+  Tensor& t = plan_[dtype == DType::f32 ? site : site + "." + dtype_name(dtype)];
+  if (!t.defined() || t.shape() != shape) t = be_.empty(std::move(shape), dtype);
   return t;
+}
+
+DType Model::act() const {
+  return sw_.half_activations ? DType::f16 : DType::f32;
 }
 
 Tensor Model::gelu(const Tensor& x, const std::string& site) {
@@ -156,9 +163,9 @@ void Model::conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilo
 }
 
 Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                             const std::string& site) {
+                             const std::string& site, DType out) {
   const int64_t bsz = x.dim(0), len = x.dim(1), cout = b.w.n;
-  Tensor y = buffer(site + ".out", {bsz, len, cout});
+  Tensor y = buffer(site + ".out", {bsz, len, cout}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // BN + GELU gathered into the conv input, residual in the epilogue
     conv(x, b.k, b.w, y, {&b.bias, Act::none, residual}, {&b.bn.scale, &b.bn.shift, Act::gelu},
          site);
@@ -178,11 +185,11 @@ Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* 
   return r;
 }
 
-Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site) {
+Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site, DType out) {
   Tensor logits = buffer(site + ".logits", x.shape());
   be_.linear(x, w, logits);
   const int64_t bsz = x.dim(0), pairs = x.dim(1) / 2, c = x.dim(2);
-  Tensor y = buffer(site + ".out", {bsz, pairs, c});
+  Tensor y = buffer(site + ".out", {bsz, pairs, c}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // one pass: the pair weights never leave registers
     be_.attention_pool(x, logits, y);
     return y;
@@ -199,7 +206,8 @@ Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site
 
 Tensor Model::layer_norm(const Tensor& x, const Tensor& g, const Tensor& b,
                          const std::string& site) {
-  Tensor y = buffer(site, x.shape());
+  // Welford's statistics stay fp32 in registers; only the normalized row may be written f16.
+  Tensor y = buffer(site, x.shape(), sw_.fused_layernorm ? act() : DType::f32);
   if (sw_.fused_layernorm) {  // one Welford pass per row
     be_.layernorm(x, g, b, kNormEps, y);
     return y;
@@ -220,22 +228,23 @@ Tensor Model::positions() {
 }
 
 Tensor Model::rel_k(const Layer& l, const Tensor& features, const std::string& site) {
-  Tensor k = buffer(site, {features.dim(0), c_.heads * c_.dk});
+  Tensor k = buffer(site, {features.dim(0), c_.heads * c_.dk}, act());
   be_.linear(features, l.rel_k, k);
   return k;
 }
 
 Tensor Model::attention(const Tensor& x, const Layer& l, const std::string& site) {
   const int64_t bsz = x.dim(0), n = x.dim(1), h = c_.heads, dk = c_.dk, dv = c_.dv();
+  // Q stays fp32: the attention adds the content and positional biases to it in fp32.
   Tensor q = buffer(site + ".q", {bsz, n, h * dk});
-  Tensor k = buffer(site + ".k", {bsz, n, h * dk});
-  Tensor v = buffer(site + ".v", {bsz, n, h * dv});
+  Tensor k = buffer(site + ".k", {bsz, n, h * dk}, act());
+  Tensor v = buffer(site + ".v", {bsz, n, h * dv}, act());
   be_.linear(x, l.q, q);
   be_.linear(x, l.k, k);
   be_.linear(x, l.v, v);
   if (!sw_.graph_compile) be_.affine_channels(q, &q_scale_, nullptr, q);
   Tensor relk = sw_.graph_compile ? l.rel_k_cached : rel_k(l, features_, site + ".relk");
-  Tensor out = buffer(site + ".ctx", {bsz, n, h * dv});
+  Tensor out = buffer(site + ".ctx", {bsz, n, h * dv}, act());
   if (sw_.fused_attention) {
     be_.rel_attention_fused({bsz, n, h, dk, dv, sw_.attention}, q, k, v, relk, l.content_bias,
                             l.pos_bias, out);
@@ -284,7 +293,8 @@ Tensor Model::transformer_layer(const Tensor& x, const Layer& l, const std::stri
     be_.add(x, o, x2);
   }
   Tensor h2 = layer_norm(x2, l.ln2_g, l.ln2_b, site + ".ln2");
-  Tensor f1 = buffer(site + ".ff1", {x.dim(0), x.dim(1), 2 * c_.dim});
+  // The residual stream (x, x2, x3) stays fp32: each layer adds to it twice.
+  Tensor f1 = buffer(site + ".ff1", {x.dim(0), x.dim(1), 2 * c_.dim}, act());
   Tensor x3 = buffer(site + ".x3", x.shape());
   if (sw_.graph_compile) {
     be_.linear(h2, l.ff1, f1, {&l.ff1_b, Act::relu});
@@ -322,13 +332,19 @@ Outputs Model::forward(const Tensor& input) {
   } else {
     conv(input, 15, stem_w_, x, {&stem_b_}, {}, "stem");
   }
-  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw");
-  x = run_pool(x, stem_pool_, "stem.pool");
-  for (int i = 0; i < static_cast<int>(tower_.size()); ++i) {
+  // In the half-activation stage the pointwise blocks' sums are f16 (their pool's logits GEMM,
+  // an f16 product, and the pooling read them), and so are the pools' outputs that only the next
+  // conv block's input pass (BN + GELU, to f16) reads; the last pool's output starts the
+  // transformer's fp32 residual stream, and the conv outputs stay fp32 (the pointwise blocks'
+  // residuals).
+  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw", act());
+  x = run_pool(x, stem_pool_, "stem.pool", act());
+  const int blocks = static_cast<int>(tower_.size());
+  for (int i = 0; i < blocks; ++i) {
     const std::string t = at("tower", i);
     x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv");
-    x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw");
-    x = run_pool(x, tower_[i].pool, t + ".pool");
+    x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw", act());
+    x = run_pool(x, tower_[i].pool, t + ".pool", i + 1 < blocks ? act() : DType::f32);
   }
   // Eager: the positional features are recomputed on every call (once per forward, shared by
   // the layers: a little kinder to the baseline than the reference's once per layer).

@@ -53,15 +53,22 @@ class Model {
   ConvBlock conv_block(const std::string& bn, const std::string& conv, int64_t cin, int64_t cout,
                        int k);
   // A buffer for one op site: fresh each call (eager) or kept across calls (static plan).
-  Tensor buffer(const std::string& site, std::vector<int64_t> shape);
+  Tensor buffer(const std::string& site, std::vector<int64_t> shape, DType dtype = DType::f32);
+  // The dtype of a transformer activation that feeds an f16 product only (Switches::
+  // half_activations): f16 there, else fp32.
+  DType act() const;
 
   Tensor gelu(const Tensor& x, const std::string& site);
   // 'same' conv1d; the im2col columns come from the memory plan when the backend gathers them.
   void conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
             const InputTransform& t, const std::string& site);
+  // `out`: f16 only where the block's one reader takes it (a pool, in the half-activation
+  // stage); the residual is added in fp32 before the rounding.
   Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                        const std::string& site);
-  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site);
+                        const std::string& site, DType out = DType::f32);
+  // `out`: f16 only where the next conv block (whose input pass reads it) is the one reader.
+  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site,
+                  DType out = DType::f32);
   Tensor layer_norm(const Tensor& x, const Tensor& g, const Tensor& b, const std::string& site);
   Tensor positions();
   Tensor rel_k(const Layer& l, const Tensor& features, const std::string& site);

@@ -76,6 +76,25 @@ Switches EnformerWorkload::switches(size_t stage) const {
     else if (knob != "k16")
       throw std::invalid_argument("STAGEBENCH_ENFORMER_STEM=" + knob + ": expected k16 or k15");
   }
+  // f16 activations where every reader of them is an f16 tensor-core kernel: the f16 GEMMs and
+  // the f16 relative attention (tf32 support stands for the tensor cores, as in Geneformer; its
+  // kernel takes heads of dk 64 and dv a multiple of 16 up to 192, attention_relative.cpp; the
+  // GEMMs that write f16 need K a multiple of 8, the pipelined kernels').
+  // The int8 stage keeps fp32 activations (its quantize passes read fp32).
+  sw.half_activations = sw.graph_compile && sw.fused_layernorm && sw.fused_attention &&
+                        sw.precision == Precision::f16 && sw.attention == Precision::f16 &&
+                        backend_->unsupported_reason(Precision::tf32).empty() && config_.dk == 64 &&
+                        config_.dv() % 16 == 0 && config_.dv() <= 192;
+  // STAGEBENCH_HALF_ACTIVATIONS=off (Geneformer's knob, shared): fp32 activations with a
+  // conversion pass before each f16 GEMM and the attention's half copies, as before.
+  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS"); env && *env) {
+    const std::string knob = env;
+    if (knob == "off")
+      sw.half_activations = false;
+    else if (knob != "on" && knob != "fp16-only")
+      throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
+                                  ": expected on, off or fp16-only");
+  }
   return sw;
 }
 

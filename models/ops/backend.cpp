@@ -225,14 +225,17 @@ void CoreOps::conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const E
                      const InputTransform& t, Tensor* columns) {
   const Op op = Op::conv1d;
   if (!w.data.defined() || w.n <= 0 || w.k <= 0) fail(op, "the weight is not prepared");
-  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  // x and y may be f16 where the backend's f16 pipeline reads and writes them (issue 27).
+  expect_activation(*this, op, "input", x);
+  if (x.rank() != 3) fail(op, describe("input", x) + " is not [B, L, C]");
   if (k <= 0 || k % 2 == 0)
     fail(op, "kernel width k = " + text(k) + " must be odd and positive ('same' padding)");
   const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
   if (w.k != k * channels)
     fail(op,
          "the weight's K = " + text(w.k) + " is not k x C = " + text(k) + " x " + text(channels));
-  expect_f32_rank(op, "output", y, 3, "[B, L, N]");
+  expect_activation(*this, op, "output", y);
+  if (y.rank() != 3) fail(op, describe("output", y) + " is not [B, L, N]");
   if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) || y.dim(2) != w.n)
     fail(op, describe("output", y) + " is not [B, L, N] = [" + text(x.dim(0)) + ", " +
                  text(x.dim(1)) + ", " + text(w.n) + "]");
@@ -514,10 +517,12 @@ void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
                  text(s.heads) + ", dk " + text(s.dk) + ", dv " + text(s.dv));
   const int64_t tokens = s.batch * s.n, hk = s.heads * s.dk, hv = s.heads * s.dv;
   expect_f32_numel(op, "q", q, tokens * hk, "[B, n, H*dk]");
-  expect_f32_numel(op, "k", k, tokens * hk, "[B, n, H*dk]");
-  expect_f32_numel(op, "v", v, tokens * hv, "[B, n, H*dv]");
-  expect_f32_numel(op, "out", out, tokens * hv, "[B, n, H*dv]");
-  expect_f32_numel(op, "rel_k", rel_k, (s.n > 0 ? 2 * s.n - 1 : 0) * hk, "[2n-1, H*dk]");
+  // k, v, rel_k and out may be f16 where the backend's f16 kernel reads or writes them so.
+  expect_activation_numel(*this, op, "k", k, tokens * hk, "[B, n, H*dk]");
+  expect_activation_numel(*this, op, "v", v, tokens * hv, "[B, n, H*dv]");
+  expect_activation_numel(*this, op, "out", out, tokens * hv, "[B, n, H*dv]");
+  expect_activation_numel(*this, op, "rel_k", rel_k, (s.n > 0 ? 2 * s.n - 1 : 0) * hk,
+                          "[2n-1, H*dk]");
   expect_f32_numel(op, "content_bias", content_bias, hk, "[H*dk]");
   expect_f32_numel(op, "pos_bias", pos_bias, hk, "[H*dk]");
   const Named inputs[] = {{"q", &q},
@@ -537,12 +542,14 @@ void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
 
 void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
   const Op op = Op::attention_pool;
-  expect_f32_rank(op, "input", x, 3, "[B, L, C]");
+  expect_activation(*this, op, "input", x);  // f16 where its producer wrote it so
+  if (x.rank() != 3) fail(op, describe("input", x) + " is not [B, L, C]");
   expect_f32(op, "logits", logits);
   if (logits.shape() != x.shape())
     fail(op, describe("logits", logits) + " are not the input's shape " + x.shape_string());
   if (x.dim(1) % 2 != 0) fail(op, describe("input", x) + " has an odd length: pairs need L even");
-  expect_f32_rank(op, "output", y, 3, "[B, L/2, C]");
+  expect_activation(*this, op, "output", y);
+  if (y.rank() != 3) fail(op, describe("output", y) + " is not [B, L/2, C]");
   if (y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) / 2 || y.dim(2) != x.dim(2))
     fail(op, describe("output", y) + " is not " + describe("input", x) + " pooled by 2");
   expect_distinct(op, "the output", y, "the input", x);

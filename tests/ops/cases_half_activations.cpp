@@ -4,6 +4,7 @@
 // included); the linear and attention ones need NVIDIA's f16 tensor-core kernels.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "tests/ops/op_case.h"
@@ -139,6 +140,90 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                               attention_ref(s, qkv.v, qkv.v, qkv.v, bias),
                                               Precision::f16}};
                  }});
+  // Enformer's pointwise conv blocks in the half-activation stage: BN + GELU on the fp32 input,
+  // bias, the fp32 residual added before y is rounded to f16. N 128: the epilogue's vector
+  // branch; N 30 (rows off whole quads) and k 5: the row-at-a-time one, every tap.
+  for (const auto& [taps, n_out, name] :
+       {std::tuple<int, int64_t, const char*>{1, 128, "f16_out_residual_k1"},
+        {5, 30, "f16_out_residual_k5_n30"}})
+    c.push_back({Op::conv1d, name, needs_tensor_core_f16, [k = taps, n = n_out](Backend& be) {
+                   const int64_t batch = 2, len = 37, ch = 64, m = batch * len;
+                   const Vec x = random_vec(m * ch, 131),
+                             w = random_vec(n * k * ch, 132, -0.2f, 0.2f);
+                   const Vec scale = random_vec(ch, 133, 0.5f, 1.5f), shift = random_vec(ch, 134),
+                             b = random_vec(n, 135), r = random_vec(m * n, 136, -4, 4);
+                   const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                                bt = up(be, b, {n}), rt = up(be, r, {batch, len, n});
+                   Tensor y = be.empty({batch, len, n}, DType::f16);
+                   be.conv1d(up(be, x, {batch, len, ch}), k,
+                             be.prepare_weight(w, n, k * ch, Precision::f16), y,
+                             {&bt, Act::none, &rt}, {&st, &ht, Act::gelu});
+                   return std::vector<Check>{{"y", be.download(y),
+                                              conv1d_ref(x, batch, len, ch, k, w, n, &scale, &shift,
+                                                         Act::gelu, &b, Act::none, &r),
+                                              Precision::f16}};
+                 }});
+  // The tower's conv blocks reading a pool's f16 output through BN + GELU, writing fp32.
+  c.push_back({Op::conv1d, "f16_in_k5_f32_out", needs_tensor_core_f16, [](Backend& be) {
+                 const int64_t batch = 2, len = 37, ch = 64, n = 96;
+                 const int k = 5;
+                 const HalfRows x = half_rows(be, {batch, len, ch}, 151);
+                 const Vec w = random_vec(n * k * ch, 154, -0.2f, 0.2f);
+                 const Vec scale = random_vec(ch, 155, 0.5f, 1.5f), shift = random_vec(ch, 156),
+                           b = random_vec(n, 157);
+                 const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                              bt = up(be, b, {n});
+                 Tensor y = be.empty({batch, len, n});
+                 be.conv1d(x.t, k, be.prepare_weight(w, n, k * ch, Precision::f16), y,
+                           {&bt, Act::none, nullptr}, {&st, &ht, Act::gelu});
+                 return std::vector<Check>{{"y", be.download(y),
+                                            conv1d_ref(x.v, batch, len, ch, k, w, n, &scale, &shift,
+                                                       Act::gelu, &b, Act::none, nullptr),
+                                            Precision::f16}};
+               }});
+  // The pools reading those f16 sums and writing fp32 (the last, into the transformer) or f16
+  // (the others, for the next conv block): a portable kernel, PoCL too; logits fp32.
+  for (const bool half_out : {false, true})
+    c.push_back({Op::attention_pool, half_out ? "f16_in_out" : "f16_in_f32_out",
+                 needs_precision(Precision::f16), [half_out](Backend& be) {
+                   const int64_t batch = 2, len = 10, ch = 64;
+                   const HalfRows x = half_rows(be, {batch, len, ch}, 141);
+                   const Vec lg = random_vec(batch * len * ch, 144, -5, 5);
+                   Tensor y = be.empty({batch, len / 2, ch}, half_out ? DType::f16 : DType::f32);
+                   be.attention_pool(x.t, up(be, lg, {batch, len, ch}), y);
+                   const DVec wts = softmax_ref(lg, batch * len / 2, 2, ch);
+                   DVec want(y.numel());
+                   for (int64_t p = 0; p < batch * len / 2; ++p)
+                     for (int64_t i = 0; i < ch; ++i) {
+                       const int64_t a = 2 * p * ch + i, b = a + ch;
+                       want[p * ch + i] = x.v[a] * wts[a] + x.v[b] * wts[b];
+                     }
+                   return std::vector<Check>{
+                       {"y", be.download(y), want, half_out ? Precision::f16 : Precision::f32}};
+                 }});
+  // Enformer's relative attention in its half-activation stage: K, V and rel_k written in f16
+  // by their producers and read in place, the context written in f16 (Q and the biases fp32).
+  // n = 77: a 64-query block and a partial one; 200: several key tiles, the last partial.
+  for (const auto& [n_keys, name] :
+       {std::pair<int64_t, const char*>{77, "f16_kvr_f16_out"}, {200, "f16_kvr_f16_out_n200"}})
+    c.push_back(
+        {Op::rel_attention_fused, name, needs_tensor_core_f16, [n = n_keys](Backend& be) {
+           RelAttentionInputs in({2, n, 2, 64, 48});
+           in.s.precision = Precision::f16;
+           const auto& s = in.s;
+           const int64_t hk = s.heads * s.dk, hv = s.heads * s.dv;
+           // Q's products are unscaled here (Enformer folds dk^-1/2 into Wq): small Q keeps
+           // the logits in the range the model's are.
+           in.q = random_vec(s.batch * n * hk, 121, -0.15f, 0.15f);
+           const HalfRows k = half_rows(be, {s.batch, n, hk}, 122),
+                          v = half_rows(be, {s.batch, n, hv}, 125),
+                          r = half_rows(be, {2 * n - 1, hk}, 128);
+           in.k = k.v, in.v = v.v, in.rel_k = r.v;
+           Tensor out = be.empty({s.batch, n, hv}, DType::f16);
+           be.rel_attention_fused(s, up(be, in.q, {s.batch, n, hk}), k.t, v.t, r.t,
+                                  up(be, in.content_bias, {hk}), up(be, in.pos_bias, {hk}), out);
+           return std::vector<Check>{{"out", be.download(out), in.reference(), Precision::f16}};
+         }});
 }
 
 }  // namespace sb::testing

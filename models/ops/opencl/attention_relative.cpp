@@ -12,6 +12,18 @@ constexpr int kQueryTile = 16;
 constexpr int kKeyTile = 16;
 constexpr int kMaxColsPerItem = 16;
 
+// Only the f16 tensor-core kernel reads or writes f16 (k, v, rel_k, out).
+void require_f32_operands(const RelAttentionShape& s, const Tensor& k, const Tensor& v,
+                          const Tensor& rel_k, const Tensor& out) {
+  for (const Tensor* t : {&k, &v, &rel_k, &out})
+    if (t->dtype() != DType::f32)
+      throw std::invalid_argument(std::string("rel_attention_fused: f16 operands need the f16 "
+                                              "tensor-core kernel (NVIDIA, dk 64, dv a multiple "
+                                              "of 16 up to 192); this call is ") +
+                                  precision_name(s.precision) + ", dk " + std::to_string(s.dk) +
+                                  ", dv " + std::to_string(s.dv));
+}
+
 }  // namespace
 
 void OpenCLBackend::do_rel_attention_fused(const RelAttentionShape& s, const Tensor& q,
@@ -24,6 +36,7 @@ void OpenCLBackend::do_rel_attention_fused(const RelAttentionShape& s, const Ten
     rel_attention_mma(s, q, k, v, rel_k, content_bias, pos_bias, out);
     return;
   }
+  require_f32_operands(s, k, v, rel_k, out);
   if (s.dv > kKeyTile * kMaxColsPerItem)
     throw std::invalid_argument("rel_attention_fused: dv = " + std::to_string(s.dv) +
                                 " exceeds the OpenCL kernel's " +
@@ -55,18 +68,23 @@ void OpenCLBackend::rel_attention_mma(const RelAttentionShape& s, const Tensor& 
   const size_t groups = (static_cast<size_t>(s.n) + kQueries - 1) / kQueries;
   const cl::NDRange global(groups * kThreads, static_cast<size_t>(s.batch * s.heads));
   if (s.precision == Precision::tf32) {  // reads the fp32 operands in place
+    require_f32_operands(s, k, v, rel_k, out);
     launch_mma("rel_attention_tf32_mma", global, cl::NDRange(kThreads, 1), q, k, v, rel_k,
-               content_bias, pos_bias, i(s.n), i(s.heads), i(s.dv), out);
+               content_bias, pos_bias, i(s.n), i(s.heads), i(s.dv), out, 0);
     return;
   }
-  const auto half_copy = [&](const Tensor& x) {
+  // Operands a half-precision stage's producers wrote in f16 are read in place; fp32 ones get a
+  // half copy (a conversion pass each, every call).
+  const auto half_of = [&](const Tensor& x) {
+    if (x.dtype() == DType::f16) return x;
     Tensor h = do_empty(x.shape(), DType::f16);
     to_half(x, h, x.numel());
     return h;
   };
-  const Tensor kh = half_copy(k), vh = half_copy(v), rh = half_copy(rel_k);
+  const Tensor kh = half_of(k), vh = half_of(v), rh = half_of(rel_k);
+  const int half_out = out.dtype() == DType::f16 ? 1 : 0;
   launch_mma("rel_attention_f16_mma", global, cl::NDRange(kThreads, 1), q, kh, vh, rh, content_bias,
-             pos_bias, i(s.n), i(s.heads), i(s.dv), out);
+             pos_bias, i(s.n), i(s.heads), i(s.dv), out, half_out);
 }
 
 }  // namespace sb

@@ -26,6 +26,12 @@ bool OpenCLBackend::conv1d_gathers_columns(int k, const Weight& w, int64_t chann
 void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y,
                               const Epilogue& ep, const InputTransform& t, Tensor* columns) {
   const int64_t channels = x.dim(2), m = x.dim(0) * x.dim(1);
+  const bool half_io = x.dtype() == DType::f16 || y.dtype() == DType::f16;
+  if (half_io && !(w.precision == Precision::f16 && conv1d_implicit(k, w, channels)))
+    throw std::invalid_argument(
+        "conv1d: f16 input or output needs the f16 tensor-core pipeline "
+        "(NVIDIA, C a multiple of 64), not " +
+        std::string(precision_name(w.precision)) + " on " + device_name_);
   if (!conv1d_implicit(k, w, channels)) {
     Backend::do_conv1d(x, k, w, y, ep, t, columns);
     return;
@@ -56,7 +62,8 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
   Tensor xh = do_empty(x.shape(), DType::f16);
   launch_mma("channels_to_f16", quads(x.numel()), cl::NDRange(256), x, t.scale, t.scale ? 1 : 0,
              t.shift, t.shift ? 1 : 0, static_cast<int>(t.act),
-             to_cl_int(channels, "conv1d channels"), to_cl_int(x.numel(), "conv1d input"), xh);
+             to_cl_int(channels, "conv1d channels"), to_cl_int(x.numel(), "conv1d input"), xh,
+             x.dtype() == DType::f16 ? 1 : 0);
   gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k, {}, conv);
 }
 

@@ -239,6 +239,10 @@ void OpenCLBackend::linear_mma(const Tensor& x, const Weight& w, Tensor& y, cons
     gemm_pipelined_mma(PipeKind::f16, xh, w.data, y, ep, m, w.n, w.k);
     return;
   }
+  // The register-staged kernels read and write fp32 only (no EPI_HALF_OUT in their epilogue).
+  require(x.dtype() == DType::f32 && y.dtype() == DType::f32, "linear",
+          "f16 activations need K a multiple of 8 (the pipelined kernels); K is " +
+              std::to_string(w.k));
   // Must match MMA_BM, MMA_BN and MMA_THREADS in kernels/gemm_mma_nvidia.cl.
   constexpr size_t kTile = 128, kThreads = 256;
   const cl::NDRange global(round_up(w.n, kTile) / kTile * kThreads, round_up(m, kTile) / kTile);

@@ -18,12 +18,13 @@
 #define RA_VROW_MAX AT_V_PITCH(RA_DV_MAX)
 #define RA_KSTEPS (RA_DK / AT_KSTEP)
 
-// q, content_bias, pos_bias, out: fp32. k4, v4: [batch, n, heads x 64 | dv]; r4:
+// q, content_bias, pos_bias: fp32; out: fp32, or f16 where half_out is 1. k4, v4: [batch, n, heads x 64 | dv]; r4:
 // [2n - 1, heads x 64], in the precision's operand format (half bits or fp32).
 __kernel __attribute__((reqd_work_group_size(RA_THREADS, 1, 1)))
 void RA_NAME(__global const float* q, __global const uint4* k4, __global const uint4* v4,
              __global const uint4* r4, __global const float* content_bias,
-             __global const float* pos_bias, int n, int heads, int dv, __global float* out) {
+             __global const float* pos_bias, int n, int heads, int dv, __global float* out,
+             int half_out) {
   __local uint4 ks[RA_STAGES * RA_KEYS * RA_ROW];
   __local uint4 band[RA_STAGES * RA_BAND * RA_ROW];
   __local uint4 vs[RA_STAGES * RA_KEYS * RA_VROW_MAX];
@@ -211,7 +212,7 @@ void RA_NAME(__global const float* q, __global const uint4* k4, __global const u
 #undef RA_ISSUE_VALUES
   const int ld_out = heads * dv;
   store_attention_rows(o, RA_DV_MAX / 8, dv, l0, l8, q0 + g, n, out,
-                       (long)b * n * ld_out + h * dv + 2 * t, ld_out, 0);
+                       (long)b * n * ld_out + h * dv + 2 * t, ld_out, half_out);
 }
 
 #undef RA_CHUNKS

@@ -198,7 +198,8 @@ __attribute__((always_inline)) inline void epilogue_quads(
 // itself: each element is read before it is written, by the same item.
 // act | EPI_HALF_OUT (activation_codes.h): y holds half bits (issue 27: a half-precision stage's producer writes what
 // its f16 consumer reads, instead of fp32 and a conversion pass: a third of the bytes moved).
-// The residual, where there is one, stays fp32 (y is then fp32: the host refuses the mix).
+// The residual, where there is one, stays fp32 and is added in fp32 before y is rounded
+// (Enformer's conv tower writes its pointwise blocks' sums in f16 for the pools that read them).
 // s8 (has_scale): C is dequantized, scale = x_scale x col_scale[n].
 __attribute__((always_inline)) inline void epilogue_rows(
     __local const float* c, int bm, int bn, int threads, int m0, int n0, int M, int N,
@@ -218,21 +219,25 @@ __attribute__((always_inline)) inline void epilogue_rows(
 #define PIPE_EPI(ACT, RES) \
   epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, false, \
                  residual, y)
-#define PIPE_EPI_HALF(ACT)                                                                   \
-  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, false, true, \
+#define PIPE_EPI_HALF(ACT, RES)                                                            \
+  epilogue_quads(c, pitch, col, first, step, rows, m0, gn, N, scale, shift, ACT, RES, true, \
                  residual, y)
   // The models' cases: no activation, GELU (both forms) or ReLU, with or without a residual;
-  // half outputs (never with a residual) with the same activations. Every fp32 branch tests
-  // !half_out: one that did not stored floats into a half y (Geneformer's ReLU did, 2026-11-28).
+  // half outputs with the same activations, and with a residual and no activation. Every fp32
+  // branch tests !half_out: one that did not stored floats into a half y (Geneformer's ReLU did,
+  // 2026-11-28); every half branch but the residual one tests !has_residual (they drop it).
   const bool f32_vector = vector_rows && !half_out;
-  if (vector_rows && half_out && act == SB_ACT_NONE) {
-    PIPE_EPI_HALF(0);
-  } else if (vector_rows && half_out && act == SB_ACT_RELU) {
-    PIPE_EPI_HALF(1);
-  } else if (vector_rows && half_out && act == SB_ACT_GELU) {
-    PIPE_EPI_HALF(2);
-  } else if (vector_rows && half_out && act == SB_ACT_GELU_ERF) {
-    PIPE_EPI_HALF(4);
+  const bool half_vector = vector_rows && half_out && !has_residual;
+  if (vector_rows && half_out && has_residual && act == SB_ACT_NONE) {
+    PIPE_EPI_HALF(0, true);
+  } else if (half_vector && act == SB_ACT_NONE) {
+    PIPE_EPI_HALF(0, false);
+  } else if (half_vector && act == SB_ACT_RELU) {
+    PIPE_EPI_HALF(1, false);
+  } else if (half_vector && act == SB_ACT_GELU) {
+    PIPE_EPI_HALF(2, false);
+  } else if (half_vector && act == SB_ACT_GELU_ERF) {
+    PIPE_EPI_HALF(4, false);
   } else if (f32_vector && !has_residual && act == SB_ACT_NONE) {
     PIPE_EPI(0, false);
   } else if (f32_vector && !has_residual && act == SB_ACT_GELU) {
@@ -277,14 +282,15 @@ __kernel void f32_to_f16(__global const float* src, __global ushort* dst, int n)
 
 // A convolution's input to half bits for the implicit GEMM, transformed per channel on the way
 // (x scale[c] + shift[c], then act; im2col's InputTransform), four elements an item (the pipeline
-// takes only channels that are a multiple of 64, so the four share a row).
+// takes only channels that are a multiple of 64, so the four share a row). x holds half bits
+// where x_half is 1 (Enformer's pools write them in its half-activation stage).
 __kernel void channels_to_f16(__global const float* x, __global const float* scale, int has_scale,
                               __global const float* shift, int has_shift, int act, int channels,
-                              int n, __global ushort* dst) {
+                              int n, __global ushort* dst, int x_half) {
   const int i = get_global_id(0) * 4;
   if (i >= n) return;
   const int c = i % channels;
-  float4 v = LOAD4(x, i);
+  float4 v = x_half ? vload_half4(i / 4, (__global const half*)x) : LOAD4(x, i);
   if (has_scale) v *= LOAD4(scale, c);
   if (has_shift) v += LOAD4(shift, c);
   v = apply_act4(v, act);
