@@ -119,9 +119,9 @@ Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int64_t k
   s.kernel = static_cast<int>(kernel), s.stride = static_cast<int>(stride);
   s.padding = transposed ? 0 : static_cast<int>(conv_padding(kernel, stride));
   s.layout = sw_.layout;
-  // The stage's precision for every convolution but the transposed ones (f32 only, a few
-  // percent of the products).
-  if (!transposed) s.precision = sw_.precision;
+  // The stage's precision for every convolution; the transposed ones take bf16 alone (a few
+  // percent of the products; other precisions compute them in f32).
+  if (!transposed || sw_.precision == Precision::bf16) s.precision = sw_.precision;
   return s;
 }
 
@@ -300,6 +300,7 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
   be_.slice_axis1(dc, outer, inner, 0, dz);  // dz now holds du
   be_.slice_axis1(dc, outer, inner, u.out, dskip);
   const Conv3dShape ct = conv_shape(u.in, u.out, u.in_edge, u.stride, u.stride, true);
+  const HeldReadOnly held(be_, dz);  // one bf16 copy of du for both gradients
   be_.conv_transpose3d_backward_weights(ct, x, dz, g(u.tconv), nullptr);
   be_.conv_transpose3d_backward_data(ct, dz, p(u.tconv), dx);
 }
