@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/ops/opencl/opencl_backend.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "tests/ops/op_case.h"
 #include "tests/ops/opencl_fixture.h"
@@ -17,7 +20,7 @@
 namespace sb::testing {
 namespace {
 
-double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
+double convt_rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
   double num = 0, den = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     num += (got[i] - want[i]) * (got[i] - want[i]);  // NaN (unwritten) fails every bound
@@ -28,7 +31,7 @@ double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
 
 // ndhwc, k = s = 2: input voxel (n, z, y, x) feeds y's (n, 2z + a, 2y + b, 2x + c) through
 // w[ci, co, a, b, c]; f(input element offset base, output element offset base, tap).
-struct Geometry {
+struct ConvtGeometry {
   int64_t batch, ci, co, d, h, w;
   template <class F>
   void each(F&& f) const {
@@ -45,12 +48,29 @@ struct Geometry {
   }
 };
 
+// STAGEBENCH_CONV_TRANSPOSE_IGEMM too: an unknown value fails the backend before anything runs.
+TEST(OpsOpenCLConvTransposeKnob, UnknownValueFailsTheBackend) {
+  ::setenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM", "bf16", 1);
+  bool threw = false;
+  try {
+    make_opencl_backend("");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("STAGEBENCH_CONV_TRANSPOSE_IGEMM=bf16") != std::string::npos;
+  } catch (const std::exception& e) {
+    ::unsetenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM");
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  ::unsetenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM");
+  EXPECT_TRUE(threw);
+}
+
 TEST_F(OpsOpenCL, ConvTranspose3dIgemmMultipliesBf16Values) {
   if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 transposed convolution";
   uint32_t seed = 900;
   // DynUNet full's two channel pairs (64 -> 32, 32 -> 16) on small cubes; 16 -> 8 on odd sizes.
-  for (const Geometry& g :
-       {Geometry{2, 64, 32, 5, 5, 5}, Geometry{2, 32, 16, 6, 6, 6}, Geometry{3, 16, 8, 3, 5, 7}}) {
+  for (const ConvtGeometry& g :
+       {ConvtGeometry{2, 64, 32, 5, 5, 5}, ConvtGeometry{2, 32, 16, 6, 6, 6},
+        ConvtGeometry{3, 16, 8, 3, 5, 7}}) {
     Conv3dShape s;
     s.batch = g.batch, s.in_channels = g.ci, s.out_channels = g.co;
     s.d = g.d, s.h = g.h, s.w = g.w, s.kernel = 2, s.stride = 2, s.padding = 0;
@@ -90,13 +110,13 @@ TEST_F(OpsOpenCL, ConvTranspose3dIgemmMultipliesBf16Values) {
     Tensor y = be->upload(std::vector<float>(dy.size(), NAN), y_shape);
     be->conv_transpose3d(s, xt, wt, &bt, y);
     EXPECT_EQ(launches("convt3d_weight_rows_bf16"), rows + 1) << what;
-    EXPECT_LE(rel_l2(be->download(y), y_ref), 5e-5) << "y " << what;
+    EXPECT_LE(convt_rel_l2(be->download(y), y_ref), 5e-5) << "y " << what;
 
     const uint64_t taps = launches("conv3d_weight_taps_first_bf16");
     Tensor dx = be->upload(std::vector<float>(x.size(), NAN), x_shape);
     be->conv_transpose3d_backward_data(s, dyt, wt, dx);
     EXPECT_EQ(launches("conv3d_weight_taps_first_bf16"), taps + 1) << what;
-    EXPECT_LE(rel_l2(be->download(dx), dx_ref), 5e-5) << "dx " << what;
+    EXPECT_LE(convt_rel_l2(be->download(dx), dx_ref), 5e-5) << "dx " << what;
 
     const uint64_t sums = launches("conv3d_dw_sum");
     std::vector<float> dw_runs[2];
@@ -105,10 +125,10 @@ TEST_F(OpsOpenCL, ConvTranspose3dIgemmMultipliesBf16Values) {
       Tensor db = be->upload(std::vector<float>(static_cast<size_t>(g.co), NAN), {g.co});
       be->conv_transpose3d_backward_weights(s, xt, dyt, dw, &db);
       run = be->download(dw);
-      EXPECT_LE(rel_l2(be->download(db), db_ref), 1e-6) << "dbias " << what;
+      EXPECT_LE(convt_rel_l2(be->download(db), db_ref), 1e-6) << "dbias " << what;
     }
     EXPECT_EQ(launches("conv3d_dw_sum"), sums + 2) << what;
-    EXPECT_LE(rel_l2(dw_runs[0], dw_ref), 5e-5) << "dw " << what;
+    EXPECT_LE(convt_rel_l2(dw_runs[0], dw_ref), 5e-5) << "dw " << what;
     EXPECT_EQ(dw_runs[0], dw_runs[1]) << "dw bits " << what;
   }
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# dyn32's one call: DynUNet's k2 s2 transposed convolutions on the bf16 implicit GEMMs
+# (STAGEBENCH_CONV_TRANSPOSE_IGEMM=on, the default) against the CLBlast fp32 path (=off), same
+# call. NVIDIA ops tests of the conv paths (the new transposed ones among them), the DynUNet full
+# ladder (baseline, compile, dataloader; --repeat 1 --max-time 12) with the new path, PyTorch's
+# peer (compile-fp16, training and inference), the ladder again with the knob off, then one
+# compile-stage timeline each. Adapted from results/h200/lead31-2026-11-28/final/call.sh.
+set -u
+N=build-dyn32/.gpu
+O=$OUT/dyn
+mkdir -p "$O"
+t0=$(date +%s)
+el() { echo $(($(date +%s) - t0)); }
+log() { echo "$(date -u +%T) [$(el)s] $*" | tee -a "$O/call.log"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
+. "$N/nvidia-opencl-env.sh"
+nvidia_opencl_env "$N/lib"
+TESTS='OpsOpenCL.ConvTranspose3d*:OpsOpenCLConvTransposeKnob.*:OpsOpenCL.ConvBackwardIgemm*:OpsOpenCL.ConvWeightGrad*:OpsOpenCL.HeldTensor*:Backends/OpTable.MatchesTheReference/opencl_conv*'
+timeout -s INT 150 "$N/ops_test" --gtest_filter="$TESTS" > "$O/ops_test.txt" 2>&1
+log "ops_test rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$O/ops_test.txt" | tr '\n' ' ')"
+ladder() {  # NAME KNOB SECONDS
+  timeout -s INT "$3" env STAGEBENCH_CONV_TRANSPOSE_IGEMM="$2" "$N/gpu-run.sh" run dynunet \
+    --size full --backend opencl --stages baseline,compile,dataloader --repeat 1 --max-time 12 \
+    -q -o "$O/dynunet-full-$1.json" > "$O/dynunet-full-$1.log" 2>&1
+  log "ladder $1 (STAGEBENCH_CONV_TRANSPOSE_IGEMM=$2) rc=$?"
+}
+ladder new on 160
+# The peer gets what is left of 500 s less 95 for the old ladder and the timelines, at most 150.
+budget=$((500 - $(el) - 95)); [ "$budget" -le 150 ] || budget=150
+log "peer deadline ${budget}s"
+timeout -s INT $((budget + 15)) python3 scripts/reference/dynunet_torch.py peer --size full \
+  --device cuda --variants compile-fp16 --deadline-s "$budget" --variant-budget-s "$budget" \
+  --peer-json "$O/dynunet-peer.json" > "$O/dynunet-peer.log" 2>&1
+log "peer rc=$?"
+ladder old off 50
+for v in new:on old:off; do
+  f="$O/timeline-${v%%:*}"
+  timeout -s INT 30 env STAGEBENCH_CONV_TRANSPOSE_IGEMM="${v#*:}" "$N/gpu-run.sh" run dynunet \
+    --size full --backend opencl --stages compile --max-time 10 --max-samples 10 --warmup 2 -q \
+    -o "$f.json" --timeline "$f.trace.json" > "$f.txt" 2>&1
+  log "timeline ${v%%:*} rc=$?"
+  PYTHONPATH=scripts python3 -m sbgpu kernels "$f.trace.json" 40 > "$f-kernels.txt" 2>&1 &&
+    gzip -f "$f.trace.json"
+  head -1 "$f-kernels.txt"
+done
+for f in "$O"/dynunet-full-new.json "$O"/dynunet-full-old.json; do
+  [ -s "$f" ] && "$N/gpu-run.sh" report "$f" > "${f%.json}.md" 2>> "$O/call.log"
+  echo "== $(basename "$f")"; grep -E "^\| [0-9]" "${f%.json}.md" | head -8 | cut -c1-110
+done
+tail -8 "$O/dynunet-peer.log"
+grep -E "^\[  (PASSED|FAILED)|^\[  FAILED" "$O/ops_test.txt" | head
+for v in new old; do head -30 "$O/timeline-$v-kernels.txt" | cut -c1-110; done
+log "done"
+tar czf "$OUT/dyn.tar.gz" -C "$OUT" dyn && rm -rf "$O"
