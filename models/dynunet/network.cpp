@@ -184,9 +184,9 @@ void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
   if (sw_.fused_norm) {
     norm(a.a3, r.n3, r.out, out, nullptr, false);  // the residual branch, then in place:
-    // The bottleneck's output goes to a transposed convolution (fp32) alone; the others' to
-    // the next block's conv1 and conv3 (run_forward holds them).
-    if (&out != &e_.back()) will_hold(out, r.out);
+    // Read by the next block's conv1 and conv3, the bottleneck's by a transposed convolution
+    // (bf16 where the stage is; run_forward holds them).
+    will_hold(out, r.out);
     norm(a.a2, r.n2, r.out, out, &out, true);  // out = LReLU(IN(a2) + out)
   } else {
     norm(a.a3, r.n3, r.out, a.y3, nullptr, false);
@@ -264,6 +264,7 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
   hold(a.h1);
   be_.conv3d(conv_shape(u.out, u.out, u.out_edge, u.kernel, 1), a.h1, p(u.conv2), nullptr, a.a2);
   if (sw_.fused_norm) {
+    if (&out != &d_.back()) will_hold(out, u.out);  // the next up block's transposed conv reads it
     norm(a.a2, u.n2, u.out, out, nullptr, true);
   } else {
     norm(a.a2, u.n2, u.out, a.z2, nullptr, false);
