@@ -25,8 +25,8 @@ ladder() {  # NAME KNOB SECONDS
   log "ladder $1 (STAGEBENCH_CONV_TRANSPOSE_IGEMM=$2) rc=$?"
 }
 ladder new on 160
-# The peer gets what is left of 500 s less 95 for the old ladder and the timelines, at most 150.
-budget=$((500 - $(el) - 95)); [ "$budget" -le 150 ] || budget=150
+# The peer gets what is left of 470 s less 95 for the old ladder and the timelines, at most 150.
+budget=$((470 - $(el) - 95)); [ "$budget" -le 150 ] || budget=150
 log "peer deadline ${budget}s"
 timeout -s INT $((budget + 15)) python3 scripts/reference/dynunet_torch.py peer --size full \
   --device cuda --variants compile-fp16 --deadline-s "$budget" --variant-budget-s "$budget" \
