@@ -12,11 +12,12 @@ mkdir -p "$O"
 t0=$(date +%s)
 el() { echo $(($(date +%s) - t0)); }
 log() { echo "$(date -u +%T) [$(el)s] $*" | tee -a "$O/call.log"; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
 . "$N/nvidia-opencl-env.sh"
-nvidia_opencl_env "$N/lib"
+gpu_facts "$O/gpu.txt"
+log "clocks at the start: $(gpu_clocks)"
 TESTS='OpsOpenCL.ConvTranspose3d*:OpsOpenCLConvTransposeKnob.*:OpsOpenCL.ConvBackwardIgemm*:OpsOpenCL.ConvWeightGrad*:OpsOpenCL.HeldTensor*:Backends/OpTable.MatchesTheReference/opencl_conv*'
-timeout -s INT 150 "$N/ops_test" --gtest_filter="$TESTS" > "$O/ops_test.txt" 2>&1
+(nvidia_opencl_env "$N/lib"
+  timeout -s INT 150 "$N/ops_test" --gtest_filter="$TESTS" > "$O/ops_test.txt" 2>&1)
 log "ops_test rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$O/ops_test.txt" | tr '\n' ' ')"
 ladder() {  # NAME KNOB SECONDS
   timeout -s INT "$3" env STAGEBENCH_CONV_TRANSPOSE_IGEMM="$2" "$N/gpu-run.sh" run dynunet \
@@ -50,5 +51,6 @@ done
 tail -8 "$O/dynunet-peer.log"
 grep -E "^\[  (PASSED|FAILED)|^\[  FAILED" "$O/ops_test.txt" | head
 for v in new old; do head -30 "$O/timeline-$v-kernels.txt" | cut -c1-110; done
+log "clocks at the end: $(gpu_clocks)"
 log "done"
 tar czf "$OUT/dyn.tar.gz" -C "$OUT" dyn && rm -rf "$O"
