@@ -26,17 +26,20 @@ ladder() {  # NAME KNOB SECONDS
   log "ladder $1 (STAGEBENCH_CONV_TRANSPOSE_IGEMM=$2) rc=$?"
 }
 ladder new on 160
-# The peer gets what is left of 470 s less 95 for the old ladder and the timelines, at most 150.
-budget=$((470 - $(el) - 95)); [ "$budget" -le 150 ] || budget=150
+# The peer gets what is left of 470 s less 115 for the old ladder and the timelines, at most 150.
+budget=$((470 - $(el) - 115)); [ "$budget" -le 150 ] || budget=150
 log "peer deadline ${budget}s"
 timeout -s INT $((budget + 15)) python3 scripts/reference/dynunet_torch.py peer --size full \
   --device cuda --variants compile-fp16 --deadline-s "$budget" --variant-budget-s "$budget" \
   --peer-json "$O/dynunet-peer.json" > "$O/dynunet-peer.log" 2>&1
 log "peer rc=$?"
 ladder old off 50
-for v in new:on old:off; do
+# inorm-old: the new path with instance_norm.cl as before dyn32 (build-dyn32/oldcl/, the kernel
+# file at c789530, through STAGEBENCH_CL_SOURCE_DIR), for instance_norm_partials' A/B.
+for v in new:on old:off inorm-old:on; do
   f="$O/timeline-${v%%:*}"
-  timeout -s INT 30 env STAGEBENCH_CONV_TRANSPOSE_IGEMM="${v#*:}" "$N/gpu-run.sh" run dynunet \
+  src=""; [ "${v%%:*}" != inorm-old ] || src=STAGEBENCH_CL_SOURCE_DIR=$PWD/build-dyn32/oldcl
+  timeout -s INT 30 env $src STAGEBENCH_CONV_TRANSPOSE_IGEMM="${v#*:}" "$N/gpu-run.sh" run dynunet \
     --size full --backend opencl --stages compile --max-time 10 --max-samples 10 --warmup 2 -q \
     -o "$f.json" --timeline "$f.trace.json" > "$f.txt" 2>&1
   log "timeline ${v%%:*} rc=$?"
@@ -50,7 +53,7 @@ for f in "$O"/dynunet-full-new.json "$O"/dynunet-full-old.json; do
 done
 tail -8 "$O/dynunet-peer.log"
 grep -E "^\[  (PASSED|FAILED)|^\[  FAILED" "$O/ops_test.txt" | head
-for v in new old; do head -30 "$O/timeline-$v-kernels.txt" | cut -c1-110; done
+for v in new old inorm-old; do head -30 "$O/timeline-$v-kernels.txt" | cut -c1-110; done
 log "clocks at the end: $(gpu_clocks)"
 log "done"
 tar czf "$OUT/dyn.tar.gz" -C "$OUT" dyn && rm -rf "$O"
