@@ -16,7 +16,7 @@ log() { echo "$(date -u +%T) [$(el)s] $*" | tee -a "$O/call.log"; }
 . "$N/nvidia-opencl-env.sh"
 gpu_facts "$O/gpu.txt"
 log "clocks at the start: $(gpu_clocks)"
-TESTS='OpsOpenCL.ConvTranspose3d*:OpsOpenCLConvTransposeKnob.*:OpsOpenCL.ConvBackwardIgemm*:OpsOpenCL.ConvWeightGrad*:OpsOpenCL.HeldTensor*:Backends/OpTable.MatchesTheReference/opencl_conv*'
+TESTS='OpsOpenCL.ConvTranspose3d*:OpsOpenCLConvTransposeKnob.*:OpsOpenCL.ConvBackwardIgemm*:OpsOpenCL.ConvWeightGrad*:OpsOpenCL.HeldTensor*:Backends/OpTable.MatchesTheReference/opencl_conv*:Backends/OpTable.MatchesTheReference/opencl_instance_norm*'
 (nvidia_opencl_env "$N/lib"
   timeout -s INT 150 "$N/ops_test" --gtest_filter="$TESTS" > "$O/ops_test.txt" 2>&1)
 log "ops_test rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$O/ops_test.txt" | tr '\n' ' ')"
