@@ -119,9 +119,9 @@ Conv3dShape Network::conv_shape(int64_t in, int64_t out, int64_t edge, int64_t k
   s.kernel = static_cast<int>(kernel), s.stride = static_cast<int>(stride);
   s.padding = transposed ? 0 : static_cast<int>(conv_padding(kernel, stride));
   s.layout = sw_.layout;
-  // The stage's precision for every convolution but the transposed ones (f32 only, a few
-  // percent of the products).
-  if (!transposed) s.precision = sw_.precision;
+  // The stage's precision for every convolution; the transposed ones take bf16 alone (a few
+  // percent of the products; other precisions compute them in f32).
+  if (!transposed || sw_.precision == Precision::bf16) s.precision = sw_.precision;
   return s;
 }
 
@@ -184,9 +184,9 @@ void Network::res_forward(const Res& r, const Tensor& x, Acts& a, Tensor& out) {
   be_.conv3d(conv_shape(r.in, r.out, r.in_edge, 1, r.stride), x, p(r.conv3), nullptr, a.a3);
   if (sw_.fused_norm) {
     norm(a.a3, r.n3, r.out, out, nullptr, false);  // the residual branch, then in place:
-    // The bottleneck's output goes to a transposed convolution (fp32) alone; the others' to
-    // the next block's conv1 and conv3 (run_forward holds them).
-    if (&out != &e_.back()) will_hold(out, r.out);
+    // Read by the next block's conv1 and conv3, the bottleneck's by a transposed convolution
+    // (bf16 where the stage is; run_forward holds them).
+    will_hold(out, r.out);
     norm(a.a2, r.n2, r.out, out, &out, true);  // out = LReLU(IN(a2) + out)
   } else {
     norm(a.a3, r.n3, r.out, a.y3, nullptr, false);
@@ -264,6 +264,7 @@ void Network::up_forward(const Up& u, const Tensor& x, const Tensor& skip, Acts&
   hold(a.h1);
   be_.conv3d(conv_shape(u.out, u.out, u.out_edge, u.kernel, 1), a.h1, p(u.conv2), nullptr, a.a2);
   if (sw_.fused_norm) {
+    if (&out != &d_.back()) will_hold(out, u.out);  // the next up block's transposed conv reads it
     norm(a.a2, u.n2, u.out, out, nullptr, true);
   } else {
     norm(a.a2, u.n2, u.out, a.z2, nullptr, false);
@@ -300,6 +301,7 @@ void Network::up_backward(const Up& u, const Tensor& x, const Tensor& skip, Acts
   be_.slice_axis1(dc, outer, inner, 0, dz);  // dz now holds du
   be_.slice_axis1(dc, outer, inner, u.out, dskip);
   const Conv3dShape ct = conv_shape(u.in, u.out, u.in_edge, u.stride, u.stride, true);
+  const HeldReadOnly held(be_, dz);  // one bf16 copy of du for both gradients
   be_.conv_transpose3d_backward_weights(ct, x, dz, g(u.tconv), nullptr);
   be_.conv_transpose3d_backward_data(ct, dz, p(u.tconv), dx);
 }

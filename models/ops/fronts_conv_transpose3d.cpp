@@ -18,13 +18,19 @@ using namespace checks;
 namespace {
 
 // The shape itself: positive kernel and stride, padding in [0, kernel), positive channels and
-// input size, batch >= 0, a positive output size on every axis.
-void expect_transposed_shape(Op op, const Conv3dShape& s) {
+// input size, batch >= 0, a positive output size on every axis. Precision f32, or bf16 where
+// conv3d takes it (the backend has bf16 or tf32): what the products may be computed in; a
+// backend without a bf16 transposed kernel computes in f32 (OpenCL has one for channels-last
+// k2 s2 on NVIDIA, conv_transpose3d_igemm.cpp).
+void expect_transposed_shape(Op op, const Conv3dShape& s, const CoreOps& be) {
   if (s.layout != Layout3d::ncdhw && s.layout != Layout3d::ndhwc)
     fail(op, "unknown layout " + text(static_cast<int>(s.layout)));
-  if (s.precision != Precision::f32)
+  const bool bf16_ok =
+      s.precision == Precision::bf16 && (be.unsupported_reason(Precision::tf32).empty() ||
+                                         be.unsupported_reason(Precision::bf16).empty());
+  if (s.precision != Precision::f32 && !bf16_ok)
     fail(op, std::string("precision ") + precision_name(s.precision) +
-                 ": transposed convolutions compute in f32 only");
+                 ": transposed convolutions compute in f32, or bf16 where the backend has it");
   if (s.kernel <= 0) fail(op, "kernel = " + text(s.kernel) + " must be positive");
   if (s.stride <= 0) fail(op, "stride = " + text(s.stride) + " must be positive");
   if (s.padding < 0 || s.padding >= s.kernel)
@@ -80,7 +86,7 @@ void expect_transposed_weight(Op op, const char* what, const Tensor& t, const Co
 void VolumeOps::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                  const Tensor* bias, Tensor& y) {
   const Op op = Op::conv_transpose3d;
-  expect_transposed_shape(op, s);
+  expect_transposed_shape(op, s, *this);
   expect_input(op, "input", x, s);
   expect_transposed_weight(op, "weight", w, s);
   if (bias != nullptr) expect_f32_numel(op, "bias", *bias, s.out_channels, "[out]");
@@ -95,7 +101,7 @@ void VolumeOps::conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Te
 void VolumeOps::conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
                                                const Tensor& w, Tensor& dx) {
   const Op op = Op::conv_transpose3d_backward_data;
-  expect_transposed_shape(op, s);
+  expect_transposed_shape(op, s, *this);
   expect_output(op, "dy", dy, s);
   expect_transposed_weight(op, "weight", w, s);
   expect_input(op, "dx", dx, s);
@@ -108,7 +114,7 @@ void VolumeOps::conv_transpose3d_backward_data(const Conv3dShape& s, const Tenso
 void VolumeOps::conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
                                                   const Tensor& dy, Tensor& dw, Tensor* dbias) {
   const Op op = Op::conv_transpose3d_backward_weights;
-  expect_transposed_shape(op, s);
+  expect_transposed_shape(op, s, *this);
   expect_input(op, "input", x, s);
   expect_output(op, "dy", dy, s);
   expect_transposed_weight(op, "dw", dw, s);

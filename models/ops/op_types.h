@@ -153,7 +153,8 @@ struct Conv3dShape {
   Layout3d layout = Layout3d::ncdhw;
   // What a convolution's products may be computed in: f32 (exact), or tf32/bf16/f16 operands
   // with fp32 accumulation where the backend has such a unit for convolutions (the front asks
-  // unsupported_reason(); a backend without a kernel refuses). Transposed convolutions: f32.
+  // unsupported_reason(); a backend without a kernel refuses). Transposed convolutions: f32, or
+  // bf16 (fronts_conv_transpose3d.cpp).
   Precision precision = Precision::f32;
   // Output spatial size: (n + 2 padding - kernel) / stride + 1 for a convolution;
   // (n - 1) stride - 2 padding + kernel for a transposed one.

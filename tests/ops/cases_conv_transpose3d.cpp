@@ -8,6 +8,7 @@
 
 #include "tests/ops/gradient_check.h"
 #include "tests/ops/op_case.h"
+#include "tests/ops/reference.h"
 
 namespace sb::testing {
 namespace {
@@ -218,9 +219,63 @@ void add_backward_weights(std::vector<OpCase>& c, const Geometry& g, Layout3d l,
                }});
 }
 
+// bf16 products, channels-last k2 s2 with channels in whole 16-byte chunks, odd sizes, a bias,
+// where NVIDIA runs the three passes on the bf16 implicit GEMMs (conv_transpose3d_igemm.cpp):
+// against references over the bf16-rounded operands (dbias: fp32's), as conv3d's bf16 cases,
+// on backends with tf32 (the portable ones compute bf16 transposed convolutions in f32, whose
+// distance from a bf16-rounded reference is about bf16's own tolerance).
+void add_bf16(std::vector<OpCase>& c) {
+  const auto needs = needs_precision(Precision::tf32);
+  auto inputs = [](unsigned seed) {
+    TransposedInputs in({"k2s2p0", 2, 2, 0}, Layout3d::ndhwc, seed);
+    in.s.in_channels = 16, in.s.out_channels = 8, in.s.d = 3, in.s.h = 5, in.s.w = 2;
+    in.s.precision = Precision::bf16;
+    in.vi = {16, 3, 5, 2, true};
+    in.vo = {8, 6, 10, 4, true};
+    in.x = random_vec(in.vi.size(in.s.batch), seed);
+    in.w = random_vec(16 * 8 * 8, seed + 1);
+    in.bias = random_vec(8, seed + 2);
+    in.dy = random_vec(in.vo.size(in.s.batch), seed + 3);
+    return in;
+  };
+  c.push_back(
+      {Op::conv_transpose3d, "bf16_k2s2p0_ndhwc_bias", needs, [inputs](Backend& be) {
+         const TransposedInputs in = inputs(750);
+         Tensor y = be.empty(in.y_shape());
+         const Tensor b = up(be, in.bias, {in.s.out_channels});
+         be.conv_transpose3d(in.s, up(be, in.x, in.x_shape()), up(be, in.w, in.w_shape()), &b, y);
+         return std::vector<Check>{
+             {"y", be.download(y), in.forward_ref(bf16_rounded(in.x), bf16_rounded(in.w), &in.bias),
+              Precision::bf16}};
+       }});
+  c.push_back(
+      {Op::conv_transpose3d_backward_data, "bf16_k2s2p0_ndhwc", needs, [inputs](Backend& be) {
+         TransposedInputs in = inputs(760);
+         Tensor dx = be.empty(in.x_shape());
+         be.conv_transpose3d_backward_data(in.s, up(be, in.dy, in.y_shape()),
+                                           up(be, in.w, in.w_shape()), dx);
+         in.dy = bf16_rounded(in.dy), in.w = bf16_rounded(in.w);
+         return std::vector<Check>{
+             {"dx", be.download(dx), in.backward_data_ref(), Precision::bf16}};
+       }});
+  c.push_back({Op::conv_transpose3d_backward_weights, "bf16_k2s2p0_ndhwc_dbias", needs,
+               [inputs](Backend& be) {
+                 TransposedInputs in = inputs(770);
+                 Tensor dw = be.empty(in.w_shape()), db = be.empty({in.s.out_channels});
+                 be.conv_transpose3d_backward_weights(in.s, up(be, in.x, in.x_shape()),
+                                                      up(be, in.dy, in.y_shape()), dw, &db);
+                 const DVec db_ref = in.backward_bias_ref();
+                 in.x = bf16_rounded(in.x), in.dy = bf16_rounded(in.dy);
+                 return std::vector<Check>{
+                     {"dw", be.download(dw), in.backward_weights_ref(), Precision::bf16},
+                     {"dbias", be.download(db), db_ref, Precision::f32, kTol}};
+               }});
+}
+
 }  // namespace
 
 void add_conv_transpose3d_cases(std::vector<OpCase>& cases) {
+  add_bf16(cases);
   for (const Geometry& g : kGeometries)
     for (Layout3d l : kLayouts)
       for (bool with_bias : {true, false}) add_forward(cases, g, l, with_bias);

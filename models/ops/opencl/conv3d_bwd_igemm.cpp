@@ -312,7 +312,7 @@ bool OpenCLBackend::conv3d_backward_data_phases(const Conv3dShape& s, const Tens
   events_.launch(name, phases, cl::NDRange(round_up(w_count, 256)), cl::NDRange(256));
   const int64_t pd = u.d + 1, ph = u.h + 1, pw = u.w + 1;
   if (phase_store(u)) {  // every dx voxel is some row's: the GEMM writes all of dx
-    const int64_t sizes[] = {s.d, s.h, s.w};
+    const int64_t sizes[] = {s.d, s.h, s.w, 1};  // rows from plane -1 (conv3d_phase_store)
     conv3d_igemm_permuted(u, dy, wp, nullptr, dx, "conv3d-igemm-dx", nullptr, sizes);
     return true;
   }

@@ -50,9 +50,9 @@ std::string conv_variant(PipeKind kind, const ConvTile& t, bool words, bool phas
             : "conv3d_load_a(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), k0, K, C, D, H, "
               "W, ks, tid, PIPE_THREADS, CONV_ROWS, cv_base, cv_corner)\n";
   const std::string store =
-      phases ? ", int XD, int XH, int XW\n#define PIPE_STORE(c, bm, bn, threads, m0, n0, M, N, y, "
-               "tid) conv3d_phase_store(c, bm, bn, threads, m0, n0, M, N, y, OD, OH, OW, XD, XH, "
-               "XW, tid)\n"
+      phases ? ", int XD, int XH, int XW, int XO\n#define PIPE_STORE(c, bm, bn, threads, m0, n0, "
+               "M, N, y, tid) conv3d_phase_store(c, bm, bn, threads, m0, n0, M, N, y, OD, OH, OW, "
+               "XD, XH, XW, XO, bias, has_bias, tid)\n"
              : "\n";
   return "#define PIPE_NAME " + tile_kernel(kind, t, words, phases) + "\n#define PIPE_BN " +
          n(t.bn) + "\n#define PIPE_THREADS " + std::to_string(kConvThreads) +
@@ -295,9 +295,9 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
            to_cl_int(s.in_channels, "conv3d in channels"), to_cl_int(s.d, "d"), to_cl_int(s.h, "h"),
            to_cl_int(s.w, "w"), s.kernel, s.stride, s.padding, to_cl_int(od, "od"),
            to_cl_int(oh, "oh"), to_cl_int(ow, "ow"));
-  if (phase_dx)  // the phase store's dx sizes, after the 23 arguments above
+  if (phase_dx)  // the phase store's dx sizes and first plane, after the 23 arguments above
     set_args(kernel, 23, to_cl_int(phase_dx[0], "dx d"), to_cl_int(phase_dx[1], "dx h"),
-             to_cl_int(phase_dx[2], "dx w"));
+             to_cl_int(phase_dx[2], "dx w"), to_cl_int(phase_dx[3], "phase origin"));
   const cl::NDRange global(round_up(n, t.bn) / t.bn * kConvThreads, round_up(m, t.bm) / t.bm);
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(kConvThreads, 1));

@@ -14,6 +14,8 @@
 // X is [V, in] itself in ndhwc; in ncdhw each sample is [in, voxels], so the GEMMs run per
 // sample with the transposes swapped (CLBlast GemmStridedBatched, or Gemm calls accumulating
 // with beta = 1 in sample order for dW). No atomics: every result is deterministic.
+// Channels-last bf16 calls on NVIDIA take the bf16 implicit GEMMs instead
+// (conv_transpose3d_igemm.cpp; STAGEBENCH_CONV_TRANSPOSE_IGEMM=off keeps this path).
 #include <clblast.h>
 
 #include <string>
@@ -82,6 +84,7 @@ void OpenCLBackend::strided_gemm(const GemmBatch& g, const Tensor& a, const Tens
 void OpenCLBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                         const Tensor* bias, Tensor& y) {
   require_non_overlapping(s, "conv_transpose3d");
+  if (conv_transpose3d_igemm(s, x, w, bias, y)) return;
   const int64_t vox = s.d * s.h * s.w, k3 = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t cols_n = s.out_channels * k3;
   Tensor cols = empty({s.batch * vox, cols_n});
@@ -106,6 +109,7 @@ void OpenCLBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, c
 void OpenCLBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
                                                       const Tensor& w, Tensor& dx) {
   require_non_overlapping(s, "conv_transpose3d_backward_data");
+  if (conv_transpose3d_backward_data_igemm(s, dy, w, dx)) return;
   const int64_t vox = s.d * s.h * s.w, k3 = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t cols_n = s.out_channels * k3;
   Tensor cols = empty({s.batch * vox, cols_n});
@@ -129,6 +133,17 @@ void OpenCLBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, c
                                                          const Tensor& dy, Tensor& dw,
                                                          Tensor* dbias) {
   require_non_overlapping(s, "conv_transpose3d_backward_weights");
+  const int64_t vox = s.d * s.h * s.w, k3 = int64_t{s.kernel} * s.kernel * s.kernel;
+  const int channels_last = s.layout == Layout3d::ndhwc ? 1 : 0;
+  if (!conv_transpose3d_backward_weights_igemm(s, x, dy, dw))
+    conv_transpose3d_weights_clblast(s, x, dy, dw);
+  if (dbias == nullptr) return;
+  launch("convt3d_bias_grad", cl::NDRange(static_cast<size_t>(s.out_channels) * 64),
+         cl::NDRange(64), dy, channels_last, s.out_channels, s.batch, vox * k3, *dbias);
+}
+
+void OpenCLBackend::conv_transpose3d_weights_clblast(const Conv3dShape& s, const Tensor& x,
+                                                     const Tensor& dy, Tensor& dw) {
   const int64_t vox = s.d * s.h * s.w, k3 = int64_t{s.kernel} * s.kernel * s.kernel;
   const int64_t cols_n = s.out_channels * k3;
   const int channels_last = s.layout == Layout3d::ndhwc ? 1 : 0;
@@ -167,9 +182,6 @@ void OpenCLBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, c
     }
     events_.end_span("clblast_conv_transpose3d_backward_weights");
   }
-  if (dbias == nullptr) return;
-  launch("convt3d_bias_grad", cl::NDRange(static_cast<size_t>(s.out_channels) * 64),
-         cl::NDRange(64), dy, channels_last, s.out_channels, s.batch, vox * k3, *dbias);
 }
 
 }  // namespace sb

@@ -131,6 +131,11 @@ bool conv_phase_store_requested() {
   return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }
 
+bool conv_transpose_igemm_requested() {
+  return knob_says_on("STAGEBENCH_CONV_TRANSPOSE_IGEMM",
+                      std::getenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM"));
+}
+
 // The ring unless told otherwise: timed on NVIDIA against the im2col-tile kernel in one call,
 // DynUNet's dataloader stage 15.66 -> 14.29 ms and its bf16 weight gradients' device time a step
 // 2.874 -> 1.584 ms (lines: 1.963), results/h200/dyn31-2026-11-28/README.md.

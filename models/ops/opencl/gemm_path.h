@@ -112,6 +112,11 @@ Bf16ProducersKnob bf16_producers_knob();  // the environment's
 // invalid_argument.
 bool conv_phase_store_requested();
 
+// STAGEBENCH_CONV_TRANSPOSE_IGEMM: on (unset or "" too: a channels-last bf16 k2 s2 transposed
+// convolution runs its three passes on the bf16 implicit GEMMs, conv_transpose3d_igemm.cpp) or
+// off (CLBlast fp32 GEMMs and column moves, as before; for A/B runs). Else invalid_argument.
+bool conv_transpose_igemm_requested();
+
 // STAGEBENCH_CONV_DW_TAPS: how a 3^3 stride-1 bf16 weight gradient of 16 or 32 channels runs.
 // lines: conv3d_dw_taps_bf16_* stages each output line's 9 x rows once for all 27 taps; ring:
 // conv3d_dw_taps_ring_bf16_* also keeps the rows the next line of the plane shares (one new row

@@ -210,6 +210,23 @@ class OpenCLBackend : public Backend {
   // item) or GemmStridedBatched, or gemm_portable.
   void strided_gemm(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
 
+  // --- dyn32: the k2 s2 transposed convolution on the bf16 implicit GEMMs
+  // (conv_transpose3d_igemm.cpp). Empty where a call runs there, else why it stays on CLBlast;
+  // the three passes return false, having queued nothing, where it does not.
+  std::string conv_transpose3d_igemm_unavailable(const Conv3dShape& s) const;
+  bool conv_transpose3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                              const Tensor* bias, Tensor& y);
+  bool conv_transpose3d_backward_data_igemm(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
+                                            Tensor& dx);
+  bool conv_transpose3d_backward_weights_igemm(const Conv3dShape& s, const Tensor& x,
+                                               const Tensor& dy, Tensor& dw);
+  // conv_transpose3d.cpp: the weight gradient's fp32 CLBlast path (the one before, and the
+  // fallback).
+  void conv_transpose3d_weights_clblast(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
+                                        Tensor& dw);
+  bool conv_transpose_igemm_ = conv_transpose_igemm_requested();  // STAGEBENCH_CONV_TRANSPOSE_IGEMM
+  // --- end dyn32
+
   // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
   // their count per instance into `chunks`.
   void instance_norm_sums(const Tensor& x, const Tensor* dy, bool ndhwc, int64_t batch,
@@ -319,7 +336,8 @@ class OpenCLBackend : public Backend {
   cl::Kernel& conv_igemm_kernel(const std::string& name);  // its program, built on first use
   // The measured tile of each shape so far (autotune_choices()).
   void add_conv_igemm_choices(std::vector<std::pair<std::string, std::string>>& out) const;
-  // phase_dx: the stride-2 data gradient's dx sizes (d, h, w) when the GEMM is its phases
+  // phase_dx: the stride-2 data gradient's dx sizes (d, h, w) and the plane its rows start from
+  // (1; 0 for the transposed convolution's forward pass) when the GEMM is its phases
   // convolution storing onto dx (y) itself (conv3d_phase_store, bf16 on 64-wide tiles).
   void launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dShape& s, const Tensor& x,
                          const Tensor& w, const Tensor* bias, Tensor& y,

@@ -54,6 +54,16 @@ __kernel void conv3d_weight_phases_bf16(__global const float* w, int Co, int C, 
   if (i < n) out[i] = to_bf16_bits(conv_weight_phases_at(w, Co, C, k_pad, i));
 }
 
+// The k2 s2 transposed convolution's weight [Ci, Co, 8] as the forward GEMM's [8 Co, Ci] in bf16
+// bits: row (parity, co), column ci (conv_transpose3d_igemm.cpp), an item an element of it.
+__kernel void convt3d_weight_rows_bf16(__global const float* w, int Co, int Ci, int n,
+                                       __global ushort* out) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int row = i / Ci, ci = i - row * Ci, parity = row / Co, co = row - parity * Co;
+  out[i] = to_bf16_bits(w[((size_t)ci * Co + co) * 8 + parity]);
+}
+
 // The stride-2 data gradient's phases convolution (conv3d_bwd_igemm.cl's conv3d_weight_phases
 // says how) storing its C tile straight onto dx, as conv3d_phase_scatter did from an fp32 copy of
 // the whole output (185 + 50 us a DynUNet step, and the copy's write and read:
@@ -62,14 +72,20 @@ __kernel void conv3d_weight_phases_bf16(__global const float* w, int Co, int C, 
 // channels of one dx voxel): dx[n, 2 (pz - 1) + pd, 2 (py - 1) + ph, 2 (px - 1) + pw, c], the
 // rows whose voxel falls outside dx (planes -1 and past the end) skipped. The epilogue of a GEMM
 // library cannot scatter rows like this; that is why the pipeline takes a PIPE_STORE.
+// XO: the plane the phases' rows start from, 1 as above; 0 for the k2 s2 transposed convolution's
+// forward pass (conv_transpose3d_igemm.cpp), whose row (n, pz, py, px) is an input voxel and
+// whose column (parity, c) goes to dx[n, 2 pz + pd, 2 py + ph, 2 px + pw, c] (+ bias[c] where
+// has_bias), so every row lands inside.
 inline void conv3d_phase_store(__local const float* c, int bm, int bn, int threads, int m0, int n0,
                                int M, int N, __global float* dx, int PD, int PH, int PW, int XD,
-                               int XH, int XW, int tid) {
+                               int XH, int XW, int XO, __global const float* bias, int has_bias,
+                               int tid) {
   const int quads = bn / 4, pitch = bn + 4, step = threads / quads;
   const int col = (tid % quads) * 4, gn = n0 + col, first = tid / quads;
   if (gn >= N) return;
   const int cx = N >> 3, parity = gn / cx, ch = gn - parity * cx;
   const int pd = parity >> 2, ph = (parity >> 1) & 1, pw = parity & 1;
+  const float4 b = has_bias ? vload4(0, bias + ch) : (float4)(0.0f);
   const int rows = min(bm, M - m0);
   for (int row = first; row < rows; row += step) {
     int r = m0 + row;
@@ -78,10 +94,10 @@ inline void conv3d_phase_store(__local const float* c, int bm, int bn, int threa
     const int py = r % PH;
     r /= PH;
     const int pz = r % PD, n = r / PD;
-    const int z = 2 * (pz - 1) + pd, y = 2 * (py - 1) + ph, x = 2 * (px - 1) + pw;
+    const int z = 2 * (pz - XO) + pd, y = 2 * (py - XO) + ph, x = 2 * (px - XO) + pw;
     if ((uint)z >= (uint)XD || (uint)y >= (uint)XH || (uint)x >= (uint)XW) continue;
     *(__global float4*)(dx + ((((size_t)n * XD + z) * XH + y) * XW + x) * cx + ch) =
-        *(__local const float4*)(c + row * pitch + col);
+        *(__local const float4*)(c + row * pitch + col) + b;
   }
 }
 

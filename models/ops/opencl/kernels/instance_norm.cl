@@ -29,7 +29,32 @@ void instance_norm_partials(__global const float* x, __global const float* dy, i
   acc_t s1 = 0, s2 = 0, s3 = 0, s4 = 0;
   if (active) {
     const acc_t p = x[chunk_at(n, c, 0, C, V, ndhwc)];
-    for (int v = v0 + r; v < v1; v += rows) {
+    int v = v0 + r;
+    // Four rows' loads issued before their sums, which then run in the order of the loop below
+    // (the same bits): with one load in flight an item, the 26 calls of a DynUNet compile step
+    // moved their bytes at about half the H200's copy rate (results/h200/dyn31-2026-11-28,
+    // timeline-ring-kernels.txt, against the volumes' sizes; inferred, not profiled).
+    for (; v + 3 * rows < v1; v += 4 * rows) {
+      float xs[4], gs[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) xs[u] = x[chunk_at(n, c, v + u * rows, C, V, ndhwc)];
+      if (has_dy) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) gs[u] = dy[chunk_at(n, c, v + u * rows, C, V, ndhwc)];
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const acc_t d = xs[u] - p;
+        s1 += d;
+        s2 += d * d;
+        if (has_dy) {
+          const acc_t g = gs[u];
+          s3 += g;
+          s4 += g * d;
+        }
+      }
+    }
+    for (; v < v1; v += rows) {
       const size_t e = chunk_at(n, c, v, C, V, ndhwc);
       const acc_t d = x[e] - p;
       s1 += d;
