@@ -116,6 +116,13 @@ std::string DynUnetWorkload::skip_reason(size_t stage) const {
   if (stage == kGraphReplay) {
     if (backend_->name() == "cpu")
       return "the cpu backend launches no kernels: there is no launch sequence to record";
+    switches(stage);  // asks the backend once
+    // Only NVIDIA's OpenCL runs the bf16 implicit GEMMs (the precision gap is empty there), and
+    // it lists no cl_khr_command_buffer; elsewhere the convolutions fall back to CLBlast.
+    if (precision_gap_->empty())
+      return "every kernel of the step is stagebench's own here, but this OpenCL offers no "
+             "cl_khr_command_buffer to record them into, and a replay of the launch list "
+             "without one is not built";
     return "the forward's convolutions run through CLBlast, which enqueues its own kernels and "
            "cannot record them into a cl_khr_command_buffer: there is no whole graph to replay";
   }

@@ -1,0 +1,117 @@
+// y = LayerNorm(x + residual) (x alone where has_residual is 0) on NVIDIA, for rows whose width
+// is a multiple of 8 and at most 8 x 32 x 4: a warp a row, LNW_ROWS rows a work-group, lane
+// `lane` holding columns 8 (lane + 32 j) .. +7 in registers (16-byte loads), the row's sum and
+// then its centred sum of squares (two exact passes over registers) reduced by shfl.sync
+// butterflies (shfl_xor, attention_mma_nvidia.cl): no local memory and no barrier.
+//
+// Why a kernel of its own: OpenCL C 1.2 on NVIDIA has no sub-group reductions, so the portable
+// kernel (layernorm_rows_vec8_*, norms.cl) merges its lanes' partials through local memory behind
+// a barrier, and took 0.09 ms a call on Geneformer full's 65,536 x 256 rows in f16 and in fp32
+// alike (results/h200/lead32-2026-11-29/gf), where the f16 bytes take 0.02 ms: the time did not
+// follow the bytes. CLBlast has no LayerNorm. Statistics stay fp32; f16 tensors are read and
+// written as half bits (`halves`, ACT_HALF_*).
+#define LNW_ROWS 8
+
+inline float warp_sum(float v) {
+#pragma unroll
+  for (int mask = 16; mask > 0; mask >>= 1) v += shfl_xor(v, mask);
+  return v;
+}
+
+inline void lnw_load8(__global const float* p, size_t i, int in_half, float* v) {
+  if (in_half) {
+    const float8 h = vload_half8(0, (__global const half*)p + i);
+    v[0] = h.s0, v[1] = h.s1, v[2] = h.s2, v[3] = h.s3, v[4] = h.s4, v[5] = h.s5, v[6] = h.s6,
+    v[7] = h.s7;
+  } else {
+    const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+  }
+}
+
+// `chunks` (8-column groups a lane holds) is a constant of each kernel below, so registers hold
+// the row and no more.
+inline void layernorm_warp_rows(__global const float* x, __global const float* residual,
+                                int has_residual, __global const float* gamma,
+                                __global const float* beta, float eps, int cols, int rows,
+                                __global float* y, int halves, const int chunks) {
+  const int lane = get_local_id(0) % 32;
+  const int row = get_group_id(0) * LNW_ROWS + get_local_id(0) / 32;
+  if (row >= rows) return;  // the whole warp: a row is a warp's, and no barrier follows
+  const int hx = halves & ACT_HALF_X, hr = halves & ACT_HALF_RESIDUAL, hy = halves & ACT_HALF_Y;
+  const size_t base = (size_t)row * cols;
+  const int groups8 = cols / 8;
+  float v[4][8];
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    const int g = lane + 32 * j;
+    if (g < groups8) {
+      lnw_load8(x, base + 8 * g, hx, v[j]);
+      if (has_residual) {
+        float t[8];
+        lnw_load8(residual, base + 8 * g, hr, t);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[j][k] += t[k];
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[j][k] = 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) sum += v[j][k];
+  }
+  // gamma and beta read before the reductions, so their latency hides behind the shuffles
+  float gs[4][8], bs[4][8];
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    const int g = min(lane + 32 * j, groups8 - 1);
+    const float4 g0 = LOAD4(gamma, 8 * g), g1 = LOAD4(gamma, 8 * g + 4);
+    const float4 b0 = LOAD4(beta, 8 * g), b1 = LOAD4(beta, 8 * g + 4);
+    gs[j][0] = g0.x, gs[j][1] = g0.y, gs[j][2] = g0.z, gs[j][3] = g0.w;
+    gs[j][4] = g1.x, gs[j][5] = g1.y, gs[j][6] = g1.z, gs[j][7] = g1.w;
+    bs[j][0] = b0.x, bs[j][1] = b0.y, bs[j][2] = b0.z, bs[j][3] = b0.w;
+    bs[j][4] = b1.x, bs[j][5] = b1.y, bs[j][6] = b1.z, bs[j][7] = b1.w;
+  }
+  const float mean = warp_sum(sum) / cols;
+  float m2 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    if (lane + 32 * j < groups8) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const float d = v[j][k] - mean;
+        m2 += d * d;
+      }
+    }
+  }
+  const float inv_std = 1.0f / sqrt(warp_sum(m2) / cols + eps);
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    const int g = lane + 32 * j;
+    if (g >= groups8) continue;
+    float o[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) o[k] = (v[j][k] - mean) * inv_std * gs[j][k] + bs[j][k];
+    if (hy)
+      vstore_half8_rte((float8)(o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]), 0,
+                       (__global half*)y + base + 8 * g);
+    else {
+      AT4(y, base + 8 * g) = (float4)(o[0], o[1], o[2], o[3]);
+      AT4(y, base + 8 * g + 4) = (float4)(o[4], o[5], o[6], o[7]);
+    }
+  }
+}
+
+#define LAYERNORM_WARP(CHUNKS)                                                                   \
+  __kernel __attribute__((reqd_work_group_size(32 * LNW_ROWS, 1, 1))) void                     \
+      layernorm_rows_warp_##CHUNKS(__global const float* x, __global const float* residual,    \
+                                   int has_residual, __global const float* gamma,             \
+                                   __global const float* beta, float eps, int cols, int rows, \
+                                   __global float* y, int halves) {                           \
+    layernorm_warp_rows(x, residual, has_residual, gamma, beta, eps, cols, rows, y, halves,    \
+                        CHUNKS);                                                               \
+  }
+LAYERNORM_WARP(1)
+LAYERNORM_WARP(2)
+LAYERNORM_WARP(4)
