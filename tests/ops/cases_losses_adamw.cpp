@@ -7,8 +7,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "models/io/half.h"
 #include "tests/ops/gradient_check.h"
 #include "tests/ops/op_case.h"
+#ifdef STAGEBENCH_HAVE_OPENCL
+#include "models/ops/opencl/opencl_backend_impl.h"
+#endif
 
 namespace sb::testing {
 namespace {
@@ -151,6 +155,79 @@ std::vector<OpCase> loss_cases() {
 
 // --- AdamW -------------------------------------------------------------------------------
 
+// One AdamW step in double, in place.
+void adamw_ref(DVec& p, DVec& m, DVec& v, const Vec& g, const AdamWStep& st) {
+  const double b1 = st.beta1, b2 = st.beta2, lr = st.lr, t = double(st.step);
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double gi = double(g[i]) * st.grad_scale;
+    m[i] = b1 * m[i] + (1 - b1) * gi;
+    v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+    const double mhat = m[i] / (1 - std::pow(b1, t));
+    const double vhat = v[i] / (1 - std::pow(b2, t));
+    p[i] =
+        p[i] * (1 - lr * double(st.weight_decay)) - lr * mhat / (std::sqrt(vhat) + double(st.eps));
+  }
+}
+
+#ifdef STAGEBENCH_HAVE_OPENCL
+// The OpenCL backend's f16 images of held parameters (bf16_copies.cpp): the optimizer step that
+// a notice names writes, beside the fp32 values, the f16 image of each range an f16 product read
+// under the last hold (adamw_f16_image). The wgmma products that read the images exist on NVIDIA
+// alone, so the case forces the images on and reads the image itself: on PoCL and under
+// Oclgrind's pass (scripts/oclgrind-ci.sh) the kernel is checked as the others are.
+std::string needs_f16_images(Backend& be) {
+  if (dynamic_cast<OpenCLBackend*>(&be) == nullptr) return "f16 images are the OpenCL backend's";
+  const char* images = std::getenv("STAGEBENCH_F16_IMAGES");
+  if (images && std::string(images) == "off") return "STAGEBENCH_F16_IMAGES=off";
+  const char* reuse = std::getenv("STAGEBENCH_CONV_BF16_REUSE");
+  if (reuse && std::string(reuse) == "off") return "STAGEBENCH_CONV_BF16_REUSE=off (no holds)";
+  return "";
+}
+
+std::vector<Check> f16_image_of_held_range(Backend& be) {
+  auto& cl = dynamic_cast<OpenCLBackend&>(be);
+  struct Anywhere {
+    explicit Anywhere(OpenCLBackend& b) : b(b) { b.write_f16_images_anywhere(true); }
+    ~Anywhere() { b.write_f16_images_anywhere(false); }
+    OpenCLBackend& b;
+  } const anywhere(cl);
+  const std::vector<std::vector<int64_t>> shapes{{3, 5}, {24, 40}, {7}};
+  std::vector<Tensor> p, g, m, v;
+  Tensor fp = be.flat_parts(shapes, p), fg = be.flat_parts(shapes, g);
+  Tensor fm = be.flat_parts(shapes, m), fv = be.flat_parts(shapes, v);
+  const Tensor& w = p[1];
+  const Vec w0 = random_vec(w.numel(), 341, -4, 4), gw = random_vec(w.numel(), 342);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    be.write(i == 1 ? w0 : random_vec(p[i].numel(), 340), p[i]);
+    be.write(i == 1 ? gw : random_vec(g[i].numel(), 343), g[i]);
+  }
+  // Whole writes after the parts' (adamw_over_parts says why: Oclgrind's partial host writes).
+  for (Tensor* f : {&fp, &fg}) be.write(be.download(*f), *f);
+  AdamWStep s;
+  s.lr = 0.05f, s.weight_decay = 0.1f;
+  std::vector<Check> out;
+  DVec pw = widen(w0), mw(w0.size(), 0.0), vw(w0.size(), 0.0);
+  for (int step = 1; step <= 2; ++step) {  // the first read wants the range; the next step writes
+    s.step = step;
+    be.will_hold_read_only(fp, Precision::f16);
+    be.adamw(fp, fg, fm, fv, s);
+    adamw_ref(pw, mw, vw, gw, s);
+    const HeldReadOnly held(be, fp);
+    const Tensor image = cl.held_f16_image(w, 0, w.numel());
+    EXPECT_EQ(image.defined(), step == 2) << "the image after step " << step;
+    if (!image.defined()) continue;
+    const Vec fp32 = be.download(w);
+    DVec halves(fp32.size());
+    for (size_t i = 0; i < fp32.size(); ++i) halves[i] = fp16_to_fp32(fp32_to_fp16(fp32[i]));
+    out.push_back({"param after two steps", fp32, pw});
+    out.push_back({"f16 image (the param's values rounded)", be.download(image), halves,
+                   Precision::f32, 1e-12});
+  }
+  if (out.empty()) out.push_back({"f16 image written by step 2", {0.f}, {1.0}});
+  return out;
+}
+#endif
+
 std::vector<OpCase> adamw_cases() {
   std::vector<OpCase> c;
   c.push_back(
@@ -168,18 +245,8 @@ std::vector<OpCase> adamw_cases() {
          s2.step = 4;
          be.adamw(p, up(be, g2, {n}), m, v, s2);
          DVec pw = widen(p0), mw = widen(m0), vw = widen(v0);
-         for (const auto& [g, st] : {std::pair{&g1, s}, std::pair{&g2, s2}}) {
-           const double b1 = st.beta1, b2 = st.beta2, lr = st.lr, t = double(st.step);
-           for (int64_t i = 0; i < n; ++i) {
-             const double gi = double((*g)[i]) * st.grad_scale;
-             mw[i] = b1 * mw[i] + (1 - b1) * gi;
-             vw[i] = b2 * vw[i] + (1 - b2) * gi * gi;
-             const double mhat = mw[i] / (1 - std::pow(b1, t));
-             const double vhat = vw[i] / (1 - std::pow(b2, t));
-             pw[i] = pw[i] * (1 - lr * double(st.weight_decay)) -
-                     lr * mhat / (std::sqrt(vhat) + double(st.eps));
-           }
-         }
+         adamw_ref(pw, mw, vw, g1, s);
+         adamw_ref(pw, mw, vw, g2, s2);
          return checks(
              {{"param", be.download(p), pw}, {"m", be.download(m), mw}, {"v", be.download(v), vw}});
        }});
@@ -223,6 +290,9 @@ std::vector<OpCase> adamw_cases() {
                  for (Tensor* f : {&fp, &fg}) be.write(be.download(*f), *f);
                  return out;
                }});
+#ifdef STAGEBENCH_HAVE_OPENCL
+  c.push_back({Op::adamw, "f16_image_of_held_range", needs_f16_images, f16_image_of_held_range});
+#endif
   return c;
 }
 
