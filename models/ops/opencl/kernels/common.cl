@@ -77,3 +77,47 @@ inline ushort bf16_bits_rne(float v) {
   if ((b & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fff;
   return (ushort)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
 }
+
+// Eight consecutive activations from element i (a multiple of 8; buffers start aligned): one
+// 16-byte load of f16 bits, two of fp32. Out of range (in == 0): zeros, nothing read.
+inline void act_load8(__global const float* p, size_t i, int in_half, int in, float* v) {
+  if (!in) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = 0.0f;
+  } else if (in_half) {
+    const uint4 raw = *(__global const uint4*)((__global const ushort*)p + i);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = vload_half(k, (const __private half*)&raw);
+  } else {
+    const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+  }
+}
+
+inline void act_store8(__global float* p, size_t i, const float* v, int in_half) {
+  if (in_half) {
+    uint4 raw;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) vstore_half_rte(v[k], k, (__private half*)&raw);
+    *(__global uint4*)((__global ushort*)p + i) = raw;
+  } else {
+    AT4(p, i) = (float4)(v[0], v[1], v[2], v[3]);
+    AT4(p, i + 4) = (float4)(v[4], v[5], v[6], v[7]);
+  }
+}
+
+// LayerNorm's last step for the eight columns c .. c+7 a lane holds: (v - mean) inv_std gamma +
+// beta, stored at y + i as act_store8 does (the portable vec8 kernels, norms.cl, and NVIDIA's
+// warp kernels, layernorm_warp_nvidia.cl).
+inline void layernorm_store8(const float* v, float mean, float inv_std, __global const float* gamma,
+                             __global const float* beta, int c, __global float* y, size_t i,
+                             int in_half) {
+  const float4 g0 = LOAD4(gamma, c), g1 = LOAD4(gamma, c + 4);
+  const float4 b0 = LOAD4(beta, c), b1 = LOAD4(beta, c + 4);
+  const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
+  const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+  float o[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) o[k] = (v[k] - mean) * inv_std * gs[k] + bs[k];
+  act_store8(y, i, o, in_half);
+}

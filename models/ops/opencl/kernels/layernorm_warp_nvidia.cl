@@ -18,17 +18,6 @@ inline float warp_sum(float v) {
   return v;
 }
 
-inline void lnw_load8(__global const float* p, size_t i, int in_half, float* v) {
-  if (in_half) {
-    const float8 h = vload_half8(0, (__global const half*)p + i);
-    v[0] = h.s0, v[1] = h.s1, v[2] = h.s2, v[3] = h.s3, v[4] = h.s4, v[5] = h.s5, v[6] = h.s6,
-    v[7] = h.s7;
-  } else {
-    const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
-    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-  }
-}
-
 // `chunks` (8-column groups a lane holds) is a constant of each kernel below, so registers hold
 // the row and no more.
 inline void layernorm_warp_rows(__global const float* x, __global const float* residual,
@@ -45,18 +34,13 @@ inline void layernorm_warp_rows(__global const float* x, __global const float* r
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < chunks; ++j) {
-    const int g = lane + 32 * j;
-    if (g < groups8) {
-      lnw_load8(x, base + 8 * g, hx, v[j]);
-      if (has_residual) {
-        float t[8];
-        lnw_load8(residual, base + 8 * g, hr, t);
+    const int g = lane + 32 * j, in = g < groups8;
+    act_load8(x, base + 8 * g, hx, in, v[j]);
+    if (has_residual && in) {
+      float t[8];
+      act_load8(residual, base + 8 * g, hr, 1, t);
 #pragma unroll
-        for (int k = 0; k < 8; ++k) v[j][k] += t[k];
-      }
-    } else {
-#pragma unroll
-      for (int k = 0; k < 8; ++k) v[j][k] = 0.0f;
+      for (int k = 0; k < 8; ++k) v[j][k] += t[k];
     }
 #pragma unroll
     for (int k = 0; k < 8; ++k) sum += v[j][k];
@@ -78,20 +62,7 @@ inline void layernorm_warp_rows(__global const float* x, __global const float* r
   for (int j = 0; j < chunks; ++j) {
     const int g = lane + 32 * j;
     if (g >= groups8) continue;
-    const float4 g0 = LOAD4(gamma, 8 * g), g1 = LOAD4(gamma, 8 * g + 4);
-    const float4 b0 = LOAD4(beta, 8 * g), b1 = LOAD4(beta, 8 * g + 4);
-    const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
-    const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-    float o[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) o[k] = (v[j][k] - mean) * inv_std * gs[k] + bs[k];
-    if (hy)
-      vstore_half8_rte((float8)(o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]), 0,
-                       (__global half*)y + base + 8 * g);
-    else {
-      AT4(y, base + 8 * g) = (float4)(o[0], o[1], o[2], o[3]);
-      AT4(y, base + 8 * g + 4) = (float4)(o[4], o[5], o[6], o[7]);
-    }
+    layernorm_store8(v[j], mean, inv_std, gamma, beta, 8 * g, y, base + 8 * g, hy);
   }
 }
 

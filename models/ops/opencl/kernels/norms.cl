@@ -156,34 +156,6 @@ __kernel void softmax_axis1(__global const float* x, int n, int inner, int colum
   }
 }
 
-// Eight consecutive activations from element i (a multiple of 8; buffers start aligned): one
-// 16-byte load of f16 bits, two of fp32. Out of range (in == 0): zeros, nothing read.
-inline void act_load8(__global const float* p, size_t i, int in_half, int in, float* v) {
-  if (!in) {
-#pragma unroll
-    for (int k = 0; k < 8; ++k) v[k] = 0.0f;
-  } else if (in_half) {
-    const uint4 raw = *(__global const uint4*)((__global const ushort*)p + i);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) v[k] = vload_half(k, (const __private half*)&raw);
-  } else {
-    const float4 a = LOAD4(p, i), b = LOAD4(p, i + 4);
-    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-  }
-}
-
-inline void act_store8(__global float* p, size_t i, const float* v, int in_half) {
-  if (in_half) {
-    uint4 raw;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) vstore_half_rte(v[k], k, (__private half*)&raw);
-    *(__global uint4*)((__global ushort*)p + i) = raw;
-  } else {
-    AT4(p, i) = (float4)(v[0], v[1], v[2], v[3]);
-    AT4(p, i + 4) = (float4)(v[4], v[5], v[6], v[7]);
-  }
-}
-
 // y = LayerNorm(x + residual) (x alone where has_residual is 0) for rows whose width is a
 // multiple of 8 and at most 8 x LN_LANES x LNV_CHUNKS: LN_ROWS rows a work-group, LN_LANES
 // items a row, item `lane` holding columns 8 (lane + LN_LANES j) .. +7 in registers, read as
@@ -265,14 +237,7 @@ inline void layernorm_vec8_rows(__global const float* x, __global const float* r
   for (int j = 0; j < chunks; ++j) {
     const int g = lane + LN_LANES * j;
     if (!live || g >= groups8) continue;
-    const float4 g0 = LOAD4(gamma, 8 * g), g1 = LOAD4(gamma, 8 * g + 4);
-    const float4 b0 = LOAD4(beta, 8 * g), b1 = LOAD4(beta, 8 * g + 4);
-    const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
-    const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-    float o[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) o[k] = (v[j][k] - mean) * inv_std * gs[k] + bs[k];
-    act_store8(y, base + 8 * g, o, hy);
+    layernorm_store8(v[j], mean, inv_std, gamma, beta, 8 * g, y, base + 8 * g, hy);
   }
 }
 
