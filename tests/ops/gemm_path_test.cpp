@@ -144,6 +144,26 @@ TEST(GemmPath, ConvIgemmKnobParsesItsValuesAndRejectsOthers) {
   }
 }
 
+// STAGEBENCH_CONV_LINES: line pairs a work-group of conv3d_lines_bf16_16, 0 for off.
+TEST(GemmPath, ConvLinesKnobParsesItsValuesAndRejectsOthers) {
+  EXPECT_EQ(parse_conv_lines(nullptr), 8);
+  EXPECT_EQ(parse_conv_lines(""), 8);
+  EXPECT_EQ(parse_conv_lines("on"), 8);
+  EXPECT_EQ(parse_conv_lines("off"), 0);
+  EXPECT_EQ(parse_conv_lines("4"), 4);
+  EXPECT_EQ(parse_conv_lines("64"), 64);
+  for (const char* bad : {"0", "65", "4x", "auto"}) {
+    try {
+      parse_conv_lines(bad);
+      FAIL() << "expected std::invalid_argument for " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("STAGEBENCH_CONV_LINES=") + bad),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // The bf16 weight gradient (STAGEBENCH_CONV_DW_BF16): DynUNet's 16-64 channel calls take it;
 // its single-channel input and output convolutions stay at tf32, and so does every call with
 // the knob off.

@@ -131,7 +131,7 @@ std::string conv_bf16_source() {
              std::to_string(c) + "\n#define DWT_CO " + std::to_string(co) + "\n#define DWT_RING " +
              (ring ? "1" : "0") + "\n" +
              std::string(embedded_cl_source("conv3d_dw_taps_bf16_nvidia.cl")) + "\n";
-  return s;
+  return s + std::string(embedded_cl_source("conv3d_lines_bf16_nvidia.cl")) + "\n";
 }
 
 // The phase-store GEMMs in a program of their own, built only when a stride-2 bf16 data gradient
@@ -303,6 +303,31 @@ void OpenCLBackend::launch_conv_igemm(size_t tile, PipeKind kind, const Conv3dSh
   events_.launch(name, kernel, global, cl::NDRange(kConvThreads, 1));
 }
 
+// The shapes conv3d_lines_bf16_16 takes (its header says why): DynUNet's 16-channel 64^3
+// convolutions and their data gradients, and the 32 -> 16 one after its concatenation.
+bool OpenCLBackend::conv_lines_fit(const Conv3dShape& s) const {
+  return conv_lines_pairs_ > 0 && s.layout == Layout3d::ndhwc && s.kernel == 3 && s.stride == 1 &&
+         s.padding == 1 && s.out_channels == 16 && s.in_channels % 16 == 0 && s.in_channels <= 64 &&
+         s.w % 32 == 0 && s.w <= 64 && s.h % 2 == 0;
+}
+
+// One launch per 16 input channels, the later ones adding to y in queue order (deterministic).
+void OpenCLBackend::launch_conv_lines(const Conv3dShape& s, const Tensor& x, const Tensor& w,
+                                      const Tensor* bias, Tensor& y) {
+  const char* name = "conv3d_lines_bf16_16";
+  const int64_t pairs = s.batch * s.d * (s.h / 2), per = conv_lines_pairs_;
+  const size_t groups = static_cast<size_t>((pairs + per - 1) / per);
+  cl::Kernel& k = conv_igemm_kernel(name);
+  const int cx = to_cl_int(s.in_channels, "conv3d in channels");
+  for (int c0 = 0; c0 < cx; c0 += 16) {
+    set_args(k, 0, x, cx, c0, w, to_cl_int(padded_k(s), "conv3d K"), bias, bias && c0 == 0 ? 1 : 0,
+             c0 > 0 ? 1 : 0, to_cl_int(s.batch, "batch"), to_cl_int(s.d, "d"), to_cl_int(s.h, "h"),
+             to_cl_int(s.w, "w"), static_cast<int>(per), y);
+    faults_.before_launch(name);
+    events_.launch(name, k, cl::NDRange(groups * kConvThreads), cl::NDRange(kConvThreads));
+  }
+}
+
 void OpenCLBackend::conv3d_igemm(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                  const Tensor* bias, Tensor& y) {
   const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
@@ -345,6 +370,11 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
         to_bf16(wt, wh, w_count);
     }
     wg = &wh;
+  }
+  if (kind == PipeKind::bf16 && !phase_dx && conv_lines_fit(s)) {
+    kernel_log_.gemm(std::string("bf16 lines ") + label);
+    launch_conv_lines(s, *xg, *wg, bias, y);
+    return;
   }
   // The tile: the narrowest width over the output channels, the faster height measured on the
   // shape's first call (each candidate's best of 5 timed runs after an untimed one, in turns, as

@@ -131,6 +131,25 @@ bool conv_phase_store_requested() {
   return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
 }
 
+int parse_conv_lines(const char* value) {
+  if (!value || !*value || std::strcmp(value, "on") == 0) return 8;
+  if (std::strcmp(value, "off") == 0) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  if (*end != '\0' || n < 1 || n > 64)
+    throw std::invalid_argument(std::string("STAGEBENCH_CONV_LINES=") + value +
+                                ": expected on, off or a count of line pairs 1 .. 64");
+  return static_cast<int>(n);
+}
+
+int conv_lines_requested() {
+  return parse_conv_lines(std::getenv("STAGEBENCH_CONV_LINES"));
+}
+
+bool inorm_vec4_requested() {
+  return knob_says_on("STAGEBENCH_INORM_VEC4", std::getenv("STAGEBENCH_INORM_VEC4"));
+}
+
 bool conv_transpose_igemm_requested() {
   return knob_says_on("STAGEBENCH_CONV_TRANSPOSE_IGEMM",
                       std::getenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM"));

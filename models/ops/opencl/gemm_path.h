@@ -116,6 +116,13 @@ bool conv_phase_store_requested();
 // convolution runs its three passes on the bf16 implicit GEMMs, conv_transpose3d_igemm.cpp) or
 // off (CLBlast fp32 GEMMs and column moves, as before; for A/B runs). Else invalid_argument.
 bool conv_transpose_igemm_requested();
+// STAGEBENCH_CONV_LINES (dyn33): line pairs a work-group of conv3d_lines_bf16_16 takes; unset
+// or "on": 8, "off": 0 (the implicit GEMM's tiles), or a count 1 .. 64.
+int parse_conv_lines(const char* value);
+int conv_lines_requested();  // the environment's
+// STAGEBENCH_INORM_VEC4 (dyn33): InstanceNorm's elementwise passes four elements an item where
+// the layout allows (instance_norm.cl); "off": one an item.
+bool inorm_vec4_requested();
 
 // STAGEBENCH_CONV_DW_TAPS: how a 3^3 stride-1 bf16 weight gradient of 16 or 32 channels runs.
 // lines: conv3d_dw_taps_bf16_* stages each output line's 9 x rows once for all 27 taps; ring:

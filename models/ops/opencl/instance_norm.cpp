@@ -10,6 +10,12 @@ constexpr size_t kApplyGroup = 256;
 
 }  // namespace
 
+// Whether the elementwise passes take four elements an item (instance_norm.cl's
+// inorm_apply4_at: four channels of one voxel, or four voxels of one instance).
+bool OpenCLBackend::inorm_vec4_fits(bool ndhwc, int64_t channels, int64_t voxels) const {
+  return inorm_vec4_ && (ndhwc ? channels : voxels) % 4 == 0;
+}
+
 void OpenCLBackend::instance_norm_sums(const Tensor& x, const Tensor* dy, bool ndhwc, int64_t batch,
                                        int64_t channels, int64_t voxels, Tensor& partials,
                                        int* chunks) {
@@ -40,6 +46,17 @@ void OpenCLBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t b
   const size_t wg = reduce_group();
   launch("instance_norm_finalize", cl::NDRange(static_cast<size_t>(count) * wg), cl::NDRange(wg),
          partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, beta, eps, coef);
+  if (inorm_vec4_fits(ndhwc, channels, voxels)) {
+    const int total4 = total / 4;
+    const cl::NDRange global4(round_up(total4, kApplyGroup));
+    if (Tensor* yb = bf16_copy_to_write(y))
+      launch("instance_norm_apply4_bf16", global4, cl::NDRange(kApplyGroup), x, c, v, ndhwc ? 1 : 0,
+             coef, y, ep.residual, ep.residual ? 1 : 0, static_cast<int>(ep.act), total4, *yb);
+    else
+      launch("instance_norm_apply4", global4, cl::NDRange(kApplyGroup), x, c, v, ndhwc ? 1 : 0,
+             coef, y, ep.residual, ep.residual ? 1 : 0, static_cast<int>(ep.act), total4);
+    return;
+  }
   const cl::NDRange global(round_up(total, kApplyGroup));
   if (Tensor* yb = bf16_copy_to_write(y))  // y is about to be held for bf16 reads
     launch("instance_norm_apply_bf16", global, cl::NDRange(kApplyGroup), x, c, v, ndhwc ? 1 : 0,
@@ -66,13 +83,24 @@ void OpenCLBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, 
   const size_t wg = reduce_group();
   launch("instance_norm_backward_finalize", cl::NDRange(static_cast<size_t>(count) * wg),
          cl::NDRange(wg), partials, x, c, v, ndhwc ? 1 : 0, chunks, gamma, eps, sums, coef);
-  const cl::NDRange global(round_up(total, kApplyGroup));
-  if (Tensor* dxb = bf16_copy_to_write(dx))  // dx is about to be held for bf16 reads
-    launch("instance_norm_backward_apply_bf16", global, cl::NDRange(kApplyGroup), x, dy, c, v,
-           ndhwc ? 1 : 0, coef, dx, total, *dxb);
-  else
-    launch("instance_norm_backward_apply", global, cl::NDRange(kApplyGroup), x, dy, c, v,
-           ndhwc ? 1 : 0, coef, dx, total);
+  if (inorm_vec4_fits(ndhwc, channels, voxels)) {
+    const int total4 = total / 4;
+    const cl::NDRange global4(round_up(total4, kApplyGroup));
+    if (Tensor* dxb = bf16_copy_to_write(dx))
+      launch("instance_norm_backward_apply4_bf16", global4, cl::NDRange(kApplyGroup), x, dy, c, v,
+             ndhwc ? 1 : 0, coef, dx, total4, *dxb);
+    else
+      launch("instance_norm_backward_apply4", global4, cl::NDRange(kApplyGroup), x, dy, c, v,
+             ndhwc ? 1 : 0, coef, dx, total4);
+  } else {
+    const cl::NDRange global(round_up(total, kApplyGroup));
+    if (Tensor* dxb = bf16_copy_to_write(dx))  // dx is about to be held for bf16 reads
+      launch("instance_norm_backward_apply_bf16", global, cl::NDRange(kApplyGroup), x, dy, c, v,
+             ndhwc ? 1 : 0, coef, dx, total, *dxb);
+    else
+      launch("instance_norm_backward_apply", global, cl::NDRange(kApplyGroup), x, dy, c, v,
+             ndhwc ? 1 : 0, coef, dx, total);
+  }
   launch("instance_norm_backward_params", cl::NDRange(round_up(channels, 64)), cl::NDRange(64),
          sums, batch, channels, dgamma, dbeta);
 }

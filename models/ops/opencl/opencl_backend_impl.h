@@ -227,6 +227,17 @@ class OpenCLBackend : public Backend {
   bool conv_transpose_igemm_ = conv_transpose_igemm_requested();  // STAGEBENCH_CONV_TRANSPOSE_IGEMM
   // --- end dyn32
 
+  // --- dyn33 (issue 27): conv3d_lines_bf16_16 (kernels/conv3d_lines_bf16_nvidia.cl), the 3^3
+  // stride-1 forward convolutions (and data gradients) into 16 channels, in conv3d_igemm.cpp;
+  // InstanceNorm's elementwise passes four elements an item (instance_norm.cpp).
+  bool conv_lines_fit(const Conv3dShape& s) const;
+  void launch_conv_lines(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
+                         Tensor& y);
+  bool inorm_vec4_fits(bool ndhwc, int64_t channels, int64_t voxels) const;  // instance_norm.cpp
+  int conv_lines_pairs_ = conv_lines_requested();  // STAGEBENCH_CONV_LINES; 0: off
+  bool inorm_vec4_ = inorm_vec4_requested();       // STAGEBENCH_INORM_VEC4
+  // --- end dyn33
+
   // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
   // their count per instance into `chunks`.
   void instance_norm_sums(const Tensor& x, const Tensor* dy, bool ndhwc, int64_t batch,
