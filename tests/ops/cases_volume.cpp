@@ -139,22 +139,31 @@ std::vector<OpCase> instance_norm_cases() {
     // for bf16 reads, as DynUNet's bf16 stages do, so that a backend may write its bf16 copy
     // beside it (the OpenCL backend's instance_norm_apply_bf16: on NVIDIA, and anywhere under
     // STAGEBENCH_CONV_BF16_PRODUCERS=anywhere, as the Oclgrind pass runs). y is the same.
-    c.push_back({Op::instance_norm, name + "_residual_leaky_relu", {}, [layout](Backend& be) {
-                   const Volume s{2, 3, 300, layout};
-                   const Vec x = random_vec(s.size(), 406, -2, 5), g = random_vec(3, 407, 0.5, 2),
-                             b = random_vec(3, 408), r = random_vec(s.size(), 409);
-                   Tensor y = up(be, r, s.shape());
-                   be.will_hold_read_only(y, Precision::bf16);
-                   be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {3}),
-                                    up(be, b, {3}), kInstanceNormEps, y, {&y, Act::leaky_relu});
-                   const HeldReadOnly held(be, y);
-                   DVec want = instance_norm_ref(s, x, g, b, kInstanceNormEps);
-                   for (size_t i = 0; i < want.size(); ++i) {
-                     const double t = want[i] + r[i];
-                     want[i] = t > 0 ? t : 0.01 * t;
-                   }
-                   return checks({{"y", be.download(y), want, Precision::f32, 1e-4}});
-                 }});
+    // 8 channels, 36 voxels: both layouts take the four-elements-an-item kernels (the OpenCL
+    // backend's instance_norm_apply4_bf16), where 3 channels keep ndhwc on the scalar ones.
+    for (const int64_t channels : {int64_t{3}, int64_t{8}})
+      c.push_back(
+          {Op::instance_norm,
+           name + "_residual_leaky_relu" + (channels == 3 ? "" : "_c8"),
+           {},
+           [layout, channels](Backend& be) {
+             const Volume s = channels == 3 ? Volume{2, 3, 300, layout} : Volume{2, 8, 36, layout};
+             const Vec x = random_vec(s.size(), 406, -2, 5),
+                       g = random_vec(static_cast<size_t>(channels), 407, 0.5, 2),
+                       b = random_vec(static_cast<size_t>(channels), 408),
+                       r = random_vec(s.size(), 409);
+             Tensor y = up(be, r, s.shape());
+             be.will_hold_read_only(y, Precision::bf16);
+             be.instance_norm(up(be, x, s.shape()), layout, s.n, s.c, up(be, g, {channels}),
+                              up(be, b, {channels}), kInstanceNormEps, y, {&y, Act::leaky_relu});
+             const HeldReadOnly held(be, y);
+             DVec want = instance_norm_ref(s, x, g, b, kInstanceNormEps);
+             for (size_t i = 0; i < want.size(); ++i) {
+               const double t = want[i] + r[i];
+               want[i] = t > 0 ? t : 0.01 * t;
+             }
+             return checks({{"y", be.download(y), want, Precision::f32, 1e-4}});
+           }});
     // Many voxel chunks a (n, c) on a GPU's split (16 channels side by side in ndhwc, a last
     // chunk cut short), values far from 0 (one-pass sums would cancel), residual + LeakyReLU.
     c.push_back({Op::instance_norm, name + "_chunks_offset", {}, [layout](Backend& be) {

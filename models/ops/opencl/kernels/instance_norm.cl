@@ -256,8 +256,10 @@ inline float4 inorm_backward4_at(__global const float* x, __global const float* 
   float4 m, a, b, c;
   if (ndhwc) {
     const int i = e / (V * C) * C + e % C;
-    const float16 k = vload16(0, coef + 4 * i);
-    m = k.s048c, a = k.s159d, b = k.s26ae, c = k.s37bf;
+    const float4 k0 = vload4(i, coef), k1 = vload4(i + 1, coef), k2 = vload4(i + 2, coef),
+                 k3 = vload4(i + 3, coef);
+    m = (float4)(k0.x, k1.x, k2.x, k3.x), a = (float4)(k0.y, k1.y, k2.y, k3.y);
+    b = (float4)(k0.z, k1.z, k2.z, k3.z), c = (float4)(k0.w, k1.w, k2.w, k3.w);
   } else {
     const float4 k = vload4(e / V, coef);
     m = (float4)(k.x), a = (float4)(k.y), b = (float4)(k.z), c = (float4)(k.w);
