@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct ConvTile {
 constexpr ConvTile kConvTiles[] = {{128, 16, 2, 16}, {256, 16, 4, 16}, {128, 32, 2, 32},
                                    {256, 32, 4, 32}, {128, 64, 2, 64}, {256, 64, 4, 64}};
 constexpr size_t kConvThreads = 128;
+constexpr const char* kConvLinesKernel = "conv3d_lines_bf16_16";
 constexpr PipeKind kConvKinds[] = {PipeKind::tf32, PipeKind::f16};
 
 const char* kind_name(PipeKind kind) {
@@ -131,7 +133,7 @@ std::string conv_bf16_source() {
              std::to_string(c) + "\n#define DWT_CO " + std::to_string(co) + "\n#define DWT_RING " +
              (ring ? "1" : "0") + "\n" +
              std::string(embedded_cl_source("conv3d_dw_taps_bf16_nvidia.cl")) + "\n";
-  return s + std::string(embedded_cl_source("conv3d_lines_bf16_nvidia.cl")) + "\n";
+  return s;
 }
 
 // The phase-store GEMMs in a program of their own, built only when a stride-2 bf16 data gradient
@@ -141,6 +143,12 @@ std::string conv_bf16_phases_source() {
   for (const ConvTile& t : kConvTiles)
     if (t.bn == 64) s += conv_variant(PipeKind::bf16, t, false, true);
   return s;
+}
+
+// conv3d_lines_bf16_16 in a program of its own (its file's header says why).
+std::string conv_lines_source() {
+  return conv_common() + std::string(embedded_cl_source("conv3d_bf16_nvidia.cl")) + "\n" +
+         std::string(embedded_cl_source("conv3d_lines_bf16_nvidia.cl")) + "\n";
 }
 
 std::string conv_source() {
@@ -222,8 +230,14 @@ cl::Kernel& OpenCLBackend::conv_igemm_kernel(const std::string& name) {
   static const std::string source = conv_source();
   static const std::string bf16_source = conv_bf16_source();
   static const std::string phases_source = conv_bf16_phases_source();
-  const std::string which = conv_igemm_program_of(name);
   const char* options = "-cl-std=CL1.2 -DREDUCE_WG=256";
+  if (name == kConvLinesKernel) {
+    static const std::string lines_source = conv_lines_source();
+    const cl::Program& program =
+        runtime_->program("nvidia_conv3d_lines_bf16", lines_source, options);
+    return conv_igemm_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
+  }
+  const std::string which = conv_igemm_program_of(name);
   const cl::Program& program =
       runtime_->program(which,
                         which == "nvidia_conv3d_igemm_bf16_phases" ? phases_source
@@ -311,10 +325,24 @@ bool OpenCLBackend::conv_lines_fit(const Conv3dShape& s) const {
          s.w % 32 == 0 && s.w <= 64 && s.h % 2 == 0;
 }
 
+// Its program, built on the first call that fits; should the driver reject it, that call and
+// every later one take the GEMM tiles (the reason on stderr: the figures then say so).
+bool OpenCLBackend::conv_lines_built() {
+  try {
+    conv_igemm_kernel(kConvLinesKernel);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "stagebench: " << kConvLinesKernel << " unavailable, the implicit GEMM's tiles "
+              << "run instead: " << e.what() << "\n";
+    conv_lines_pairs_ = 0;
+    return false;
+  }
+}
+
 // One launch per 16 input channels, the later ones adding to y in queue order (deterministic).
 void OpenCLBackend::launch_conv_lines(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                       const Tensor* bias, Tensor& y) {
-  const char* name = "conv3d_lines_bf16_16";
+  const char* name = kConvLinesKernel;
   const int64_t pairs = s.batch * s.d * (s.h / 2), per = conv_lines_pairs_;
   const size_t groups = static_cast<size_t>((pairs + per - 1) / per);
   cl::Kernel& k = conv_igemm_kernel(name);
@@ -371,7 +399,7 @@ void OpenCLBackend::conv3d_igemm_permuted(const Conv3dShape& s, const Tensor& x,
     }
     wg = &wh;
   }
-  if (kind == PipeKind::bf16 && !phase_dx && conv_lines_fit(s)) {
+  if (kind == PipeKind::bf16 && !phase_dx && conv_lines_fit(s) && conv_lines_built()) {
     kernel_log_.gemm(std::string("bf16 lines ") + label);
     launch_conv_lines(s, *xg, *wg, bias, y);
     return;

@@ -231,6 +231,7 @@ class OpenCLBackend : public Backend {
   // stride-1 forward convolutions (and data gradients) into 16 channels, in conv3d_igemm.cpp;
   // InstanceNorm's elementwise passes four elements an item (instance_norm.cpp).
   bool conv_lines_fit(const Conv3dShape& s) const;
+  bool conv_lines_built();  // its program (false, and the path off, where it fails to build)
   void launch_conv_lines(const Conv3dShape& s, const Tensor& x, const Tensor& w, const Tensor* bias,
                          Tensor& y);
   bool inorm_vec4_fits(bool ndhwc, int64_t channels, int64_t voxels) const;  // instance_norm.cpp

@@ -1,6 +1,7 @@
 // conv3d's forward pass for 3^3, stride-1, padding-1 calls of 16 output channels (issue 27),
-// NVIDIA only (inline PTX mma.sync, ldmatrix, cp.async). Included in conv3d's bf16 program after
-// conv3d_dw_bf16_nvidia.cl (cp_async16_at) and conv3d_bf16_nvidia.cl (mma_bf16).
+// NVIDIA only (inline PTX mma.sync, ldmatrix, cp.async). A program of its own after conv3d's
+// common part and conv3d_bf16_nvidia.cl (mma_bf16), built only where a call takes it, so that a
+// driver rejecting it fails this path alone (conv3d_igemm.cpp then keeps the GEMM tiles).
 //
 // Why not conv3d_igemm_bf16_128x16: with N = 16 output channels each gathered byte of A =
 // im2col(x) feeds only 16 products, and that kernel fetches every x voxel once per tap (27 x 32
@@ -30,6 +31,13 @@
 
 inline uint cln_slot(int r, int hc) { return r * 32 + ((hc ^ ((r >> 2) & 1)) << 4); }
 
+inline void cln_cp_async16(uint dst, __global const ushort* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :
+               : "r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+}
+
 inline void cln_ldmatrix_x4(uint addr, uint* r) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -51,8 +59,7 @@ inline void cln_copy_rows(__global const ushort* x, int cx, int b, int oz, int o
       for (int q = tid; q < chunks; q += 128) {
         const int r = q >> 1, hc = q & 1, ix = r - 1;
         const bool in = plane_in && (uint)ix < (uint)W;
-        cp_async16_at(dst + cln_slot(r, hc), in ? x + (row0 + ix) * cx + hc * 8 : x,
-                      in ? 16 : 0, 0);
+        cln_cp_async16(dst + cln_slot(r, hc), in ? x + (row0 + ix) * cx + hc * 8 : x, in ? 16 : 0);
       }
     }
 }
@@ -76,7 +83,7 @@ void conv3d_lines_bf16_16(__global const ushort* x, int cx, int c0, __global con
   x += c0;
   for (int q = tid; q < 16 * (CLN_K / 8); q += 128) {
     const int n = q / (CLN_K / 8), c8 = (q - n * (CLN_K / 8)) * 8, tap = c8 >> 4;
-    cp_async16_at(wsm + (n * CLN_WP + c8) * 2, w + n * k_w + tap * cx + c0 + (c8 & 8), 16, 0);
+    cln_cp_async16(wsm + (n * CLN_WP + c8) * 2, w + n * k_w + tap * cx + c0 + (c8 & 8), 16);
   }
   float2 bv[2];
 #pragma unroll

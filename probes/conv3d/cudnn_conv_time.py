@@ -1,0 +1,58 @@
+"""cuDNN's time on DynUNet full's 16-output-channel 64^3 convolutions (issue 27's yardstick for
+conv3d_lines_bf16_16): torch.nn.functional.conv3d in bf16, channels_last_3d, cudnn.benchmark
+on, timed with CUDA events (median of 50 after 10 warm-ups), forward and, for 16 -> 16, the data
+gradient (conv_transpose3d of dy with the same weight: the same GEMM shape).
+
+Usage: python3 probes/conv3d/cudnn_conv_time.py [--batch 8] [--edge 64]
+"""
+import argparse
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+
+def timed(fn, reps=50, warm=10):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--edge", type=int, default=64)
+    args = p.parse_args()
+    torch.backends.cudnn.benchmark = True
+    n, e = args.batch, args.edge
+    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
+          f"{torch.cuda.get_device_name()}")
+    for cin in (16, 32):
+        x = torch.randn(n, cin, e, e, e, device="cuda", dtype=torch.bfloat16)
+        x = x.to(memory_format=torch.channels_last_3d)
+        w = torch.randn(16, cin, 3, 3, 3, device="cuda", dtype=torch.bfloat16)
+        w = w.to(memory_format=torch.channels_last_3d)
+        b = torch.randn(16, device="cuda", dtype=torch.bfloat16)
+        flop = 2.0 * n * e ** 3 * 16 * cin * 27
+        ms = timed(lambda: F.conv3d(x, w, b, padding=1))
+        print(f"forward {cin}->16 B{n} {e}^3 k3 s1 p1: {ms * 1e3:.1f} us, "
+              f"{flop / ms / 1e9:.1f} TFLOP/s")
+        if cin == 16:
+            dy = torch.randn(n, 16, e, e, e, device="cuda", dtype=torch.bfloat16)
+            dy = dy.to(memory_format=torch.channels_last_3d)
+            ms = timed(lambda: F.conv_transpose3d(dy, w, padding=1))
+            print(f"data gradient 16->16 B{n} {e}^3: {ms * 1e3:.1f} us, "
+                  f"{flop / ms / 1e9:.1f} TFLOP/s")
+
+
+if __name__ == "__main__":
+    main()
