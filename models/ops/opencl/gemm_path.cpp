@@ -132,7 +132,7 @@ bool conv_phase_store_requested() {
 }
 
 int parse_conv_lines(const char* value) {
-  if (!value || !*value || std::strcmp(value, "on") == 0) return 8;
+  if (!value || !*value || std::strcmp(value, "on") == 0) return 4;
   if (std::strcmp(value, "off") == 0) return 0;
   char* end = nullptr;
   const long n = std::strtol(value, &end, 10);

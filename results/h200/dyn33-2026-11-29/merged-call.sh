@@ -12,7 +12,8 @@
 #      forward, --repeat 1 --max-time 2, each reported to markdown;
 #   3. one --timeline sample of that stage each way, ranked per kernel (sbgpu kernels) and its
 #      forward kernels alone (probes/conv3d/forward_kernels.py: the inference forward's share);
-#   4. cuDNN's time on the same 16-channel 64^3 shapes (probes/conv3d/cudnn_conv_time.py).
+#   4. cuDNN's time on the same 16-channel 64^3 shapes (probes/conv3d/cudnn_conv_time.py);
+#   5. one more timeline with 16 line pairs a work-group (the default is 4), for the choice.
 # PyTorch's peer is not run here (the lead's merged call has it).
 dyn33_call() {
   local B=${1:?bundle dir} O=${2:?out dir}
@@ -55,6 +56,14 @@ dyn33_call() {
     done
     timeout -s INT 45 python3 probes/conv3d/cudnn_conv_time.py > "$O/cudnn.txt" 2>&1
     d33_log "cudnn rc=$?"
+    # Last (cut first if time is short): the line-pair count, 16 against the default 4.
+    local f="$O/timeline-lines16"
+    timeout -s INT 40 env STAGEBENCH_CONV_LINES=16 "$B/gpu-run.sh" run dynunet --size full \
+      --backend opencl --stages dataloader --max-time 1 --max-samples 3 --warmup 2 -q \
+      -o "$f.json" --timeline "$f.trace.json" > "$f.txt" 2>&1
+    d33_log "timeline lines16 rc=$?"
+    PYTHONPATH=scripts python3 -m sbgpu kernels "$f.trace.json" 40 > "$f-kernels.txt" 2>&1
+    gzip -f "$f.trace.json"
     grep -hE "conv3d_lines|unavailable" "$O"/dynunet-*.log "$O"/timeline-*.txt 2>/dev/null | head -5
     for name in new old; do head -12 "$O/timeline-$name-forward.txt"; done
     cat "$O/cudnn.txt"
