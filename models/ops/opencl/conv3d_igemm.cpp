@@ -218,6 +218,9 @@ std::string OpenCLBackend::gemm_paths() const {
               "else tf32 products; split reduction, fixed-order sum), ncdhw calls of these kinds "
               "through channels-last copies, else "
               "vol2col + GEMM (bf16 columns at tf32)");
+  if (has_mma() && conv_lines_pairs_ > 0)
+    add("conv3d: bf16 3^3 stride-1 calls into 16 channels (W 32 or 64) by conv3d_lines_bf16_16, " +
+        std::to_string(conv_lines_pairs_) + " line pairs a work-group (STAGEBENCH_CONV_LINES)");
   if (ncdhw_copies_)
     add("conv3d: every ncdhw forward call through channels-last copies "
         "(STAGEBENCH_CONV_NCDHW=channels_last)");
