@@ -236,7 +236,13 @@ class OpenCLBackend : public Backend {
                          Tensor& y);
   bool inorm_vec4_fits(bool ndhwc, int64_t channels, int64_t voxels) const;  // instance_norm.cpp
   int conv_lines_pairs_ = conv_lines_requested();  // STAGEBENCH_CONV_LINES; 0: off
-  bool inorm_vec4_ = inorm_vec4_requested();       // STAGEBENCH_INORM_VEC4
+
+ public:
+  // Tests: the line pairs conv3d_lines_bf16_16 takes (0: off), whatever the environment said.
+  void use_conv_lines(int pairs) { conv_lines_pairs_ = pairs; }
+
+ private:
+  bool inorm_vec4_ = inorm_vec4_requested();  // STAGEBENCH_INORM_VEC4
   // --- end dyn33
 
   // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
