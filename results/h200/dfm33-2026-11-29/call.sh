@@ -2,7 +2,8 @@
 # dfm33: DeepFM full with the bias gradients on sum_axis1_split (on, the default) against the same
 # bundle with STAGEBENCH_SUM_AXIS1=items (the item-per-column kernel, as before) in ABAB order,
 # beside PyTorch's strongest variant; a timeline of the amp and autotune stages each way; the
-# NVIDIA ops tests of the reduction and the products first. Both ways skip the Gram FM's dS fill.
+# NVIDIA ops tests of the reduction and the products first; PyTorch's step by kernel last. Both
+# ways skip the Gram FM's dS fill.
 set -u
 N=build-dfm33/.gpu
 O=$OUT/dfm33
@@ -33,7 +34,7 @@ log "deepfm peer rc=$?"
 ladder on2 split
 ladder off2 items
 for k in split items; do
-  [ "$(elapsed)" -lt 245 ] || { log "timeline $k skipped"; continue; }
+  [ "$(elapsed)" -lt 235 ] || { log "timeline $k skipped"; continue; }
   f="$O/timeline-$k"
   STAGEBENCH_SUM_AXIS1=$k timeout -s INT 30 $N/gpu-run.sh run deepfm --size full \
     --backend opencl --stages amp,autotune --max-time 10 --max-samples 10 --warmup 2 -q \
@@ -42,10 +43,17 @@ for k in split items; do
   PYTHONPATH=scripts python3 -m sbgpu kernels "$f.trace.json" 40 > "$f-kernels.txt" 2>&1 &&
     gzip -f "$f.trace.json"
 done
+# PyTorch's step by kernel (torch.profiler): its launches and device time against ours.
+if [ "$(elapsed)" -lt 250 ]; then
+  timeout -s INT 60 python3 scripts/reference/torch_kernels.py torch --model deepfm --size full \
+    --variant compile-cuda-graph --json "$O/torch-deepfm.json" > "$O/torch-deepfm.txt" 2>&1
+  log "torch kernels rc=$?"
+else log "torch kernels skipped"; fi
 for f in "$O"/deepfm-full-*.json; do
   $N/gpu-run.sh report "$f" > "${f%.json}.md" 2>> "$O/call.log"
   echo "== $(basename "$f")"; grep -E "^\| [0-9]" "${f%.json}.md" | head -8 | cut -c1-100
 done
 grep -E "^peer " "$O/deepfm-peer.log"
 grep -E "^## |sum_axis1|fill" "$O"/timeline-*-kernels.txt | cut -c1-120
+grep -E "device commands|^## " "$O/torch-deepfm.txt" | cut -c1-200
 tar czf "$OUT/dfm33.tar.gz" -C "$OUT" dfm33 && rm -rf "$O"
