@@ -326,9 +326,12 @@ void Trainer::fm_backward() {
       g.b_offsets.push_back(i * 4 * e);
       g.c_offsets.push_back(i * 4 * e);
     }
-    g.beta = 1.f;
+    // The first product covers all of dS (every item's 4 x e block), so it writes dS (beta 0,
+    // which reads no C) and backward() fills none: a launch fewer a step, the same values.
+    g.beta = 0.f;
     batched(g, dgram_, s_, ds_);
     g.trans_a = true;
+    g.beta = 1.f;
     batched(g, dgram_, s_, ds_);
     return;
   }
@@ -395,8 +398,9 @@ void Trainer::backward(const DeviceBatch& batch) {
     linear_backward(hcat_, dlogits_[t], heads_[t], &dhcat_, batch_, t == 0 ? 0.f : 1.f);
   be_.slice_last(dhcat_, h, dfm_);
   be_.slice_last(dhcat_, 0, dz_.back());
-  // FM first: it starts dS, which the encoder's backward then adds to.
-  be_.fill(ds_, 0.f);
+  // FM first: it starts dS, which the encoder's backward then adds to (the Gram form writes
+  // all of it; the per-pair form adds into zeros).
+  if (!sw_.gram_fm) be_.fill(ds_, 0.f);
   fm_backward();
   for (size_t l = deep_.size(); l-- > 0;) {
     be_.dropout(dz_[l], key(kDeep0 + static_cast<int>(l)), dz_[l]);

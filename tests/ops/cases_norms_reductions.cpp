@@ -104,8 +104,10 @@ std::vector<OpCase> norm_cases() {
   return c;
 }
 
-std::vector<Check> run_sum_axis1(Backend& be, bool weighted) {
-  const int64_t outer = 6, n = 3, inner = 5;
+// n 40 and inner 37 take OpenCL's work-group kernel (sum_axis1_split: 16 or more rows, a partial
+// block of 32 columns, two outer items); n 3 its item per column.
+std::vector<Check> run_sum_axis1(Backend& be, bool weighted, bool long_axis = false) {
+  const int64_t outer = long_axis ? 2 : 6, n = long_axis ? 40 : 3, inner = long_axis ? 37 : 5;
   const Vec x = random_vec(outer * n * inner, 80), w = random_vec(x.size(), 81, 0, 1);
   const Tensor wt = up(be, w, {outer, n, inner});
   Tensor y = be.empty({outer, inner});
@@ -149,6 +151,11 @@ std::vector<OpCase> reduction_cases() {
   }
   c.push_back({Op::sum_axis1, "plain", {}, [](Backend& be) { return run_sum_axis1(be, false); }});
   c.push_back({Op::sum_axis1, "weighted", {}, [](Backend& be) { return run_sum_axis1(be, true); }});
+  c.push_back(
+      {Op::sum_axis1, "long_axis", {}, [](Backend& be) { return run_sum_axis1(be, false, true); }});
+  c.push_back({Op::sum_axis1, "long_axis_weighted", {}, [](Backend& be) {
+                 return run_sum_axis1(be, true, true);
+               }});
   c.push_back({Op::masked_mean, "padding_and_an_empty_item", {}, [](Backend& be) {
                  const int64_t batch = 3, seq = 5, d = 9;
                  const Vec x = random_vec(batch * seq * d, 10);

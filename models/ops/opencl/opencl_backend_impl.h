@@ -93,6 +93,12 @@ bool row_kernels_vec_requested();
 // STAGEBENCH_LAYERNORM_WARP: on (default) runs those LayerNorms on NVIDIA on a warp a row
 // (kernels/layernorm_warp_nvidia.cl); off keeps the portable kernels there (norms.cpp).
 bool layernorm_warp_requested();
+// --- dfm33: DeepFM's bias gradients ---
+// STAGEBENCH_SUM_AXIS1: split (default) runs sum_axis1 over 16 or more rows on
+// sum_axis1_split (a work-group per 32 columns, 8 lanes down the rows); items keeps the item per
+// column, for A/B runs (reductions.cpp). Anything else throws std::invalid_argument.
+bool sum_axis1_split_requested();
+// --- end of dfm33 ---
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -529,6 +535,7 @@ class OpenCLBackend : public Backend {
   bool conv_narrow_v2_ = conv_narrow_v2_requested();  // the same, =v1 off
   bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
   bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
+  bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;

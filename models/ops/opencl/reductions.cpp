@@ -1,6 +1,11 @@
 // Reductions (kernels/reductions.cl): row statistics (a work-group per row), sums over the
-// middle axis and the masked mean (a work-group per 32 channels of an item where the width is
-// a multiple of 4, else an item per output element).
+// middle axis (a work-group per 32 columns where the axis is long, else an item per column) and
+// the masked mean (a work-group per 32 channels of an item where the width is a multiple of 4,
+// else an item per output element).
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -12,8 +17,26 @@ void OpenCLBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
   launch("row_variances", cl::NDRange(rows * wg), cl::NDRange(wg), x, mean, cols, var);
 }
 
+// STAGEBENCH_SUM_AXIS1: split (default) sums a long middle axis on sum_axis1_split; items keeps
+// sum_axis1's item per column everywhere, for A/B runs.
+bool sum_axis1_split_requested() {
+  const char* env = std::getenv("STAGEBENCH_SUM_AXIS1");
+  const std::string v = env && *env ? env : "split";
+  if (v == "split" || v == "items") return v == "split";
+  throw std::invalid_argument("STAGEBENCH_SUM_AXIS1 must be split or items, not '" + v + "'");
+}
+
 void OpenCLBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
   const int64_t n = x.dim(1), inner = x.dim(2), columns = y.numel();
+  // Below 16 rows an item per column has little to walk, and the split's idle lanes would cost.
+  constexpr int64_t kCols = 32, kLanes = 8;  // SA_COLS, SA_LANES in kernels/reductions.cl
+  if (sum_axis1_split_ && n >= 16) {
+    const int64_t groups = x.dim(0) * ((inner + kCols - 1) / kCols);
+    launch("sum_axis1_split", cl::NDRange(groups * kCols * kLanes), cl::NDRange(kCols * kLanes), x,
+           weights, weights ? 1 : 0, to_cl_int(n, "sum_axis1 n"),
+           to_cl_int(inner, "sum_axis1 inner"), y);
+    return;
+  }
   launch("sum_axis1", cl::NDRange(round_up(columns, 256)), cl::NDRange(256), x, weights,
          weights ? 1 : 0, n, inner, columns, y);
 }

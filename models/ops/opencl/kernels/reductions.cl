@@ -45,6 +45,37 @@ __kernel void sum_axis1(__global const float* x, __global const float* weights, 
   y[i] = s;
 }
 
+// sum_axis1 for a long middle axis: a work-group per (o, 32 columns), SA_LANES items down the
+// middle axis per column, each summing every SA_LANES-th row, their sums merged in a fixed order
+// (deterministic). sum_axis1's item per column walked all n rows alone: DeepFM's bias gradients
+// (n 64-256, 3-1,024 columns, one to four work-groups) took 9 us a launch where its other small
+// kernels took 5 (results/h200/dfm32-2026-11-29/timeline-on-kernels.txt: 9 calls, 0.083 ms).
+#define SA_COLS 32
+#define SA_LANES 8
+__kernel __attribute__((reqd_work_group_size(SA_COLS * SA_LANES, 1, 1)))
+void sum_axis1_split(__global const float* x, __global const float* weights, int has_weights,
+                     int n, int inner, __global float* y) {
+  __local float part[SA_LANES][SA_COLS];
+  const int blocks = (inner + SA_COLS - 1) / SA_COLS;
+  const int o = get_group_id(0) / blocks, block = get_group_id(0) - o * blocks;
+  const int col = get_local_id(0) % SA_COLS, lane = get_local_id(0) / SA_COLS;
+  const int i = block * SA_COLS + col;
+  float s = 0.0f;
+  if (i < inner) {
+    const size_t base = (size_t)o * n * inner + i;
+    for (int j = lane; j < n; j += SA_LANES) {
+      const size_t at = base + (size_t)j * inner;
+      s += has_weights ? x[at] * weights[at] : x[at];
+    }
+  }
+  part[lane][col] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0 && i < inner) {
+    for (int l = 1; l < SA_LANES; ++l) s += part[l][col];
+    y[(size_t)o * inner + i] = s;
+  }
+}
+
 // y[b, c] = sum_s w[b, s] x[b, s, c] / sum_s w[b, s] (0 without weight); an item per (b, c),
 // so consecutive items read consecutive channels.
 __kernel void masked_mean(__global const float* x, __global const float* weights, int seq,
