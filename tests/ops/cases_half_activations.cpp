@@ -196,6 +196,30 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                                        nullptr, Act::none, &b, Act::none, nullptr),
                                             Precision::f16}};
                }});
+  // Sequences of 300 positions, 2 of them: 128-row tiles wholly inside a sequence with every tap
+  // (the wgmma kernel's unchecked interior copies) beside tiles at a sequence's ends and across
+  // the two (the checked ones); 128 channels, so a tap spans two K tiles.
+  for (const bool in_place : {false, true})
+    c.push_back({Op::conv1d, in_place ? "f16_in_k5_len300_in_place" : "f16_in_k5_len300_bn_gelu",
+                 needs_tensor_core_f16, [in_place](Backend& be) {
+                   const int64_t batch = 2, len = 300, ch = 128, n = 64;
+                   const int k = 5;
+                   const HalfRows x = half_rows(be, {batch, len, ch}, 161);
+                   const Vec w = random_vec(n * k * ch, 162, -0.1f, 0.1f), b = random_vec(n, 163);
+                   const Vec scale = random_vec(ch, 164, 0.5f, 1.5f), shift = random_vec(ch, 165);
+                   const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                                bt = up(be, b, {n});
+                   Tensor y = be.empty({batch, len, n});
+                   const InputTransform t =
+                       in_place ? InputTransform{} : InputTransform{&st, &ht, Act::gelu};
+                   be.conv1d(x.t, k, be.prepare_weight(w, n, k * ch, Precision::f16), y, {&bt}, t);
+                   return std::vector<Check>{
+                       {"y", be.download(y),
+                        conv1d_ref(x.v, batch, len, ch, k, w, n, in_place ? nullptr : &scale,
+                                   in_place ? nullptr : &shift, in_place ? Act::none : Act::gelu,
+                                   &b, Act::none, nullptr),
+                        Precision::f16}};
+                 }});
   // The pools reading those f16 sums and writing fp32 (the last, into the transformer) or f16
   // (the others, for the next conv block): a portable kernel, PoCL too; logits fp32.
   for (const bool half_out : {false, true})

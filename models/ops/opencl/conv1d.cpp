@@ -36,7 +36,8 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
     Backend::do_conv1d(x, k, w, y, ep, t, columns);
     return;
   }
-  const PipeConv conv{k, x.dim(1)};
+  // A 1-tap 'same' convolution is the plain GEMM over positions: no tap shifts, no sequence ends.
+  const PipeConv conv = k == 1 && conv_fast_loads() ? PipeConv{} : PipeConv{k, x.dim(1)};
   const bool transformed = t.scale != nullptr || t.shift != nullptr || t.act != Act::none;
   if (w.precision == Precision::int8) {  // the input quantized once (not k x, as columns)
     Tensor in, xq = do_empty(x.shape(), DType::i8), scales;
