@@ -95,7 +95,8 @@ Switches EnformerWorkload::switches(size_t stage) const {
       throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
                                   ": expected on, off or fp16-only");
   }
-  sw.pool_transform = sw.half_activations;
+  // Every fused-graph stage: the transform is per channel, in whichever dtype the pool stores.
+  sw.pool_transform = sw.graph_compile;
   if (const char* env = std::getenv("STAGEBENCH_ENFORMER_POOL_TRANSFORM"); env && *env) {
     const std::string knob = env;
     if (knob == "off")
