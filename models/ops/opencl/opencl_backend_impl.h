@@ -546,8 +546,8 @@ class OpenCLBackend : public Backend {
   // STAGEBENCH_TILE_WITH_EPILOGUE=off (for A/B runs): the tile width of a product whose
   // epilogue reads a residual or writes f16 is timed without that epilogue, as pipe_tile()
   // does. On: timed with it, on a scratch output of y's dtype (the epilogue's traffic decides
-  // between tiles: Enformer's pointwise convs ran 1.47x as long as their pools' logits GEMMs of
-  // the same shape, results/h200/enf32-2026-11-29).
+  // between tiles: Enformer's pointwise convs ran 1.47-1.85x as long as their pools' logits GEMMs
+  // of the same shape, results/h200/enf32-2026-11-29).
   static bool tile_with_epilogue();
 
  private:
