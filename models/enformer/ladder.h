@@ -45,6 +45,11 @@ struct Switches {
   // statistic stay fp32. Set by the workload where the f16 tensor-core kernels exist;
   // STAGEBENCH_HALF_ACTIVATIONS=off turns it off for A/B runs.
   bool half_activations = false;
+  // Issue 27: each pool whose output only the next conv block reads applies that block's input
+  // transform (BN + GELU) before its store, and the conv reads it as it is (no channels_to_f16
+  // pass in f16, no transforming pass in tf32 or int8). With graph_compile (the fused pool);
+  // STAGEBENCH_ENFORMER_POOL_TRANSFORM=off for A/B.
+  bool pool_transform = false;
 };
 
 const std::vector<StageSpec>& ladder();

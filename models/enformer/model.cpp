@@ -163,12 +163,13 @@ void Model::conv(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilo
 }
 
 Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                             const std::string& site, DType out) {
+                             const std::string& site, DType out, bool applied) {
   const int64_t bsz = x.dim(0), len = x.dim(1), cout = b.w.n;
   Tensor y = buffer(site + ".out", {bsz, len, cout}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // BN + GELU gathered into the conv input, residual in the epilogue
-    conv(x, b.k, b.w, y, {&b.bias, Act::none, residual}, {&b.bn.scale, &b.bn.shift, Act::gelu},
-         site);
+    const InputTransform t =
+        applied ? InputTransform{} : InputTransform{&b.bn.scale, &b.bn.shift, Act::gelu};
+    conv(x, b.k, b.w, y, {&b.bias, Act::none, residual}, t, site);
     return y;
   }
   Tensor n = buffer(site + ".bn", x.shape());
@@ -185,13 +186,16 @@ Tensor Model::run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* 
   return r;
 }
 
-Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site, DType out) {
+Tensor Model::run_pool(const Tensor& x, const Weight& w, const std::string& site, DType out,
+                       const ConvBlock* next) {
   Tensor logits = buffer(site + ".logits", x.shape());
   be_.linear(x, w, logits);
   const int64_t bsz = x.dim(0), pairs = x.dim(1) / 2, c = x.dim(2);
   Tensor y = buffer(site + ".out", {bsz, pairs, c}, sw_.graph_compile ? out : DType::f32);
   if (sw_.graph_compile) {  // one pass: the pair weights never leave registers
-    be_.attention_pool(x, logits, y);
+    be_.attention_pool(
+        x, logits, y,
+        next ? InputTransform{&next->bn.scale, &next->bn.shift, Act::gelu} : InputTransform{});
     return y;
   }
   // Eager, as AttentionPool: the softmax over each pair of positions is a tensor of its own,
@@ -337,14 +341,18 @@ Outputs Model::forward(const Tensor& input) {
   // conv block's input pass (BN + GELU, to f16) reads; the last pool's output starts the
   // transformer's fp32 residual stream, and the conv outputs stay fp32 (the pointwise blocks'
   // residuals).
-  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw", act());
-  x = run_pool(x, stem_pool_, "stem.pool", act());
+  // With pool_transform each pool before a tower block applies that block's BN + GELU.
   const int blocks = static_cast<int>(tower_.size());
+  const bool fold = sw_.graph_compile && sw_.pool_transform;
+  x = run_conv_block(x, stem_pointwise_, &x, "stem.pw", act());
+  x = run_pool(x, stem_pool_, "stem.pool", act(), fold && blocks > 0 ? &tower_[0].conv : nullptr);
   for (int i = 0; i < blocks; ++i) {
     const std::string t = at("tower", i);
-    x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv");
+    x = run_conv_block(x, tower_[i].conv, nullptr, t + ".conv", DType::f32, fold);
     x = run_conv_block(x, tower_[i].pointwise, &x, t + ".pw", act());
-    x = run_pool(x, tower_[i].pool, t + ".pool", i + 1 < blocks ? act() : DType::f32);
+    const bool last = i + 1 == blocks;
+    x = run_pool(x, tower_[i].pool, t + ".pool", last ? DType::f32 : act(),
+                 fold && !last ? &tower_[i + 1].conv : nullptr);
   }
   // Eager: the positional features are recomputed on every call (once per forward, shared by
   // the layers: a little kinder to the baseline than the reference's once per layer).

@@ -64,11 +64,14 @@ class Model {
             const InputTransform& t, const std::string& site);
   // `out`: f16 only where the block's one reader takes it (a pool, in the half-activation
   // stage); the residual is added in fp32 before the rounding.
+  // `applied`: x already holds BN + GELU of the block's input (its pool wrote it so).
   Tensor run_conv_block(const Tensor& x, const ConvBlock& b, const Tensor* residual,
-                        const std::string& site, DType out = DType::f32);
+                        const std::string& site, DType out = DType::f32, bool applied = false);
   // `out`: f16 only where the next conv block (whose input pass reads it) is the one reader.
-  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site,
-                  DType out = DType::f32);
+  // `next`, where set: that block, whose BN + GELU the pool applies before its store
+  // (Switches::pool_transform).
+  Tensor run_pool(const Tensor& x, const Weight& w, const std::string& site, DType out = DType::f32,
+                  const ConvBlock* next = nullptr);
   Tensor layer_norm(const Tensor& x, const Tensor& g, const Tensor& b, const std::string& site);
   Tensor positions();
   Tensor rel_k(const Layer& l, const Tensor& features, const std::string& site);

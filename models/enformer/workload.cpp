@@ -95,6 +95,16 @@ Switches EnformerWorkload::switches(size_t stage) const {
       throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
                                   ": expected on, off or fp16-only");
   }
+  // Every fused-graph stage: the transform is per channel, in whichever dtype the pool stores.
+  sw.pool_transform = sw.graph_compile;
+  if (const char* env = std::getenv("STAGEBENCH_ENFORMER_POOL_TRANSFORM"); env && *env) {
+    const std::string knob = env;
+    if (knob == "off")
+      sw.pool_transform = false;
+    else if (knob != "on")
+      throw std::invalid_argument("STAGEBENCH_ENFORMER_POOL_TRANSFORM=" + knob +
+                                  ": expected on or off");
+  }
   return sw;
 }
 

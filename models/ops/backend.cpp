@@ -540,7 +540,8 @@ void CoreOps::rel_attention_fused(const RelAttentionShape& s, const Tensor& q, c
 
 // --- attention pooling -----------------------------------------------------------------
 
-void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
+void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
+                             const InputTransform& t) {
   const Op op = Op::attention_pool;
   expect_activation(*this, op, "input", x);  // f16 where its producer wrote it so
   if (x.rank() != 3) fail(op, describe("input", x) + " is not [B, L, C]");
@@ -554,8 +555,9 @@ void CoreOps::attention_pool(const Tensor& x, const Tensor& logits, Tensor& y) {
     fail(op, describe("output", y) + " is not " + describe("input", x) + " pooled by 2");
   expect_distinct(op, "the output", y, "the input", x);
   expect_distinct(op, "the output", y, "the logits", logits);
+  expect_transform(op, t, x.dim(2), "the output", y);
   if (y.numel() == 0) return;
-  run_op(*this, Op::attention_pool, [&] { do_attention_pool(x, logits, y); });
+  run_op(*this, Op::attention_pool, [&] { do_attention_pool(x, logits, y, t); });
 }
 
 }  // namespace sb

@@ -175,8 +175,11 @@ class CoreOps {
                            const Tensor& pos_bias, Tensor& out);
   // Attention pooling over pairs of positions, x, logits [B, L, C] (L even) -> y [B, L/2, C]:
   // per channel, softmax over each pair (2l, 2l+1), y = sum of x * weights, in one pass. The
-  // separate passes are softmax_axis1 and sum_axis1 over the [B*L/2, 2, C] view.
-  void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y);
+  // separate passes are softmax_axis1 and sum_axis1 over the [B*L/2, 2, C] view. t, where set,
+  // is applied to each pooled value before it is stored (y = act(pooled * scale + shift)): the
+  // next conv block's input transform, when y's only reader is that conv (Enformer's tower).
+  void attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
+                      const InputTransform& t = {});
 
   // --- training: transfers into existing tensors ----------------------------------------
   // Copies host values into an existing tensor of the same element count (any shape).

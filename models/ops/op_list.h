@@ -60,7 +60,9 @@
     (const RelAttentionShape& s, const Tensor& q, const Tensor& k, const Tensor& v,             \
      const Tensor& rel_k, const Tensor& content_bias, const Tensor& pos_bias, Tensor& out),     \
     (s, q, k, v, rel_k, content_bias, pos_bias, out))                                            \
-  X(void, attention_pool, (const Tensor& x, const Tensor& logits, Tensor& y), (x, logits, y))    \
+  X(void, attention_pool,                                                                        \
+    (const Tensor& x, const Tensor& logits, Tensor& y, const InputTransform& t),                \
+    (x, logits, y, t))                                                                           \
   X(void, write, (std::span<const float> host, Tensor& t, bool blocking), (host, t, blocking))   \
   X(void, write_ids, (std::span<const int32_t> host, Tensor& t, bool blocking),                 \
     (host, t, blocking))                                                                         \

@@ -174,6 +174,39 @@ std::vector<OpCase> fused_attention_cases() {
                    }
                  return std::vector<Check>{{"y", be.download(y), want}};
                }});
+  // The next conv block's input transform (BN + GELU) applied before the store (Enformer's tower
+  // pools, issue 27): 16 channels take the eight-channel kernel, 5 the one-channel one; with a
+  // scale only, a shift only and both, so a kernel that dropped either fails.
+  struct PoolTransform {
+    const char* name;
+    int64_t ch;
+    bool scale, shift;
+  };
+  for (const PoolTransform& p :
+       {PoolTransform{"bn_gelu_c16", 16, true, true}, PoolTransform{"bn_gelu_c5", 5, true, true},
+        PoolTransform{"scale_gelu_c16", 16, true, false},
+        PoolTransform{"shift_gelu_c5", 5, false, true}})
+    c.push_back({Op::attention_pool, p.name, {}, [p](Backend& be) {
+                   const int64_t batch = 2, len = 12, ch = p.ch;
+                   const Vec x = random_vec(batch * len * ch, 82);
+                   const Vec lg = random_vec(batch * len * ch, 83, -4, 4);
+                   const Vec scale = random_vec(ch, 84, 0.5f, 1.5f), shift = random_vec(ch, 85);
+                   const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch});
+                   Tensor y = be.empty({batch, len / 2, ch});
+                   be.attention_pool(up(be, x, {batch, len, ch}), up(be, lg, {batch, len, ch}), y,
+                                     {p.scale ? &st : nullptr, p.shift ? &ht : nullptr, Act::gelu});
+                   const DVec w = softmax_ref(lg, batch * len / 2, 2, ch);
+                   DVec want(y.numel());
+                   for (int64_t q = 0; q < batch * len / 2; ++q)
+                     for (int64_t i = 0; i < ch; ++i) {
+                       const int64_t a = 2 * q * ch + i, b = a + ch;
+                       double v = x[a] * w[a] + x[b] * w[b];
+                       if (p.scale) v *= scale[i];
+                       if (p.shift) v += shift[i];
+                       want[q * ch + i] = act_ref(Act::gelu, v);
+                     }
+                   return std::vector<Check>{{"y", be.download(y), want}};
+                 }});
   return c;
 }
 

@@ -181,6 +181,45 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                                                        Act::gelu, &b, Act::none, nullptr),
                                             Precision::f16}};
                }});
+  // ... and reading it in place where the pool already applied BN + GELU (no transform: no
+  // channels_to_f16 pass, cp.async copies the pool's halves).
+  c.push_back({Op::conv1d, "f16_in_k5_in_place", needs_tensor_core_f16, [](Backend& be) {
+                 const int64_t batch = 2, len = 37, ch = 64, n = 96;
+                 const int k = 5;
+                 const HalfRows x = half_rows(be, {batch, len, ch}, 158);
+                 const Vec w = random_vec(n * k * ch, 159, -0.2f, 0.2f), b = random_vec(n, 160);
+                 const Tensor bt = up(be, b, {n});
+                 Tensor y = be.empty({batch, len, n});
+                 be.conv1d(x.t, k, be.prepare_weight(w, n, k * ch, Precision::f16), y, {&bt});
+                 return std::vector<Check>{{"y", be.download(y),
+                                            conv1d_ref(x.v, batch, len, ch, k, w, n, nullptr,
+                                                       nullptr, Act::none, &b, Act::none, nullptr),
+                                            Precision::f16}};
+               }});
+  // Sequences of 300 positions, 2 of them: 128-row tiles wholly inside a sequence with every tap
+  // (the wgmma kernel's unchecked interior copies) beside tiles at a sequence's ends and across
+  // the two (the checked ones); 128 channels, so a tap spans two K tiles.
+  for (const bool in_place : {false, true})
+    c.push_back({Op::conv1d, in_place ? "f16_in_k5_len300_in_place" : "f16_in_k5_len300_bn_gelu",
+                 needs_tensor_core_f16, [in_place](Backend& be) {
+                   const int64_t batch = 2, len = 300, ch = 128, n = 64;
+                   const int k = 5;
+                   const HalfRows x = half_rows(be, {batch, len, ch}, 161);
+                   const Vec w = random_vec(n * k * ch, 162, -0.1f, 0.1f), b = random_vec(n, 163);
+                   const Vec scale = random_vec(ch, 164, 0.5f, 1.5f), shift = random_vec(ch, 165);
+                   const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch}),
+                                bt = up(be, b, {n});
+                   Tensor y = be.empty({batch, len, n});
+                   const InputTransform t =
+                       in_place ? InputTransform{} : InputTransform{&st, &ht, Act::gelu};
+                   be.conv1d(x.t, k, be.prepare_weight(w, n, k * ch, Precision::f16), y, {&bt}, t);
+                   return std::vector<Check>{
+                       {"y", be.download(y),
+                        conv1d_ref(x.v, batch, len, ch, k, w, n, in_place ? nullptr : &scale,
+                                   in_place ? nullptr : &shift, in_place ? Act::none : Act::gelu,
+                                   &b, Act::none, nullptr),
+                        Precision::f16}};
+                 }});
   // The pools reading those f16 sums and writing fp32 (the last, into the transformer) or f16
   // (the others, for the next conv block): a portable kernel, PoCL too; logits fp32.
   for (const bool half_out : {false, true})
@@ -201,6 +240,27 @@ void add_half_activation_cases(std::vector<OpCase>& c) {
                    return std::vector<Check>{
                        {"y", be.download(y), want, half_out ? Precision::f16 : Precision::f32}};
                  }});
+  // The tower pools in that stage: f16 in and out, the next conv block's BN + GELU applied before
+  // the store, as the conv then reads the output in place (64 channels: the eight-channel kernel).
+  c.push_back(
+      {Op::attention_pool, "f16_in_out_bn_gelu", needs_precision(Precision::f16), [](Backend& be) {
+         const int64_t batch = 2, len = 10, ch = 64;
+         const HalfRows x = half_rows(be, {batch, len, ch}, 145);
+         const Vec lg = random_vec(batch * len * ch, 146, -5, 5);
+         const Vec scale = random_vec(ch, 147, 0.5f, 1.5f), shift = random_vec(ch, 148);
+         const Tensor st = up(be, scale, {ch}), ht = up(be, shift, {ch});
+         Tensor y = be.empty({batch, len / 2, ch}, DType::f16);
+         be.attention_pool(x.t, up(be, lg, {batch, len, ch}), y, {&st, &ht, Act::gelu});
+         const DVec wts = softmax_ref(lg, batch * len / 2, 2, ch);
+         DVec want(y.numel());
+         for (int64_t p = 0; p < batch * len / 2; ++p)
+           for (int64_t i = 0; i < ch; ++i) {
+             const int64_t a = 2 * p * ch + i, b = a + ch;
+             want[p * ch + i] =
+                 act_ref(Act::gelu, (x.v[a] * wts[a] + x.v[b] * wts[b]) * scale[i] + shift[i]);
+           }
+         return std::vector<Check>{{"y", be.download(y), want, Precision::f16}};
+       }});
   // Enformer's relative attention in its half-activation stage: K, V and rel_k written in f16
   // by their producers and read in place, the context written in f16 (Q and the biases fp32).
   // n = 77: a 64-query block and a partial one; 200: several key tiles, the last partial.

@@ -36,7 +36,8 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
     Backend::do_conv1d(x, k, w, y, ep, t, columns);
     return;
   }
-  const PipeConv conv{k, x.dim(1)};
+  // A 1-tap 'same' convolution is the plain GEMM over positions: no tap shifts, no sequence ends.
+  const PipeConv conv = k == 1 && conv_fast_loads() ? PipeConv{} : PipeConv{k, x.dim(1)};
   const bool transformed = t.scale != nullptr || t.shift != nullptr || t.act != Act::none;
   if (w.precision == Precision::int8) {  // the input quantized once (not k x, as columns)
     Tensor in, xq = do_empty(x.shape(), DType::i8), scales;
@@ -58,7 +59,13 @@ void OpenCLBackend::do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y
     gemm_pipelined_mma(PipeKind::tf32, in, w.data, y, ep, m, w.n, w.k, {}, conv);
     return;
   }
-  // cp.async copies bytes: the input becomes half first, transformed on the way.
+  // cp.async copies bytes: the input is read in place where it is already half and untransformed
+  // (Enformer's tower convs, whose pool applied BN + GELU: issue 27); otherwise it becomes half
+  // first, transformed on the way.
+  if (x.dtype() == DType::f16 && !transformed) {
+    gemm_pipelined_mma(PipeKind::f16, x, w.data, y, ep, m, w.n, w.k, {}, conv);
+    return;
+  }
   Tensor xh = do_empty(x.shape(), DType::f16);
   launch_mma("channels_to_f16", quads(x.numel()), cl::NDRange(256), x, t.scale, t.scale ? 1 : 0,
              t.shift, t.shift ? 1 : 0, static_cast<int>(t.act),

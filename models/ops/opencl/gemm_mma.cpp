@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "models/ops/opencl/attention_choice.h"
@@ -324,13 +325,67 @@ size_t OpenCLBackend::fastest_candidate(size_t count, const std::function<void(s
   return static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
 }
 
+namespace {
+
+// An on/off knob read once: unset, "", "auto" or "on" is on; "off" off; anything else throws.
+bool knob_on(const char* variable) {
+  const char* v = std::getenv(variable);
+  if (!v || !*v || std::strcmp(v, "auto") == 0 || std::strcmp(v, "on") == 0) return true;
+  if (std::strcmp(v, "off") == 0) return false;
+  throw std::invalid_argument(std::string(variable) + "=" + v + ": expected auto, on or off");
+}
+
+}  // namespace
+
+bool OpenCLBackend::conv_fast_loads() {
+  static const bool on = knob_on("STAGEBENCH_CONV_FAST_LOADS");
+  return on;
+}
+
+bool OpenCLBackend::tile_with_epilogue() {
+  static const bool on = knob_on("STAGEBENCH_TILE_WITH_EPILOGUE");
+  return on;
+}
+
+// As pipe_tile(), but each candidate runs the call's epilogue (bias, activation, residual, f16
+// store) into a scratch output of y's dtype: a residual's read and the store are a large part of
+// a short-K product's time, and the tile whose epilogue overlaps the others' main loops best is
+// not the one that wins without it. Keyed by the epilogue's form as well as the shape.
+PipeTile OpenCLBackend::pipe_tile_for_epilogue(PipeKind kind, const Tensor& x, const Tensor& w,
+                                               const Tensor& y, const Epilogue& ep, int64_t m,
+                                               int64_t n, int64_t k, const PipeScales& s8,
+                                               const PipeConv& conv, GemmPath path) {
+  const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
+                          " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                          std::to_string(k) + (path == GemmPath::wgmma ? " wgmma" : "") +
+                          " epilogue act" + std::to_string(epilogue_act(ep, y)) +
+                          (ep.bias ? " bias" : "") + (ep.residual ? " residual" : "");
+  if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
+  const int forced = forced_pipe_width();
+  std::vector<PipeTile> tiles;
+  if (path == GemmPath::wgmma)
+    tiles.assign(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+  else
+    for (const PipeTile tile : kPipeTiles)
+      if (!forced || tile.bn == forced) tiles.push_back(tile);
+  Tensor scratch = do_empty({m, n}, y.dtype());
+  const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {
+    launch_pipe(kind, tiles[i], x, w, scratch, ep, m, n, k, s8, conv);
+  });
+  return pipe_tiles_.emplace(key, tiles[best]).first->second;
+}
+
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
   const GemmPath path =
       choose_gemm_path(wgmma_device_, wgmma_knob_, {kind == PipeKind::f16, m, n, k, conv.taps});
   count_gemm(kind, path);
-  launch_pipe(kind, pipe_tile(kind, x, w, m, n, k, s8, conv, path), x, w, y, ep, m, n, k, s8, conv);
+  const bool heavy_epilogue = ep.residual != nullptr || y.dtype() == DType::f16;
+  const PipeTile tile = heavy_epilogue && tile_with_epilogue()
+                            ? pipe_tile_for_epilogue(kind, x, w, y, ep, m, n, k, s8, conv, path)
+                            : pipe_tile(kind, x, w, m, n, k, s8, conv, path);
+  launch_pipe(kind, tile, x, w, y, ep, m, n, k, s8, conv);
 }
 
 PipeScales OpenCLBackend::quantize_s8(const Tensor& x, int64_t count, const Weight& w, Tensor& xq,

@@ -29,7 +29,8 @@ std::string options(const WgmmaVariant& v) {
   return "-cl-std=CL1.2 -DREDUCE_WG=256 -DWG_NAME=" + wgmma_name(v.bn) +
          " -DWG_BN=" + std::to_string(v.bn) + " -DWG_STAGES=" + std::to_string(v.stages) +
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
-         " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "");
+         " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
+         (OpenCLBackend::conv_fast_loads() ? "" : " -DWG_CONV_CHECKED");
 }
 
 // ptxas's "Used N registers, ..." and spill line for `entry` in a -cl-nv-verbose build log.

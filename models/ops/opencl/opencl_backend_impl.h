@@ -561,6 +561,25 @@ class OpenCLBackend : public Backend {
   bool events_at_sync_ = false;
   bool ncdhw_copies_ = ncdhw_copies_requested();  // STAGEBENCH_CONV_NCDHW, at construction
 
+  // --- Enformer's conv GEMMs (enf33, issue 27; gemm_mma.cpp, conv1d.cpp, gemm_wgmma.cpp) ---
+ public:
+  // STAGEBENCH_CONV_FAST_LOADS=off (for A/B runs): a 1-tap conv1d goes through the implicit
+  // convolution's addressing, and every tile of one copies A with bounds checks (the wgmma
+  // kernel built with WG_CONV_CHECKED). On (the default): 1-tap convs are plain GEMMs and the
+  // interior tiles copy unchecked.
+  static bool conv_fast_loads();
+  // STAGEBENCH_TILE_WITH_EPILOGUE=off (for A/B runs): the tile width of a product whose
+  // epilogue reads a residual or writes f16 is timed without that epilogue, as pipe_tile()
+  // does. On: timed with it, on a scratch output of y's dtype (the epilogue's traffic decides
+  // between tiles: Enformer's pointwise convs ran 1.47-1.85x as long as their pools' logits GEMMs
+  // of the same shape, results/h200/enf32-2026-11-29).
+  static bool tile_with_epilogue();
+
+ private:
+  PipeTile pipe_tile_for_epilogue(PipeKind kind, const Tensor& x, const Tensor& w, const Tensor& y,
+                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
+                                  const PipeScales& s8, const PipeConv& conv, GemmPath path);
+
   // --- f16 images of held parameters, written by AdamW (dfm32, issue 27; bf16_copies.cpp) ---
   // will_hold_read_only(t, f16) before the optimizer's step on t: do_adamw writes, beside t's
   // fp32 values, the f16 image of each range of t that an f16 wgmma product has read as its W

@@ -24,7 +24,8 @@
 // epilogue and sums the slices in a fixed order. A work-group whose tile lies wholly
 // inside x and W (K a multiple of 64, no convolution) copies without those checks
 // (wg_load_full): with the checked copies everywhere the 8192^3 product ran at 485 TFLOP/s,
-// with this branch at 561, the probe's figure (results/h200/wgmma-ops-2026-11-27/call3).
+// with this branch at 561, the probe's figure (results/h200/wgmma-ops-2026-11-27/call3). A and W
+// are judged apart, and an implicit convolution's interior tiles copy unchecked too (enf33).
 //
 // A work-group of 256 items (two warpgroups) owns a 128 x WG_BN tile; warpgroup w computes rows
 // 64w .. 64w + 63 with m64nWG_BNk16, A and B from local memory through 128-byte-swizzle
@@ -68,14 +69,15 @@ inline ulong wg_desc(uint addr, uint lbo, uint sbo, uint swizzle) {
          ((ulong)((sbo & 0x3FFFFu) >> 4) << 32) | ((ulong)swizzle << 62);
 }
 
-// A K tile of `rows` rows from `src` (the tile's first element) when every row and all 64 of its
-// K elements lie inside the matrix: 16-byte copies with no bounds checks (load_rows computes and
-// tests a bound per chunk).
-inline void wg_load_full(__local uint4* tile, __global const ushort* src, int rows, int K, int tid) {
+// A K tile of `rows` rows from `src` (the tile's first element), rows `pitch` halves apart, when
+// every row and all 64 of its K elements lie inside the matrix: 16-byte copies with no bounds
+// checks (load_rows computes and tests a bound per chunk).
+inline void wg_load_full(__local uint4* tile, __global const ushort* src, int rows, int pitch,
+                         int tid) {
 #pragma unroll
   for (int i = 0; i < rows * 8 / WG_THREADS; ++i) {
     const int e = tid + i * WG_THREADS, row = e >> 3, c = e & 7;
-    cp_async16(tile + swz(row, c), (__global const uchar*)(src + (size_t)row * K + c * 8), 16);
+    cp_async16(tile + swz(row, c), (__global const uchar*)(src + (size_t)row * pitch + c * 8), 16);
   }
 }
 
@@ -97,7 +99,23 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   const int per_split = (k_tiles_all + splits - 1) / splits, kt0 = get_group_id(1) * per_split;
   const int k_tiles = clamp(k_tiles_all - kt0, 0, per_split);  // none: the slice is zeros
   y += (size_t)get_group_id(1) * M * N;
-  const bool full = m0 + WG_BM <= M && n0 + WG_BN <= N && (K & 63) == 0 && conv_taps == 0;
+  // Unchecked copies where a tile lies wholly inside its operand (K a multiple of 64): A's rows
+  // of a plain GEMM, W's rows, and (unless WG_CONV_CHECKED) the shifted rows of an implicit
+  // convolution's tile whose 128 positions, moved by any tap, stay inside one sequence: the
+  // interior tiles, all but two per sequence of Enformer's tower. Their tap's rows are then
+  // contiguous rows of x with a pitch of K / taps channels, copied as a plain tile's are.
+  const bool k_whole = (K & 63) == 0;
+  const bool full_a = m0 + WG_BM <= M && k_whole && conv_taps == 0;
+  const bool full_b = n0 + WG_BN <= N && k_whole;
+#ifdef WG_CONV_CHECKED
+  const bool conv_inside = false;
+  const int half_taps = 0, cin = K;
+#else
+  const int half_taps = conv_taps / 2, cin = conv_taps > 0 ? K / conv_taps : K;
+  const int l0 = conv_taps > 0 ? m0 % conv_len : 0;
+  const bool conv_inside = conv_taps > 0 && k_whole && (cin & 63) == 0 && m0 + WG_BM <= M &&
+                           l0 >= half_taps && l0 + WG_BM - 1 + half_taps < conv_len;
+#endif
 
   float acc[WG_ACCS];
 #pragma unroll
@@ -108,16 +126,22 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   {                                                                                             \
     if ((kt) < k_tiles) {                                                                       \
       __local uint4* stage = smem + ((kt) % WG_STAGES) * WG_STAGE_CHUNKS;                       \
-      if (full) {                                                                               \
-        wg_load_full(stage, x + (size_t)m0 * K + (kt0 + (kt)) * WG_BK, WG_BM, K, tid);          \
-        wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + (kt0 + (kt)) * WG_BK, WG_BN, K,  \
-                     tid);                                                                      \
+      const int kk = (kt0 + (kt)) * WG_BK;                                                      \
+      if (full_a) {                                                                             \
+        wg_load_full(stage, x + (size_t)m0 * K + kk, WG_BM, K, tid);                            \
+      } else if (conv_inside) {                                                                 \
+        const int tap = kk / cin;                                                               \
+        wg_load_full(stage, x + (size_t)(m0 + tap - half_taps) * cin + (kk - tap * cin), WG_BM, \
+                     cin, tid);                                                                 \
       } else {                                                                                  \
-        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, (kt0 + (kt)) * WG_BK,  \
-                    conv_taps, conv_len, tid, WG_THREADS);                                      \
-        load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K,            \
-                  (kt0 + (kt)) * WG_BK, tid, WG_THREADS);                                       \
+        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, kk, conv_taps,         \
+                    conv_len, tid, WG_THREADS);                                                 \
       }                                                                                         \
+      if (full_b)                                                                               \
+        wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + kk, WG_BN, K, tid);              \
+      else                                                                                      \
+        load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K, kk, tid,   \
+                  WG_THREADS);                                                                  \
     }                                                                                           \
     cp_async_commit();                                                                          \
   }
