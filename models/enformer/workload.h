@@ -42,8 +42,10 @@ class EnformerWorkload : public Workload {
   const Config& config() const { return config_; }
   const Params& parameters() const { return params_; }
 
- private:
+ // The switches stage `stage` runs with (its ladder row and the environment's knobs).
   Switches switches(size_t stage) const;
+
+ private:
   Precision reduced_precision() const;
 
   WorkloadOptions options_;

@@ -2,6 +2,8 @@
 // stage's docs/ladders.md tolerance; a skipped stage must say why.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "harness/correctness.h"
 #include "models/enformer/ladder.h"
 #include "models/enformer/model.h"
@@ -14,12 +16,13 @@ namespace {
 
 class EnformerLadder : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EnformerLadder, EveryStageMatchesTheBaseline) {
+// Every stage against stage 0 on `backend_name`, in the environment the caller set.
+void every_stage_matches_the_baseline(const std::string& backend_name) {
   std::unique_ptr<Backend> backend;
   try {
-    backend = make_backend(GetParam(), "");
+    backend = make_backend(backend_name, "");
   } catch (const std::exception& e) {
-    GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+    GTEST_SKIP() << backend_name << " backend unavailable: " << e.what();
   }
   WorkloadOptions o;
   o.size = "tiny";
@@ -44,12 +47,32 @@ TEST_P(EnformerLadder, EveryStageMatchesTheBaseline) {
     w.run(s);
     w.run(s);  // a second call: static buffers and caches must give the same answer
     const auto r = compare(w.output(s), reference, ladder()[s].tolerance);
-    EXPECT_TRUE(r.pass) << GetParam() << " stage " << id << ": cosine " << r.cosine << ", rel_l2 "
+    EXPECT_TRUE(r.pass) << backend_name << " stage " << id << ": cosine " << r.cosine << ", rel_l2 "
                         << r.rel_l2 << " " << r.reason;
     ++checked;
     w.release(s);
   }
   EXPECT_GE(checked, 4);  // the fp32 fusion stages run on every backend
+}
+
+TEST_P(EnformerLadder, EveryStageMatchesTheBaseline) {
+  every_stage_matches_the_baseline(GetParam());
+}
+
+// The pools that apply the next conv block's BN + GELU (STAGEBENCH_ENFORMER_POOL_TRANSFORM=on,
+// off by default until measured on a GPU): the fused-graph stages take it, and still match.
+TEST_P(EnformerLadder, PoolTransformMatchesTheBaseline) {
+  struct KnobOn {
+    KnobOn() { setenv("STAGEBENCH_ENFORMER_POOL_TRANSFORM", "on", 1); }
+    ~KnobOn() { unsetenv("STAGEBENCH_ENFORMER_POOL_TRANSFORM"); }
+  } const on;
+  WorkloadOptions o;
+  o.size = "tiny";
+  const EnformerWorkload probe(o, make_backend("cpu", ""));
+  int taking = 0;
+  for (size_t s = 0; s < kStageCount; ++s) taking += probe.switches(s).pool_transform ? 1 : 0;
+  EXPECT_GE(taking, 1) << "no stage takes the pool transform with the knob on";
+  every_stage_matches_the_baseline(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EnformerLadder, ::testing::ValuesIn(backend_names()));

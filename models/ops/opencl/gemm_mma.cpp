@@ -327,12 +327,14 @@ size_t OpenCLBackend::fastest_candidate(size_t count, const std::function<void(s
 
 namespace {
 
-// An on/off knob read once: unset, "", "auto" or "on" is on; "off" off; anything else throws.
+// An on/off knob read once, off unless asked for: enf33's paths have not yet run on a GPU (its
+// session's device time ran out), so main keeps the measured ones. "on" is on; unset, "" or
+// "off" off; anything else throws.
 bool knob_on(const char* variable) {
   const char* v = std::getenv(variable);
-  if (!v || !*v || std::strcmp(v, "auto") == 0 || std::strcmp(v, "on") == 0) return true;
-  if (std::strcmp(v, "off") == 0) return false;
-  throw std::invalid_argument(std::string(variable) + "=" + v + ": expected auto, on or off");
+  if (!v || !*v || std::strcmp(v, "off") == 0) return false;
+  if (std::strcmp(v, "on") == 0) return true;
+  throw std::invalid_argument(std::string(variable) + "=" + v + ": expected on or off");
 }
 
 }  // namespace
