@@ -8,7 +8,7 @@
 #      launch counts, the same bits twice) and the op table's opencl_instance_norm* cases (the
 #      four-elements-an-item kernels);
 #   2. DynUNet full's best stage (dataloader) with STAGEBENCH_CONV_LINES and
-#      STAGEBENCH_INORM_VEC4 on (the defaults), then both off: training step and inference
+#      STAGEBENCH_INORM_VEC4 on (set explicitly: CONV_LINES is off by default on main until measured), then both off: training step and inference
 #      forward, --repeat 1 --max-time 2, each reported to markdown;
 #   3. one --timeline sample of that stage each way, ranked per kernel (sbgpu kernels) and its
 #      forward kernels alone (probes/conv3d/forward_kernels.py: the inference forward's share);
