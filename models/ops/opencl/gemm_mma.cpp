@@ -286,12 +286,22 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
 // STAGEBENCH_MMA_GEMM=tile256|tile128
 // restricts the width. The candidates are the path's: the wgmma kernels (both widths) when
 // choose_gemm_path() sent the call there, else the mma.sync pipeline's four.
+//
+// With an epilogue `ep` (and its output's dtype `out`: tile_with_epilogue()), each candidate runs
+// it into a scratch output of that dtype: a residual's read and the store are a large part of a
+// short-K product's time, and the tile whose epilogue overlaps the others' main loops best is not
+// the one that wins without it. Keyed by the epilogue's form as well as the shape.
 PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m,
                                   int64_t n, int64_t k, const PipeScales& s8, const PipeConv& conv,
-                                  GemmPath path) {
-  const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
-                          " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                          std::to_string(k) + (path == GemmPath::wgmma ? " wgmma" : "");
+                                  GemmPath path, const Epilogue& ep, DType out) {
+  const bool with_epilogue = ep.bias || ep.residual || ep.act != Act::none || out != DType::f32;
+  std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) + " " +
+                    std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                    (path == GemmPath::wgmma ? " wgmma" : "");
+  if (with_epilogue)
+    key += " epilogue act" + std::to_string(static_cast<int>(ep.act)) +
+           (out == DType::f16 ? " f16" : "") + (ep.bias ? " bias" : "") +
+           (ep.residual ? " residual" : "");
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
@@ -300,9 +310,9 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   else
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);
-  Tensor scratch = do_empty({m, n}, DType::f32);
+  Tensor scratch = do_empty({m, n}, out);
   const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {
-    launch_pipe(kind, tiles[i], x, w, scratch, Epilogue{}, m, n, k, s8, conv);
+    launch_pipe(kind, tiles[i], x, w, scratch, ep, m, n, k, s8, conv);
   });
   return pipe_tiles_.emplace(key, tiles[best]).first->second;
 }
@@ -349,34 +359,6 @@ bool OpenCLBackend::tile_with_epilogue() {
   return on;
 }
 
-// As pipe_tile(), but each candidate runs the call's epilogue (bias, activation, residual, f16
-// store) into a scratch output of y's dtype: a residual's read and the store are a large part of
-// a short-K product's time, and the tile whose epilogue overlaps the others' main loops best is
-// not the one that wins without it. Keyed by the epilogue's form as well as the shape.
-PipeTile OpenCLBackend::pipe_tile_for_epilogue(PipeKind kind, const Tensor& x, const Tensor& w,
-                                               const Tensor& y, const Epilogue& ep, int64_t m,
-                                               int64_t n, int64_t k, const PipeScales& s8,
-                                               const PipeConv& conv, GemmPath path) {
-  const std::string key = std::string(conv.taps > 0 ? "conv1d " : "linear ") + pipe_name(kind) +
-                          " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                          std::to_string(k) + (path == GemmPath::wgmma ? " wgmma" : "") +
-                          " epilogue act" + std::to_string(epilogue_act(ep, y)) +
-                          (ep.bias ? " bias" : "") + (ep.residual ? " residual" : "");
-  if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
-  const int forced = forced_pipe_width();
-  std::vector<PipeTile> tiles;
-  if (path == GemmPath::wgmma)
-    tiles.assign(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
-  else
-    for (const PipeTile tile : kPipeTiles)
-      if (!forced || tile.bn == forced) tiles.push_back(tile);
-  Tensor scratch = do_empty({m, n}, y.dtype());
-  const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {
-    launch_pipe(kind, tiles[i], x, w, scratch, ep, m, n, k, s8, conv);
-  });
-  return pipe_tiles_.emplace(key, tiles[best]).first->second;
-}
-
 void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Tensor& w, Tensor& y,
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
@@ -385,7 +367,7 @@ void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Ten
   count_gemm(kind, path);
   const bool heavy_epilogue = ep.residual != nullptr || y.dtype() == DType::f16;
   const PipeTile tile = heavy_epilogue && tile_with_epilogue()
-                            ? pipe_tile_for_epilogue(kind, x, w, y, ep, m, n, k, s8, conv, path)
+                            ? pipe_tile(kind, x, w, m, n, k, s8, conv, path, ep, y.dtype())
                             : pipe_tile(kind, x, w, m, n, k, s8, conv, path);
   launch_pipe(kind, tile, x, w, y, ep, m, n, k, s8, conv);
 }

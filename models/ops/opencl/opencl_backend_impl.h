@@ -329,7 +329,8 @@ class OpenCLBackend : public Backend {
                    const Epilogue& ep, int64_t m, int64_t n, int64_t k, const PipeScales& s8,
                    const PipeConv& conv);
   PipeTile pipe_tile(PipeKind kind, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                     int64_t k, const PipeScales& s8, const PipeConv& conv, GemmPath path);
+                     int64_t k, const PipeScales& s8, const PipeConv& conv, GemmPath path,
+                     const Epilogue& ep = {}, DType out = DType::f32);
   // Which of `count` candidates `launch(i)` queues fastest: they take turns, five timed rounds
   // after an untimed one, each keeping its fastest run (wall time around a finish of the queue).
   // Returns with the queue finished.
@@ -568,18 +569,14 @@ class OpenCLBackend : public Backend {
   // checks (the wgmma kernel built with WG_CONV_CHECKED). On: 1-tap convs are plain GEMMs and
   // the interior tiles copy unchecked.
   static bool conv_fast_loads();
-  // STAGEBENCH_TILE_WITH_EPILOGUE=off (the default until measured on a GPU): the tile width of a product whose
-  // epilogue reads a residual or writes f16 is timed without that epilogue, as pipe_tile()
-  // does. On: timed with it, on a scratch output of y's dtype (the epilogue's traffic decides
-  // between tiles: Enformer's pointwise convs ran 1.47-1.85x as long as their pools' logits GEMMs
-  // of the same shape, results/h200/enf32-2026-11-29).
-  static bool tile_with_epilogue();
+  // STAGEBENCH_TILE_WITH_EPILOGUE=off (the default until measured on a GPU): the tile width of a
+  // product whose epilogue reads a residual or writes f16 is timed without that epilogue, as
+  // pipe_tile() does. On: timed with it, on a scratch output of y's dtype (the epilogue's traffic
+  // decides between tiles: Enformer's pointwise convs ran 1.47-1.85x as long as their pools' logits
+  // GEMMs of the same shape, results/h200/enf32-2026-11-29).
+  static bool tile_with_epilogue();  // pipe_tile() is then given the call's epilogue
 
  private:
-  PipeTile pipe_tile_for_epilogue(PipeKind kind, const Tensor& x, const Tensor& w, const Tensor& y,
-                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
-                                  const PipeScales& s8, const PipeConv& conv, GemmPath path);
-
   // --- f16 images of held parameters, written by AdamW (dfm32, issue 27; bf16_copies.cpp) ---
   // will_hold_read_only(t, f16) before the optimizer's step on t: do_adamw writes, beside t's
   // fp32 values, the f16 image of each range of t that an f16 wgmma product has read as its W
