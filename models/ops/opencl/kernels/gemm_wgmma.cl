@@ -105,12 +105,15 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   // interior tiles, all but two per sequence of Enformer's tower. Their tap's rows are then
   // contiguous rows of x with a pitch of K / taps channels, copied as a plain tile's are.
   const bool k_whole = (K & 63) == 0;
-  const bool full_a = m0 + WG_BM <= M && k_whole && conv_taps == 0;
-  const bool full_b = n0 + WG_BN <= N && k_whole;
 #ifdef WG_CONV_CHECKED
+  // As measured before enf33 (STAGEBENCH_CONV_FAST_LOADS off): unchecked only where both fit.
+  const bool full_a = m0 + WG_BM <= M && n0 + WG_BN <= N && k_whole && conv_taps == 0;
+  const bool full_b = full_a;
   const bool conv_inside = false;
   const int half_taps = 0, cin = K;
 #else
+  const bool full_a = m0 + WG_BM <= M && k_whole && conv_taps == 0;
+  const bool full_b = n0 + WG_BN <= N && k_whole;
   const int half_taps = conv_taps / 2, cin = conv_taps > 0 ? K / conv_taps : K;
   const int l0 = conv_taps > 0 ? m0 % conv_len : 0;
   const bool conv_inside = conv_taps > 0 && k_whole && (cin & 63) == 0 && m0 + WG_BM <= M &&
