@@ -44,16 +44,6 @@ constexpr Case cases[] = {{16, 16, 12, 3, 1, false}, {16, 32, 12, 3, 2, true},
                           {16, 32, 12, 1, 2, false}, {16, 1, 9, 1, 1, true},
                           {1, 16, 9, 3, 1, false},   {1, 16, 9, 1, 1, true}};
 
-// Relative L2 distance of got from want (NaN: an unwritten element fails every bound).
-double rel_l2_of(const std::vector<float>& got, const std::vector<float>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    num += (double{got[i]} - want[i]) * (double{got[i]} - want[i]);
-    den += double{want[i]} * want[i];
-  }
-  return std::sqrt(num / den);
-}
-
 TEST(OpsOpenCLConvNcdhwKnob, UnknownValueFailsTheBackend) {
   ::setenv("STAGEBENCH_CONV_NCDHW", "sideways", 1);
   bool threw = false;

@@ -18,15 +18,6 @@
 namespace sb::testing {
 namespace {
 
-double lines_rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    num += (got[i] - want[i]) * (got[i] - want[i]);  // NaN (unwritten) fails every bound
-    den += want[i] * want[i];
-  }
-  return std::sqrt(num / den);
-}
-
 // y[n, z, y, x, co] = bias[co] + sum over taps and ci of x[n, z + kz - 1, ...] w[co, ci, tap],
 // channels-last, 3^3, stride 1, padding 1; flip: the data gradient's form (w[ci, co, 26 - tap]
 // with ci the output), x then being dy.
@@ -94,7 +85,7 @@ TEST_F(OpsOpenCL, ConvLinesMultipliesBf16Values) {
           << what;
       run = be->download(y);
     }
-    EXPECT_LE(lines_rel_l2(runs[0], y_ref), 5e-5) << "y " << what;
+    EXPECT_LE(rel_l2_of(runs[0], y_ref), 5e-5) << "y " << what;
     EXPECT_EQ(runs[0], runs[1]) << "y bits " << what;
     if (c.in != 16) continue;
     // The data gradient of the same 16 -> 16 convolution: a convolution of dy, into 16 channels.
@@ -105,7 +96,7 @@ TEST_F(OpsOpenCL, ConvLinesMultipliesBf16Values) {
     Tensor dx = be->upload(std::vector<float>(static_cast<size_t>(vox * 16), NAN), x_shape);
     be->conv3d_backward_data(s, be->upload(dy, y_shape), wt, dx);
     EXPECT_EQ(launches("conv3d_lines_bf16_16"), before + 1) << "dx " << what;
-    EXPECT_LE(lines_rel_l2(be->download(dx), dx_ref), 5e-5) << "dx " << what;
+    EXPECT_LE(rel_l2_of(be->download(dx), dx_ref), 5e-5) << "dx " << what;
   }
 }
 

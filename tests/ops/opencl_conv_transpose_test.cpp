@@ -20,15 +20,6 @@
 namespace sb::testing {
 namespace {
 
-double convt_rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    num += (got[i] - want[i]) * (got[i] - want[i]);  // NaN (unwritten) fails every bound
-    den += want[i] * want[i];
-  }
-  return std::sqrt(num / den);
-}
-
 // ndhwc, k = s = 2: input voxel (n, z, y, x) feeds y's (n, 2z + a, 2y + b, 2x + c) through
 // w[ci, co, a, b, c]; f(input element offset base, output element offset base, tap).
 struct ConvtGeometry {
@@ -110,13 +101,13 @@ TEST_F(OpsOpenCL, ConvTranspose3dIgemmMultipliesBf16Values) {
     Tensor y = be->upload(std::vector<float>(dy.size(), NAN), y_shape);
     be->conv_transpose3d(s, xt, wt, &bt, y);
     EXPECT_EQ(launches("convt3d_weight_rows_bf16"), rows + 1) << what;
-    EXPECT_LE(convt_rel_l2(be->download(y), y_ref), 5e-5) << "y " << what;
+    EXPECT_LE(rel_l2_of(be->download(y), y_ref), 5e-5) << "y " << what;
 
     const uint64_t taps = launches("conv3d_weight_taps_first_bf16");
     Tensor dx = be->upload(std::vector<float>(x.size(), NAN), x_shape);
     be->conv_transpose3d_backward_data(s, dyt, wt, dx);
     EXPECT_EQ(launches("conv3d_weight_taps_first_bf16"), taps + 1) << what;
-    EXPECT_LE(convt_rel_l2(be->download(dx), dx_ref), 5e-5) << "dx " << what;
+    EXPECT_LE(rel_l2_of(be->download(dx), dx_ref), 5e-5) << "dx " << what;
 
     const uint64_t sums = launches("conv3d_dw_sum");
     std::vector<float> dw_runs[2];
@@ -125,10 +116,10 @@ TEST_F(OpsOpenCL, ConvTranspose3dIgemmMultipliesBf16Values) {
       Tensor db = be->upload(std::vector<float>(static_cast<size_t>(g.co), NAN), {g.co});
       be->conv_transpose3d_backward_weights(s, xt, dyt, dw, &db);
       run = be->download(dw);
-      EXPECT_LE(convt_rel_l2(be->download(db), db_ref), 1e-5) << "dbias " << what;
+      EXPECT_LE(rel_l2_of(be->download(db), db_ref), 1e-5) << "dbias " << what;
     }
     EXPECT_EQ(launches("conv3d_dw_sum"), sums + 2) << what;
-    EXPECT_LE(convt_rel_l2(dw_runs[0], dw_ref), 5e-5) << "dw " << what;
+    EXPECT_LE(rel_l2_of(dw_runs[0], dw_ref), 5e-5) << "dw " << what;
     EXPECT_EQ(dw_runs[0], dw_runs[1]) << "dw bits " << what;
   }
 }

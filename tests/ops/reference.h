@@ -39,6 +39,19 @@ inline Vec bf16_rounded(Vec v) {
   return v;
 }
 
+// Relative L2 distance of got from want, in double (NaN: an unwritten element fails every
+// bound), for the backend-specific tests that compare whole outputs.
+template <typename T>
+double rel_l2_of(const Vec& got, const std::vector<T>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double d = double{got[i]} - double{want[i]};
+    num += d * d;
+    den += double{want[i]} * double{want[i]};
+  }
+  return std::sqrt(num / den);
+}
+
 inline double act_ref(Act a, double x) {
   switch (a) {
     case Act::none:
