@@ -48,7 +48,7 @@ struct Switches {
   // Issue 27: each pool whose output only the next conv block reads applies that block's input
   // transform (BN + GELU) before its store, and the conv reads it as it is (no channels_to_f16
   // pass in f16, no transforming pass in tf32 or int8). With graph_compile (the fused pool);
-  // Off by default until measured on a GPU: STAGEBENCH_ENFORMER_POOL_TRANSFORM=on.
+  // STAGEBENCH_ENFORMER_POOL_TRANSFORM=off turns it off (for A/B runs).
   bool pool_transform = false;
 };
 

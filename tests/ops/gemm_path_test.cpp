@@ -146,8 +146,8 @@ TEST(GemmPath, ConvIgemmKnobParsesItsValuesAndRejectsOthers) {
 
 // STAGEBENCH_CONV_LINES: line pairs a work-group of conv3d_lines_bf16_16, 0 for off.
 TEST(GemmPath, ConvLinesKnobParsesItsValuesAndRejectsOthers) {
-  EXPECT_EQ(parse_conv_lines(nullptr), 0);  // off until measured on a GPU
-  EXPECT_EQ(parse_conv_lines(""), 0);
+  EXPECT_EQ(parse_conv_lines(nullptr), 4);  // on unless turned off
+  EXPECT_EQ(parse_conv_lines(""), 4);
   EXPECT_EQ(parse_conv_lines("on"), 4);
   EXPECT_EQ(parse_conv_lines("off"), 0);
   EXPECT_EQ(parse_conv_lines("4"), 4);

@@ -48,7 +48,8 @@ std::vector<double> conv_same_reference(const Conv3dShape& s, const std::vector<
 
 TEST_F(OpsOpenCL, ConvLinesMultipliesBf16Values) {
   if (!be->has_mma()) GTEST_SKIP() << "no NVIDIA tensor cores: no bf16 convolution";
-  // On for this test whatever the environment says (off by default), off again after it.
+  // On for this test whatever the environment says (STAGEBENCH_CONV_LINES=off turns it off),
+  // the environment's setting again after it.
   struct LinesOn {
     explicit LinesOn(OpenCLBackend* be) : be(be) { be->use_conv_lines(4); }
     ~LinesOn() { be->use_conv_lines(conv_lines_requested()); }

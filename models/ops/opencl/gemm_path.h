@@ -117,8 +117,7 @@ bool conv_phase_store_requested();
 // off (CLBlast fp32 GEMMs and column moves, as before; for A/B runs). Else invalid_argument.
 bool conv_transpose_igemm_requested();
 // STAGEBENCH_CONV_LINES (dyn33): line pairs a work-group of conv3d_lines_bf16_16 takes; "on":
-// 4, unset or "off": 0 (the implicit GEMM's tiles), or a count 1 .. 64. Off by default until
-// the kernel has been measured on a GPU.
+// unset or "on": 4, "off": 0 (the implicit GEMM's tiles, for A/B runs), or a count 1 .. 64.
 int parse_conv_lines(const char* value);
 int conv_lines_requested();  // the environment's
 // STAGEBENCH_INORM_VEC4 (dyn33): InstanceNorm's elementwise passes four elements an item where

@@ -564,16 +564,16 @@ class OpenCLBackend : public Backend {
 
   // --- Enformer's conv GEMMs (enf33, issue 27; gemm_mma.cpp, conv1d.cpp, gemm_wgmma.cpp) ---
  public:
-  // STAGEBENCH_CONV_FAST_LOADS=off (the default until measured on a GPU): a 1-tap conv1d goes
-  // through the implicit convolution's addressing, and every tile of one copies A with bounds
-  // checks (the wgmma kernel built with WG_CONV_CHECKED). On: 1-tap convs are plain GEMMs and
-  // the interior tiles copy unchecked.
+  // STAGEBENCH_CONV_FAST_LOADS, on unless "off": 1-tap convs are plain GEMMs and the interior
+  // tiles copy unchecked. Off (the path before enf33, for A/B runs): a 1-tap conv1d goes through
+  // the implicit convolution's addressing, and every tile of one copies A with bounds checks (the
+  // wgmma kernel built with WG_CONV_CHECKED).
   static bool conv_fast_loads();
-  // STAGEBENCH_TILE_WITH_EPILOGUE=off (the default until measured on a GPU): the tile width of a
-  // product whose epilogue reads a residual or writes f16 is timed without that epilogue, as
-  // pipe_tile() does. On: timed with it, on a scratch output of y's dtype (the epilogue's traffic
-  // decides between tiles: Enformer's pointwise convs ran 1.47-1.85x as long as their pools' logits
-  // GEMMs of the same shape, results/h200/enf32-2026-11-29).
+  // STAGEBENCH_TILE_WITH_EPILOGUE, on unless "off": the tile width of a product whose epilogue
+  // reads a residual or writes f16 is timed with that epilogue, on a scratch output of y's dtype
+  // (the epilogue's traffic decides between tiles: Enformer's pointwise convs ran 1.47-1.85x as
+  // long as their pools' logits GEMMs of the same shape, results/h200/enf32-2026-11-29). Off:
+  // timed without it, as pipe_tile() does.
   static bool tile_with_epilogue();  // pipe_tile() is then given the call's epilogue
 
  private:
