@@ -41,6 +41,7 @@ class GemmWorkload : public Workload {
  private:
   struct Prepared {
     Weight weight;
+    Tensor x;  // the fp16 stage's f16 input (f16_input()); undefined: x_
     Tensor y;
     bool ran = false;
   };
@@ -51,6 +52,7 @@ class GemmWorkload : public Workload {
   std::vector<float> w_host_;  // [n, k], prepared per stage at its precision
   Tensor x_;                   // [m, k]
   std::vector<std::optional<Prepared>> prepared_;
+  Tensor f16_input();
 };
 
 // Seeded values uniform in [kInputLo, kInputHi), as the models' seeded weights are drawn.

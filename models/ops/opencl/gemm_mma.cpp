@@ -262,7 +262,8 @@ void OpenCLBackend::to_half(const Tensor& x, Tensor& xh, int64_t count) {
 void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, const Tensor& w,
                                 Tensor& y, const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                 const PipeScales& s8, const PipeConv& conv) {
-  if (tile.wgmma) return launch_wgmma(tile.bn, x, w, y, ep, m, n, k, conv);
+  // gemm34: the wgmma variant by its id (opencl_backend_impl.h's kWgmmaVariants).
+  if (tile.wgmma) return launch_wgmma(tile.id ? tile.id : tile.bn, x, w, y, ep, m, n, k, conv);
   const size_t threads = pipe_threads(tile.bn);
   const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
                            round_up(m, kPipeTileM) / kPipeTileM);
@@ -306,7 +307,7 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
   if (path == GemmPath::wgmma)
-    tiles.assign(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+    tiles = wgmma_tiles();  // gemm34: the variants STAGEBENCH_WGMMA_MORE builds
   else
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);

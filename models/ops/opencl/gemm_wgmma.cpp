@@ -3,7 +3,10 @@
 // capability 9.0, and used only if every variant then matches the mma.sync pipeline (and a CPU
 // reference) on small shapes. Which calls it takes is choose_gemm_path() (gemm_path.h).
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "models/ops/opencl/kernel_sources.h"
@@ -21,12 +24,18 @@ std::string wgmma_source() {
          std::string(embedded_cl_source("gemm_wgmma.cl"));
 }
 
-std::string wgmma_name(int bn) {
-  return "wgmma_f16_" + std::to_string(bn);
+const WgmmaVariant& variant(int id) {
+  for (const WgmmaVariant& v : kWgmmaVariants)
+    if (v.id == id) return v;
+  throw std::invalid_argument("no wgmma variant " + std::to_string(id));
+}
+
+std::string wgmma_name(int id) {
+  return variant(id).name;
 }
 
 std::string options(const WgmmaVariant& v) {
-  return "-cl-std=CL1.2 -DREDUCE_WG=256 -DWG_NAME=" + wgmma_name(v.bn) +
+  return "-cl-std=CL1.2 -DREDUCE_WG=256 -DWG_NAME=" + std::string(v.name) +
          " -DWG_BN=" + std::to_string(v.bn) + " -DWG_STAGES=" + std::to_string(v.stages) +
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
          " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
@@ -70,6 +79,29 @@ double rel_l2(const std::vector<float>& got, const std::vector<float>& ref) {
 
 }  // namespace
 
+bool wgmma_more_variants() {
+  static const bool on = [] {
+    const char* v = std::getenv("STAGEBENCH_WGMMA_MORE");
+    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
+    if (std::strcmp(v, "off") == 0) return false;
+    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_MORE=") + v + ": expected on or off");
+  }();
+  return on;
+}
+
+std::vector<WgmmaVariant> wgmma_variants() {
+  std::vector<WgmmaVariant> out;
+  for (const WgmmaVariant& v : kWgmmaVariants)
+    if (wgmma_more_variants() || v.id == v.bn) out.push_back(v);
+  return out;
+}
+
+std::vector<PipeTile> wgmma_tiles() {
+  std::vector<PipeTile> out;
+  for (const WgmmaVariant& v : wgmma_variants()) out.push_back({v.bn, false, true, v.id});
+  return out;
+}
+
 void OpenCLBackend::init_wgmma() {
   wgmma_knob_ = wgmma_knob();  // a bad value throws: bad input, before anything is measured
   wgmma_device_ = {};
@@ -88,18 +120,20 @@ void OpenCLBackend::init_wgmma() {
   std::string built;
   try {
     const std::string source = wgmma_source();
-    for (const WgmmaVariant& v : kWgmmaVariants) {
+    for (const WgmmaVariant& v : wgmma_variants()) {
       wgmma::ProgramBuild b = wgmma::build_program(runtime_->context()(), runtime_->device()(),
-                                                   source, options(v), "-cl-nv-verbose");
+                                                   source, options(v), "-cl-nv-verbose", v.maxnreg);
       if (!b.error.empty()) {
-        wgmma_status_ = "fp16: mma.sync (wgmma off: " + wgmma_name(v.bn) +
+        wgmma_status_ = "fp16: mma.sync (wgmma off: " + std::string(v.name) +
                         " did not build: " + b.error.substr(0, 400) + ")";
         return;
       }
-      wgmma_programs_.emplace(v.bn, cl::Program(b.program));  // takes the reference
-      built += (built.empty() ? "" : "; ") + wgmma_name(v.bn) + " (" + std::to_string(v.stages) +
-               " stages, " + std::to_string(v.ahead()) +
-               " ahead): " + registers(b.binary_log, wgmma_name(v.bn));
+      wgmma_programs_.emplace(v.id, cl::Program(b.program));  // takes the reference
+      built += (built.empty() ? "" : "; ") + std::string(v.name) + " (128 x " +
+               std::to_string(v.bn) + ", " + std::to_string(v.stages) + " stages, " +
+               std::to_string(v.ahead()) + " ahead" +
+               (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
+               "): " + registers(b.binary_log, v.name);
     }
     const std::string failed = check_wgmma();
     if (!failed.empty()) {
@@ -161,12 +195,12 @@ std::string OpenCLBackend::check_wgmma() {
       if (!(e <= 1e-5))
         failed += "mma.sync against the CPU at " + shape + ": rel L2 " + std::to_string(e) + "; ";
     }
-    for (const WgmmaVariant& v : kWgmmaVariants) {
+    for (const WgmmaVariant& v : wgmma_variants()) {
       Tensor y = do_upload(nan, {s.m, s.n});
-      launch_wgmma(v.bn, x, w, y, ep, s.m, s.n, s.k, {});
+      launch_wgmma(v.id, x, w, y, ep, s.m, s.n, s.k, {});
       const double e = rel_l2(do_download(y), ref);
       if (!(e <= 1e-5))
-        failed += wgmma_name(v.bn) + " at " + shape +
+        failed += std::string(v.name) + " at " + shape +
                   (s.epilogue ? " with bias, GELU, residual" : "") + ": rel L2 " +
                   std::to_string(e) + " against mma.sync; ";
     }
@@ -174,24 +208,26 @@ std::string OpenCLBackend::check_wgmma() {
   return failed;
 }
 
-cl::Kernel& OpenCLBackend::wgmma_kernel(int bn) {
-  if (auto it = wgmma_kernels_.find(bn); it != wgmma_kernels_.end()) return it->second;
-  return wgmma_kernels_.emplace(bn, cl::Kernel(wgmma_programs_.at(bn), wgmma_name(bn).c_str()))
+// `id`: a WgmmaVariant's (the original two's are their widths).
+cl::Kernel& OpenCLBackend::wgmma_kernel(int id) {
+  if (auto it = wgmma_kernels_.find(id); it != wgmma_kernels_.end()) return it->second;
+  return wgmma_kernels_.emplace(id, cl::Kernel(wgmma_programs_.at(id), wgmma_name(id).c_str()))
       .first->second;
 }
 
-void OpenCLBackend::launch_wgmma(int bn, const Tensor& x, const Tensor& w, Tensor& y,
+void OpenCLBackend::launch_wgmma(int id, const Tensor& x, const Tensor& w, Tensor& y,
                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                  const PipeConv& conv, int splits) {
   constexpr int64_t kTileM = 128;  // WG_BM
   constexpr size_t kThreads = 256;
+  const int bn = variant(id).bn;
   const int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
-  cl::Kernel& kernel = wgmma_kernel(bn);
+  cl::Kernel& kernel = wgmma_kernel(id);
   set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
            to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
            to_cl_int(conv.len, "conv length"));
-  const std::string name = wgmma_name(bn);
+  const std::string name = wgmma_name(id);
   faults_.before_launch(name);
   events_.launch(name, kernel,
                  cl::NDRange(static_cast<size_t>(tiles) * kThreads, static_cast<size_t>(splits)),

@@ -38,25 +38,43 @@ struct PipeScales {
   const Tensor* x_scales = nullptr;   // or on the device, found per call: [x_scale, 1 / x_scale]
 };
 
+// --- gemm34's block (the wgmma tiles; gemm_wgmma.cpp) -----------------------------------------
 // A pipelined GEMM kernel: its tile's width (128 x bn) and whether its warps double-buffer
 // their fragments (kernels/gemm_pipe_body.cl), or (wgmma) the f16 wgmma kernel of that width
-// (kernels/gemm_wgmma.cl). Which one a shape runs is measured among its path's candidates.
+// (kernels/gemm_wgmma.cl), `id` naming which of kWgmmaVariants. Which one a shape runs is
+// measured among its path's candidates.
 struct PipeTile {
   int bn = 256;
   bool double_buffered = true;
   bool wgmma = false;
+  int id = 0;  // wgmma: the variant's id (WgmmaVariant::id); 0 reads as bn
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
-// The wgmma kernels: the probe's two fastest of each width on an H200 at 8192^3
+// The wgmma kernels. The first two are the probe's fastest of each width on an H200 at 8192^3
 // (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
-// tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5).
+// tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5); their
+// ids are their widths, which gemm_batched_mma.cpp's split products name. The others (gemm34,
+// STAGEBENCH_WGMMA_MORE=off leaves them out): 128 x 128 in 3 stages (drained, 2 ahead) capped at
+// 128 registers, so that two work-groups share an SM and one's epilogue and ring fill overlap the
+// other's wgmma (a persistent kernel's gain without its scheduling); and 128 x 128 in 7 stages.
 struct WgmmaVariant {
-  int bn, stages;
+  int id, bn, stages;
   bool drain;
+  int maxnreg;       // 0: no cap
+  const char* name;  // the kernel's name
   int ahead() const { return drain ? stages - 1 : stages - 2; }
 };
-inline constexpr WgmmaVariant kWgmmaVariants[] = {{256, 4, true}, {128, 6, false}};
-inline constexpr PipeTile kWgmmaTiles[] = {{256, false, true}, {128, false, true}};
+inline constexpr WgmmaVariant kWgmmaVariants[] = {{256, 256, 4, true, 0, "wgmma_f16_256"},
+                                                  {128, 128, 6, false, 0, "wgmma_f16_128"},
+                                                  {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
+                                                  {2128, 128, 7, false, 0, "wgmma_f16_128_s7"}};
+// STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
+// the first two (as before gemm34, for A/B runs); anything else throws.
+bool wgmma_more_variants();
+// The variants built here (the knob) and their tiles, the candidates pipe_tile() times.
+std::vector<WgmmaVariant> wgmma_variants();
+std::vector<PipeTile> wgmma_tiles();
+// --- end of gemm34's block ---------------------------------------------------------------------
 
 // An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
 // K / taps channels; taps == 0 is a plain GEMM.
