@@ -306,11 +306,13 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
-  if (path == GemmPath::wgmma)
-    tiles = wgmma_tiles();  // gemm34: the variants STAGEBENCH_WGMMA_MORE builds
-  else
+  if (path == GemmPath::wgmma) {
+    for (const PipeTile t : wgmma_tiles())  // gemm34: those built and checked at start-up
+      if (wgmma_programs_.contains(t.id)) tiles.push_back(t);
+  } else {
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);
+  }
   Tensor scratch = do_empty({m, n}, out);
   const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {
     launch_pipe(kind, tiles[i], x, w, scratch, ep, m, n, k, s8, conv);
