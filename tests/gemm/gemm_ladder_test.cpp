@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "harness/correctness.h"
 #include "models/gemm/counts.h"
@@ -78,6 +80,54 @@ TEST_P(GemmLadder, EveryStageMatchesFp32) {
   if (GetParam() == "opencl") {
     EXPECT_GE(checked, 2);
   }
+}
+
+// gemm34: the fp16 stage reads x in f16 written once before it (STAGEBENCH_GEMM_F16_INPUT, on
+// unless off) where the backend writes f16 activations, and converts it at every call where not:
+// the same halves either way, so the two outputs are the same bits; params say which it reads.
+TEST_P(GemmLadder, Fp16InputWrittenOnceGivesTheBitsOfThePerCallConversion) {
+  std::vector<float> outputs[2];
+  std::string said[2];
+  for (int off = 0; off < 2; ++off) {
+    if (off)
+      setenv("STAGEBENCH_GEMM_F16_INPUT", "off", 1);
+    else
+      unsetenv("STAGEBENCH_GEMM_F16_INPUT");
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = make_backend(GetParam(), "");
+    } catch (const std::exception& e) {
+      unsetenv("STAGEBENCH_GEMM_F16_INPUT");
+      GTEST_SKIP() << GetParam() << " backend unavailable: " << e.what();
+    }
+    WorkloadOptions o;
+    o.size = "256x192x264";  // K a multiple of 8, not of 64: the identity product's rows of 8
+    GemmWorkload w(o, std::move(backend));
+    said[off] = w.params()["fp16_input"];
+    if (!w.skip_reason(kFp16).empty()) {
+      unsetenv("STAGEBENCH_GEMM_F16_INPUT");
+      GTEST_SKIP() << GetParam() << " has no fp16 stage";
+    }
+    w.prepare(kFp16);
+    w.run(kFp16);
+    outputs[off] = w.output(kFp16);
+  }
+  unsetenv("STAGEBENCH_GEMM_F16_INPUT");
+  EXPECT_NE(said[0].find("written once"), std::string::npos) << said[0];
+  EXPECT_NE(said[1].find("STAGEBENCH_GEMM_F16_INPUT=off"), std::string::npos) << said[1];
+  ASSERT_EQ(outputs[0].size(), size_t{256 * 192});
+  ASSERT_EQ(outputs[0].size(), outputs[1].size());
+  for (size_t i = 0; i < outputs[0].size(); ++i)
+    ASSERT_EQ(outputs[0][i], outputs[1][i]) << "element " << i;
+}
+
+TEST(GemmLadderSpec, Fp16InputKnobRejectsOtherValues) {
+  setenv("STAGEBENCH_GEMM_F16_INPUT", "maybe", 1);
+  WorkloadOptions o;
+  o.size = "tiny";
+  GemmWorkload w(o, make_backend("cpu", ""));
+  EXPECT_THROW(w.params(), std::invalid_argument);
+  unsetenv("STAGEBENCH_GEMM_F16_INPUT");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GemmLadder, ::testing::ValuesIn(backend_names()));

@@ -50,6 +50,9 @@ T+=':OpsOpenCL.*Wgmma*:OpsOpenCL.Conv1d*'
 (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
   timeout -s INT "$(cap 30)" $N/ops_test --gtest_filter="$T" > "$O/ops_test.txt" 2>&1)
 log "ops_test rc=$?"
+(. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
+  timeout -s INT "$(cap 20)" $N/gemm_test --gtest_filter='*Fp16Input*' > "$O/gemm_test.txt" 2>&1)
+log "gemm_test rc=$?"
 model new "" 35 geneformer engine-fp16
 model old "STAGEBENCH_WGMMA_MORE=off" 30 geneformer engine-fp16
 for f in "$O"/*.json; do
@@ -61,6 +64,6 @@ for f in "$O"/*.json; do
 done | tee "$O/summary.txt"
 grep -h "median" "$O/cublas.txt"
 for f in "$O"/*-kernels.txt; do echo "== $f"; head -12 "$f"; done
-grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$O/ops_test.txt" | head -20
+grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$O/ops_test.txt" "$O/gemm_test.txt" | head -20
 log "packing"
 tar czf "$OUT/gemm34.tar.gz" -C "$OUT" gemm34 && rm -rf "$O"

@@ -1,0 +1,57 @@
+// The wgmma variants' table (opencl_backend_impl.h, gemm34): ids that the programs and kernels are
+// keyed by, the original two reachable by their widths (gemm_batched_mma.cpp's split products name
+// them so), every variant's ring within an sm_90 work-group's local memory, and a register cap
+// only where it lets two work-groups share an SM. No device needed.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "models/ops/opencl/opencl_backend_impl.h"
+
+namespace sb {
+namespace {
+
+TEST(WgmmaVariants, IdsAreUniqueAndTheOriginalTwoAreTheirWidths) {
+  std::set<int> ids;
+  int originals = 0;
+  for (const WgmmaVariant& v : kWgmmaVariants) {
+    EXPECT_TRUE(ids.insert(v.id).second) << v.name;
+    EXPECT_TRUE(v.bn == 128 || v.bn == 256) << v.name;
+    if (v.id == v.bn) ++originals;
+    EXPECT_GE(v.ahead(), 1) << v.name << ": the ring must keep a K tile in flight";
+  }
+  EXPECT_EQ(originals, 2);
+}
+
+TEST(WgmmaVariants, RingsFitAWorkGroupAndCapsAllowTwoAnSm) {
+  constexpr int kMaxLocal = 227 * 1024;    // sm_90's largest work-group allocation
+  constexpr int kSmLocal = 228 * 1024;     // an SM's, shared by its work-groups
+  constexpr int kReservedPerGroup = 1024;  // the driver's own per work-group
+  constexpr int kSmRegisters = 65536, kThreads = 256;
+  for (const WgmmaVariant& v : kWgmmaVariants) {
+    // gemm_wgmma.cl: WG_STAGES x (128 + WG_BN) rows of 64 halves, and 64 spare 16-byte chunks
+    // to reach a 1024-byte boundary.
+    const int bytes = v.stages * (128 + v.bn) * 64 * 2 + 64 * 16;
+    EXPECT_LE(bytes, kMaxLocal) << v.name;
+    if (v.maxnreg > 0) {
+      EXPECT_LE(2 * (bytes + kReservedPerGroup), kSmLocal) << v.name << ": capped for 2 an SM";
+      EXPECT_LE(2 * kThreads * v.maxnreg, kSmRegisters) << v.name;
+    }
+  }
+}
+
+TEST(WgmmaVariants, TilesNameTheirVariants) {
+  const std::vector<PipeTile> tiles = wgmma_tiles();
+  const std::vector<WgmmaVariant> built = wgmma_variants();
+  ASSERT_EQ(tiles.size(), built.size());
+  // The knob is read once per process; unset in tests, it is on: every variant is a candidate.
+  EXPECT_EQ(tiles.size(), std::size(kWgmmaVariants));
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    EXPECT_TRUE(tiles[i].wgmma);
+    EXPECT_EQ(tiles[i].id, built[i].id);
+    EXPECT_EQ(tiles[i].bn, built[i].bn);
+  }
+}
+
+}  // namespace
+}  // namespace sb
