@@ -1,0 +1,4 @@
+# The second call (run from the checkout's root, build-gemm34/ carried, as in ../call.sh): the
+# "gemm new" step of ../call.sh, which ran out of its 60 s cap in the first call while the cold
+# programs built, twice in fresh processes with the defaults (both gemm34 knobs on).
+O=$OUT/g2; mkdir -p $O; N=build-gemm34/.gpu; for i in 1 2; do timeout -s INT 40 $N/gpu-run.sh run gemm --size 8192x8192x8192 --backend opencl --stages fp16 --max-time 3 -q -o $O/gemm-new$i.json --timeline $O/gemm-new$i.trace.json > $O/gemm-new$i.log 2>&1; echo "rc=$? $(date -u +%T)"; PYTHONPATH=$N python3 -m sbgpu kernels $O/gemm-new$i.trace.json 10 > $O/gemm-new$i-kernels.txt 2>&1; rm -f $O/gemm-new$i.trace.json; $N/gpu-run.sh report $O/gemm-new$i.json > $O/gemm-new$i.md 2>&1; grep -E "^\| [0-9]" $O/gemm-new$i.md | cut -c1-120; cat $O/gemm-new$i-kernels.txt | tail -4; done; tar czf $OUT/g2.tar.gz -C $OUT g2
