@@ -53,10 +53,12 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // The wgmma kernels. The first two are the probe's fastest of each width on an H200 at 8192^3
 // (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
 // tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5); their
-// ids are their widths, which gemm_batched_mma.cpp's split products name. The others (gemm34,
-// STAGEBENCH_WGMMA_MORE=off leaves them out): 128 x 128 in 3 stages (drained, 2 ahead) capped at
+// ids are their widths, which gemm_batched_mma.cpp's split products name. The third (gemm34,
+// STAGEBENCH_WGMMA_MORE=off leaves it out): 128 x 128 in 3 stages (drained, 2 ahead) capped at
 // 128 registers, so that two work-groups share an SM and one's epilogue and ring fill overlap the
-// other's wgmma (a persistent kernel's gain without its scheduling); and 128 x 128 in 7 stages.
+// other's wgmma (a persistent kernel's gain without its scheduling). It won 64 of Enformer full's
+// 90 products and the 8192^3 GEMM on an H200; a 7-stage 128 x 128 ring, timed beside it, won
+// none and was dropped (results/h200/gemm34-2026-11-29/README.md).
 struct WgmmaVariant {
   int id, bn, stages;
   bool drain;
@@ -66,8 +68,7 @@ struct WgmmaVariant {
 };
 inline constexpr WgmmaVariant kWgmmaVariants[] = {{256, 256, 4, true, 0, "wgmma_f16_256"},
                                                   {128, 128, 6, false, 0, "wgmma_f16_128"},
-                                                  {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
-                                                  {2128, 128, 7, false, 0, "wgmma_f16_128_s7"}};
+                                                  {1128, 128, 3, true, 128, "wgmma_f16_128_x2"}};
 // STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
 // the first two (as before gemm34, for A/B runs); anything else throws.
 bool wgmma_more_variants();
