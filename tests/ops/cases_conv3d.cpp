@@ -339,18 +339,19 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                                Precision::f32, 1e-4}});
                        }});
       // 3^3 weight gradients stay on the GEMM paths, but from one input channel into at most 16
-      // (conv3d_narrow_dw_k3: 132 row segments, 16 a slot)
+      // (conv3d_narrow_dw_k3_planes by default, =direct conv3d_narrow_dw_k3: 132 row segments, 16
+      // a slot)
       if (nc.kernel != 1 && !(nc.in == 1 && nc.out <= 16)) continue;
       cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
                          return backward_weights_checks(be, ConvInputs(s, seed + 6));
                        }});
     }
 #ifdef STAGEBENCH_HAVE_OPENCL
-  // conv3d_narrow_dw_k3_planes (STAGEBENCH_CONV_NARROW=planes, off by default until timed on a
-  // GPU), turned on for this case whatever the environment says: the 1 -> 16 3^3 weight gradient
-  // against the reference at fp32's tolerance, its launch counted, and dW and dbias the same bits
-  // as conv3d_narrow_dw_k3's (each sum the same products in the same order); 132 row segments
-  // over 9 slots, the last one partial.
+  // conv3d_narrow_dw_k3_planes (STAGEBENCH_CONV_NARROW=planes, the default), on for this case
+  // whatever the environment says: the 1 -> 16 3^3 weight gradient against the reference at
+  // fp32's tolerance, its launch counted, and dW and dbias the same bits as conv3d_narrow_dw_k3's
+  // (=direct; each sum the same products in the same order), which this case launches too, so
+  // that both kernels stay covered; 132 row segments over 9 slots, the last one partial.
   {
     seed += 10;
     Conv3dShape s = shape_of({Layout3d::ndhwc, 3, 1, 1}, false);

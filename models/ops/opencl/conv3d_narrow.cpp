@@ -4,9 +4,10 @@
 // fp32 stage-0 calls keep their library path; STAGEBENCH_CONV_NARROW=igemm keeps every call on
 // the path it took before (to time the two in one session); =v1 runs the narrow kernels of
 // results/h200/gpu27b-2026-11-28 (the 3^3 one-channel weight gradient on the implicit GEMM, the
-// 3^3 one-channel forward an output voxel an item), the earlier round of the default's; =planes
-// is the default with the 3^3 one-channel weight gradient on conv3d_narrow_dw_k3_planes (dyn34,
-// not yet timed on a GPU: off until then).
+// 3^3 one-channel forward an output voxel an item), the earlier round of the default's; planes
+// (the default) takes the 3^3 one-channel weight gradient on conv3d_narrow_dw_k3_planes, direct
+// on conv3d_narrow_dw_k3 (the same bits; 378.8 against 409.9 us a call on an H200,
+// results/h200/dyn34-2026-11-29/narrow/narrow-dw.txt).
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -20,9 +21,9 @@ namespace {
 
 std::string conv_narrow_setting() {
   const char* env = std::getenv("STAGEBENCH_CONV_NARROW");
-  const std::string v = env && *env ? env : "direct";
-  if (v == "direct" || v == "igemm" || v == "v1" || v == "planes") return v;
-  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be direct, planes, v1 or igemm, not '" +
+  const std::string v = env && *env ? env : "planes";
+  if (v == "planes" || v == "direct" || v == "igemm" || v == "v1") return v;
+  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be planes, direct, v1 or igemm, not '" +
                               v + "'");
 }
 

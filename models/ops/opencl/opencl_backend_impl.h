@@ -251,8 +251,9 @@ class OpenCLBackend : public Backend {
   bool inorm_vec4_ = inorm_vec4_requested();  // STAGEBENCH_INORM_VEC4
                                               // --- end dyn33
 
-  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes runs the 3^3 one-channel weight gradient
-  // on conv3d_narrow_dw_k3_planes (conv3d_narrow.cpp).
+  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, now the default (the declarations'
+  // comment above predates it), runs the 3^3 one-channel weight gradient on
+  // conv3d_narrow_dw_k3_planes, =direct on conv3d_narrow_dw_k3 (conv3d_narrow.cpp).
  public:
   // Tests: that kernel or conv3d_narrow_dw_k3, whatever the environment said.
   void use_conv_narrow_dw_planes(bool on) { conv_narrow_dw_planes_ = on; }

@@ -307,14 +307,15 @@ __kernel __attribute__((reqd_work_group_size(NARROW_DW3_LANES, 4, 1))) void conv
   }
 }
 
-// conv3d_narrow_dw_k3 with its taps split by plane (dyn34, STAGEBENCH_CONV_NARROW=planes): the
-// kernel above took 0.406 ms on an H200 for DynUNet's 1 -> 16 at 64^3 where its bytes need about
-// 30 us (results/h200/dyn34-2026-11-29/README.md): each item holds 4 x 27 + 4 sums, so few warps
-// fit a multiprocessor to cover its 27 loads' latency. Here a third dimension of the work-group
+// conv3d_narrow_dw_k3 with its taps split by plane (dyn34; the default, STAGEBENCH_CONV_NARROW=
+// direct keeps the kernel above): that kernel took 0.406 ms on an H200 for DynUNet's 1 -> 16 at
+// 64^3 where its bytes need about 30 us (results/h200/dyn34-2026-11-29/README.md): each item
+// holds 4 x 27 + 4 sums, so few warps fit a multiprocessor to cover its 27 loads' latency. Here a third dimension of the work-group
 // takes the tap plane kd: an item holds 4 x 9 + 4 sums, three times the items share a voxel's dy
 // (through L1) and each loads 9 taps of x. The same segments, slots and lane order, and each
 // (channel, tap) sum made of the same products in the same order: the same bits as the kernel
-// above (the bias from the kd = 0 items).
+// above (the bias from the kd = 0 items). On the H200 378.8 against 409.9 us a call
+// (results/h200/dyn34-2026-11-29/narrow/narrow-dw.txt): more resident warps bought only 8%.
 __kernel __attribute__((reqd_work_group_size(NARROW_DW3_LANES, 4, 3))) void
 conv3d_narrow_dw_k3_planes(__global const float* restrict x, __global const float* restrict dy,
                            int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW,
