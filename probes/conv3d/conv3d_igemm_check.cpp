@@ -22,6 +22,7 @@
 #include "probes/conv3d/probe_values.h"
 
 int run_backward_check(sb::Precision p, int reps);  // conv3d_bwd_check.cpp
+int run_narrow_dw_time(int reps);                   // narrow_dw_time.cpp
 
 namespace {
 
@@ -52,6 +53,8 @@ double max_abs(const std::vector<float>& a, const std::vector<float>& ref) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "narrow-dw")
+    return run_narrow_dw_time(argc > 2 ? std::atoi(argv[2]) : 10);
   if (argc > 1 && std::string(argv[1]) == "bwd") {
     const std::string bp = argc > 2 ? argv[2] : "tf32";
     return run_backward_check(bp == "f16" ? sb::Precision::f16 : sb::Precision::tf32,

@@ -3,13 +3,19 @@ conv3d_lines_bf16_16): torch.nn.functional.conv3d in bf16, channels_last_3d, cud
 on, timed with CUDA events (median of 50 after 10 warm-ups), forward and, for 16 -> 16, the data
 gradient (conv_transpose3d of dy with the same weight: the same GEMM shape).
 
-Usage: python3 probes/conv3d/cudnn_conv_time.py [--batch 8] [--edge 64]
+With --all: every forward convolution of DynUNet full (forward_shapes.py's FORWARD, the
+transposed ones by conv_transpose3d), in the same way, as tab-separated label and microseconds
+(forward_shapes.py's CUDNN.tsv).
+
+Usage: python3 probes/conv3d/cudnn_conv_time.py [--batch 8] [--edge 64] [--all]
 """
 import argparse
 import statistics
 
 import torch
 import torch.nn.functional as F
+
+from forward_shapes import FORWARD
 
 
 def timed(fn, reps=50, warm=10):
@@ -27,15 +33,40 @@ def timed(fn, reps=50, warm=10):
     return statistics.median(times)
 
 
+def all_forward(n):
+    """cuDNN's bf16 time for each of DynUNet full's forward convolutions (bias on the output
+    head alone, as the network has)."""
+    print("label\tus\tTFLOP/s")
+    for label, t, cin, cout, e, k, s in FORWARD:
+        x = torch.randn(n, cin, e, e, e, device="cuda", dtype=torch.bfloat16)
+        x = x.to(memory_format=torch.channels_last_3d)
+        wshape = (cin, cout, k, k, k) if t else (cout, cin, k, k, k)
+        w = torch.randn(*wshape, device="cuda", dtype=torch.bfloat16)
+        w = w.to(memory_format=torch.channels_last_3d)
+        b = torch.randn(cout, device="cuda", dtype=torch.bfloat16) if label == "output" else None
+        if t:
+            ms = timed(lambda: F.conv_transpose3d(x, w, b, stride=s))
+            vox = n * e ** 3
+        else:
+            ms = timed(lambda: F.conv3d(x, w, b, stride=s, padding=k // 2))
+            vox = n * (e // s) ** 3
+        flop = 2.0 * vox * cin * cout * k ** 3
+        print(f"{label}\t{ms * 1e3:.1f}\t{flop / ms / 1e9:.2f}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--edge", type=int, default=64)
+    p.add_argument("--all", action="store_true")
     args = p.parse_args()
     torch.backends.cudnn.benchmark = True
     n, e = args.batch, args.edge
-    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
+    print(f"# torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
           f"{torch.cuda.get_device_name()}")
+    if args.all:
+        all_forward(n)
+        return
     for cin in (16, 32):
         x = torch.randn(n, cin, e, e, e, device="cuda", dtype=torch.bfloat16)
         x = x.to(memory_format=torch.channels_last_3d)

@@ -10,6 +10,9 @@
 
 #include "tests/ops/gradient_check.h"
 #include "tests/ops/op_case.h"
+#ifdef STAGEBENCH_HAVE_OPENCL
+#include "models/ops/opencl/opencl_backend_impl.h"
+#endif
 
 namespace sb::testing {
 namespace {
@@ -336,12 +339,77 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                                Precision::f32, 1e-4}});
                        }});
       // 3^3 weight gradients stay on the GEMM paths, but from one input channel into at most 16
-      // (conv3d_narrow_dw_k3: 132 row segments, 16 a slot)
+      // (conv3d_narrow_dw_k3_planes by default, =direct conv3d_narrow_dw_k3: 132 row segments, 16
+      // a slot)
       if (nc.kernel != 1 && !(nc.in == 1 && nc.out <= 16)) continue;
       cases.push_back({Op::conv3d_backward_weights, name, needs, [=](Backend& be) {
                          return backward_weights_checks(be, ConvInputs(s, seed + 6));
                        }});
     }
+#ifdef STAGEBENCH_HAVE_OPENCL
+  // conv3d_narrow_dw_k3_planes (STAGEBENCH_CONV_NARROW=planes, the default), on for this case
+  // whatever the environment says: the 1 -> 16 3^3 weight gradient against the reference at
+  // fp32's tolerance, its launch counted, and dW and dbias the same bits as conv3d_narrow_dw_k3's
+  // (=direct; each sum the same products in the same order), which this case launches too, so
+  // that both kernels stay covered; 132 row segments over 9 slots, the last one partial.
+  {
+    seed += 10;
+    Conv3dShape s = shape_of({Layout3d::ndhwc, 3, 1, 1}, false);
+    s.in_channels = 1, s.out_channels = 16;
+    s.batch = 2, s.d = 11, s.h = 6, s.w = 13;
+    s.precision = Precision::f16;
+    const auto precision = needs_precision(Precision::f16);
+    const std::function<std::string(Backend&)> needs = [precision](Backend& be) -> std::string {
+      if (dynamic_cast<OpenCLBackend*>(&be) == nullptr) return "conv3d_narrow.cl is OpenCL's";
+      return precision(be);
+    };
+    cases.push_back(
+        {Op::conv3d_backward_weights, "narrow_f16_k3_1to16_planes", needs, [=](Backend& be) {
+           auto& cl = dynamic_cast<OpenCLBackend&>(be);
+           struct Restore {
+             OpenCLBackend& b;
+             bool was;
+             ~Restore() { b.use_conv_narrow_dw_planes(was); }
+           } const restore{cl, cl.conv_narrow_dw_planes()};
+           const ConvInputs in(s, seed);
+           auto run = [&](bool planes, Vec& dw_out, Vec& db_out) {
+             cl.use_conv_narrow_dw_planes(planes);
+             Tensor dw = be.empty(w_shape(in.s)), db = be.empty({in.s.out_channels});
+             be.fill(dw, std::numeric_limits<float>::quiet_NaN());
+             be.fill(db, std::numeric_limits<float>::quiet_NaN());
+             be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)),
+                                        up(be, in.dy, y_shape(in.s)), dw, &db);
+             dw_out = be.download(dw), db_out = be.download(db);
+           };
+           auto planes_launches = [&] {
+             be.synchronize();
+             cl.kernel_log()->drain();
+             const auto& k = cl.kernel_log()->kernels();
+             const auto it = k.find("conv3d_narrow_dw_k3_planes");
+             return it == k.end() ? uint64_t{0} : it->second.launches;
+           };
+           Vec dw_old, db_old, dw_new, db_new;
+           run(false, dw_old, db_old);
+           const uint64_t before = planes_launches();
+           run(true, dw_new, db_new);
+           const uint64_t ran = planes_launches() - before;
+           DVec dw_ref, db_ref;
+           backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+           std::vector<Check> out =
+               checks({{"dw", dw_new, dw_ref, Precision::f32, 1e-4},
+                       {"dbias", db_new, db_ref, Precision::f32, 1e-4},
+                       // 1e-300 x (1 + |want|): nothing but the same value passes
+                       {"dw against conv3d_narrow_dw_k3", dw_new,
+                        DVec(dw_old.begin(), dw_old.end()), Precision::f32, 1e-300},
+                       {"dbias against conv3d_narrow_dw_k3", db_new,
+                        DVec(db_old.begin(), db_old.end()), Precision::f32, 1e-300}});
+           if (ran != 1)
+             out.push_back(
+                 {"conv3d_narrow_dw_k3_planes launches", {static_cast<float>(ran)}, {1.0}});
+           return out;
+         }});
+  }
+#endif
   // The stride-2 data gradient with dy's channels in several groups of four (24: six), where
   // NVIDIA spreads dy four channels an item (conv3d_dy_dilate4) before its bf16 implicit GEMM;
   // odd and unequal sizes, so the spread grid's last planes hold no dy. Reference over the

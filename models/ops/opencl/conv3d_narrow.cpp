@@ -4,7 +4,10 @@
 // fp32 stage-0 calls keep their library path; STAGEBENCH_CONV_NARROW=igemm keeps every call on
 // the path it took before (to time the two in one session); =v1 runs the narrow kernels of
 // results/h200/gpu27b-2026-11-28 (the 3^3 one-channel weight gradient on the implicit GEMM, the
-// 3^3 one-channel forward an output voxel an item), the earlier round of the default's.
+// 3^3 one-channel forward an output voxel an item), the earlier round of the default's; planes
+// (the default) takes the 3^3 one-channel weight gradient on conv3d_narrow_dw_k3_planes, direct
+// on conv3d_narrow_dw_k3 (the same bits; 378.8 against 409.9 us a call on an H200,
+// results/h200/dyn34-2026-11-29/narrow/narrow-dw.txt).
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -18,10 +21,10 @@ namespace {
 
 std::string conv_narrow_setting() {
   const char* env = std::getenv("STAGEBENCH_CONV_NARROW");
-  const std::string v = env && *env ? env : "direct";
-  if (v == "direct" || v == "igemm" || v == "v1") return v;
-  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be direct, v1 or igemm, not '" + v +
-                              "'");
+  const std::string v = env && *env ? env : "planes";
+  if (v == "planes" || v == "direct" || v == "igemm" || v == "v1") return v;
+  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be planes, direct, v1 or igemm, not '" +
+                              v + "'");
 }
 
 }  // namespace
@@ -30,7 +33,11 @@ bool conv_narrow_requested() {
   return conv_narrow_setting() != "igemm";
 }
 bool conv_narrow_v2_requested() {
-  return conv_narrow_setting() == "direct";
+  const std::string v = conv_narrow_setting();
+  return v == "direct" || v == "planes";
+}
+bool OpenCLBackend::conv_narrow_dw_planes_requested() {
+  return conv_narrow_setting() == "planes";
 }
 
 namespace {
@@ -150,9 +157,12 @@ bool OpenCLBackend::conv3d_backward_weights_narrow(const Conv3dShape& s, const T
     const int64_t slice = std::max<int64_t>(16, (segs + kNarrowDw3Slots - 1) / kNarrowDw3Slots);
     const int64_t slots = (segs + slice - 1) / slice;
     Tensor partial = empty({slots, total});
-    launch("conv3d_narrow_dw_k3", cl::NDRange(static_cast<size_t>(slots * kNarrowDw3Lanes), 4),
-           cl::NDRange(static_cast<size_t>(kNarrowDw3Lanes), 4), x, dy, s.out_channels, s.d, s.h,
-           s.w, s.stride, s.padding, od, oh, ow, to_cl_int(segs, "conv3d dW segments"),
+    // planes: a third work-group dimension over the tap planes (the same sums and bits)
+    const size_t planes = conv_narrow_dw_planes_ ? 3 : 1;
+    launch(planes > 1 ? "conv3d_narrow_dw_k3_planes" : "conv3d_narrow_dw_k3",
+           cl::NDRange(static_cast<size_t>(slots * kNarrowDw3Lanes), 4, planes),
+           cl::NDRange(static_cast<size_t>(kNarrowDw3Lanes), 4, planes), x, dy, s.out_channels, s.d,
+           s.h, s.w, s.stride, s.padding, od, oh, ow, to_cl_int(segs, "conv3d dW segments"),
            to_cl_int(slice, "conv3d dW slice"), partial);
     sum_partials(partial, slots);
     return true;

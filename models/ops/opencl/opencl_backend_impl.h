@@ -268,7 +268,20 @@ class OpenCLBackend : public Backend {
 
  private:
   bool inorm_vec4_ = inorm_vec4_requested();  // STAGEBENCH_INORM_VEC4
-  // --- end dyn33
+                                              // --- end dyn33
+
+  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, now the default (the declarations'
+  // comment above predates it), runs the 3^3 one-channel weight gradient on
+  // conv3d_narrow_dw_k3_planes, =direct on conv3d_narrow_dw_k3 (conv3d_narrow.cpp).
+ public:
+  // Tests: that kernel or conv3d_narrow_dw_k3, whatever the environment said.
+  void use_conv_narrow_dw_planes(bool on) { conv_narrow_dw_planes_ = on; }
+  bool conv_narrow_dw_planes() const { return conv_narrow_dw_planes_; }
+
+ private:
+  static bool conv_narrow_dw_planes_requested();
+  bool conv_narrow_dw_planes_ = conv_narrow_dw_planes_requested();
+  // --- end dyn34
 
   // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
   // their count per instance into `chunks`.

@@ -307,6 +307,78 @@ __kernel __attribute__((reqd_work_group_size(NARROW_DW3_LANES, 4, 1))) void conv
   }
 }
 
+// conv3d_narrow_dw_k3 with its taps split by plane (dyn34; the default, STAGEBENCH_CONV_NARROW=
+// direct keeps the kernel above): that kernel took 0.406 ms on an H200 for DynUNet's 1 -> 16 at
+// 64^3 where its bytes need about 30 us (results/h200/dyn34-2026-11-29/README.md): each item
+// holds 4 x 27 + 4 sums, so few warps fit a multiprocessor to cover its 27 loads' latency. Here a third dimension of the work-group
+// takes the tap plane kd: an item holds 4 x 9 + 4 sums, three times the items share a voxel's dy
+// (through L1) and each loads 9 taps of x. The same segments, slots and lane order, and each
+// (channel, tap) sum made of the same products in the same order: the same bits as the kernel
+// above (the bias from the kd = 0 items). On the H200 378.8 against 409.9 us a call
+// (results/h200/dyn34-2026-11-29/narrow/narrow-dw.txt): more resident warps bought only 8%.
+__kernel __attribute__((reqd_work_group_size(NARROW_DW3_LANES, 4, 3))) void
+conv3d_narrow_dw_k3_planes(__global const float* restrict x, __global const float* restrict dy,
+                           int Co, int D, int H, int W, int stride, int pad, int OD, int OH, int OW,
+                           int segs, int slice, __global float* partial) {
+  __local float red[3 * 16 * (NARROW_DW3_LANES + 1)];  // + 1: the sums below walk o
+  const int lane = get_local_id(0), q = get_local_id(1), kd = get_local_id(2);
+  const int g = get_group_id(0);
+  const int chunks = (OW + NARROW_DW3_LANES - 1) / NARROW_DW3_LANES;
+  const int end = min(segs, (g + 1) * slice);
+  float acc[4][9], accb[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    accb[k] = 0.0f;
+#pragma unroll
+    for (int t = 0; t < 9; ++t) acc[k][t] = 0.0f;
+  }
+  for (int sg = g * slice; sg < end; ++sg) {
+    const int row = sg / chunks, ow = (sg - row * chunks) * NARROW_DW3_LANES + lane;
+    const int oh = row % OH, r2 = row / OH, od = r2 % OD, n = r2 / OD;
+    const bool live = ow < OW;
+    float d[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int o = q * 4 + k;
+      d[k] = live && o < Co ? dy[((size_t)row * OW + ow) * Co + o] : 0.0f;
+      accb[k] += d[k];
+    }
+    const int id = od * stride - pad + kd;
+    const bool din = live && id >= 0 && id < D;
+#pragma unroll
+    for (int kh = 0; kh < 3; ++kh) {
+      const int ih = oh * stride - pad + kh;
+#pragma unroll
+      for (int kw = 0; kw < 3; ++kw) {
+        const int iw = ow * stride - pad + kw;
+        const bool in = din && ih >= 0 && ih < H && iw >= 0 && iw < W;
+        const float xv = in ? x[(((size_t)n * D + id) * H + ih) * W + iw] : 0.0f;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) acc[k][kh * 3 + kw] += d[k] * xv;
+      }
+    }
+  }
+  const int lid = (kd * 4 + q) * NARROW_DW3_LANES + lane;
+  __global float* out = partial + (size_t)g * (Co * 28);
+  for (int t = 0; t < 10; ++t) {  // tap t of the plane (9: the bias)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float v = accb[k];
+#pragma unroll
+      for (int u = 0; u < 9; ++u) v = u == t ? acc[k][u] : v;  // no run-time indexing
+      red[(kd * 16 + q * 4 + k) * (NARROW_DW3_LANES + 1) + lane] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int o = lid % 16, p = lid / 16;  // items 0-47: (plane, channel) p, o
+    if (lid < 48 && o < Co && (t < 9 || p == 0)) {
+      float s = 0.0f;
+      for (int l = 0; l < NARROW_DW3_LANES; ++l) s += red[lid * (NARROW_DW3_LANES + 1) + l];
+      out[t < 9 ? o * 27 + p * 9 + t : Co * 27 + o] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // The slots added in slot order: dW's n_w values, then dbias's (written where has_bias).
 __kernel void conv3d_narrow_dw_sum(__global const float* partial, int slots, int n_w, int total,
                                    __global float* dw, __global float* dbias, int has_bias) {
