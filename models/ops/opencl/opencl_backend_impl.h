@@ -97,12 +97,14 @@ int epilogue_act(const Epilogue& ep, const Tensor& y);
 // 16-query blocks a warp of the f16 masked attention kernel (STAGEBENCH_MMA_ATTENTION).
 int attention_blocks();
 
-// STAGEBENCH_CONV_NARROW: direct (default) runs narrow convolutions on kernels/conv3d_narrow.cl;
-// igemm leaves them on the paths they took before (the implicit GEMM on NVIDIA); v1 runs them
-// without conv3d_narrow_dw_k3 and conv3d_narrow_rows4_k3 (conv3d_narrow.cpp). Anything else
-// throws std::invalid_argument naming the value.
+// STAGEBENCH_CONV_NARROW: planes (default) and direct run narrow convolutions on
+// kernels/conv3d_narrow.cl (planes: the 3^3 one-channel weight gradient on
+// conv3d_narrow_dw_k3_planes, direct: on conv3d_narrow_dw_k3; the same bits); igemm leaves them on
+// the paths they took before (the implicit GEMM on NVIDIA); v1 runs them without
+// conv3d_narrow_dw_k3 and conv3d_narrow_rows4_k3 (conv3d_narrow.cpp). Anything else throws
+// std::invalid_argument naming the value.
 bool conv_narrow_requested();
-bool conv_narrow_v2_requested();  // direct only
+bool conv_narrow_v2_requested();  // planes or direct
 
 // STAGEBENCH_ROW_KERNELS: vec (default) runs LayerNorm and the masked mean on the 16-byte
 // kernels where the width allows (layernorm_rows_vec8_*, masked_mean_quads); lanes keeps the
@@ -270,9 +272,9 @@ class OpenCLBackend : public Backend {
   bool inorm_vec4_ = inorm_vec4_requested();  // STAGEBENCH_INORM_VEC4
                                               // --- end dyn33
 
-  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, now the default (the declarations'
-  // comment above predates it), runs the 3^3 one-channel weight gradient on
-  // conv3d_narrow_dw_k3_planes, =direct on conv3d_narrow_dw_k3 (conv3d_narrow.cpp).
+  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, the default, runs the 3^3 one-channel
+  // weight gradient on conv3d_narrow_dw_k3_planes, =direct on conv3d_narrow_dw_k3
+  // (conv3d_narrow.cpp).
  public:
   // Tests: that kernel or conv3d_narrow_dw_k3, whatever the environment said.
   void use_conv_narrow_dw_planes(bool on) { conv_narrow_dw_planes_ = on; }
