@@ -2,12 +2,14 @@
 // and the element index only, so the OpenCL kernel draws the same one.
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 #include "models/ops/dropout_hash.h"
 
 namespace sb::cpu {
 
 void CpuBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "dropout " + std::to_string(x.numel()); });
   const float* xp = f32_data(x, "dropout input");
   float* yp = f32_data(y, "dropout output");
   const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);

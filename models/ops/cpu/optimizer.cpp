@@ -4,12 +4,14 @@
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
 
 void CpuBackend::do_adamw(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                           const AdamWStep& s) {
+  const OpScope op_scope(op_log(), [&] { return "adamw " + std::to_string(param.numel()); });
   float* p = f32_data(param, "adamw param");
   const float* g = f32_data(grad, "adamw grad");
   float* mp = f32_data(m, "adamw m");
