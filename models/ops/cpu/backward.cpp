@@ -97,9 +97,9 @@ void CpuBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act a
 // dbeta partials, then its dx (dx may be dy: the row's dy is read before its dx is written);
 // then the partials are added in block order, in double, a column block per task. Rows are
 // Eigen float expressions (vectorized sums; the double loops before were one dependent chain per
-// sum, 1.6 ms a call for 1024 x 256 on one thread). The blocks depend on the shape alone, so
-// the bits do not depend on the threads; column blocks over all rows (before) made 4 tasks for
-// DeepFM's 256 channels, 4 busy threads of 16.
+// sum: 1.17 ms a call for 1024 x 256 on one thread, 0.34 after; cpu34 vm-1thread). The blocks
+// depend on the shape alone, so the bits do not depend on the threads; column blocks over all rows
+// (before) made 4 tasks for DeepFM's 256 channels, 4 busy threads of 16.
 void CpuBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
                                        const Tensor& dy, Tensor& dx, Tensor& dgamma,
                                        Tensor& dbeta) {
