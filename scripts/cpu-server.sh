@@ -27,8 +27,9 @@
 #   variables: a before/after of a runtime switch in the same call;
 # - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1; OPS_MODEL, default enformer,
 #   OPS_STAGES, OPS_TIME) and, with EXTRA=1, the host-block pool off and one thread (srv28's steps);
-# - unless NOISE=0, Enformer's stage 0 alone under other placements (16 threads bound, libgomp
-#   spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound), NOISE_TIME s each;
+# - unless NOISE=0, Enformer's stage 0 alone (NOISE_MODEL, NOISE_STAGES) under other placements
+#   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound;
+#   NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
 # - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
 #   what varies (spread, first samples, drift, the old budget's verdict replayed).
 # Everything runs with OMP_NUM_THREADS=THREADS (default: the cores Linux lists),
@@ -153,16 +154,22 @@ run() {
   [[ ${EXTRA:-0} == 1 ]] && step one-thread 20 OMP_NUM_THREADS=1 -- "${new[@]}" "${e[@]}" --no-ceilings \
     --stages original --max-time 6 --min-samples 3 -o "$out/enformer-$size-new-1thread.json"
   # What varies with placement: stage 0 alone, the same sampling, NOISE_TIME s each.
+  # NOISE_MODEL and NOISE_STAGES pick the ladder (default Enformer's stage 0); NOISE_PLACEMENTS,
+  # ";"-separated "name ENV...", replaces the default four placements.
   local nt=${NOISE_TIME:-5} noise_files=()
   if [[ ${NOISE:-1} == 1 ]]; then
     local placements=("bound" "active OMP_WAIT_POLICY=ACTIVE"
       "threads$((THREADS - 1)) OMP_NUM_THREADS=$((THREADS - 1))"
       "unbound -u OMP_PROC_BIND -u OMP_PLACES")
+    [[ -n ${NOISE_PLACEMENTS:-} ]] && IFS=';' read -ra placements <<<"$NOISE_PLACEMENTS"
+    local noise_model=${NOISE_MODEL:-enformer}
     for p in "${placements[@]}"; do
+      p=$(echo "$p" | xargs)  # trim
       local name=${p%% *} envs=()
       [[ $p == *" "* ]] && read -ra envs <<<"${p#* }"
-      step "noise-$name" $((nt + 25)) "${envs[@]}" -- "${new[@]}" "${e[@]}" --no-ceilings \
-        --stages original "${sampling[@]}" --max-time "$nt" -o "$out/noise-$name.json"
+      step "noise-$name" $((nt + 25)) "${envs[@]}" -- "${new[@]}" run "$noise_model" \
+        --size "$size" --backend cpu --no-ceilings --stages ${NOISE_STAGES:-original} \
+        "${sampling[@]}" --max-time "$nt" -o "$out/noise-$name.json"
       noise_files+=("$out/noise-$name.json")
     done
   fi

@@ -9,6 +9,7 @@
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -45,6 +46,8 @@ float act_derivative(Act act, float x) {
 // Tokens grouped by id (a stable sort keeps token order inside a group); each table row then
 // adds its tokens' rows in token order, rows of different ids in parallel.
 void CpuBackend::do_embedding_backward(const Tensor& dy, const Tensor& ids, Tensor& dtable) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "embedding_backward " + std::to_string(dy.numel()); });
   const int64_t d = dtable.dim(1), tokens = ids.numel();
   const int32_t* ip = i32_data(ids, "embedding_backward ids");
   const float* dyp = f32_data(dy, "embedding_backward dy");
@@ -68,19 +71,40 @@ void CpuBackend::do_embedding_backward(const Tensor& dy, const Tensor& ids, Tens
 }
 
 void CpuBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "activation_backward " + std::to_string(x.numel()); });
   const float* xp = f32_data(x, "activation_backward input");
   const float* dyp = f32_data(dy, "activation_backward dy");
   float* dxp = f32_data(dx, "activation_backward dx");
   parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
+    if (act == Act::relu) {  // vectorized; the switch per element below is not
+      ArrayMap(dxp + i0, i1 - i0) =
+          (ConstArrayMap(xp + i0, i1 - i0) > 0.0f).select(ConstArrayMap(dyp + i0, i1 - i0), 0.0f);
+      return;
+    }
+    if (act == Act::gelu_erf) {  // Phi(x) + x phi(x) as one vectorized Eigen expression
+      const ConstArrayMap v(xp + i0, i1 - i0);
+      ArrayMap(dxp + i0, i1 - i0) =
+          ConstArrayMap(dyp + i0, i1 - i0) *
+          (0.5f * (1.0f + (v * 0.70710678f).erf()) + v * 0.39894228f * (-0.5f * v * v).exp());
+      return;
+    }
     for (int64_t i = i0; i < i1; ++i) dxp[i] = dyp[i] * act_derivative(act, xp[i]);
   });
 }
 
-// Statistics in double per row (two passes); dgamma and dbeta sum over rows by column blocks,
-// each block in row order; dx last, since it may overwrite dy.
+// One pass over fixed row blocks: each row's statistics, its share of the block's dgamma and
+// dbeta partials, then its dx (dx may be dy: the row's dy is read before its dx is written);
+// then the partials are added in block order, in double, a column block per task. Rows are
+// Eigen float expressions (vectorized sums; the double loops before were one dependent chain per
+// sum: 1.17 ms a call for 1024 x 256 on one thread, 0.34 after; cpu34 vm-1thread). The blocks
+// depend on the shape alone, so the bits do not depend on the threads; column blocks over all rows
+// (before) made 4 tasks for DeepFM's 256 channels, 4 busy threads of 16.
 void CpuBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, float eps,
                                        const Tensor& dy, Tensor& dx, Tensor& dgamma,
                                        Tensor& dbeta) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "layernorm_backward " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = x.numel() / c;
   const float* xp = f32_data(x, "layernorm_backward input");
   const float* g = f32_data(gamma, "layernorm_backward gamma");
@@ -88,60 +112,45 @@ void CpuBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, flo
   float* dxp = f32_data(dx, "layernorm_backward dx");
   float* dgp = f32_data(dgamma, "layernorm_backward dgamma");
   float* dbp = f32_data(dbeta, "layernorm_backward dbeta");
-  std::vector<double> mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
-  parallel_for(rows, 2 * c, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* row = xp + r * c;
-      double s = 0, ss = 0;
-      for (int64_t i = 0; i < c; ++i) s += row[i];
-      const double mu = s / static_cast<double>(c);
-      for (int64_t i = 0; i < c; ++i) ss += (row[i] - mu) * (row[i] - mu);
-      mean[r] = mu;
-      rstd[r] = 1.0 / std::sqrt(ss / static_cast<double>(c) + eps);
-    }
-  });
-  // Column blocks: each sums its columns over every row, in row order.
-  constexpr int64_t kBlock = 64;
-  const int64_t blocks = (c + kBlock - 1) / kBlock;
-  parallel_for(blocks, 2 * kBlock * rows, [&](int64_t b0, int64_t b1) {
-    std::vector<double> sg(kBlock), sb(kBlock);
+  // At most about 256 blocks, so the partials stay small for long inputs.
+  const int64_t block_rows = std::max<int64_t>(8, (rows + 255) / 256);
+  const int64_t blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<float> pg(static_cast<size_t>(blocks * c)), pb(static_cast<size_t>(blocks * c));
+  const float inv_c = 1.0f / static_cast<float>(c);
+  parallel_for(blocks, 8 * block_rows * c, [&](int64_t b0, int64_t b1) {
+    Eigen::ArrayXf xhat(c);
+    const ConstArrayMap gm(g, c);
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t c0 = b * kBlock, n = std::min(kBlock, c - c0);
-      std::fill(sg.begin(), sg.end(), 0.0);
-      std::fill(sb.begin(), sb.end(), 0.0);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t i = 0; i < n; ++i) {
-          const double d = dyp[r * c + c0 + i];
-          sg[i] += d * (xp[r * c + c0 + i] - mean[r]) * rstd[r];
-          sb[i] += d;
-        }
-      for (int64_t i = 0; i < n; ++i) {
-        dgp[c0 + i] = static_cast<float>(sg[i]);
-        dbp[c0 + i] = static_cast<float>(sb[i]);
+      ArrayMap sg(pg.data() + b * c, c), sb(pb.data() + b * c, c);
+      sg.setZero();
+      sb.setZero();
+      for (int64_t r = b * block_rows, r_end = std::min(rows, r + block_rows); r < r_end; ++r) {
+        const ConstArrayMap xr(xp + r * c, c), dr(dyp + r * c, c);
+        const float mu = xr.sum() * inv_c;
+        const float rstd = 1.0f / std::sqrt((xr - mu).square().sum() * inv_c + eps);
+        xhat = (xr - mu) * rstd;
+        sg += dr * xhat;
+        sb += dr;
+        const float m1 = (dr * gm).sum() * inv_c, m2 = (dr * gm * xhat).sum() * inv_c;
+        // dx = rstd (dy gamma - mean(dy gamma) - xhat mean(dy gamma xhat)).
+        ArrayMap(dxp + r * c, c) = rstd * (dr * gm - m1 - xhat * m2);
       }
     }
   });
-  // dx = rstd (dy gamma - mean(dy gamma) - xhat mean(dy gamma xhat)).
-  parallel_for(rows, 4 * c, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* row = xp + r * c;
-      const float* d = dyp + r * c;
-      double s1 = 0, s2 = 0;
-      for (int64_t i = 0; i < c; ++i) {
-        const double gd = double(d[i]) * g[i];
-        s1 += gd;
-        s2 += gd * (row[i] - mean[r]) * rstd[r];
-      }
-      const double m1 = s1 / static_cast<double>(c), m2 = s2 / static_cast<double>(c);
-      for (int64_t i = 0; i < c; ++i) {
-        const double xhat = (row[i] - mean[r]) * rstd[r];
-        dxp[r * c + i] = static_cast<float>(rstd[r] * (double(d[i]) * g[i] - m1 - xhat * m2));
-      }
+  constexpr int64_t kCols = 64;
+  parallel_for((c + kCols - 1) / kCols, 2 * kCols * blocks, [&](int64_t t0, int64_t t1) {
+    for (int64_t i0 = t0 * kCols, i1 = std::min(c, t1 * kCols), i = i0; i < i1; ++i) {
+      double sg = 0, sb = 0;
+      for (int64_t b = 0; b < blocks; ++b) sg += pg[b * c + i], sb += pb[b * c + i];
+      dgp[i] = static_cast<float>(sg);
+      dbp[i] = static_cast<float>(sb);
     }
   });
 }
 
 void CpuBackend::do_softmax_rows_backward(const Tensor& y, const Tensor& dy, Tensor& dx) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "softmax_rows_backward " + std::to_string(y.numel()); });
   const int64_t c = y.dim(-1), rows = y.numel() / c;
   const float* yp = f32_data(y, "softmax_rows_backward y");
   const float* dyp = f32_data(dy, "softmax_rows_backward dy");

@@ -106,6 +106,7 @@ void CpuBackend::do_write_ids(std::span<const int32_t> host, Tensor& t, bool /*b
 }
 
 void CpuBackend::do_fill(Tensor& y, float value) {
+  const OpScope op_scope(op_log(), [&] { return "fill " + std::to_string(y.numel()); });
   float* yp = f32_data(y, "fill output");
   parallel_for(y.numel(), 1, [&](int64_t i0, int64_t i1) { std::fill(yp + i0, yp + i1, value); });
 }

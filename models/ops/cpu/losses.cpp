@@ -7,6 +7,7 @@
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 namespace sb::cpu {
@@ -37,6 +38,8 @@ double deterministic_sum(int64_t n, int64_t cost, Term&& term) {
 
 void CpuBackend::do_bce_with_logits(const Tensor& logits, const Tensor& targets, float scale,
                                     Tensor& loss, int64_t slot, Tensor& dlogits) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "bce_with_logits " + std::to_string(logits.numel()); });
   const int64_t n = logits.numel();
   const float* z = f32_data(logits, "bce_with_logits logits");
   const float* t = f32_data(targets, "bce_with_logits targets");
@@ -59,6 +62,8 @@ void CpuBackend::do_bce_with_logits(const Tensor& logits, const Tensor& targets,
 void CpuBackend::do_cross_entropy(const Tensor& logits, const Tensor& labels,
                                   const Tensor* class_weights, float smoothing, float scale,
                                   Tensor& loss, int64_t slot, Tensor& dlogits) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "cross_entropy " + std::to_string(logits.numel()); });
   const int64_t rows = logits.dim(0), c = logits.dim(1);
   const float* z = f32_data(logits, "cross_entropy logits");
   const int32_t* y = i32_data(labels, "cross_entropy labels");
@@ -109,6 +114,7 @@ void CpuBackend::do_cross_entropy(const Tensor& logits, const Tensor& labels,
 }
 
 void CpuBackend::do_sum_squares(const Tensor& x, Tensor& out, int64_t slot) {
+  const OpScope op_scope(op_log(), [&] { return "sum_squares " + std::to_string(x.numel()); });
   const float* xp = x.numel() > 0 ? f32_data(x, "sum_squares input") : nullptr;
   const double sum = deterministic_sum(x.numel(), 1, [&](int64_t i) {
     const double v = xp[i];

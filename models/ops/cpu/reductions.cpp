@@ -1,5 +1,7 @@
 // Reductions: row statistics (the separate-pass LayerNorm's), sums over the middle axis, and the
 // masked mean over tokens.
+#include <algorithm>
+
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
@@ -33,16 +35,23 @@ void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y)
   const float* xp = f32_data(x, "sum_axis1 input");
   const float* wp = weights != nullptr ? f32_data(*weights, "sum_axis1 weights") : nullptr;
   float* yp = f32_data(y, "sum_axis1 output");
-  parallel_for(outer, 2 * n * inner, [&](int64_t o0, int64_t o1) {
-    for (int64_t o = o0; o < o1; ++o) {
-      ArrayMap out(yp + o * inner, inner);
+  // Tasks are (outer, column block) pairs: with outer = 1 (a bias gradient over all rows) a task
+  // per outer index ran on one thread. Each element still adds its rows in order j = 0, 1, ...,
+  // so the bits do not depend on the split.
+  constexpr int64_t kCols = 64;
+  const int64_t col_blocks = (inner + kCols - 1) / kCols;
+  parallel_for(outer * col_blocks, 2 * n * std::min(kCols, inner), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t o = t / col_blocks, c0 = (t % col_blocks) * kCols;
+      const int64_t w = std::min(kCols, inner - c0);
+      ArrayMap out(yp + o * inner + c0, w);
       out.setZero();
       for (int64_t j = 0; j < n; ++j) {
-        const int64_t at = (o * n + j) * inner;
+        const int64_t at = (o * n + j) * inner + c0;
         if (wp != nullptr) {
-          out += ConstArrayMap(xp + at, inner) * ConstArrayMap(wp + at, inner);
+          out += ConstArrayMap(xp + at, w) * ConstArrayMap(wp + at, w);
         } else {
-          out += ConstArrayMap(xp + at, inner);
+          out += ConstArrayMap(xp + at, w);
         }
       }
     }
