@@ -59,7 +59,7 @@ void GemmWorkload::prepare(size_t stage) {
     p.weight.input_hi = kInputHi;
   }
   p.y = backend_->empty({config_.m, config_.n});
-  if (stage == kFp16) p.x = f16_input();
+  if (stage == kFp16) p.x = f16_input(p.weight, p.y);
   prepared_[stage] = std::move(p);
   backend_->synchronize();
 }
@@ -87,24 +87,21 @@ CollectorSources GemmWorkload::sources() {
 
 // The fp16 stage's x as a half-precision model's layer reads it: in f16, written so by its
 // producer (issue 27: no conversion pass left in a half-precision stage), as torch.matmul on f16
-// tensors reads it. Written here once, untimed, by a product with the 8 x 8 identity on x's
-// elements in rows of 8: the f32 sums of x times 1 are x, rounded to f16 by the epilogue, the
-// same bits the per-call conversion writes. Undefined (x stays fp32, converted at every call)
-// where STAGEBENCH_GEMM_F16_INPUT=off, K is not a multiple of 8, or the backend writes no f16
-// activations (PoCL); params' fp16_input says so.
-Tensor GemmWorkload::f16_input() {
+// tensors reads it. Converted here once, untimed (Backend::convert, rounding to nearest even: the
+// bits the per-call conversion writes), then one untimed product with it, which a backend whose
+// kernels take no f16 x refuses (PoCL's register-staged GEMMs). Undefined (x stays fp32,
+// converted at every call) then, where STAGEBENCH_GEMM_F16_INPUT=off, or where K is not a
+// multiple of 8; params' fp16_input says so.
+Tensor GemmWorkload::f16_input(const Weight& w, Tensor& y) {
   if (!f16_input_requested() || config_.k % 8 != 0) return {};
-  std::vector<float> eye(64, 0.f);
-  for (size_t i = 0; i < 8; ++i) eye[i * 9] = 1.f;
-  const int64_t rows = config_.m * config_.k / 8;
   try {
-    const Weight identity = backend_->prepare_weight(eye, 8, 8, Precision::f16);
-    Tensor xh = backend_->empty({rows, 8}, DType::f16);
-    backend_->linear(x_.reshaped({rows, 8}), identity, xh);
+    Tensor xh = backend_->empty({config_.m, config_.k}, DType::f16);
+    backend_->convert(x_, xh);
+    backend_->linear(xh, w, y);
     backend_->synchronize();
-    return xh.reshaped({config_.m, config_.k});
-  } catch (const std::invalid_argument&) {  // f16 activations refused: the backend has no f16
-    return {};                              // pipeline (the stage's kernel list shows the pass)
+    return xh;
+  } catch (const std::invalid_argument&) {  // f16 activations refused: no f16 pipeline here
+    return {};                              // (the stage's kernel list shows the pass)
   }
 }
 
@@ -116,8 +113,8 @@ nlohmann::json GemmWorkload::params() const {
       {"inputs", "x and W seeded uniform in [-1, 1) (seed " + std::to_string(options_.seed) + ")"}};
   p["fp16_input"] =
       f16_input_requested() && config_.k % 8 == 0
-          ? "f16 where the backend writes f16 activations (else fp32, converted at every call), "
-            "written once before the stage by an identity product"
+          ? "f16 where the backend's GEMMs read f16 x (else fp32, converted at every call), "
+            "converted once before the stage"
           : std::string("fp32, converted to f16 at every call (") +
                 (config_.k % 8 != 0 ? "K is not a multiple of 8"
                                     : "STAGEBENCH_GEMM_F16_INPUT=off") +

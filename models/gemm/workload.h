@@ -52,7 +52,7 @@ class GemmWorkload : public Workload {
   std::vector<float> w_host_;  // [n, k], prepared per stage at its precision
   Tensor x_;                   // [m, k]
   std::vector<std::optional<Prepared>> prepared_;
-  Tensor f16_input();
+  Tensor f16_input(const Weight& w, Tensor& y);
 };
 
 // Seeded values uniform in [kInputLo, kInputHi), as the models' seeded weights are drawn.

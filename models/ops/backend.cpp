@@ -274,6 +274,15 @@ void CoreOps::copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   do_copy_rows(x, start, y);
 }
 
+void CoreOps::convert(const Tensor& x, Tensor& y) {
+  const Op op = Op::convert;
+  expect_activation(*this, op, "input", x);
+  expect_activation_numel(*this, op, "output", y, x.numel(), "the input's size");
+  expect_distinct(op, "the output", y, "the input", x);
+  if (y.numel() == 0) return;
+  run_op(*this, Op::convert, [&] { do_convert(x, y); });
+}
+
 void CoreOps::embedding(const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y) {
   const Op op = Op::embedding;
   expect_f32_rank(op, "table", table, 2, "[V, D]");

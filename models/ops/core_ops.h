@@ -116,6 +116,10 @@ class CoreOps {
   void im2col(const Tensor& x, int k, Tensor& cols, const InputTransform& t = {});
   // y[b, r, :] = x[b, start + r, :] for r < y.dim(1); x is [B, L, C], y [B, rows, C].
   void copy_rows(const Tensor& x, int64_t start, Tensor& y);
+  // y = x element by element, each fp32 or f16 (an activation: f16 where the backend has f16
+  // kernels), rounded to nearest even on the way to f16. For an input that a half-precision
+  // stage holds in f16 but that no op of the stage produces (a workload's own data).
+  void convert(const Tensor& x, Tensor& y);
   // Embedding lookup: ids [B, S] (i32, from upload_ids), table [V, D] -> y [B, S, D] with
   //   y[b, s, :] = table[ids[b, s], :] + (rows ? rows[s, :] : 0)     (rows [>= S, D])
   // An id outside [0, V) is an error naming the id and its position.

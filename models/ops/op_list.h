@@ -25,6 +25,7 @@
   X(void, im2col, (const Tensor& x, int k, Tensor& cols, const InputTransform& t),              \
     (x, k, cols, t))                                                                             \
   X(void, copy_rows, (const Tensor& x, int64_t start, Tensor& y), (x, start, y))                 \
+  X(void, convert, (const Tensor& x, Tensor& y), (x, y))                                         \
   X(void, embedding, (const Tensor& table, const Tensor& ids, const Tensor* rows, Tensor& y),   \
     (table, ids, rows, y))                                                                       \
   X(void, affine_channels,                                                                       \

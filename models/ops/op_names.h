@@ -13,7 +13,7 @@ namespace sb {
 #define SB_OPS(X)                                                                                \
   X(empty) X(upload) X(upload_ids) X(download)                                                   \
   X(prepare_weight) X(linear) X(gemm_batched)                                                    \
-  X(im2col) X(conv1d) X(copy_rows) X(embedding)                                                  \
+  X(im2col) X(conv1d) X(copy_rows) X(convert) X(embedding)                                       \
   X(affine_channels) X(sigmoid_scaled) X(mul) X(add) X(activation)                               \
   X(layernorm) X(add_layernorm) X(normalize_rows) X(softmax_rows) X(softmax_axis1)               \
   X(row_moments) X(sum_axis1) X(masked_mean)                                                     \

@@ -64,6 +64,12 @@ std::vector<OpCase> data_movement_cases() {
                      for (int ch = 0; ch < 4; ++ch) want.push_back(x[(b * 9 + 3 + r) * 4 + ch]);
                  return std::vector<Check>{{"y", be.download(y), want}};
                }});
+  c.push_back({Op::convert, "f32_to_f32", {}, [](Backend& be) {
+                 const Vec x = random_vec(2 * 7 * 5, 41, -3, 3);
+                 Tensor y = be.empty({2, 7, 5});
+                 be.convert(up(be, x, {2, 7, 5}), y);
+                 return std::vector<Check>{{"y", be.download(y), DVec(x.begin(), x.end())}};
+               }});
   c.push_back({Op::embedding, "lookup", {}, [](Backend& be) { return run_embedding(be, false); }});
   c.push_back({Op::embedding, "lookup_plus_position_rows", {}, [](Backend& be) {
                  return run_embedding(be, true);

@@ -41,6 +41,29 @@ std::string needs_tensor_core_f16(Backend& be) {
 }  // namespace
 
 void add_half_activation_cases(std::vector<OpCase>& c) {
+  // Exact: values f16 holds, and ties that rounding to nearest even sends to the even neighbour
+  // (1 + 3 x 2^-11 goes up to 1 + 2^-9; truncation would give 1 + 2^-10), past 8 elements so
+  // that a vector body and a tail both run.
+  c.push_back({Op::convert, "f32_to_f16_rounds_to_nearest_even", needs_precision(Precision::f16),
+               [](Backend& be) {
+                 const double ulp = std::ldexp(1.0, -10), tie = ulp / 2;
+                 const DVec want = {1, -2, 1, 1 + 2 * ulp, 65504, 0.5, -1, 1 + 2 * ulp, 0.25, 3};
+                 const Vec x = {1,     -2,  float(1 + tie),  float(1 + 3 * tie),
+                                65504, 0.5, float(-1 - tie), float(1 + 2 * ulp - tie),
+                                0.25,  3};
+                 Tensor y = be.empty({2, 5}, DType::f16);
+                 be.convert(up(be, x, {2, 5}), y);
+                 return std::vector<Check>{{"y", be.download(y), want, Precision::f32, 1e-12}};
+               }});
+  c.push_back({Op::convert, "f16_to_f32_and_f16", needs_precision(Precision::f16), [](Backend& be) {
+                 const HalfRows h = half_rows(be, {3, 40}, 95);
+                 Tensor wide = be.empty({3, 40}), copy = be.empty({3, 40}, DType::f16);
+                 be.convert(h.t, wide);
+                 be.convert(h.t, copy);
+                 const DVec want(h.v.begin(), h.v.end());
+                 return std::vector<Check>{{"f32", be.download(wide), want, Precision::f32, 1e-12},
+                                           {"f16", be.download(copy), want, Precision::f32, 1e-12}};
+               }});
   c.push_back({Op::layernorm, "f32_in_f16_out", needs_precision(Precision::f16), [](Backend& be) {
                  const int64_t cols = 256;
                  const Vec x = random_vec(6 * cols, 90, -3, 3), g = random_vec(cols, 91),

@@ -74,6 +74,10 @@ std::vector<BadCall> bad_calls() {
     Tensor y = zeros(be, {2, 5, 4});
     be.copy_rows(zeros(be, {2, 9, 4}), 5, y);
   });
+  add("convert_to_another_size", Op::convert, "is not the input's size", [](Backend& be) {
+    Tensor y = zeros(be, {2, 5});
+    be.convert(zeros(be, {2, 4}), y);
+  });
   add("embedding_id_too_large", Op::embedding,
       "id 11 at position 6 (item 1, token 2) is outside the table's 11 rows", [](Backend& be) {
         Tensor y = zeros(be, {2, 4, 3});

@@ -54,6 +54,16 @@ void CpuBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   });
 }
 
+// The front admits fp32 only here (the cpu backend has no f16 kernels): a copy.
+void CpuBackend::do_convert(const Tensor& x, Tensor& y) {
+  const OpScope op_scope(op_log(), [&] { return "convert " + std::to_string(y.numel()); });
+  const float* xp = f32_data(x, "convert input");
+  float* yp = f32_data(y, "convert output");
+  parallel_for(x.numel(), 1, [&](int64_t i0, int64_t i1) {
+    std::memcpy(yp + i0, xp + i0, (i1 - i0) * sizeof(float));
+  });
+}
+
 void CpuBackend::do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
                               Tensor& y) {
   const OpScope op_scope(op_log(), [&] { return "embedding " + std::to_string(y.numel()); });

@@ -1,4 +1,5 @@
-// Data movement (kernels/data_movement.cl): im2col, row-range copies, the embedding gather.
+// Data movement (kernels/data_movement.cl): im2col, row-range copies, dtype conversion, the
+// embedding gather.
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -18,6 +19,13 @@ void OpenCLBackend::do_copy_rows(const Tensor& x, int64_t start, Tensor& y) {
   const int64_t n = y.numel();
   launch("copy_rows", cl::NDRange(round_up(n, kMoveGroup)), cl::NDRange(kMoveGroup), x, x.dim(1),
          start, y.dim(1), y.dim(2), n, y);
+}
+
+void OpenCLBackend::do_convert(const Tensor& x, Tensor& y) {
+  const int64_t n = y.numel();
+  const int halves =
+      (x.dtype() == DType::f16 ? ACT_HALF_X : 0) | (y.dtype() == DType::f16 ? ACT_HALF_Y : 0);
+  launch("convert_act", quads(n), cl::NDRange(kMoveGroup), x, n, y, halves);
 }
 
 void OpenCLBackend::do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,

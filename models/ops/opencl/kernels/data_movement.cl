@@ -56,6 +56,14 @@ __kernel void copy_rows(__global const float* x, int length, int start, int rows
   y[i] = x[(b * length + start) * channels + rest];
 }
 
+// y = x, four elements an item, each tensor fp32 or f16 bits as `halves` says (ACT_HALF_X,
+// ACT_HALF_Y); f16 stores round to nearest even, as every f16 producer's epilogue does.
+__kernel void convert_act(__global const float* x, int n, __global float* y, int halves) {
+  const int i = get_global_id(0) * 4;
+  for (int j = i; j < min(i + 4, n); ++j)
+    act_store(y, j, act_load(x, j, halves & ACT_HALF_X), halves & ACT_HALF_Y);
+}
+
 // y[t, c] = table[ids[t], c] + (has_rows ? rows[t % seq, c] : 0); t over B * S tokens.
 // The host has checked every id against the table (Backend::embedding); the clamp only keeps a
 // stale id from reading outside the table.
