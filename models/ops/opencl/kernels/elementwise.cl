@@ -113,3 +113,12 @@ __kernel void dropout(__global const float* x, uint key, uint threshold, float s
   const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
   y[i] = keep ? x[i] * scale : 0.0f;
 }
+
+// y = dropout(act(x)): activation's value, then dropout's, as the two kernels compute them.
+__kernel void activation_dropout(__global const float* x, int act, uint key, uint threshold,
+                                 float scale, int n, __global float* y) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
+  y[i] = keep ? apply_act(x[i], act) * scale : 0.0f;
+}
