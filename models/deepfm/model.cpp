@@ -1,9 +1,7 @@
 #include "models/deepfm/model.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
 
 namespace sb::deepfm {
 namespace {
@@ -20,17 +18,6 @@ enum Site : int { kAttnProbs = 0, kAttnOut, kFfnAct, kFfnOut, kDeep0 };
 constexpr double kInitialScale = 65536, kGrowth = 2, kBackoff = 0.5;
 constexpr int64_t kGrowthInterval = 2000;
 
-// STAGEBENCH_DFM_FUSED_DROPOUT: on (default) fuses the FFN's and deep layers' activations with
-// their dropouts in the reduced-precision stages, each direction one launch on the GPU (six
-// fewer a step; dfm35); off keeps the separate passes, for A/B runs. The fp32 stages keep them:
-// they stand for PyTorch's eager step.
-bool fused_dropout_requested() {
-  const char* env = std::getenv("STAGEBENCH_DFM_FUSED_DROPOUT");
-  const std::string v = env && *env ? env : "on";
-  if (v == "on" || v == "off") return v == "on";
-  throw std::invalid_argument("STAGEBENCH_DFM_FUSED_DROPOUT must be on or off, not '" + v + "'");
-}
-
 }  // namespace
 
 std::array<int32_t, 4> table_offsets(const Cardinality& card) {
@@ -44,7 +31,6 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
     : be_(be),
       c_(c),
       sw_(sw),
-      fused_dropout_(sw.precision != Precision::f32 && fused_dropout_requested()),
       seed_(seed),
       init_(init),
       type_weights_host_(type_weights),
@@ -274,7 +260,7 @@ void Trainer::forward_model(const DeviceBatch& batch) {
   be_.add(s_.reshaped({n, e}), o_, x1_);
   be_.layernorm(x1_, n1g_, n1b_, c_.eps, h1_);
   linear_forward(h1_, lin1_, f_, n);
-  if (fused_dropout_) {
+  if (sw_.fused_dropout) {
     be_.activation_dropout(f_, Act::relu, key(kFfnAct), ad_);
   } else {
     be_.activation(f_, Act::relu, a_);
@@ -290,7 +276,7 @@ void Trainer::forward_model(const DeviceBatch& batch) {
   for (size_t l = 0; l < deep_.size(); ++l) {
     linear_forward(*in, deep_[l], u_[l], batch_);
     const DropoutKey k = key(kDeep0 + static_cast<int>(l));
-    if (fused_dropout_) {
+    if (sw_.fused_dropout) {
       be_.activation_dropout(u_[l], Act::gelu_erf, k, z_[l]);
     } else {
       be_.activation(u_[l], Act::gelu_erf, z_[l]);
@@ -427,7 +413,7 @@ void Trainer::backward(const DeviceBatch& batch) {
   fm_backward();
   for (size_t l = deep_.size(); l-- > 0;) {
     const DropoutKey k = key(kDeep0 + static_cast<int>(l));
-    if (fused_dropout_) {
+    if (sw_.fused_dropout) {
       be_.dropout_activation_backward(u_[l], dz_[l], Act::gelu_erf, k, dz_[l]);
     } else {
       be_.dropout(dz_[l], k, dz_[l]);
@@ -441,7 +427,7 @@ void Trainer::backward(const DeviceBatch& batch) {
   be_.layernorm_backward(x2_, n2g_, c_.eps, dt_.reshaped({n, e}), dx_, dn2g_, dn2b_);
   be_.dropout(dx_, key(kFfnOut), dg_);  // d(linear2 output)
   linear_backward(ad_, dg_, lin2_, &dad_, n);
-  if (fused_dropout_) {
+  if (sw_.fused_dropout) {
     be_.dropout_activation_backward(f_, dad_, Act::relu, key(kFfnAct), df_);
   } else {
     be_.dropout(dad_, key(kFfnAct), dad_);

@@ -88,10 +88,6 @@ class Trainer {
   Backend& be_;
   Config c_;
   Switches sw_;
-  // The activations' dropouts fused with them, forward and backward (Backend::
-  // activation_dropout): in the reduced-precision stages, unless STAGEBENCH_DFM_FUSED_DROPOUT=off
-  // (dfm35; model.cpp).
-  bool fused_dropout_;
   uint64_t seed_;
   const Params& init_;
   std::vector<float> type_weights_host_;
