@@ -55,8 +55,9 @@ void OpenCLBackend::do_activation_dropout(const Tensor& x, Act act, const Dropou
                                           Tensor& y) {
   const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
   const int64_t n = x.numel();
+  const Tensor* copy = f16_copy_to_write(y);  // DeepFM's FFN and deep inputs (dfm35)
   launch("activation_dropout", cl::NDRange(round_up(n, kQuadGroup)), cl::NDRange(kQuadGroup), x,
-         static_cast<int>(act), k, threshold, dropout_scale(key.p), n, y);
+         static_cast<int>(act), k, threshold, dropout_scale(key.p), n, y, copy, copy ? 1 : 0);
 }
 
 void OpenCLBackend::do_dropout_activation_backward(const Tensor& x, const Tensor& dy, Act act,

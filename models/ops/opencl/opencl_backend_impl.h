@@ -127,6 +127,9 @@ bool sum_axis1_split_requested();
 // products on the tensor cores, for A/B runs (gemm_clblast.cpp). Anything else throws
 // std::invalid_argument.
 bool thin_gemm_small_requested();
+// STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
+// for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
+bool f16_activations_requested();
 // --- end of dfm35 ---
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
@@ -653,7 +656,31 @@ class OpenCLBackend : public Backend {
   static bool f16_images_requested();              // STAGEBENCH_F16_IMAGES: on or off
   bool f16_images_off_ = !f16_images_requested();  // at construction
   bool f16_images_anywhere_ = false;               // tests: on devices without wgmma too
-  // --- end of the f16 images ---
+                                                   // --- end of the f16 images ---
+
+  // --- f16 copies of held activations (dfm35, issue 27; f16_activations.cpp) ---
+  // will_hold_read_only(t, f16) before t's producer: a producer that can (embedding, the NVIDIA
+  // LayerNorm, activation_dropout) writes t's f16 copy beside it; while t is held, an f16 product
+  // that reads all of t as its untransposed x operand reads the copy, and with its W's image
+  // packs nothing (DeepFM's forward: a pack launch a product). A copy lives until t's next notice
+  // (or a look-up that finds t not held); the caller promises that a tensor held again without a
+  // new notice was not written since. STAGEBENCH_F16_ACTIVATIONS=off: no copies.
+ public:
+  // t's copy of `count` elements while t is held, else undefined.
+  Tensor held_f16_copy(const Tensor& t, int64_t count);
+
+ private:
+  // The f16 buffer to write beside y (noticed and on), else null.
+  const Tensor* f16_copy_to_write(const Tensor& y);
+  void notice_f16_copy(const Tensor& t);  // from will_hold_read_only(t, f16)
+  struct F16Copy {
+    Tensor source;  // keeps the storage (and so the key) alive
+    Tensor copy;    // numel halves, written by source's producer since the notice
+  };
+  std::map<const Storage*, F16Copy> f16_copies_;
+  std::map<const Storage*, Tensor> f16_copy_noticed_;
+  bool f16_activations_ = f16_activations_requested();  // STAGEBENCH_F16_ACTIVATIONS
+  // --- end of the f16 copies ---
 };
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.
