@@ -36,6 +36,9 @@ const Tensor* OpenCLBackend::f16_copy_to_write(const Tensor& y) {
   c.source = n->second;
   c.copy = do_empty({y.numel()}, DType::f16);
   f16_copy_noticed_.erase(n);
+  // The same notice registered y for a parameter's image too (will_hold_read_only cannot tell
+  // the two apart); an activation's producer ends that one as well, so it keeps y alive no longer.
+  f16_noticed_.erase(y.storage());
   return &c.copy;
 }
 
