@@ -1,5 +1,9 @@
 #include "models/deepfm/ladder.h"
 
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 namespace sb::deepfm {
 
 const std::vector<StageSpec>& ladder() {
@@ -72,6 +76,18 @@ const std::vector<StageSpec>& ladder() {
   return stages;
 }
 
+namespace {
+
+// STAGEBENCH_DFM_FUSED_DROPOUT: on (default) or off (Switches::fused_dropout).
+bool fused_dropout_requested() {
+  const char* env = std::getenv("STAGEBENCH_DFM_FUSED_DROPOUT");
+  const std::string v = env && *env ? env : "on";
+  if (v == "on" || v == "off") return v == "on";
+  throw std::invalid_argument("STAGEBENCH_DFM_FUSED_DROPOUT must be on or off, not '" + v + "'");
+}
+
+}  // namespace
+
 bool is_data_phase(size_t stage) {
   return stage == kPreprocess || stage == kLiteralStrings;
 }
@@ -88,6 +104,7 @@ Switches switches_for(size_t stage, Precision reduced) {
   }
   sw.prefetch = stage >= kDataloader;
   sw.autotune = stage >= kAutotune;
+  sw.fused_dropout = stage >= kAmp && fused_dropout_requested();
   return sw;
 }
 

@@ -31,6 +31,10 @@ struct Switches {
   bool loss_scaling = false;             // dynamic loss scaling (amp)
   bool prefetch = false;                 // persistent workers assemble batches ahead
   bool autotune = false;                 // each GEMM shape's kernel chosen by measuring
+  // The FFN's and deep layers' activations and their dropouts one op each way (Backend::
+  // activation_dropout), from the amp stage on: the fp32 stages stand for PyTorch's eager step.
+  // STAGEBENCH_DFM_FUSED_DROPOUT=off keeps the separate passes, for A/B runs (dfm35).
+  bool fused_dropout = false;
 };
 
 const std::vector<StageSpec>& ladder();

@@ -120,6 +120,7 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
 }
 
 Trainer::~Trainer() {
+  release_inputs();
   release_params();
 }
 
@@ -128,7 +129,23 @@ void Trainer::release_params() {
   params_held_ = false;
 }
 
+void Trainer::notice_input(const Tensor& t) {
+  if (sw_.precision == Precision::f16) be_.will_hold_read_only(t, Precision::f16);
+}
+
+void Trainer::hold_input(const Tensor& t) {
+  if (sw_.precision != Precision::f16) return;
+  be_.hold_read_only(t);
+  held_inputs_.push_back(&t);
+}
+
+void Trainer::release_inputs() {
+  for (const Tensor* t : held_inputs_) be_.release_read_only(*t);
+  held_inputs_.clear();
+}
+
 void Trainer::reset() {
+  release_inputs();
   release_params();  // rewritten below
   const auto& host = init_.tensors();
   std::vector<float> table;
@@ -254,25 +271,46 @@ void Trainer::fm_forward() {
 
 void Trainer::forward_model(const DeviceBatch& batch) {
   const int64_t e = c_.embed, n = rows_;
+  release_inputs();  // the last step's: written again below
+  notice_input(s_);
   be_.embedding(table_, batch.ids, nullptr, s_);
+  hold_input(s_);
   // Encoder layer, post-norm: x1 = S + drop(attn(S)); h1 = LN1(x1); x2 = h1 + drop(FFN(h1)).
   attention_forward();
   be_.add(s_.reshaped({n, e}), o_, x1_);
+  notice_input(h1_);
   be_.layernorm(x1_, n1g_, n1b_, c_.eps, h1_);
+  hold_input(h1_);
   linear_forward(h1_, lin1_, f_, n);
-  be_.activation(f_, Act::relu, a_);
-  be_.dropout(a_, key(kFfnAct), ad_);
+  notice_input(ad_);
+  if (sw_.fused_dropout) {
+    be_.activation_dropout(f_, Act::relu, key(kFfnAct), ad_);
+  } else {
+    be_.activation(f_, Act::relu, a_);
+    be_.dropout(a_, key(kFfnAct), ad_);
+  }
+  hold_input(ad_);
   linear_forward(ad_, lin2_, g_, n);
   be_.dropout(g_, key(kFfnOut), g_);
   be_.add(h1_, g_, x2_);
   Tensor t = t_.reshaped({n, e});
+  notice_input(t_);
   be_.layernorm(x2_, n2g_, n2b_, c_.eps, t);
+  hold_input(t_);
   // Deep branch on the flattened encoder output.
   const Tensor* in = &t_;
   for (size_t l = 0; l < deep_.size(); ++l) {
     linear_forward(*in, deep_[l], u_[l], batch_);
-    be_.activation(u_[l], Act::gelu_erf, z_[l]);
-    be_.dropout(z_[l], key(kDeep0 + static_cast<int>(l)), z_[l]);
+    const DropoutKey k = key(kDeep0 + static_cast<int>(l));
+    const bool feeds_product = l + 1 < deep_.size();  // the last feeds the heads' concat
+    if (feeds_product) notice_input(z_[l]);
+    if (sw_.fused_dropout) {
+      be_.activation_dropout(u_[l], Act::gelu_erf, k, z_[l]);
+    } else {
+      be_.activation(u_[l], Act::gelu_erf, z_[l]);
+      be_.dropout(z_[l], k, z_[l]);
+    }
+    if (feeds_product) hold_input(z_[l]);
     in = &z_[l];
   }
   fm_forward();
@@ -403,8 +441,13 @@ void Trainer::backward(const DeviceBatch& batch) {
   if (!sw_.gram_fm) be_.fill(ds_, 0.f);
   fm_backward();
   for (size_t l = deep_.size(); l-- > 0;) {
-    be_.dropout(dz_[l], key(kDeep0 + static_cast<int>(l)), dz_[l]);
-    be_.activation_backward(u_[l], dz_[l], Act::gelu_erf, dz_[l]);
+    const DropoutKey k = key(kDeep0 + static_cast<int>(l));
+    if (sw_.fused_dropout) {
+      be_.dropout_activation_backward(u_[l], dz_[l], Act::gelu_erf, k, dz_[l]);
+    } else {
+      be_.dropout(dz_[l], k, dz_[l]);
+      be_.activation_backward(u_[l], dz_[l], Act::gelu_erf, dz_[l]);
+    }
     const Tensor& in = l == 0 ? t_ : z_[l - 1];
     Tensor* din = l == 0 ? &dt_ : &dz_[l - 1];
     linear_backward(in, dz_[l], deep_[l], din, batch_);
@@ -413,8 +456,12 @@ void Trainer::backward(const DeviceBatch& batch) {
   be_.layernorm_backward(x2_, n2g_, c_.eps, dt_.reshaped({n, e}), dx_, dn2g_, dn2b_);
   be_.dropout(dx_, key(kFfnOut), dg_);  // d(linear2 output)
   linear_backward(ad_, dg_, lin2_, &dad_, n);
-  be_.dropout(dad_, key(kFfnAct), dad_);
-  be_.activation_backward(f_, dad_, Act::relu, df_);
+  if (sw_.fused_dropout) {
+    be_.dropout_activation_backward(f_, dad_, Act::relu, key(kFfnAct), df_);
+  } else {
+    be_.dropout(dad_, key(kFfnAct), dad_);
+    be_.activation_backward(f_, dad_, Act::relu, df_);
+  }
   linear_backward(h1_, df_, lin1_, &dx_, n, 1.f);  // dh1 = dx2 + dFFN
   be_.layernorm_backward(x1_, n1g_, c_.eps, dx_, dx_, dn1g_, dn1b_);
   Tensor ds = ds_.reshaped({n, e});

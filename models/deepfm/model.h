@@ -101,6 +101,14 @@ class Trainer {
   // (Backend::hold_read_only), their f16 images written by the step where a backend keeps them.
   bool params_held_ = false;
   void release_params();
+  // In the f16 stages, the activations the forward products read as x (s, h1, the FFN's and
+  // the first deep layer's dropped activations, t) are noticed before their producer, which may
+  // then write their f16 copy beside them (a pack launch fewer a product on NVIDIA), and held
+  // until the next forward rewrites them (dfm35).
+  std::vector<const Tensor*> held_inputs_;
+  void notice_input(const Tensor& t);
+  void hold_input(const Tensor& t);
+  void release_inputs();
   Tensor table_, dtable_;
   Linear qkv_, out_, lin1_, lin2_;
   Tensor n1g_, n1b_, n2g_, n2b_, dn1g_, dn1b_, dn2g_, dn2b_;

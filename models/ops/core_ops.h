@@ -223,6 +223,12 @@ class CoreOps {
   // y = dropout(x) under `key` (op_types.h; the mask is dropout_hash.h's); y may be x. p = 0
   // copies. p outside [0, 1) is an error.
   void dropout(const Tensor& x, const DropoutKey& key, Tensor& y);
+  // Two passes in one (DeepFM's FFN and deep layers, dfm35): y = dropout(act(x)), y may be x;
+  // and the backward of both, dx = act'(x) * dropout(dy) under the same key, dx may be dy (not
+  // x). Each equals its two ops in sequence exactly (the same float operations).
+  void activation_dropout(const Tensor& x, Act act, const DropoutKey& key, Tensor& y);
+  void dropout_activation_backward(const Tensor& x, const Tensor& dy, Act act,
+                                   const DropoutKey& key, Tensor& dx);
 
   // --- training: losses, each the mean PyTorch's reduction="mean" takes ----------------------
   // Both write their loss into loss[slot] and dlogits = scale * d(loss)/d(logits); scale

@@ -198,6 +198,31 @@ void CoreOps::dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
   do_dropout(x, key, y);
 }
 
+void CoreOps::activation_dropout(const Tensor& x, Act act, const DropoutKey& key, Tensor& y) {
+  const Op op = Op::activation_dropout;
+  expect_f32(op, "input", x);
+  expect_f32_numel(op, "output", y, x.numel(), "the input's size");
+  expect_act(op, act);
+  if (!(key.p >= 0.0f && key.p < 1.0f))
+    fail(op, "p = " + std::to_string(key.p) + " is outside [0, 1)");
+  if (y.numel() == 0) return;
+  do_activation_dropout(x, act, key, y);
+}
+
+void CoreOps::dropout_activation_backward(const Tensor& x, const Tensor& dy, Act act,
+                                          const DropoutKey& key, Tensor& dx) {
+  const Op op = Op::dropout_activation_backward;
+  expect_f32(op, "input", x);
+  expect_f32_numel(op, "dy", dy, x.numel(), "the input's size");
+  expect_f32_numel(op, "dx", dx, x.numel(), "the input's size");
+  expect_act(op, act);
+  expect_distinct(op, "dx", dx, "the input", x);
+  if (!(key.p >= 0.0f && key.p < 1.0f))
+    fail(op, "p = " + std::to_string(key.p) + " is outside [0, 1)");
+  if (dx.numel() == 0) return;
+  do_dropout_activation_backward(x, dy, act, key, dx);
+}
+
 // --- training: losses ----------------------------------------------------------------------
 
 namespace {

@@ -84,6 +84,11 @@
     (x, gamma, eps, dy, dx, dgamma, dbeta))                                                      \
   X(void, softmax_rows_backward, (const Tensor& y, const Tensor& dy, Tensor& dx), (y, dy, dx))   \
   X(void, dropout, (const Tensor& x, const DropoutKey& key, Tensor& y), (x, key, y))             \
+  X(void, activation_dropout, (const Tensor& x, Act act, const DropoutKey& key, Tensor& y),     \
+    (x, act, key, y))                                                                            \
+  X(void, dropout_activation_backward,                                                           \
+    (const Tensor& x, const Tensor& dy, Act act, const DropoutKey& key, Tensor& dx),            \
+    (x, dy, act, key, dx))                                                                       \
   X(void, bce_with_logits,                                                                       \
     (const Tensor& logits, const Tensor& targets, float scale, Tensor& loss, int64_t slot,      \
      Tensor& dlogits),                                                                           \

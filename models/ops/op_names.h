@@ -21,7 +21,7 @@ namespace sb {
   X(attention_pool)                                                                              \
   X(write) X(write_ids) X(fill) X(concat_last) X(slice_last) X(gather_cols) X(scatter_add_cols)  \
   X(embedding_backward) X(activation_backward) X(layernorm_backward) X(softmax_rows_backward)     \
-  X(dropout) X(bce_with_logits) X(cross_entropy) X(sum_squares) X(adamw) X(flat_parts)        \
+  X(dropout) X(activation_dropout) X(dropout_activation_backward) X(bce_with_logits) X(cross_entropy) X(sum_squares) X(adamw) X(flat_parts)        \
   X(conv3d) X(conv3d_backward_data) X(conv3d_backward_weights)                                   \
   X(conv_transpose3d) X(conv_transpose3d_backward_data) X(conv_transpose3d_backward_weights)     \
   X(instance_norm) X(instance_norm_backward) X(concat_axis1) X(slice_axis1) X(soft_dice_loss)

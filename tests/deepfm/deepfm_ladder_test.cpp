@@ -3,6 +3,9 @@
 // baseline; the dropout masks and the loss curve the same on every backend.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "harness/correctness.h"
 #include "models/deepfm/workload.h"
 #include "models/registry.h"
@@ -129,6 +132,13 @@ TEST(DeepFmLadderSpec, StagesAndSwitches) {
   EXPECT_EQ(amp.precision, Precision::bf16);
   EXPECT_FALSE(amp.prefetch);
   EXPECT_TRUE(switches_for(kDataloader, Precision::f16).prefetch);
+  // Fused activation + dropout from amp on (unless STAGEBENCH_DFM_FUSED_DROPOUT=off): the fp32
+  // stages keep eager's separate passes. EveryStageMatchesItsBaseline checks the fused stages'
+  // curves against the unfused baseline.
+  EXPECT_FALSE(switches_for(kPreallocatedLoss, Precision::bf16).fused_dropout);
+  const char* fused = std::getenv("STAGEBENCH_DFM_FUSED_DROPOUT");
+  EXPECT_EQ(switches_for(kAutotune, Precision::f16).fused_dropout,
+            !(fused && std::string(fused) == "off"));
 }
 
 }  // namespace

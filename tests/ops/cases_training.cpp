@@ -396,6 +396,66 @@ std::vector<OpCase> dropout_cases() {
   return c;
 }
 
+// The fused forms (dfm35): against double references and, exactly, against the two ops they
+// replace on the same backend (the same float operations). 1,000 elements a row: more than one
+// work-group of the OpenCL kernels, and a tail.
+std::vector<OpCase> fused_dropout_cases() {
+  std::vector<OpCase> c;
+  for (Act act : {Act::relu, Act::gelu_erf}) {
+    const std::string name = act == Act::relu ? "relu" : "gelu_erf";
+    c.push_back({Op::activation_dropout, name + "_in_place", {}, [act](Backend& be) {
+                   const Vec x = away_from_zero(random_vec(3 * 1001, 264, -3, 3));
+                   const DropoutKey key{0.1f, 0x0123456789abcdefull, 44};
+                   Tensor y = up(be, x, {3, 1001});
+                   be.activation_dropout(y, act, key, y);
+                   Tensor a = be.empty({3, 1001}), two = be.empty({3, 1001});
+                   be.activation(up(be, x, {3, 1001}), act, a);
+                   be.dropout(a, key, two);
+                   Vec ax(x.size());
+                   for (size_t i = 0; i < x.size(); ++i)
+                     ax[i] = static_cast<float>(act_ref(act, x[i]));
+                   const Vec got = be.download(y);
+                   return checks(
+                       {{"y", got, dropout_ref(ax, key)},
+                        {"y as two passes", got, widen(be.download(two)), Precision::f32, 1e-30}});
+                 }});
+    c.push_back({Op::dropout_activation_backward, name + "_in_place", {}, [act](Backend& be) {
+                   const Vec x = away_from_zero(random_vec(3 * 1001, 265, -3, 3)),
+                             dy = random_vec(3 * 1001, 266);
+                   const DropoutKey key{0.1f, 0x0123456789abcdefull, 45};
+                   const Tensor xt = up(be, x, {3, 1001});
+                   Tensor dx = up(be, dy, {3, 1001});
+                   be.dropout_activation_backward(xt, dx, act, key, dx);
+                   Tensor two = up(be, dy, {3, 1001});
+                   be.dropout(two, key, two);
+                   be.activation_backward(xt, two, act, two);
+                   const DVec masked = dropout_ref(dy, key);
+                   DVec want(x.size());
+                   for (size_t i = 0; i < x.size(); ++i)
+                     want[i] = masked[i] * act_grad_ref(act, x[i]);
+                   const Vec got = be.download(dx);
+                   return checks(
+                       {{"dx", got, want},
+                        {"dx as two passes", got, widen(be.download(two)), Precision::f32, 1e-30}});
+                 }});
+  }
+  // The gradient of activation_dropout is dropout_activation_backward under the same key.
+  c.push_back({Op::dropout_activation_backward, "gradient", {}, [](Backend& be) {
+                 const Vec x = away_from_zero(random_vec(16, 267, -3, 3)), dy = random_vec(16, 268);
+                 const DropoutKey key{0.5f, 7, 98};
+                 Tensor dx = be.empty({16});
+                 be.dropout_activation_backward(up(be, x, {16}), up(be, dy, {16}), Act::gelu_erf,
+                                                key, dx);
+                 const DVec numeric = numeric_gradient(x, [&](const Vec& xv) {
+                   Tensor y = be.empty({16});
+                   be.activation_dropout(up(be, xv, {16}), Act::gelu_erf, key, y);
+                   return dot(dy, be.download(y));
+                 });
+                 return checks({gradient_matches("dx", be.download(dx), numeric)});
+               }});
+  return c;
+}
+
 // --- GEMM: transposed A, accumulation, bf16 ----------------------------------------------
 
 // Two items at offsets inside one buffer, leading dimensions wider than their rows. beta = 0:
@@ -502,8 +562,8 @@ std::vector<OpCase> gemm_and_forward_cases() {
 void add_training_cases(std::vector<OpCase>& cases) {
   for (auto* group :
        {&transfer_cases, &column_cases, &embedding_backward_cases, &activation_backward_cases,
-        &layernorm_backward_cases, &softmax_backward_cases, &dropout_cases, &loss_cases,
-        &adamw_cases, &gemm_and_forward_cases})
+        &layernorm_backward_cases, &softmax_backward_cases, &dropout_cases, &fused_dropout_cases,
+        &loss_cases, &adamw_cases, &gemm_and_forward_cases})
     for (OpCase& c : group()) cases.push_back(std::move(c));
 }
 

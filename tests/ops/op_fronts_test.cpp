@@ -309,6 +309,16 @@ std::vector<BadCall> bad_calls() {
     Tensor y = zeros(be, {4});
     be.dropout(zeros(be, {4}), DropoutKey{-0.1f, 0, 0}, y);
   });
+  add("activation_dropout_p_one", Op::activation_dropout, "p = 1.000000 is outside [0, 1)",
+      [](Backend& be) {
+        Tensor y = zeros(be, {4});
+        be.activation_dropout(zeros(be, {4}), Act::relu, DropoutKey{1.f, 0, 0}, y);
+      });
+  add("dropout_activation_backward_dx_is_x", Op::dropout_activation_backward,
+      "dx must not be the input", [](Backend& be) {
+        Tensor x = zeros(be, {4});
+        be.dropout_activation_backward(x, zeros(be, {4}), Act::relu, DropoutKey{0.1f, 0, 0}, x);
+      });
   add("bce_with_logits_slot", Op::bce_with_logits, "slot 2 is outside loss [2]", [](Backend& be) {
     Tensor loss = zeros(be, {2}), d = zeros(be, {2, 3});
     be.bce_with_logits(zeros(be, {2, 3}), zeros(be, {2, 3}), 1.f, loss, 2, d);
@@ -432,8 +442,10 @@ TEST_P(EmptyCalls, DoNothing) {
   be->fill(none, 1.f);
   be->write(Vec{}, none);
   be->dropout(none, DropoutKey{0.5f, 1, 2}, none);
+  be->activation_dropout(none, Act::relu, DropoutKey{0.5f, 1, 2}, none);
   Tensor none_dx = be->empty({0, 5});
   be->activation_backward(none, none, Act::gelu_erf, none_dx);
+  be->dropout_activation_backward(none, none, Act::gelu_erf, DropoutKey{0.5f, 1, 2}, none_dx);
   be->softmax_rows_backward(none, none, none_dx);
   Tensor no_columns = be->empty({1, 0});
   be->slice_last(sentinel.reshaped({1, 5}), 5, no_columns);

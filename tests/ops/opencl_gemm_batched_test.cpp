@@ -291,6 +291,58 @@ TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
     }
 }
 
+// dfm35 (STAGEBENCH_THIN_GEMM=small, the default): a narrow product's bias is added in the small
+// kernel's epilogue (no affine_channels pass; DeepFM's heads, 64 x 6 with K 1,030), and a
+// one-item product of few rows and a short K (the heads' weight gradients, 6 x 1,030 with K 64,
+// both operands transposed as linear_backward passes them) runs there too, not packed.
+TEST_F(OpsOpenCL, HeadsBiasAndWeightGradientsRunOnTheSmallKernel) {
+  if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
+  if (const char* v = std::getenv("STAGEBENCH_THIN_GEMM"); v && std::string(v) == "mma")
+    GTEST_SKIP() << "STAGEBENCH_THIN_GEMM=mma";
+  struct Shape {
+    int64_t m, n, k;
+    bool weight_gradient;
+    const char* kernel;
+  };
+  for (const Shape s : {Shape{64, 6, 1030, false, "gemm_batched_small_lanes"},
+                        Shape{6, 1030, 64, true, "gemm_batched_small"},
+                        Shape{12, 1030, 64, true, "gemm_batched_small"}})
+    for (const Precision p : {Precision::f16, Precision::tf32}) {
+      SCOPED_TRACE(std::string(precision_name(p)) + " " + std::to_string(s.m) + "x" +
+                   std::to_string(s.n) + "x" + std::to_string(s.k));
+      const int64_t m = s.m, n = s.n, k = s.k;
+      // Forward: A x [m, k], B W [n, k] (trans_b), bias [n]. Weight gradient: A dy [k, m]
+      // (trans_a), B x [k, n], no bias.
+      const Vec ah = random_vec(m * k, 96), bh = random_vec(n * k, 97), bias = random_vec(n, 98);
+      GemmBatch g;
+      g.m = m, g.n = n, g.k = k, g.ldc = n;
+      g.trans_a = s.weight_gradient, g.trans_b = !s.weight_gradient;
+      g.lda = s.weight_gradient ? m : k, g.ldb = s.weight_gradient ? n : k;
+      g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
+      g.precision = p;
+      const Tensor bias_t = be->upload(bias, {n});
+      if (!s.weight_gradient) g.bias = &bias_t;
+      Tensor c = be->empty({m, n});
+      const uint64_t small = launches(s.kernel), affine = launches("affine_channels"),
+                     packs =
+                         launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
+      be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
+      DVec want(static_cast<size_t>(m * n));
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t col = 0; col < n; ++col) {
+          double sum = s.weight_gradient ? 0.0 : double(bias[col]);
+          for (int64_t j = 0; j < k; ++j)
+            sum += s.weight_gradient ? double(ah[j * m + r]) * bh[j * n + col]
+                                     : double(ah[r * k + j]) * bh[col * k + j];
+          want[r * n + col] = sum;
+        }
+      EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
+      EXPECT_EQ(launches(s.kernel), small + 1);
+      EXPECT_EQ(launches("affine_channels"), affine);
+      EXPECT_EQ(launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair"), packs);
+    }
+}
+
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
 // per call), and a second call with the key reuses the choice. The backend is shared between
 // tests, so the key is one no other test uses, and the count is relative.

@@ -16,6 +16,7 @@ namespace sb {
 void OpenCLBackend::will_hold_read_only(const Tensor& t, Precision read_as) {
   if (read_as == Precision::f16) {
     notice_f16_image(t);  // (below)
+    notice_f16_copy(t);   // an activation's (f16_activations.cpp)
     return;
   }
   if (read_as != Precision::bf16 || !t.defined() || conv_bf16_reuse_knob_ == ConvBf16ReuseKnob::off)

@@ -31,8 +31,9 @@ void OpenCLBackend::do_convert(const Tensor& x, Tensor& y) {
 void OpenCLBackend::do_embedding(const Tensor& table, const Tensor& ids, const Tensor* rows,
                                  Tensor& y) {
   const int64_t n = y.numel();
+  const Tensor* copy = f16_copy_to_write(y);  // DeepFM's first product reads it (dfm35)
   launch("embedding_gather", cl::NDRange(round_up(n, kMoveGroup)), cl::NDRange(kMoveGroup), table,
-         table.dim(0), ids, rows, rows ? 1 : 0, ids.dim(1), table.dim(1), n, y);
+         table.dim(0), ids, rows, rows ? 1 : 0, ids.dim(1), table.dim(1), n, y, copy, copy ? 1 : 0);
 }
 
 }  // namespace sb

@@ -49,4 +49,24 @@ void OpenCLBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y
          scale, n, y);
 }
 
+// One launch for the two passes (core_ops.h): DeepFM issues three of each a step, each pass 4-7
+// us of device time whatever its size (results/h200/dfm33-2026-11-29/timeline-split.*).
+void OpenCLBackend::do_activation_dropout(const Tensor& x, Act act, const DropoutKey& key,
+                                          Tensor& y) {
+  const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
+  const int64_t n = x.numel();
+  const Tensor* copy = f16_copy_to_write(y);  // DeepFM's FFN and deep inputs (dfm35)
+  launch("activation_dropout", cl::NDRange(round_up(n, kQuadGroup)), cl::NDRange(kQuadGroup), x,
+         static_cast<int>(act), k, threshold, dropout_scale(key.p), n, y, copy, copy ? 1 : 0);
+}
+
+void OpenCLBackend::do_dropout_activation_backward(const Tensor& x, const Tensor& dy, Act act,
+                                                   const DropoutKey& key, Tensor& dx) {
+  const uint32_t k = dropout_key32(key), threshold = dropout_threshold(key.p);
+  const int64_t n = x.numel();
+  launch("dropout_activation_backward", cl::NDRange(round_up(n, kQuadGroup)),
+         cl::NDRange(kQuadGroup), x, dy, static_cast<int>(act), k, threshold, dropout_scale(key.p),
+         n, dx);
+}
+
 }  // namespace sb

@@ -40,7 +40,6 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
   const int m = to_cl_int(g.m, "gemm_batched m"), n = to_cl_int(g.n, "gemm_batched n"),
             k = to_cl_int(g.k, "gemm_batched k");
   const bool pipelined = gemm_pipelined(g.precision, g.k);
-  Tensor x = do_empty({g.m, g.k}, pipelined && f16 ? DType::f16 : DType::f32);
   // op(A) [M, K]: A is [K, M] when transposed. W [N, K] = op(B)^T: B is [N, K] when transposed,
   // and then, where its optimizer step wrote B's f16 image (a held parameter: bf16_copies.cpp),
   // W is that image and only x is packed.
@@ -48,9 +47,18 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
                            ? held_f16_image(b, g.b_offsets[0], g.n * g.k)
                            : Tensor();
   Tensor w = image.defined() ? image : do_empty({g.n, g.k}, f16 ? DType::f16 : DType::f32);
+  // And x its producer's f16 copy where A is a held activation read whole and untransposed
+  // (f16_activations.cpp, dfm35): with W's image, no pack launch. Packed otherwise.
+  const Tensor x_copy = image.defined() && !g.trans_a && g.lda == g.k && g.a_offsets[0] == 0
+                            ? held_f16_copy(a, g.m * g.k)
+                            : Tensor();
+  Tensor x = x_copy.defined() ? x_copy.reshaped({g.m, g.k})
+                              : do_empty({g.m, g.k}, pipelined && f16 ? DType::f16 : DType::f32);
   const cl::NDRange pack_local(kPackTile, kPackTile);
   const int lda = to_cl_int(g.lda, "lda"), ldb = to_cl_int(g.ldb, "ldb");
-  if (pipelined && f16) {
+  if (x_copy.defined()) {
+    // Both operands' halves written by their producers: nothing to pack.
+  } else if (pipelined && f16) {
     // 8 columns a work-item (kernels/gemm_pack.cl: PAIR_COLS); K is a multiple of 8 here. z 0
     // packs x, z 1 W (not launched over an image, which the kernel then never writes).
     const int packed = image.defined() ? 1 : 2;

@@ -260,9 +260,14 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
 // So is one with a K of at most 16 (DeepFM's heads' data gradients, K 4 to 12): its tile's
 // whole K is one step of the mma loop, behind two packs (3 products 75 us on gemm_f16_mma plus 6
 // packs, results/h200/lead30-2026-11-28/README.md, small/).
-bool OpenCLBackend::gemm_batched_mma_small(const GemmBatch& g) {
-  constexpr int64_t kThinK = 16;
-  return narrow_product(g) || g.k <= kThinK;
+// And (STAGEBENCH_THIN_GEMM=small, dfm35) one of at most 16 rows and a K of at most 128: DeepFM's
+// heads' weight gradients (6, 4 and 12 x 1,030, K 64) paid a pack and a 128 x 128 wgmma tile of
+// mostly padding, two launches of 5-8 us each (results/h200/dfm33-2026-11-29/timeline-split.*),
+// for 6,180 to 12,360 sums of 64 terms.
+bool OpenCLBackend::gemm_batched_mma_small(const GemmBatch& g) const {
+  constexpr int64_t kThinK = 16, kFewRows = 16, kShortK = 128;
+  return narrow_product(g) || g.k <= kThinK ||
+         (thin_gemm_small_ && g.m <= kFewRows && g.k <= kShortK);
 }
 
 void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
@@ -271,7 +276,8 @@ void OpenCLBackend::do_gemm_batched(const GemmBatch& g, const Tensor& a, const T
   // mma kernels it would pay two packs, a 128 x 128 tile mostly padding and its K in one
   // work-group's loop (53-70 us for DeepFM's 64 x 6 heads with K 1,030 on an H200,
   // results/h200/lead30-2026-11-28/README.md), where gemm_batched_small is one launch.
-  if (gemm_batched_on_mma(g) && gemm_batched_mma_small(g)) return gemm_batched_small(g, a, b, c);
+  if (gemm_batched_on_mma(g) && gemm_batched_mma_small(g))
+    return gemm_batched_small(g, a, b, c, fuses_gemm_bias(g) ? g.bias : nullptr);
   if (gemm_batched_on_mma(g)) return gemm_batched_mma(g, a, b, c);
   // Reduced precision needs the tensor cores; a batch of several items there runs in fp32
   // (gemm_batched_mma.cpp says why).

@@ -3,6 +3,7 @@
 // arrays per call; here the offsets are described by ItemStrides instead, so nothing is
 // uploaded and the launch is one kernel.
 #include <array>
+#include <cstdlib>
 #include <limits>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
@@ -19,6 +20,15 @@ int signed_cl_int(int64_t v, const char* what) {
 }
 
 }  // namespace
+
+// --- dfm35 ---
+bool thin_gemm_small_requested() {
+  const char* env = std::getenv("STAGEBENCH_THIN_GEMM");
+  const std::string v = env && *env ? env : "small";
+  if (v == "small" || v == "mma") return v == "small";
+  throw std::invalid_argument("STAGEBENCH_THIN_GEMM must be small or mma, not '" + v + "'");
+}
+// --- end of dfm35 ---
 
 std::optional<OpenCLBackend::ItemStrides> OpenCLBackend::item_strides(
     const std::vector<int64_t>& offsets) {
@@ -49,7 +59,7 @@ bool OpenCLBackend::narrow_product(const GemmBatch& g) {
 }
 
 void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b,
-                                       Tensor& c) {
+                                       Tensor& c, const Tensor* bias) {
   const auto as = item_strides(g.a_offsets), bs = item_strides(g.b_offsets),
              cs = item_strides(g.c_offsets);
   if (!as || !bs || !cs) throw std::logic_error("gemm_batched_small: offsets without ItemStrides");
@@ -73,7 +83,7 @@ void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, cons
          to_cl_int(g.n, "n"), to_cl_int(g.k, "k"), g.trans_a ? 1 : 0, g.trans_b ? 1 : 0, g.alpha,
          g.beta, to_cl_int(items, "items"), a, ax[0], ax[1], ax[2], ax[3], to_cl_int(g.lda, "lda"),
          b, bx[0], bx[1], bx[2], bx[3], to_cl_int(g.ldb, "ldb"), c, cx[0], cx[1], cx[2], cx[3],
-         to_cl_int(g.ldc, "ldc"));
+         to_cl_int(g.ldc, "ldc"), bias, bias ? 1 : 0);
 }
 
 }  // namespace sb

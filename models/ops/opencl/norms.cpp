@@ -57,8 +57,10 @@ void OpenCLBackend::launch_layernorm_vec8(const Tensor& x, const Tensor* residua
   const int has_r = residual ? 1 : 0, c = static_cast<int>(cols), n = static_cast<int>(rows);
   const int halves = half_flags(x, residual, y);
   if (layernorm_warp_ && has_mma()) {  // a warp a row, shuffles for the sums (NVIDIA only)
+    // With y's f16 copy where one is noticed (DeepFM's products' inputs, f16_activations.cpp).
+    const Tensor* copy = f16_copy_to_write(y);
     launch_mma(std::string("layernorm_rows_warp_") + chunks, global, local, x, r, has_r, gamma,
-               beta, eps, c, n, y, halves);
+               beta, eps, c, n, y, halves, copy, copy ? 1 : 0);
     return;
   }
   launch(std::string("layernorm_rows_vec8_") + chunks, global, local, x, r, has_r, gamma, beta, eps,

@@ -120,6 +120,17 @@ bool layernorm_warp_requested();
 // column, for A/B runs (reductions.cpp). Anything else throws std::invalid_argument.
 bool sum_axis1_split_requested();
 // --- end of dfm33 ---
+// --- dfm35: DeepFM's heads ---
+// STAGEBENCH_THIN_GEMM: small (default) adds a narrow f16/tf32 product's bias in
+// gemm_batched_small's epilogue and runs one-item products of at most 16 rows and a K of at most
+// 128 (the heads' weight gradients) there too; mma keeps the bias a separate pass and those
+// products on the tensor cores, for A/B runs (gemm_clblast.cpp). Anything else throws
+// std::invalid_argument.
+bool thin_gemm_small_requested();
+// STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
+// for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
+bool f16_activations_requested();
+// --- end of dfm35 ---
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -172,9 +183,10 @@ class OpenCLBackend : public Backend {
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   std::string library_tuning() const override { return library_tuning_; }
   std::string gemm_paths() const override;
-  // The mma kernels' epilogue adds the bias: every product gemm_batched_mma runs.
+  // The mma kernels' epilogue adds the bias: every product gemm_batched_mma runs; and
+  // gemm_batched_small's for the narrow ones it takes from them (STAGEBENCH_THIN_GEMM, dfm35).
   bool fuses_gemm_bias(const GemmBatch& g) const override {
-    return gemm_batched_on_mma(g) && !gemm_batched_mma_small(g);
+    return gemm_batched_on_mma(g) && (thin_gemm_small_ || !gemm_batched_mma_small(g));
   }
   // Held tensors' bf16 copies (conv3d_igemm.cpp): kept from the first bf16 convolution that
   // reads the tensor until its last hold ends (STAGEBENCH_CONV_BF16_REUSE=off: never kept).
@@ -485,12 +497,14 @@ class OpenCLBackend : public Backend {
   static bool small_products(const GemmBatch& g);
   // A product too narrow for a library's tiles (min(m, n) <= 16, m n <= 4096).
   static bool narrow_product(const GemmBatch& g);
-  void gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // bias (one item's [n], added to each row of C) only where fuses_gemm_bias says so.
+  void gemm_batched_small(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
+                          const Tensor* bias = nullptr);
   // f16/tf32 gemm_batched of one item on the mma kernels (gemm_batched_mma.cpp); batches of
   // several items at those precisions are computed in fp32.
   bool gemm_batched_on_mma(const GemmBatch& g) const;
   // Of those, the ones computed in fp32 by gemm_batched_small instead (gemm_clblast.cpp).
-  static bool gemm_batched_mma_small(const GemmBatch& g);
+  bool gemm_batched_mma_small(const GemmBatch& g) const;
   void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
   static const char* batched_kernel_name(BatchedKernel k);
   // The fewest interleaved classes (items r, r + g, r + 2g, ...) in which every operand's offsets
@@ -571,6 +585,7 @@ class OpenCLBackend : public Backend {
   bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
   bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
+  bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
@@ -641,7 +656,31 @@ class OpenCLBackend : public Backend {
   static bool f16_images_requested();              // STAGEBENCH_F16_IMAGES: on or off
   bool f16_images_off_ = !f16_images_requested();  // at construction
   bool f16_images_anywhere_ = false;               // tests: on devices without wgmma too
-  // --- end of the f16 images ---
+                                                   // --- end of the f16 images ---
+
+  // --- f16 copies of held activations (dfm35, issue 27; f16_activations.cpp) ---
+  // will_hold_read_only(t, f16) before t's producer: a producer that can (embedding, the NVIDIA
+  // LayerNorm, activation_dropout) writes t's f16 copy beside it; while t is held, an f16 product
+  // that reads all of t as its untransposed x operand reads the copy, and with its W's image
+  // packs nothing (DeepFM's forward: a pack launch a product). A copy lives until t's next notice
+  // (or a look-up that finds t not held); the caller promises that a tensor held again without a
+  // new notice was not written since. STAGEBENCH_F16_ACTIVATIONS=off: no copies.
+ public:
+  // t's copy of `count` elements while t is held, else undefined.
+  Tensor held_f16_copy(const Tensor& t, int64_t count);
+
+ private:
+  // The f16 buffer to write beside y (noticed and on), else null.
+  const Tensor* f16_copy_to_write(const Tensor& y);
+  void notice_f16_copy(const Tensor& t);  // from will_hold_read_only(t, f16)
+  struct F16Copy {
+    Tensor source;  // keeps the storage (and so the key) alive
+    Tensor copy;    // numel halves, written by source's producer since the notice
+  };
+  std::map<const Storage*, F16Copy> f16_copies_;
+  std::map<const Storage*, Tensor> f16_copy_noticed_;
+  bool f16_activations_ = f16_activations_requested();  // STAGEBENCH_F16_ACTIVATIONS
+  // --- end of the f16 copies ---
 };
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.

@@ -27,6 +27,18 @@ __kernel void activation_backward(__global const float* x, __global const float*
   if (i < n) dx[i] = dy[i] * act_derivative(x[i], act);
 }
 
+// dx = dropout(dy) * act'(x) under dropout's mask (kernels/elementwise.cl's mix32): the two
+// kernels' operations in their order; dx may be dy.
+__kernel void dropout_activation_backward(__global const float* x, __global const float* dy,
+                                          int act, uint key, uint threshold, float scale, int n,
+                                          __global float* dx) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
+  const float d = keep ? dy[i] * scale : 0.0f;
+  dx[i] = d * act_derivative(x[i], act);
+}
+
 // stats[2r] = mean of x[r, :], stats[2r + 1] = 1 / sqrt(variance + eps), two exact passes.
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
 void layernorm_backward_stats(__global const float* x, float eps, int cols,

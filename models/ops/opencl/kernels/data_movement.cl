@@ -67,9 +67,10 @@ __kernel void convert_act(__global const float* x, int n, __global float* y, int
 // y[t, c] = table[ids[t], c] + (has_rows ? rows[t % seq, c] : 0); t over B * S tokens.
 // The host has checked every id against the table (Backend::embedding); the clamp only keeps a
 // stale id from reading outside the table.
+// Where has_y16, y's f16 copy too (f16_activations.cpp).
 __kernel void embedding_gather(__global const float* table, int vocab, __global const int* ids,
                                __global const float* rows, int has_rows, int seq, int dim,
-                               int n, __global float* y) {
+                               int n, __global float* y, __global half* y16, int has_y16) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const int token = i / dim;
@@ -78,6 +79,7 @@ __kernel void embedding_gather(__global const float* table, int vocab, __global 
   float v = table[(size_t)id * dim + c];
   if (has_rows) v += rows[(size_t)(token % seq) * dim + c];
   y[i] = v;
+  if (has_y16) vstore_half(v, i, y16);
 }
 
 // y [b, cols, rows] = x [b, rows, cols]: ncdhw <-> ndhwc volumes ([N, C, V] <-> [N, V, C]), so

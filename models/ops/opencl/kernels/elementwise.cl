@@ -113,3 +113,16 @@ __kernel void dropout(__global const float* x, uint key, uint threshold, float s
   const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
   y[i] = keep ? x[i] * scale : 0.0f;
 }
+
+// y = dropout(act(x)): activation's value, then dropout's, as the two kernels compute them; and
+// where has_y16, its f16 copy (f16_activations.cpp) rounded as vstore_half rounds.
+__kernel void activation_dropout(__global const float* x, int act, uint key, uint threshold,
+                                 float scale, int n, __global float* y, __global half* y16,
+                                 int has_y16) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const bool keep = (mix32(key ^ mix32((uint)i)) >> 8) >= threshold;
+  const float v = keep ? apply_act(x[i], act) * scale : 0.0f;
+  y[i] = v;
+  if (has_y16) vstore_half(v, i, y16);
+}

@@ -36,7 +36,8 @@ void gemm_general(int m, int n, int k, int trans_a, int trans_b, float alpha,
   int m, int n, int k, int trans_a, int trans_b, float alpha, float beta, int items,           \
       __global const float *a, int a_base, int a_outer, int a_step, int a_inner, int lda,      \
       __global const float *b, int b_base, int b_outer, int b_step, int b_inner, int ldb,      \
-      __global float *c, int c_base, int c_outer, int c_step, int c_inner, int ldc
+      __global float *c, int c_base, int c_outer, int c_step, int c_inner, int ldc,          \
+      __global const float *bias, int has_bias
 #define SMALL_SHAPE                                                                             \
   m, n, k, trans_a, trans_b, a, a_base, a_outer, a_step, a_inner, lda, b, b_base, b_outer,     \
       b_step, b_inner, ldb, c_base, c_outer, c_step, c_inner, ldc
@@ -64,12 +65,20 @@ float small_partial(long element, int first, int stride, int m, int n, int k, in
   return acc;
 }
 
+// C = alpha op(A) op(B) (+ bias[j], C's column j: a one-item product's epilogue, DeepFM's heads,
+// gemm_small.cpp) + beta C.
+float small_epilogue(float acc, long element, int n, float alpha, __global const float* bias,
+                     int has_bias) {
+  return alpha * acc + (has_bias ? bias[(int)(element % n)] : 0.0f);
+}
+
 __kernel void gemm_batched_small(SMALL_PARAMS) {
   const long gid = get_global_id(0);
   if (gid >= (long)m * n * items) return;
   long at;
   const float acc = small_partial(gid, 0, 1, SMALL_SHAPE, &at);
-  c[at] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[at];
+  const float v = small_epilogue(acc, gid, n, alpha, bias, has_bias);
+  c[at] = beta == 0.0f ? v : v + beta * c[at];
 }
 
 // gemm_batched_small for a long K (gemm_small.cpp chooses it): the loop above is K dependent
@@ -89,5 +98,7 @@ void gemm_batched_small_lanes(SMALL_PARAMS) {
     if (lane < width) part[lane] += part[lane + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0) c[at] = beta == 0.0f ? alpha * part[0] : alpha * part[0] + beta * c[at];
+  if (lane > 0) return;
+  const float v = small_epilogue(part[0], get_group_id(0), n, alpha, bias, has_bias);
+  c[at] = beta == 0.0f ? v : v + beta * c[at];
 }

@@ -20,10 +20,29 @@ inline float warp_sum(float v) {
 
 // `chunks` (8-column groups a lane holds) is a constant of each kernel below, so registers hold
 // the row and no more.
+// layernorm_store8's values, stored as it stores them and, where y16, as halves too (an f16
+// copy for the next product, f16_activations.cpp; vstore_half8 rounds to nearest even).
+inline void layernorm_store8_copy(const float* v, float mean, float inv_std,
+                                  __global const float* gamma, __global const float* beta, int c,
+                                  __global float* y, size_t i, int in_half, __global half* y16,
+                                  int has_y16) {
+  const float4 g0 = LOAD4(gamma, c), g1 = LOAD4(gamma, c + 4);
+  const float4 b0 = LOAD4(beta, c), b1 = LOAD4(beta, c + 4);
+  const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
+  const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+  float o[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) o[k] = (v[k] - mean) * inv_std * gs[k] + bs[k];
+  act_store8(y, i, o, in_half);
+  if (has_y16)
+    vstore_half8((float8)(o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]), 0, y16 + i);
+}
+
 inline void layernorm_warp_rows(__global const float* x, __global const float* residual,
                                 int has_residual, __global const float* gamma,
                                 __global const float* beta, float eps, int cols, int rows,
-                                __global float* y, int halves, const int chunks) {
+                                __global float* y, int halves, __global half* y16, int has_y16,
+                                const int chunks) {
   const int lane = get_local_id(0) % 32;
   const int row = get_group_id(0) * LNW_ROWS + get_local_id(0) / 32;
   if (row >= rows) return;  // the whole warp: a row is a warp's, and no barrier follows
@@ -62,7 +81,8 @@ inline void layernorm_warp_rows(__global const float* x, __global const float* r
   for (int j = 0; j < chunks; ++j) {
     const int g = lane + 32 * j;
     if (g >= groups8) continue;
-    layernorm_store8(v[j], mean, inv_std, gamma, beta, 8 * g, y, base + 8 * g, hy);
+    layernorm_store8_copy(v[j], mean, inv_std, gamma, beta, 8 * g, y, base + 8 * g, hy, y16,
+                          has_y16);
   }
 }
 
@@ -71,9 +91,10 @@ inline void layernorm_warp_rows(__global const float* x, __global const float* r
       layernorm_rows_warp_##CHUNKS(__global const float* x, __global const float* residual,    \
                                    int has_residual, __global const float* gamma,             \
                                    __global const float* beta, float eps, int cols, int rows, \
-                                   __global float* y, int halves) {                           \
+                                   __global float* y, int halves, __global half* y16,         \
+                                   int has_y16) {                                             \
     layernorm_warp_rows(x, residual, has_residual, gamma, beta, eps, cols, rows, y, halves,    \
-                        CHUNKS);                                                               \
+                        y16, has_y16, CHUNKS);                                                 \
   }
 LAYERNORM_WARP(1)
 LAYERNORM_WARP(2)
