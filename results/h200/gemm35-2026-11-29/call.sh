@@ -59,7 +59,7 @@ T+=':Backends/OpTable.MatchesTheReference/opencl_gemm_batched*'
 T+=':OpsOpenCL.*Wgmma*:OpsOpenCL.Conv1d*'
 OPS_ENV=""
 [ "$NEW_OK" = 0 ] || OPS_ENV="$OFF"  # a hung variant would only hang the tests too
-(. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib && export $OPS_ENV &&
+(. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib && { [ -z "$OPS_ENV" ] || export $OPS_ENV; } &&
   timeout -s INT "$(cap 40)" $N/ops_test --gtest_filter="$T" > "$O/ops_test.txt" 2>&1)
 log "ops_test (${OPS_ENV:-defaults}) rc=$?"
 (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
