@@ -310,7 +310,7 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
     for (const PipeTile t : wgmma_tiles())  // gemm34: those built and checked at start-up
       // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products
       if (wgmma_programs_.contains(t.id) &&
-          !(wgmma_persistent(t.id) && (with_epilogue || conv.taps > 0)))
+          !(wgmma_plain_only(t.id) && (with_epilogue || conv.taps > 0)))
         tiles.push_back(t);
   } else {
     for (const PipeTile tile : kPipeTiles)

@@ -42,7 +42,7 @@ std::string options(const WgmmaVariant& v) {
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
          " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
          (v.ws ? " -DWG_WS" : "") + (v.setmaxnreg ? " -DWG_SETMAXNREG" : "") +
-         (v.persist ? " -DWG_PERSIST" : "") +
+         (v.persist ? " -DWG_PERSIST" : "") + (v.epilogue ? " -DWG_EPI" : "") +
          (OpenCLBackend::conv_fast_loads() ? "" : " -DWG_CONV_CHECKED");
 }
 
@@ -106,25 +106,44 @@ bool wgmma_ws_variants() {
   return on;
 }
 
-bool wgmma_persistent(int id) {
-  return variant(id).persist;
+bool wgmma_plain_only(int id) {
+  return variant(id).persist && !variant(id).epilogue;
+}
+
+// STAGEBENCH_WGMMA_ONLY: a variant's kernel name, or "" (unset: every variant a candidate).
+static const std::string& wgmma_only() {
+  static const std::string only = [] {
+    const char* v = std::getenv("STAGEBENCH_WGMMA_ONLY");
+    const std::string name = v ? v : "";
+    if (name.empty()) return name;
+    for (const WgmmaVariant& w : kWgmmaVariants)
+      if (name == w.name) return name;
+    throw std::invalid_argument("STAGEBENCH_WGMMA_ONLY=" + name + ": no such wgmma variant");
+  }();
+  return only;
 }
 
 std::vector<WgmmaVariant> wgmma_variants() {
   std::vector<WgmmaVariant> out;
+  const std::string& only = wgmma_only();
   for (const WgmmaVariant& v : kWgmmaVariants)
-    if (v.id == v.bn || (v.ws ? wgmma_ws_variants() : wgmma_more_variants())) out.push_back(v);
+    if (v.id == v.bn ||
+        (!only.empty() ? only == v.name : (v.ws ? wgmma_ws_variants() : wgmma_more_variants())))
+      out.push_back(v);
   return out;
 }
 
 std::vector<PipeTile> wgmma_tiles() {
   std::vector<PipeTile> out;
-  for (const WgmmaVariant& v : wgmma_variants()) out.push_back({v.bn, false, true, v.id});
+  const std::string& only = wgmma_only();
+  for (const WgmmaVariant& v : wgmma_variants())
+    if (only.empty() || only == v.name) out.push_back({v.bn, false, true, v.id});
   return out;
 }
 
 void OpenCLBackend::init_wgmma() {
   wgmma_knob_ = wgmma_knob();  // a bad value throws: bad input, before anything is measured
+  wgmma_only();                // likewise (gemm35)
   wgmma_device_ = {};
   wgmma_device_.nvidia_mma = has_mma();
   if (wgmma_device_.nvidia_mma) {
@@ -155,14 +174,16 @@ void OpenCLBackend::init_wgmma() {
         return;
       }
       wgmma_programs_.emplace(v.id, cl::Program(b.program));  // takes the reference
-      built += (built.empty() ? "" : "; ") + std::string(v.name) + " (128 x " +
-               std::to_string(v.bn) + ", " + std::to_string(v.stages) + " stages, " +
-               std::to_string(v.ahead()) + " ahead" +
-               (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
-               (v.ws ? ", warp-specialized, " + std::to_string(b.patched.setmaxnreg) +
-                           " setmaxnreg" + (v.persist ? ", persistent" : "")
-                     : "") +
-               "): " + registers(b.binary_log, v.name);
+      built +=
+          (built.empty() ? "" : "; ") + std::string(v.name) + " (128 x " + std::to_string(v.bn) +
+          ", " + std::to_string(v.stages) + " stages, " + std::to_string(v.ahead()) + " ahead" +
+          (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
+          (v.ws ? ", warp-specialized, " + std::to_string(b.patched.setmaxnreg) + " setmaxnreg" +
+                      (v.persist ? v.epilogue ? ", persistent with the epilogue"
+                                              : ", persistent, plain products"
+                                 : "")
+                : "") +
+          "): " + registers(b.binary_log, v.name);
     }
     wgmma_status_.clear();  // check_wgmma notes the extra variants it leaves out here
     const std::string failed = check_wgmma();
@@ -272,9 +293,11 @@ void OpenCLBackend::launch_wgmma(int id, const Tensor& x, const Tensor& w, Tenso
                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                  const PipeConv& conv, int splits) {
   constexpr int64_t kTileM = 128;  // WG_BM
-  // gemm35: the persistent kernel stores no epilogue; any other call goes to wgmma_f16_256.
-  if (variant(id).persist && (ep.bias || ep.residual || ep.act != Act::none ||
-                              y.dtype() != DType::f32 || conv.taps > 0 || splits != 1))
+  // gemm35: the persistent kernels take no split K, and the plain one only plain products: any
+  // other call goes to wgmma_f16_256.
+  if (variant(id).persist &&
+      (splits != 1 || (!variant(id).epilogue && (ep.bias || ep.residual || ep.act != Act::none ||
+                                                 y.dtype() != DType::f32 || conv.taps > 0))))
     id = 256;
   const WgmmaVariant& v = variant(id);
   const size_t kThreads = static_cast<size_t>(v.threads());

@@ -63,14 +63,17 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // ws: a producer warpgroup fills the ring and signals the two consumer warpgroups through
 // mbarriers (384 items, no work-group barrier in the K loop); setmaxnreg: the producer's
 // registers go to the consumers; persist: one work-group an SM walks the tiles, storing each
-// from registers (plain products only: launch_wgmma sends any other call to wgmma_f16_256).
-// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs).
+// from registers, without an epilogue (plain products only: launch_wgmma sends any other call,
+// and any split K, to wgmma_f16_256) or with it (epilogue: the pipeline's, per pair of columns).
+// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name> makes
+// that variant the only candidate (the original two are still built: split products and the
+// persistent kernel's fallback name them), so that one call can time each alone.
 struct WgmmaVariant {
   int id, bn, stages;
   bool drain;
   int maxnreg;       // 0: no cap
   const char* name;  // the kernel's name
-  bool ws = false, setmaxnreg = false, persist = false;
+  bool ws = false, setmaxnreg = false, persist = false, epilogue = false;
   int ahead() const { return drain ? stages - 1 : stages - 2; }
   int threads() const { return ws ? 384 : 256; }
 };
@@ -80,9 +83,10 @@ inline constexpr WgmmaVariant kWgmmaVariants[] = {
     {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
     {2256, 256, 4, false, 168, "wgmma_f16_ws256", true, false, false},
     {3256, 256, 4, false, 168, "wgmma_f16_ws256_r", true, true, false},
-    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true}};
+    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true},
+    {5256, 256, 4, false, 168, "wgmma_f16_ws256_pe", true, true, true, true}};
 bool wgmma_ws_variants();       // STAGEBENCH_WGMMA_WS: on unless "off"
-bool wgmma_persistent(int id);  // whether that variant is the persistent one
+bool wgmma_plain_only(int id);  // whether that variant takes only plain products
 // --- end of gemm35's block ---
 // STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
 // the first two (as before gemm34, for A/B runs); anything else throws.

@@ -5,6 +5,8 @@
 # op-table cases of the products and gemm_test's f16-input cases. From the checkout's root with
 # the bundle and this folder carried as build-gemm35/:
 #   BUDGET=290 bash build-gemm35/call.sh "$OUT"
+# PIECES=1 also times each variant alone (STAGEBENCH_WGMMA_ONLY) at 8192^3; NEW2=0 skips the
+# second "new" process.
 set -u
 OUT=${1:?out}
 N=build-gemm35/.gpu
@@ -43,6 +45,12 @@ timeout -s INT "$(cap 30)" python3 probes/wgmma/cublas_f16.py "$O/cublas.json" 8
   > "$O/cublas.txt" 2>&1
 log "cublas rc=$?"
 gemm old "$OFF" 40
+if [ "${PIECES:-0}" = 1 ] && [ "$NEW_OK" = 0 ]; then
+  for v in wgmma_f16_128_x2 wgmma_f16_ws256 wgmma_f16_ws256_r wgmma_f16_ws256_p \
+    wgmma_f16_ws256_pe; do
+    gemm "only-$v" "STAGEBENCH_WGMMA_ONLY=$v" 25
+  done
+fi
 if [ "$NEW_OK" = 0 ]; then
   model new "" 45 enformer bf16
   model old "$OFF" 35 enformer bf16
@@ -65,7 +73,7 @@ log "ops_test (${OPS_ENV:-defaults}) rc=$?"
 (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
   timeout -s INT "$(cap 20)" $N/gemm_test --gtest_filter='*Fp16Input*' > "$O/gemm_test.txt" 2>&1)
 log "gemm_test rc=$?"
-gemm new2 "" 30
+[ "${NEW2:-1}" = 0 ] || gemm new2 "" 30
 for f in "$O"/*.json; do
   case $f in */cublas.json) continue ;; esac
   [ -f "$f" ] || continue
