@@ -42,7 +42,7 @@ std::string options(const WgmmaVariant& v) {
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
          " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
          (v.ws ? " -DWG_WS" : "") + (v.setmaxnreg ? " -DWG_SETMAXNREG" : "") +
-         (v.persist ? " -DWG_PERSIST" : "") + (v.epilogue ? " -DWG_EPI" : "") +
+         (v.persist ? " -DWG_PERSIST" : "") +
          (OpenCLBackend::conv_fast_loads() ? "" : " -DWG_CONV_CHECKED");
 }
 
@@ -107,7 +107,7 @@ bool wgmma_ws_variants() {
 }
 
 bool wgmma_plain_only(int id) {
-  return variant(id).persist && !variant(id).epilogue;
+  return variant(id).persist;
 }
 
 // STAGEBENCH_WGMMA_ONLY: a variant's kernel name, or "" (unset: every variant a candidate).
@@ -174,16 +174,14 @@ void OpenCLBackend::init_wgmma() {
         return;
       }
       wgmma_programs_.emplace(v.id, cl::Program(b.program));  // takes the reference
-      built +=
-          (built.empty() ? "" : "; ") + std::string(v.name) + " (128 x " + std::to_string(v.bn) +
-          ", " + std::to_string(v.stages) + " stages, " + std::to_string(v.ahead()) + " ahead" +
-          (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
-          (v.ws ? ", warp-specialized, " + std::to_string(b.patched.setmaxnreg) + " setmaxnreg" +
-                      (v.persist ? v.epilogue ? ", persistent with the epilogue"
-                                              : ", persistent, plain products"
-                                 : "")
-                : "") +
-          "): " + registers(b.binary_log, v.name);
+      built += (built.empty() ? "" : "; ") + std::string(v.name) + " (128 x " +
+               std::to_string(v.bn) + ", " + std::to_string(v.stages) + " stages, " +
+               std::to_string(v.ahead()) + " ahead" +
+               (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
+               (v.ws ? ", warp-specialized, " + std::to_string(b.patched.setmaxnreg) +
+                           " setmaxnreg" + (v.persist ? ", persistent, plain products" : "")
+                     : "") +
+               "): " + registers(b.binary_log, v.name);
     }
     wgmma_status_.clear();  // check_wgmma notes the extra variants it leaves out here
     const std::string failed = check_wgmma();
@@ -293,11 +291,10 @@ void OpenCLBackend::launch_wgmma(int id, const Tensor& x, const Tensor& w, Tenso
                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                  const PipeConv& conv, int splits) {
   constexpr int64_t kTileM = 128;  // WG_BM
-  // gemm35: the persistent kernels take no split K, and the plain one only plain products: any
-  // other call goes to wgmma_f16_256.
-  if (variant(id).persist &&
-      (splits != 1 || (!variant(id).epilogue && (ep.bias || ep.residual || ep.act != Act::none ||
-                                                 y.dtype() != DType::f32 || conv.taps > 0))))
+  // gemm35: the persistent kernel takes only plain products without split K: any other call goes
+  // to wgmma_f16_256.
+  if (variant(id).persist && (splits != 1 || ep.bias || ep.residual || ep.act != Act::none ||
+                              y.dtype() != DType::f32 || conv.taps > 0))
     id = 256;
   const WgmmaVariant& v = variant(id);
   const size_t kThreads = static_cast<size_t>(v.threads());

@@ -25,11 +25,10 @@
 // WG_PERSIST: a persistent grid (one work-group an SM, the host's choice) walking the tiles in
 // the same grouped order as the other kernels, tile pid, pid + groups, ...; the producer runs on
 // into the next tile's K tiles while the consumers store the last one's accumulators straight
-// from registers (no C tile in local memory, whose 133 KB would leave no ring). Without WG_EPI
-// that store has no epilogue: the host takes that variant only for plain products (no bias,
-// activation, residual, f32 y, no convolution); with WG_EPI it applies the pipeline's epilogue
-// per pair of columns. Neither takes split K. Without WG_PERSIST, the accumulators go through
-// local memory to epilogue_rows as in gemm_wgmma.cl.
+// from registers (no C tile in local memory, whose 133 KB would leave no ring). That store has no
+// epilogue: the host takes this variant only for plain products (no bias, activation, residual,
+// f32 y, no convolution, no split K). Without WG_PERSIST, the accumulators go through local
+// memory to epilogue_rows as in gemm_wgmma.cl.
 
 #ifdef WG_WS
 #define WS_THREADS 384
@@ -212,53 +211,21 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
     const int q = (ctid >> 5) & 3, g = lane >> 2, c4 = lane & 3;
     const int row = cw * 64 + q * 16 + g;
 #ifdef WG_PERSIST
-    // Straight to y: a warp's pair stores cover 8 rows x 8 columns, whole 32-byte sectors.
-#ifdef WG_EPI
-    // The pipeline's epilogue per pair: act(acc + bias) + residual, f32 or half bits
-    // (act | EPI_HALF_OUT), as epilogue_rows computes it; the residual may be y (each element is
-    // read before it is written, by the same item).
-    const bool half_out = (act & EPI_HALF_OUT) != 0;
-    const int act_code = act & ~EPI_HALF_OUT;
-    const bool plain = !has_bias && !has_residual && act_code == SB_ACT_NONE && !half_out;
-#endif  // without WG_EPI the host sends only plain products here
+    // Straight to y: a warp's float2 stores cover 8 rows x 32 bytes, whole sectors.
     const bool pairs = (N & 1) == 0;
 #pragma unroll
     for (int j = 0; j < WG_BN / 8; ++j) {
       const int col = n0 + j * 8 + 2 * c4;
-      if (col >= N) continue;
-      const bool two = col + 1 < N;
-#ifdef WG_EPI
-      float2 b2 = (float2)(0.0f);
-      if (!plain && has_bias) b2 = (float2)(bias[col], two ? bias[col + 1] : 0.0f);
-#endif
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int r = m0 + row + 8 * h;
-        if (r >= M) continue;
-        const size_t at = (size_t)r * N + col;
-        float2 v = (float2)(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-#ifdef WG_EPI
-        if (!plain) {
-          v = apply_act4((float4)(v + b2, 0.0f, 0.0f), act_code).xy;
-          if (has_residual) v += (float2)(residual[at], two ? residual[at + 1] : 0.0f);
-          if (half_out) {
-            const ushort4 hb = half_bits4((float4)(v, 0.0f, 0.0f));
-            __global ushort* yh = (__global ushort*)y + at;
-            if (pairs && two) {
-              *(__global ushort2*)yh = hb.xy;
-            } else {
-              yh[0] = hb.x;
-              if (two) yh[1] = hb.y;
-            }
-            continue;
-          }
-        }
-#endif
-        if (pairs && two) {
-          *(__global float2*)(y + at) = v;
+        if (r >= M || col >= N) continue;
+        __global float* p = y + (size_t)r * N + col;
+        if (pairs && col + 1 < N) {
+          *(__global float2*)p = (float2)(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
         } else {
-          y[at] = v.x;
-          if (two) y[at + 1] = v.y;
+          p[0] = acc[4 * j + 2 * h];
+          if (col + 1 < N) p[1] = acc[4 * j + 2 * h + 1];
         }
       }
     }
