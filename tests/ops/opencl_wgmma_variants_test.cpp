@@ -33,9 +33,21 @@ TEST(WgmmaVariants, RingsFitAWorkGroupAndCapsAllowTwoAnSm) {
     // to reach a 1024-byte boundary.
     const int bytes = v.stages * (128 + v.bn) * 64 * 2 + 64 * 16;
     EXPECT_LE(bytes, kMaxLocal) << v.name;
-    if (v.maxnreg > 0) {
+    if (v.ws) {
+      // gemm35: 384 items under the cap, and setmaxnreg's split (gemm_wgmma_ws.cl: the producer's
+      // 128 items at 40, the consumers' 256 at 232) within the SM's registers; one an SM.
+      EXPECT_EQ(v.threads(), 384) << v.name;
+      EXPECT_LE(v.threads() * v.maxnreg, kSmRegisters) << v.name;
+      EXPECT_EQ(v.maxnreg % 8, 0) << v.name << ": setmaxnreg counts in 8s";
+      EXPECT_LE(128 * 40 + 256 * 232, kSmRegisters);
+      EXPECT_GE(v.ahead(), 2) << v.name;
+    } else if (v.maxnreg > 0) {
+      EXPECT_EQ(v.threads(), kThreads) << v.name;
       EXPECT_LE(2 * (bytes + kReservedPerGroup), kSmLocal) << v.name << ": capped for 2 an SM";
       EXPECT_LE(2 * kThreads * v.maxnreg, kSmRegisters) << v.name;
+    }
+    if (v.persist) {
+      EXPECT_TRUE(v.ws) << v.name;
     }
   }
 }

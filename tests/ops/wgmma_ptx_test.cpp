@@ -93,6 +93,22 @@ TEST(WgmmaPtx, NewerVersionsStayAndAnUnparsedMarkerIsAnError) {
   EXPECT_NE(p.error.find("unparsed marker"), std::string::npos);
 }
 
+// gemm35's warp-specialized kernel: setmaxnreg is sm_90a only, so it travels as a comment too.
+TEST(WgmmaPtx, SetmaxnregCommentsBecomeTheInstruction) {
+  std::string ptx = kPtx;
+  ptx.replace(ptx.find("\t// SBW_PROXY_FENCE"), 19,
+              "\t// SBW_SETMAXNREG dec 40\n\t// SBW_SETMAXNREG inc 232\n\t// SBW_PROXY_FENCE");
+  const auto p = patch(ptx, 168);
+  EXPECT_EQ(p.error, "");
+  EXPECT_EQ(p.setmaxnreg, 2);
+  EXPECT_NE(p.ptx.find("\tsetmaxnreg.dec.sync.aligned.u32 40;\n"), std::string::npos);
+  EXPECT_NE(p.ptx.find("\tsetmaxnreg.inc.sync.aligned.u32 232;\n"), std::string::npos);
+  EXPECT_EQ(p.ptx.find("SBW_"), std::string::npos);
+  std::string bad = kPtx;  // an unknown direction is not the kernel's text
+  bad.replace(bad.find("\t// SBW_PROXY_FENCE"), 19, "\t// SBW_SETMAXNREG up 40");
+  EXPECT_NE(patch(bad).error.find("unparsed marker"), std::string::npos);
+}
+
 TEST(WgmmaPtx, NoTargetLineIsAnError) {
   EXPECT_NE(patch(".version 9.0\n.address_size 64\n").error.find(".target"), std::string::npos);
 }

@@ -308,7 +308,12 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   std::vector<PipeTile> tiles;
   if (path == GemmPath::wgmma) {
     for (const PipeTile t : wgmma_tiles())  // gemm34: those built and checked at start-up
-      if (wgmma_programs_.contains(t.id)) tiles.push_back(t);
+      // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products
+      if (wgmma_programs_.contains(t.id) &&
+          !(wgmma_plain_only(t.id) && (with_epilogue || conv.taps > 0)))
+        tiles.push_back(t);
+    if (tiles.empty())  // STAGEBENCH_WGMMA_ONLY named a variant this call cannot take
+      tiles.push_back(PipeTile{256, false, true, 256});
   } else {
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);

@@ -2,6 +2,7 @@
 // through the PTX patch (wgmma_program.h) when the backend is made, on a device with compute
 // capability 9.0, and used only if every variant then matches the mma.sync pipeline (and a CPU
 // reference) on small shapes. Which calls it takes is choose_gemm_path() (gemm_path.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,7 +22,8 @@ std::string wgmma_source() {
   return wgmma::helpers({128, 256}) + cl_common_source() + "\n" +
          std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
          std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" +
-         std::string(embedded_cl_source("gemm_wgmma.cl"));
+         std::string(embedded_cl_source("gemm_wgmma.cl")) + "\n" +
+         std::string(embedded_cl_source("gemm_wgmma_ws.cl"));
 }
 
 const WgmmaVariant& variant(int id) {
@@ -39,6 +41,8 @@ std::string options(const WgmmaVariant& v) {
          " -DWG_BN=" + std::to_string(v.bn) + " -DWG_STAGES=" + std::to_string(v.stages) +
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
          " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
+         (v.ws ? " -DWG_WS" : "") + (v.setmaxnreg ? " -DWG_SETMAXNREG" : "") +
+         (v.persist ? " -DWG_PERSIST" : "") +
          (OpenCLBackend::conv_fast_loads() ? "" : " -DWG_CONV_CHECKED");
 }
 
@@ -77,6 +81,9 @@ double rel_l2(const std::vector<float>& got, const std::vector<float>& ref) {
   return std::sqrt(num / den);
 }
 
+// The persistent variant's work-groups in check_wgmma (0: one an SM).
+int persist_groups_for_check = 0;
+
 }  // namespace
 
 bool wgmma_more_variants() {
@@ -89,21 +96,54 @@ bool wgmma_more_variants() {
   return on;
 }
 
+bool wgmma_ws_variants() {
+  static const bool on = [] {
+    const char* v = std::getenv("STAGEBENCH_WGMMA_WS");
+    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
+    if (std::strcmp(v, "off") == 0) return false;
+    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_WS=") + v + ": expected on or off");
+  }();
+  return on;
+}
+
+bool wgmma_plain_only(int id) {
+  return variant(id).persist;
+}
+
+// STAGEBENCH_WGMMA_ONLY: a variant's kernel name, or "" (unset: every variant a candidate).
+static const std::string& wgmma_only() {
+  static const std::string only = [] {
+    const char* v = std::getenv("STAGEBENCH_WGMMA_ONLY");
+    const std::string name = v ? v : "";
+    if (name.empty()) return name;
+    for (const WgmmaVariant& w : kWgmmaVariants)
+      if (name == w.name) return name;
+    throw std::invalid_argument("STAGEBENCH_WGMMA_ONLY=" + name + ": no such wgmma variant");
+  }();
+  return only;
+}
+
 std::vector<WgmmaVariant> wgmma_variants() {
   std::vector<WgmmaVariant> out;
+  const std::string& only = wgmma_only();
   for (const WgmmaVariant& v : kWgmmaVariants)
-    if (wgmma_more_variants() || v.id == v.bn) out.push_back(v);
+    if (v.id == v.bn ||
+        (!only.empty() ? only == v.name : (v.ws ? wgmma_ws_variants() : wgmma_more_variants())))
+      out.push_back(v);
   return out;
 }
 
 std::vector<PipeTile> wgmma_tiles() {
   std::vector<PipeTile> out;
-  for (const WgmmaVariant& v : wgmma_variants()) out.push_back({v.bn, false, true, v.id});
+  const std::string& only = wgmma_only();
+  for (const WgmmaVariant& v : wgmma_variants())
+    if (only.empty() || only == v.name) out.push_back({v.bn, false, true, v.id});
   return out;
 }
 
 void OpenCLBackend::init_wgmma() {
   wgmma_knob_ = wgmma_knob();  // a bad value throws: bad input, before anything is measured
+  wgmma_only();                // likewise (gemm35)
   wgmma_device_ = {};
   wgmma_device_.nvidia_mma = has_mma();
   if (wgmma_device_.nvidia_mma) {
@@ -138,6 +178,9 @@ void OpenCLBackend::init_wgmma() {
                std::to_string(v.bn) + ", " + std::to_string(v.stages) + " stages, " +
                std::to_string(v.ahead()) + " ahead" +
                (v.maxnreg ? ", at most " + std::to_string(v.maxnreg) + " registers" : "") +
+               (v.ws ? ", warp-specialized, " + std::to_string(b.patched.setmaxnreg) +
+                           " setmaxnreg" + (v.persist ? ", persistent, plain products" : "")
+                     : "") +
                "): " + registers(b.binary_log, v.name);
     }
     wgmma_status_.clear();  // check_wgmma notes the extra variants it leaves out here
@@ -172,7 +215,11 @@ std::string OpenCLBackend::check_wgmma() {
   };
   std::string failed;
   unsigned seed = 27;
-  for (const Shape s : {Shape{256, 512, 256, false}, Shape{200, 330, 200, true}}) {
+  // gemm35: 328 x 600 x 320, a plain product with partial tiles in M and N, on which the
+  // persistent variant runs with 2 work-groups, so that each walks several tiles and its ring
+  // wraps across tiles (its phases carry over).
+  for (const Shape s :
+       {Shape{256, 512, 256, false}, Shape{200, 330, 200, true}, Shape{328, 600, 320, false}}) {
     const auto a = random_halves(static_cast<size_t>(s.m * s.k), seed++);
     const auto b = random_halves(static_cast<size_t>(s.n * s.k), seed++);
     const auto bias = random_halves(static_cast<size_t>(s.n), seed++);
@@ -191,7 +238,7 @@ std::string OpenCLBackend::check_wgmma() {
     const std::vector<float> ref = do_download(ref_t);
     const std::string shape =
         std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-    if (!s.epilogue) {  // the pipeline itself against fp64 on the CPU
+    if (!s.epilogue && s.m == 256) {  // the pipeline itself against fp64 on the CPU
       std::vector<float> cpu(ref.size());
       for (int64_t i = 0; i < s.m; ++i)
         for (int64_t j = 0; j < s.n; ++j) {
@@ -209,7 +256,9 @@ std::string OpenCLBackend::check_wgmma() {
       std::string why;
       try {
         Tensor y = do_upload(nan, {s.m, s.n});
+        persist_groups_for_check = s.m == 328 ? 2 : 0;
         launch_wgmma(v.id, x, w, y, ep, s.m, s.n, s.k, {});
+        persist_groups_for_check = 0;
         const double e = rel_l2(do_download(y), ref);
         if (!(e <= 1e-5)) why = "rel L2 " + std::to_string(e) + " against mma.sync";
       } catch (const std::exception& e) {
@@ -242,9 +291,22 @@ void OpenCLBackend::launch_wgmma(int id, const Tensor& x, const Tensor& w, Tenso
                                  const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                  const PipeConv& conv, int splits) {
   constexpr int64_t kTileM = 128;  // WG_BM
-  constexpr size_t kThreads = 256;
-  const int bn = variant(id).bn;
-  const int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
+  // gemm35: the persistent kernel takes only plain products without split K: any other call goes
+  // to wgmma_f16_256.
+  if (variant(id).persist && (splits != 1 || ep.bias || ep.residual || ep.act != Act::none ||
+                              y.dtype() != DType::f32 || conv.taps > 0))
+    id = 256;
+  const WgmmaVariant& v = variant(id);
+  const size_t kThreads = static_cast<size_t>(v.threads());
+  const int bn = v.bn;
+  int64_t tiles = (m + kTileM - 1) / kTileM * ((n + bn - 1) / bn);
+  if (v.persist) {  // one work-group an SM (its ring takes an SM's local memory)
+    const int64_t units =
+        persist_groups_for_check > 0
+            ? persist_groups_for_check
+            : static_cast<int64_t>(runtime_->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+    tiles = std::min(tiles, units);
+  }
   cl::Kernel& kernel = wgmma_kernel(id);
   set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y), ep.residual,
            ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),

@@ -59,16 +59,36 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // other's wgmma (a persistent kernel's gain without its scheduling). It won 64 of Enformer full's
 // 90 products and the 8192^3 GEMM on an H200; a 7-stage 128 x 128 ring, timed beside it, won
 // none and was dropped (results/h200/gemm34-2026-11-29/README.md).
+// --- gemm35's block: the warp-specialized variants (kernels/gemm_wgmma_ws.cl) ---
+// ws: a producer warpgroup fills the ring and signals the two consumer warpgroups through
+// mbarriers (384 items, no work-group barrier in the K loop); setmaxnreg: the producer's
+// registers go to the consumers; persist: one work-group an SM walks the tiles, storing each
+// from registers, without an epilogue (plain products only: launch_wgmma sends any other call,
+// and any split K, to wgmma_f16_256). A persistent variant with the pipeline's epilogue stored
+// per pair of columns ran the 8192^3 product 23% slower and won no product of Enformer's or
+// Geneformer's (results/h200/gemm35-2026-11-29/README.md), so it was dropped.
+// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name> makes
+// that variant the only candidate (the original two are still built: split products and the
+// persistent kernel's fallback name them), so that one call can time each alone.
 struct WgmmaVariant {
   int id, bn, stages;
   bool drain;
   int maxnreg;       // 0: no cap
   const char* name;  // the kernel's name
+  bool ws = false, setmaxnreg = false, persist = false;
   int ahead() const { return drain ? stages - 1 : stages - 2; }
+  int threads() const { return ws ? 384 : 256; }
 };
-inline constexpr WgmmaVariant kWgmmaVariants[] = {{256, 256, 4, true, 0, "wgmma_f16_256"},
-                                                  {128, 128, 6, false, 0, "wgmma_f16_128"},
-                                                  {1128, 128, 3, true, 128, "wgmma_f16_128_x2"}};
+inline constexpr WgmmaVariant kWgmmaVariants[] = {
+    {256, 256, 4, true, 0, "wgmma_f16_256"},
+    {128, 128, 6, false, 0, "wgmma_f16_128"},
+    {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
+    {2256, 256, 4, false, 168, "wgmma_f16_ws256", true, false, false},
+    {3256, 256, 4, false, 168, "wgmma_f16_ws256_r", true, true, false},
+    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true}};
+bool wgmma_ws_variants();       // STAGEBENCH_WGMMA_WS: on unless "off"
+bool wgmma_plain_only(int id);  // whether that variant takes only plain products
+// --- end of gemm35's block ---
 // STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
 // the first two (as before gemm34, for A/B runs); anything else throws.
 bool wgmma_more_variants();

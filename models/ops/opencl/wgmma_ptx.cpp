@@ -50,6 +50,7 @@ Patched patch(const std::string& ptx, int maxnreg) {
   static const std::regex mma(
       R"(^(\s*)//\s*SBW_MMA\s+(m64n\d+k16)\s+(\{[^}]*\})\s*,\s*(%\w+)\s*,\s*(%\w+)\s*;\s*$)");
   static const std::regex wait(R"(^(\s*)//\s*SBW_WAIT\s+(\d)\b.*$)");
+  static const std::regex setmaxnreg(R"(^(\s*)//\s*SBW_SETMAXNREG\s+(inc|dec)\s+(\d+)\s*$)");
   static const std::regex simple(R"(^(\s*)//\s*SBW_(FENCE|COMMIT|PROXY_FENCE)\b.*$)");
   std::istringstream in(ptx);
   std::string line;
@@ -75,6 +76,9 @@ Patched patch(const std::string& ptx, int maxnreg) {
         line = m[1].str() + "wgmma.mma_async.sync.aligned." + m[2].str() + ".f32.f16.f16 " +
                m[3].str() + ", " + m[4].str() + ", " + m[5].str() + ", 1, 1, 1, 0, 0;";
         ++out.mma;
+      } else if (std::regex_match(line, m, setmaxnreg)) {
+        line = m[1].str() + "setmaxnreg." + m[2].str() + ".sync.aligned.u32 " + m[3].str() + ";";
+        ++out.setmaxnreg;
       } else if (std::regex_match(line, m, wait)) {
         line = m[1].str() + "wgmma.wait_group.sync.aligned " + m[2].str() + ";";
         ++out.wait;

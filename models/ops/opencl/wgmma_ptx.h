@@ -18,7 +18,7 @@ std::string helpers(const std::vector<int>& widths);
 
 struct Patched {
   std::string ptx;
-  int mma = 0, fence = 0, commit = 0, wait = 0, proxy_fence = 0;
+  int mma = 0, fence = 0, commit = 0, wait = 0, proxy_fence = 0, setmaxnreg = 0;
   std::string target_before, version_before;  // the lines as the compiler wrote them
   std::string error;                          // empty when the text was patched
 };
@@ -31,6 +31,8 @@ struct Patched {
 //   SBW_COMMIT                       -> wgmma.commit_group.sync.aligned;
 //   SBW_WAIT n {d...}                -> wgmma.wait_group.sync.aligned n;
 //   SBW_PROXY_FENCE                  -> fence.proxy.async.shared::cta;
+//   SBW_SETMAXNREG inc|dec n         -> setmaxnreg.inc|dec.sync.aligned.u32 n;  (gemm35: the
+//                                       warp-specialized kernel's register shift, sm_90a only)
 // maxnreg > 0 adds `.maxnreg maxnreg` to every entry (before its body's opening brace): the
 // register cap ptxas allocates under, e.g. 128 so that two 256-item work-groups share an SM.
 // An SBW comment that does not parse, or a missing .target line, sets `error`.

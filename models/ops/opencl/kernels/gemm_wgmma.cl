@@ -81,6 +81,7 @@ inline void wg_load_full(__local uint4* tile, __global const ushort* src, int ro
   }
 }
 
+#ifndef WG_WS  // the warp-specialized kernel (gemm_wgmma_ws.cl) is built instead
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1)))
 void WG_NAME(__global const ushort* x, __global const ushort* w, __global const float* bias,
              int has_bias, int act, __global const float* residual, int has_residual, int M,
@@ -190,3 +191,4 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   epilogue_rows((__local const float*)smem, WG_BM, WG_BN, WG_THREADS, m0, n0, M, N, bias,
                 has_bias, act, residual, has_residual, y, bias, 0.0f, 0, tid);
 }
+#endif  // WG_WS
