@@ -133,17 +133,19 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
 }
 
 // Tiny items: plain loops (gemm_small.h). Enough items to share out: one thread per item, Eigen
-// single-threaded inside (no barrier per GEMM). Fewer items than threads: Eigen threads each
-// GEMM, except a single product, which runs on oneDNN's f32 matmul (brgemm) when the build has
-// it (unless STAGEBENCH_CPU_F32_GEMM=eigen): on the 16-core host Eigen ran DeepFM's products of
-// a few hundred rows at 2-6 GFLOP/s where N is 12 (its heads) and oneDNN the wide ones at
-// 630-1,160 (results/h200-host/cpu30-2026-11-28).
+// single-threaded inside (no barrier per GEMM). Fewer items than threads: oneDNN's f32 matmul
+// (brgemm) when the build has it (unless STAGEBENCH_CPU_F32_GEMM=eigen), one batched call that
+// shares the items' rows among the threads, else Eigen threading each GEMM in turn. On the
+// 16-core host Eigen ran DeepFM's single products of a few hundred rows at 2-6 GFLOP/s where N
+// is 12 (its heads) and oneDNN the wide ones at 630-1,160 (results/h200-host/cpu30-2026-11-28);
+// Eigen ran Enformer's four heads' products (4 x 256x64x511) at 130-140 (srv28-2026-11-28).
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
   if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
-  if (dnnl_ && cpu30_f32_kernels_ && count == 1) return BatchedKernel::onednn_matmul;
+  if (dnnl_ && cpu30_f32_kernels_ && (count == 1 || count < threads))
+    return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
              : BatchedKernel::eigen_inside_gemm;
