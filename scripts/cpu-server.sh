@@ -178,10 +178,10 @@ run() {
   # Which oneDNN kernel ran each matmul: DNNL_VERBOSE's exec lines, counted by kernel and shape.
   if [[ -n ${VERBOSE_MODEL:-} && -n ${VERBOSE_STAGES:-} ]]; then
     step verbose 30 DNNL_VERBOSE=1 -- "${new[@]}" run "$VERBOSE_MODEL" --size "$size" --backend cpu \
-      --no-ceilings --stages $VERBOSE_STAGES --max-time 1 --max-samples 2 -o "$out/verbose.json"
-    grep '^dnnl_verbose,exec' "$out/verbose.log" | cut -d, -f4-10 | sort | uniq -c |
+      --no-ceilings --stages $VERBOSE_STAGES --max-time 1 --min-samples 2 --max-samples 2 -o "$out/verbose.json"
+    grep -E '^(dnnl|onednn)_verbose,exec' "$out/verbose.log" | cut -d, -f4-10 | sort | uniq -c |
       sort -rn >"$out/dnnl-verbose.txt"
-    grep '^dnnl_verbose,info' "$out/verbose.log" | sort -u >>"$out/dnnl-verbose.txt"
+    grep -E '^(dnnl|onednn)_verbose,info' "$out/verbose.log" | sort -u >>"$out/dnnl-verbose.txt"
     rm -f "$out/verbose.log" "$out/verbose.json"
   fi
   [[ ${EXTRA:-0} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
