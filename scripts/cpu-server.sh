@@ -14,19 +14,24 @@
 #
 # run: unpacks the bundle, records lscpu and what PyTorch's process is bound to, then in turn
 # (each step bounded, SIGINT keeps what a run measured; the tarball is refreshed after each):
-# - the old binary's OLD_MODEL ladder (default enformer; OLD_STAGES, OLD_SAMPLING), if the
-#   bundle has one;
+# - the old binary's ladder of each model of OLD_MODEL (default enformer; OLD_STAGES, or
+#   OLD_STAGES_<model> for one of several; OLD_SAMPLING), if the bundle has one;
 # - for each model of MODELS (default "enformer deepfm dynunet"), the new binary's whole ladder
 #   at SIZE (the fp32 GEMM ceiling measured once, with the first), with the sampling method of
 #   SAMPLING (default: up to 400 rounds, quality held 10 checks in a row, docs/method.md; add
 #   --quality paired-noise to judge by the paired criterion), each ladder within its
 #   MAX_TIME_<model> seconds;
 #   then, for the models of PEER_MODELS (default MODELS), `stagebench peer` on the CPU beside it
-#   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block);
+#   (PEER_DEADLINE_<model>; its whole menu: peer --variants only adds to an earlier block), or
+#   with PEER_LAST=1 after every other step, so that a call's limit cuts PyTorch's last variants
+#   rather than a step of ours;
 # - if KNOB is set ("VAR=value ..."), the first model's ladder again (KNOB_STAGES) with those
 #   variables: a before/after of a runtime switch in the same call;
-# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1; OPS_MODEL, default enformer,
-#   OPS_STAGES, OPS_TIME) and, with EXTRA=1, the host-block pool off and one thread (srv28's steps);
+# - the per-op breakdown (STAGEBENCH_CPU_OP_TIMES=1, OPS=1; each model of OPS_MODEL, default
+#   enformer, OPS_STAGES or OPS_STAGES_<model>, OPS_TIME) and, with EXTRA=1, the host-block pool
+#   off and one thread (srv28's steps);
+# - with VERBOSE_MODEL and VERBOSE_STAGES set, one short run of those stages under DNNL_VERBOSE=1:
+#   which oneDNN kernel ran each matmul shape (counted, dnnl-verbose.txt);
 # - unless NOISE=0, Enformer's stage 0 alone (NOISE_MODEL, NOISE_STAGES) under other placements
 #   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound;
 #   NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
@@ -107,30 +112,50 @@ run() {
   local old=(env LD_LIBRARY_PATH="$b/lib" "$b/old/stagebench")
   local new=(env LD_LIBRARY_PATH="$b/lib" "$b/new/stagebench")
   local size=${SIZE:-small}
-  # Plain noise by default: paired-noise made no stage valid on the host either and was the
-  # stricter of the two beside a jittery stage 0 (cpu30); SAMPLING="... --quality paired-noise".
+  # Plain noise by default (docs/method.md): paired-noise made no stage valid on the host in
+  # cpu30, the stricter of the two beside a jittery stage 0; in cpu35, with that jitter gone, it
+  # validated all 8 of DeepFM's stages where plain noise left 3 at 1.1% (drift common to a
+  # round). SAMPLING="... --quality paired-noise" asks for it.
   local sampling=(${SAMPLING:---max-samples 400 --stable-checks 10 --warmup 1})
   # The old binary may predate paired-noise: its own sampling flags.
   local old_sampling=(${OLD_SAMPLING:---max-samples 400 --stable-checks 10 --warmup 1})
-  local old_model=${OLD_MODEL:-enformer}
-  [[ -x $b/old/stagebench ]] &&
-    step old-ladder "${OLD_LIMIT:-45}" -- "${old[@]}" run "$old_model" --size "$size" \
-      --backend cpu --stages ${OLD_STAGES:-original graph-compile bf16} --no-ceilings \
-      "${old_sampling[@]}" --max-time "${OLD_MAX_TIME:-20}" -o "$out/$old_model-$size-old.json"
-  local ceilings=()
+  # stagebench peer on the CPU for each model of `peers`, beside its ladder's result.
+  run_peers() {
+    local model
+    for model in "${peers[@]}"; do
+      local deadline_var=PEER_DEADLINE_$model
+      local deadline=${!deadline_var:-60}
+      step "$model-peer" $((deadline + 30)) -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer \
+        "$model" --size "$size" --device cpu --python "$root/python-bound" \
+        --variant-budget "${PEER_VARIANT_BUDGET:-120}" --scripts "$b/reference" \
+        --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$out/$model-$size-new.json"
+    done
+  }
+  local old_models=(${OLD_MODEL:-enformer})
+  for old_model in "${old_models[@]}"; do
+    local old_stages_var=OLD_STAGES_$old_model log_name=old-ladder
+    ((${#old_models[@]} > 1)) && log_name=old-$old_model
+    [[ -x $b/old/stagebench ]] &&
+      step "$log_name" "${OLD_LIMIT:-45}" -- "${old[@]}" run "$old_model" --size "$size" \
+        --backend cpu --stages ${!old_stages_var:-${OLD_STAGES:-original graph-compile bf16}} \
+        --no-ceilings "${old_sampling[@]}" --max-time "${OLD_MAX_TIME:-20}" \
+        -o "$out/$old_model-$size-old.json"
+  done
+  local ceilings=() peers=()
   for model in ${MODELS:-enformer deepfm dynunet}; do
-    local max_time_var=MAX_TIME_$model deadline_var=PEER_DEADLINE_$model
-    local max_time=${!max_time_var:-30} deadline=${!deadline_var:-60}
+    local max_time_var=MAX_TIME_$model
+    local max_time=${!max_time_var:-30}
     local json=$out/$model-$size-new.json
     step "$model-ladder" $((max_time + ${LADDER_SETUP_S:-40})) -- "${new[@]}" run "$model" \
       --size "$size" --backend cpu "${sampling[@]}" --max-time "$max_time" "${ceilings[@]}" \
       -o "$json"
     ceilings=(--no-ceilings)  # one fp32 ceiling a call: the first ladder's
     [[ ${PEER:-1} == 1 && -f $json && " ${PEER_MODELS:-$model} " == *" $model "* ]] &&
-      step "$model-peer" $((deadline + 30)) -u OMP_PROC_BIND -u OMP_PLACES -- "${new[@]}" peer \
-        "$model" --size "$size" --device cpu --python "$root/python-bound" \
-        --variant-budget "${PEER_VARIANT_BUDGET:-120}" --scripts "$b/reference" \
-        --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$json"
+      peers+=("$model")
+    if [[ ${PEER_LAST:-0} != 1 ]]; then
+      run_peers
+      peers=()
+    fi
   done
   if [[ -n ${KNOB:-} ]]; then
     local first=(${MODELS:-enformer})
@@ -143,10 +168,24 @@ run() {
       -o "$out/${first[0]}-$size-knob.json"
   fi
   local e=(run enformer --size "$size" --backend cpu)
-  local ops_stages=${OPS_STAGES:-original graph-compile bf16}
-  [[ ${OPS:-0} == 1 ]] && step ops-pool-on 30 STAGEBENCH_CPU_OP_TIMES=1 -- "${new[@]}" \
-    run "${OPS_MODEL:-enformer}" --size "$size" --backend cpu --no-ceilings --stages $ops_stages \
-    --max-time "${OPS_TIME:-10}" -o "$out/ops-pool-on.json"
+  local ops_models=(${OPS_MODEL:-enformer})
+  for ops_model in "${ops_models[@]}"; do
+    local ops_stages_var=OPS_STAGES_$ops_model ops_name=ops-pool-on
+    ((${#ops_models[@]} > 1)) && ops_name=ops-$ops_model
+    [[ ${OPS:-0} == 1 ]] && step "$ops_name" $((${OPS_TIME:-10} + 20)) STAGEBENCH_CPU_OP_TIMES=1 -- \
+      "${new[@]}" run "$ops_model" --size "$size" --backend cpu --no-ceilings \
+      --stages ${!ops_stages_var:-${OPS_STAGES:-original graph-compile bf16}} \
+      --max-time "${OPS_TIME:-10}" -o "$out/$ops_name.json"
+  done
+  # Which oneDNN kernel ran each matmul: DNNL_VERBOSE's exec lines, counted by kernel and shape.
+  if [[ -n ${VERBOSE_MODEL:-} && -n ${VERBOSE_STAGES:-} ]]; then
+    step verbose 30 DNNL_VERBOSE=1 -- "${new[@]}" run "$VERBOSE_MODEL" --size "$size" --backend cpu \
+      --no-ceilings --stages $VERBOSE_STAGES --max-time 1 --min-samples 2 --max-samples 2 -o "$out/verbose.json"
+    grep -E '^(dnnl|onednn)_verbose,exec' "$out/verbose.log" | cut -d, -f4-10 | sort | uniq -c |
+      sort -rn >"$out/dnnl-verbose.txt"
+    grep -E '^(dnnl|onednn)_verbose,info' "$out/verbose.log" | sort -u >>"$out/dnnl-verbose.txt"
+    rm -f "$out/verbose.log" "$out/verbose.json"
+  fi
   [[ ${EXTRA:-0} == 1 ]] && step ops-pool-off 20 STAGEBENCH_CPU_OP_TIMES=1 STAGEBENCH_CPU_POOL=off -- "${new[@]}" \
     "${e[@]}" --no-ceilings --stages original --max-time 6 -o "$out/ops-pool-off.json"
   [[ ${EXTRA:-0} == 1 ]] && step new-pool-off 20 STAGEBENCH_CPU_POOL=off -- "${new[@]}" "${e[@]}" --no-ceilings \
@@ -173,6 +212,7 @@ run() {
       noise_files+=("$out/noise-$name.json")
     done
   fi
+  run_peers
   {
     for f in "$out"/*-"$size"-*.json; do
       [[ -f $f ]] || continue
@@ -180,8 +220,8 @@ run() {
       "${new[@]}" report "$f"
       echo
     done
-    for f in ops-pool-on ops-pool-off; do
-      [[ -f $out/$f.json ]] && echo "# $f.json" && python3 "$b/cpu_server_ops.py" "$out/$f.json" 25
+    for f in "$out"/ops-*.json; do
+      [[ -f $f ]] && echo "# $(basename "$f")" && python3 "$b/cpu_server_ops.py" "$f" 25
     done
     local measured=()
     for f in "$out"/*-"$size"-*.json "${noise_files[@]}"; do [[ -f $f ]] && measured+=("$f"); done

@@ -78,7 +78,7 @@ TEST(OpsCpu, QuantizeRangeClampsOutsideTheCalibratedRange) {
 // below 64 rows a thread, balanced row blocks above): every split, the in-place residual
 // included, gives the rows their own results. 16 threads, as on the 16-core host, whatever
 // this machine has; the row counts cross both paths and leave remainders.
-TEST(OpsCpu, LinearEpilogueAtEveryRowSplit) {
+void check_linear_epilogue_at_every_row_split() {
   const int saved = omp_get_max_threads();
   omp_set_num_threads(16);
   auto be = make_cpu_backend();
@@ -106,6 +106,17 @@ TEST(OpsCpu, LinearEpilogueAtEveryRowSplit) {
     }
   }
   omp_set_num_threads(saved);
+}
+
+// On oneDNN's matmul (the default with oneDNN) and on Eigen's row blocks
+// (STAGEBENCH_CPU_F32_LINEAR=eigen), whose splits the row counts cover.
+TEST(OpsCpu, LinearEpilogueAtEveryRowSplit) {
+  for (const char* kernel : {"", "eigen"}) {
+    SCOPED_TRACE(std::string("kernel '") + kernel + "'");
+    if (*kernel) setenv("STAGEBENCH_CPU_F32_LINEAR", kernel, 1);
+    check_linear_epilogue_at_every_row_split();
+    unsetenv("STAGEBENCH_CPU_F32_LINEAR");
+  }
 }
 
 // A freed large block serves the next request of its size; small ones and a pool without room

@@ -61,6 +61,9 @@ CpuBackend::CpuBackend()
 #endif
   const char* f32_gemm = std::getenv("STAGEBENCH_CPU_F32_GEMM");
   cpu30_f32_kernels_ = f32_gemm == nullptr || std::string(f32_gemm) != "eigen";
+  const char* f32_linear = std::getenv("STAGEBENCH_CPU_F32_LINEAR");
+  onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ &&
+                   (f32_linear == nullptr || std::string(f32_linear) != "eigen");
 }
 
 // Out of line: DnnlGemm is incomplete in the header.

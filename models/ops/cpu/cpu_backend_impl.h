@@ -83,6 +83,11 @@ class CpuBackend final : public Backend {
   // (default_batched_kernel); false when STAGEBENCH_CPU_F32_GEMM=eigen asks for Eigen's for
   // both, the kernels before cpu30.
   bool cpu30_f32_kernels_ = true;
+  // fp32 linear on oneDNN's matmul, its epilogue as post-ops (gemm_dnnl.cpp), when the build has
+  // it: on the 16-core host Eigen ran Enformer's products of 256 rows at 250-480 GFLOP/s
+  // (results/h200-host/srv28-2026-11-28). False with STAGEBENCH_CPU_F32_LINEAR=eigen or
+  // STAGEBENCH_CPU_F32_GEMM=eigen: Eigen's row blocks with the epilogue fused (gemm_eigen.cpp).
+  bool onednn_linear_ = false;
   KernelLog op_log_;
 };
 

@@ -30,14 +30,14 @@ void CpuBackend::gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Te
   Tensor pb = do_empty({count * g.k * g.n}, DType::f32);
   float* ap = f32_data(pa, "gemm_batched bf16 A");
   float* bp = f32_data(pb, "gemm_batched bf16 B");
-  // op(A) as dense [m, k]; B dense in its stored orientation, as the oneDNN path packs them.
+  // A and B dense in their stored orientations (the f32 kernels read either transpose; a
+  // transposing pack is the slow one, gemm_dnnl.cpp).
   pack_bf16(f32_data(a, "gemm_batched A"), g.a_offsets, g.trans_a ? g.k : g.m,
-            g.trans_a ? g.m : g.k, g.lda, g.trans_a, ap);
+            g.trans_a ? g.m : g.k, g.lda, false, ap);
   pack_bf16(f32_data(b, "gemm_batched B"), g.b_offsets, g.trans_b ? g.n : g.k,
             g.trans_b ? g.k : g.n, g.ldb, false, bp);
   GemmBatch packed = g;
-  packed.trans_a = false;
-  packed.lda = g.k;
+  packed.lda = g.trans_a ? g.m : g.k;
   packed.ldb = g.trans_b ? g.k : g.n;
   packed.precision = Precision::f32;
   for (int64_t i = 0; i < count; ++i) {

@@ -113,10 +113,10 @@ bool cpu_has(const char* feature) {
 }
 
 DT weight_type(Precision p) {
-  return p == Precision::bf16 ? DT::bf16 : DT::s8;
+  return p == Precision::f32 ? DT::f32 : p == Precision::bf16 ? DT::bf16 : DT::s8;
 }
 DT source_type(Precision p) {
-  return p == Precision::bf16 ? DT::bf16 : DT::u8;
+  return p == Precision::f32 ? DT::f32 : p == Precision::bf16 ? DT::bf16 : DT::u8;
 }
 
 }  // namespace
@@ -189,8 +189,8 @@ struct DnnlGemm::Impl {
     const memory::desc src({m, k}, source_type(p), Tag::ab);
     const memory::desc dst({m, n}, DT::f32, Tag::ab);
     const dnnl::primitive_attr attr = make_attr(p, m, n, bias, act, residual, slots);
-    // bf16 takes the bias in the matmul itself; int8 adds it after dequantizing (post-op).
-    if (bias && p == Precision::bf16) {
+    // f32 and bf16 take the bias in the matmul itself; int8 adds it after dequantizing (post-op).
+    if (bias && p != Precision::int8) {
       const memory::desc bias_desc({1, n}, DT::f32, Tag::ab);
       return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, bias_desc, dst), attr,
                                           engine);
@@ -237,9 +237,27 @@ struct DnnlGemm::Impl {
     return cache.emplace(key, std::move(mm)).first->second;
   }
 
+  // Whether oneDNN has an optimized (not reference) matmul for these descriptors, asked once a
+  // key: its reference kernel is many times slower than any pack.
+  bool optimized(std::map<std::vector<memory::dim>, bool>& cache,
+                 const std::vector<memory::dim>& key, const memory::desc& src,
+                 const memory::desc& wei, const memory::desc& dst) {
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    bool ok = false;
+    try {
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei, dst), engine);
+      ok = std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+    } catch (const dnnl::error&) {
+      ok = false;
+    }
+    return cache.emplace(key, ok).first->second;
+  }
+
   dnnl::engine engine;
   dnnl::stream stream;
   MatmulCache f32_batched, bf16_batched;
+  std::map<std::vector<memory::dim>, bool> bf16_view_ok;
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
@@ -299,11 +317,19 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
   Impl& im = *impl_;
   const Precision p = w.precision;
   const int64_t n = w.n, k = w.k;
-  auto* packed = dynamic_cast<DnnlWeightStorage*>(w.data.storage());
-  if (packed == nullptr) {
-    throw std::invalid_argument("linear: this weight was not prepared by the cpu backend");
-  }
   const int64_t m = x.numel() / k;
+  if (m == 0) return;
+  // f32 weights stay the plain [n, k] tensor every other op reads (layout ba of [k, n]); the
+  // others were reordered by prepare() into oneDNN's blocked layout.
+  memory weights;
+  if (p == Precision::f32) {
+    weights = memory({{k, n}, DT::f32, Tag::ba}, im.engine, f32_data(w.data, "linear weight"));
+  } else {
+    auto* packed = dynamic_cast<DnnlWeightStorage*>(w.data.storage());
+    if (packed == nullptr)
+      throw std::invalid_argument("linear: this weight was not prepared by the cpu backend");
+    weights = packed->mem;
+  }
   float* xp = f32_data(x, "linear input");
   float* yp = f32_data(y, "linear output");
   float* bias = ep.bias != nullptr ? f32_data(*ep.bias, "linear bias") : nullptr;
@@ -312,7 +338,7 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
   if (residual != nullptr)
     residual_mode = residual == yp ? ResidualMode::sum : ResidualMode::binary;
 
-  const memory::desc weights_desc = packed->mem.get_desc();
+  const memory::desc weights_desc = weights.get_desc();
   CachedMatmul& mm =
       im.matmul_for(p, m, n, k, weights_desc, bias != nullptr, ep.act, residual_mode);
   const memory::desc row_vector({1, n}, DT::f32, Tag::ab);
@@ -320,7 +346,10 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
   std::unordered_map<int, memory> args;
   int32_t zero_point = 0;
 
-  if (p == Precision::bf16) {
+  if (p == Precision::f32) {
+    src_mem = memory({{m, k}, DT::f32, Tag::ab}, im.engine, xp);
+    if (bias) args[DNNL_ARG_BIAS] = memory(row_vector, im.engine, bias);
+  } else if (p == Precision::bf16) {
     src_mem = memory({{m, k}, DT::bf16, Tag::ab}, im.engine,
                      im.source_scratch.get(static_cast<size_t>(m * k) * 2));
     memory f32_src({{m, k}, DT::f32, Tag::ab}, im.engine, xp);
@@ -350,7 +379,7 @@ void DnnlGemm::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogu
         memory({{m, n}, DT::f32, Tag::ab}, im.engine, residual);
   }
   args[DNNL_ARG_SRC] = src_mem;
-  args[DNNL_ARG_WEIGHTS] = packed->mem;
+  args[DNNL_ARG_WEIGHTS] = weights;
   args[DNNL_ARG_DST] = dst_mem;
   mm.primitive.execute(im.stream, args);
   im.stream.wait();
@@ -376,15 +405,12 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
   float* cp = f32_data(c, "gemm_batched C");
   auto* pa = static_cast<uint16_t*>(im.batched_a.get(static_cast<size_t>(count * m * k) * 2));
   auto* pb = static_cast<uint16_t*>(im.batched_b.get(static_cast<size_t>(count * k * n) * 2));
-  // op(A) dense [m, k] (brgemm wants a row-major source); B in its stored orientation, dense:
-  // a transposed B is the [n, k] weight layout oneDNN reads as is (strides {1, k}).
-  pack_bf16(ap, g.a_offsets, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, g.trans_a, pa);
-  pack_bf16(bp, g.b_offsets, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, false, pb);
   // C written by the matmul itself (alpha as output scale, beta as a sum post-op) when the
   // items' C steps evenly, as in one product; otherwise into a scratch, then C = alpha T + beta C.
   const memory::dim c_step = count == 1 ? m * g.ldc : even_step(g.c_offsets);
   const bool direct = c_step > 0;
-  const memory::desc src({count, m, k}, DT::bf16, {m * k, k, 1});
+  // B in its stored orientation, dense: a transposed B is the [n, k] weight layout oneDNN reads
+  // as is (strides {1, k}).
   const memory::desc wei({count, k, n}, DT::bf16,
                          g.trans_b ? memory::dims{n * k, 1, k} : memory::dims{k * n, n, 1});
   const memory::dim dst_step = direct ? c_step : m * n, dst_ld = direct ? g.ldc : n;
@@ -393,8 +419,20 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
   uint32_t alpha_bits, beta_bits;
   std::memcpy(&alpha_bits, &alpha, 4);
   std::memcpy(&beta_bits, &beta, 4);
-  const std::vector<memory::dim> key{count,    m,      n,          k,        g.trans_b ? 1 : 0,
-                                     dst_step, dst_ld, alpha_bits, beta_bits};
+  // A transposed A (a weight gradient, dY^T X) is packed in its stored orientation, [k, m], and
+  // handed over as a transposed view (strides {1, m}): the transposing pack cost more than the
+  // product itself (768 x 1024 x 256 on one thread here: pack 1.41 ms, plain pack 0.12, matmul
+  // 1.88, matmul on the view 2.04). Unless oneDNN has only its reference kernel for that view,
+  // then op(A) is packed dense [m, k] as before.
+  const memory::desc src_dense({count, m, k}, DT::bf16, {m * k, k, 1});
+  const memory::desc src_view({count, m, k}, DT::bf16, {m * k, 1, m});
+  std::vector<memory::dim> key{count,    m,      n,          k,        g.trans_b ? 1 : 0,
+                               dst_step, dst_ld, alpha_bits, beta_bits};
+  const bool view = g.trans_a && im.optimized(im.bf16_view_ok, key, src_view, wei, dst);
+  key.push_back(view ? 1 : 0);
+  const memory::desc& src = view ? src_view : src_dense;
+  pack_bf16(ap, g.a_offsets, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, g.trans_a && !view, pa);
+  pack_bf16(bp, g.b_offsets, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, false, pb);
   dnnl::matmul& mm = im.matmul_cached(im.bf16_batched, key, src, wei, dst, alpha, beta);
   float* pt = direct
                   ? cp + g.c_offsets[0]

@@ -1,5 +1,6 @@
 #pragma once
-// bf16 and int8 GEMMs through oneDNN's matmul (brgemm kernels: avx512_core_bf16, VNNI).
+// bf16 and int8 GEMMs through oneDNN's matmul (brgemm kernels: avx512_core_bf16, VNNI), and the
+// f32 linear and batched products.
 // Only compiled when STAGEBENCH_HAVE_DNNL is set; the header needs no oneDNN include.
 #include <memory>
 #include <span>
@@ -22,10 +23,13 @@ class DnnlGemm {
   // Converts (bf16) or quantizes (int8, symmetric per output channel) w [n, k] once, into the
   // blocked layout oneDNN's matmul prefers.
   Weight prepare(std::span<const float> w, int64_t n, int64_t k, Precision p);
-  // y[M, N] = epilogue(x[M, K] . W^T) with f32 x and y.
+  // y[M, N] = epilogue(x[M, K] . W^T) with f32 x and y. An f32 weight is the plain [N, K]
+  // tensor, read in place (every other op reads it too); bf16 and int8 ones come from prepare().
   void linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep);
-  // gemm_batched at bf16 (GemmBatch, validated): op(A) and B rounded to bf16 (nearest even)
-  // and packed densely, in parallel; one batched matmul with fp32 accumulation, writing C
+  // gemm_batched at bf16 (GemmBatch, validated): A and B rounded to bf16 (nearest even) and
+  // packed densely in their stored orientations, in parallel (a transposed A handed over as a
+  // transposed view where oneDNN has an optimized kernel for it, else packed as op(A)); one
+  // batched matmul with fp32 accumulation, writing C
   // itself (alpha as output scale, beta as a sum post-op) when the items' C steps evenly, else
   // an f32 scratch and C = alpha T + beta C in fp32.
   void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);

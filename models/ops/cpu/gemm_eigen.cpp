@@ -1,4 +1,5 @@
-// fp32 GEMMs on Eigen: linear with its epilogue fused per row block, and batched strided GEMMs.
+// fp32 GEMMs on Eigen: linear with its epilogue fused per row block (oneDNN's matmul serves it
+// instead where the build has oneDNN, unless a knob asks for Eigen), and batched strided GEMMs.
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -62,6 +63,9 @@ void finish_row(const float* t, const float* bias, Act act, const float* residua
 }  // namespace
 
 void CpuBackend::linear_f32(const Tensor& x, const Weight& w, Tensor& y, const Epilogue& ep) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (onednn_linear_) return dnnl_->linear(x, w, y, ep);
+#endif
   const int64_t n = w.n, k = w.k, m = x.numel() / k;
   const float* bias = ep.bias != nullptr ? f32_data(*ep.bias, "linear bias") : nullptr;
   const float* residual =
@@ -129,17 +133,19 @@ const char* CpuBackend::batched_kernel_name(BatchedKernel k) {
 }
 
 // Tiny items: plain loops (gemm_small.h). Enough items to share out: one thread per item, Eigen
-// single-threaded inside (no barrier per GEMM). Fewer items than threads: Eigen threads each
-// GEMM, except a single product, which runs on oneDNN's f32 matmul (brgemm) when the build has
-// it (unless STAGEBENCH_CPU_F32_GEMM=eigen): on the 16-core host Eigen ran DeepFM's products of
-// a few hundred rows at 2-6 GFLOP/s where N is 12 (its heads) and oneDNN the wide ones at
-// 630-1,160 (results/h200-host/cpu30-2026-11-28).
+// single-threaded inside (no barrier per GEMM). Fewer items than threads: oneDNN's f32 matmul
+// (brgemm) when the build has it (unless STAGEBENCH_CPU_F32_GEMM=eigen), one batched call that
+// shares the items' rows among the threads, else Eigen threading each GEMM in turn. On the
+// 16-core host Eigen ran DeepFM's single products of a few hundred rows at 2-6 GFLOP/s where N
+// is 12 (its heads) and oneDNN the wide ones at 630-1,160 (results/h200-host/cpu30-2026-11-28);
+// Eigen ran Enformer's four heads' products (4 x 256x64x511) at 130-140 (srv28-2026-11-28).
 CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g) const {
   const size_t count = g.a_offsets.size();
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
   if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
-  if (dnnl_ && cpu30_f32_kernels_ && count == 1) return BatchedKernel::onednn_matmul;
+  if (dnnl_ && cpu30_f32_kernels_ && (count == 1 || count < threads))
+    return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
              ? BatchedKernel::eigen_across_items
              : BatchedKernel::eigen_inside_gemm;

@@ -1,5 +1,5 @@
-// Which GEMM serves which precision (Eigen for fp32, oneDNN for bf16 and int8), and weight
-// preparation.
+// Which GEMM serves which precision (oneDNN for every precision where the build has it, else
+// Eigen for fp32; cpu_backend_impl.h's knobs), and weight preparation.
 #include <stdexcept>
 #include <string>
 
