@@ -11,6 +11,7 @@
 #include "models/backend_sources.h"
 #include "models/dynunet/checkpoint.h"
 #include "models/dynunet/counts.h"
+#include "models/dynunet/graph_replay.h"
 #include "models/dynunet/volume_loader.h"
 #include "models/dynunet/volumes.h"
 #include "models/io/weight_source.h"
@@ -39,6 +40,7 @@ struct DynUnetWorkload::StageRun {
   Tensor d_image, d_mask;
   int64_t next = 0;
   StepLoss last;
+  std::unique_ptr<LaunchList> replay;  // the graph-replay stage's forward; goes first
 };
 
 DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
@@ -114,17 +116,17 @@ std::string DynUnetWorkload::skip_reason(size_t stage) const {
              " convolution here (the stages above run in fp32): " + *precision_gap_;
   }
   if (stage == kGraphReplay) {
-    if (backend_->name() == "cpu")
-      return "the cpu backend launches no kernels: there is no launch sequence to record";
+    // The backend's own reason first (the cpu backend launches nothing; an OpenCL device
+    // before 2.1 has no clCloneKernel), then the step's: only NVIDIA's OpenCL runs the bf16
+    // implicit GEMMs (the precision gap is empty there); elsewhere the convolutions go through
+    // CLBlast, whose calls the recording refuses.
+    if (std::string why = backend_->launch_recording_unsupported(); !why.empty()) return why;
     switches(stage);  // asks the backend once
-    // Only NVIDIA's OpenCL runs the bf16 implicit GEMMs (the precision gap is empty there), and
-    // it lists no cl_khr_command_buffer; elsewhere the convolutions fall back to CLBlast.
-    if (precision_gap_->empty())
-      return "every kernel of the step is stagebench's own here, but this OpenCL offers no "
-             "cl_khr_command_buffer to record them into, and a replay of the launch list "
-             "without one is not built";
-    return "the forward's convolutions run through CLBlast, which enqueues its own kernels and "
-           "cannot record them into a cl_khr_command_buffer: there is no whole graph to replay";
+    if (!precision_gap_->empty())
+      return "the forward's convolutions run through CLBlast here (no " +
+             std::string(precision_name(reduced_precision())) +
+             " implicit GEMM: " + *precision_gap_ +
+             "), and a library call enqueues kernels of its own that a launch list cannot hold";
   }
   return {};
 }
@@ -232,9 +234,13 @@ std::vector<float> DynUnetWorkload::infer(size_t stage) {
   std::vector<float> image(static_cast<size_t>(config_.batch * config_.voxels())), mask(image);
   make_volumes(options_.seed, 0, config_.batch, config_.patch, image, mask);
   backend_->write(image, r.d_image);
-  std::vector<float> logits = backend_->download(r.net->infer(r.d_image));
-  // Channels-last logits of several channels back to [N, C, P, P, P], so that every stage's
-  // inference reads alike (one channel is the same bytes in either layout).
+  return logits_ncdhw(r, backend_->download(r.net->infer(r.d_image)));
+}
+
+// Channels-last logits of several channels back to [N, C, P, P, P], so that every stage's
+// inference reads alike (one channel is the same bytes in either layout).
+std::vector<float> DynUnetWorkload::logits_ncdhw(const StageRun& r,
+                                                 std::vector<float> logits) const {
   const int64_t channels = config_.out_channels, voxels = config_.voxels();
   if (r.sw.layout == Layout3d::ndhwc && channels > 1) {
     std::vector<float> ncdhw(logits.size());
@@ -246,6 +252,47 @@ std::vector<float> DynUnetWorkload::infer(size_t stage) {
     logits = std::move(ncdhw);
   }
   return logits;
+}
+
+// replay35: one forward of batch 0 recorded (after infer() has run it eagerly, so that every
+// per-shape choice is made and the input is in place), replayed once and checked against this
+// stage's eager logits (bit for bit: the same kernels on the same buffers) and stage 0's (the
+// stage's tolerance), then timed. Eager and replayed forwards are also timed with the device
+// events off, as the runner's timed samples are (the events are on while summaries run).
+PassTimes DynUnetWorkload::replay_inference(size_t stage, nlohmann::json& s) {
+  StageRun& r = *runs_.at(stage);
+  Backend& be = *backend_;
+  const std::vector<float> eager = infer(stage);
+  r.replay.reset();
+  r.replay = record_launches(be, [&] { r.net->infer(r.d_image); });
+  r.replay->replay();
+  const std::vector<float> replayed = logits_ncdhw(r, be.download(r.net->logits()));
+  const Tolerance& tol = ladder()[stage].tolerance;
+  nlohmann::json g = {{"launches", r.replay->launches()},
+                      {"how", r.replay->how()},
+                      {"vs_eager", compare_logits(replayed, eager, tol)}};
+  if (!baseline_logits_.empty()) g["vs_baseline"] = compare_logits(replayed, baseline_logits_, tol);
+  const PassBounds bounds{kInferMinReps, kInferMaxReps, kInferMinMs};
+  const auto eager_pass = [&] { r.net->infer(r.d_image); };
+  const auto replay_pass = [&] { r.replay->replay(); };
+  const auto figures = [](const PassTimes& t) {
+    return nlohmann::json{{"median_ms", median_ms(t.ms)},
+                          {"host_median_ms", median_ms(t.host_ms)},
+                          {"samples", static_cast<int64_t>(t.ms.size())}};
+  };
+  const PassTimes eager_on = time_passes(be, eager_pass, bounds);
+  const PassTimes replay_on = time_passes(be, replay_pass, bounds);
+  g["events_on"] = {{"eager", figures(eager_on)}, {"replay", figures(replay_on)}};
+  if (KernelLog* log = be.kernel_log()) {
+    const bool was = log->recording();
+    log->set_recording(false);
+    const PassTimes eager_off = time_passes(be, eager_pass, bounds);
+    const PassTimes replay_off = time_passes(be, replay_pass, bounds);
+    log->set_recording(was);
+    g["events_off"] = {{"eager", figures(eager_off)}, {"replay", figures(replay_off)}};
+  }
+  s["graph_replay"] = g;
+  return replay_on;
 }
 
 WorkCounts DynUnetWorkload::counts(size_t stage) const {
@@ -300,16 +347,17 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   s[summary::kSteps.key] = r.net->steps();
   s["conv_precision"] = precision_name(r.sw.precision);
   if (r.loader) s["loader"] = {{"workers", kLoaderWorkers}, {"slots", kLoaderSlots}};
-  // Inference on the stage's switches: the forward alone on a resident batch, synchronized.
-  infer(stage);  // warm-up (and the input in place)
+  // Inference on the stage's switches: the forward alone on a resident batch, synchronized
+  // (the graph-replay stage: its recorded forward replayed).
   std::vector<double> ms;
-  const StepClock::time_point start = StepClock::now();
-  while (static_cast<int>(ms.size()) < kInferMaxReps &&
-         (static_cast<int>(ms.size()) < kInferMinReps || ms_since(start) < kInferMinMs)) {
-    const StepClock::time_point t0 = StepClock::now();
-    r.net->infer(r.d_image);
-    be.synchronize();
-    ms.push_back(ms_since(t0));
+  if (stage == kGraphReplay) {
+    ms = replay_inference(stage, s).ms;
+  } else {
+    std::vector<float> logits = infer(stage);  // warm-up (and the input in place)
+    if (stage == kBaseline) baseline_logits_ = std::move(logits);
+    ms = time_passes(be, [&] { r.net->infer(r.d_image); },
+                     {kInferMinReps, kInferMaxReps, kInferMinMs})
+             .ms;
   }
   const double med = median_ms(ms);
   nlohmann::json inf = {
