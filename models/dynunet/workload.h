@@ -57,6 +57,7 @@ class DynUnetWorkload : public Workload {
   struct StageRun;
   Precision reduced_precision() const;
   std::string precision_gap(Precision p) const;
+  std::string replay_gap(const Switches& sw) const;  // replay35: why the forward cannot record
   // grads: when given, the gradients are read back between backward and update (only the
   // untimed train() asks; timed steps pass null and run the same ops as before).
   StepLoss step(StageRun& r, PhaseTimes* times, std::vector<float>* grads = nullptr);
@@ -75,6 +76,7 @@ class DynUnetWorkload : public Workload {
   std::vector<float> baseline_logits_;  // stage 0's inference logits, once its summaries ran
   mutable std::optional<std::string> precision_gap_;  // why the reduced precision cannot run
   mutable std::optional<std::string> bf16_gap_;       // why bf16 convolutions cannot run
+  mutable std::optional<std::string> replay_gap_;     // replay35: why the forward cannot record
 };
 
 }  // namespace sb::dynunet
