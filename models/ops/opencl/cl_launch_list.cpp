@@ -57,9 +57,10 @@ std::string clone_kernel_unsupported(const cl::Device& device) {
          "\": clCloneKernel, which the launch list copies each launch with, needs OpenCL 2.1";
 }
 
-void LaunchRecorder::begin() {
+void LaunchRecorder::begin(bool library_spans_own) {
   if (active_) throw std::logic_error("begin_launch_recording: a recording is already under way");
   active_ = true;
+  library_spans_own_ = library_spans_own;
   refused_.clear();
   launches_.clear();
   kept_.clear();

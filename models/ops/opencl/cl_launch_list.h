@@ -41,7 +41,10 @@ class LaunchRecorder {
  public:
   bool active() const { return active_; }
   // Starts a recording; throws std::logic_error when one is already under way.
-  void begin();
+  // library_spans_own: the backend's library spans hold only its own kernels (every fp32
+  // product on gemm_general, STAGEBENCH_F32_GEMM=portable), which the list keeps as any other.
+  void begin(bool library_spans_own);
+  bool library_spans_own() const { return library_spans_own_; }
   // Called by EventLog::launch after it queued `kernel`: keeps a clone with its arguments.
   void launched(const std::string& name, const cl::Kernel& kernel, const cl::NDRange& global,
                 const cl::NDRange& local);
@@ -54,6 +57,7 @@ class LaunchRecorder {
 
  private:
   bool active_ = false;
+  bool library_spans_own_ = false;
   std::string refused_;
   std::vector<RecordedLaunch> launches_;
   std::vector<Tensor> kept_;

@@ -53,7 +53,7 @@ void EventLog::begin_span() {
 void EventLog::end_span(const std::string& name) {
   if (!span_open_) throw std::logic_error("EventLog: end_span without begin_span");
   span_open_ = false;
-  if (recorder_ && recorder_->active())
+  if (recorder_ && recorder_->active() && !recorder_->library_spans_own())
     recorder_->refuse(name +
                       " is a library call, which enqueues kernels of its own that a "
                       "launch list cannot hold");

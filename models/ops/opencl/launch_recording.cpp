@@ -8,7 +8,7 @@ namespace sb {
 
 void OpenCLBackend::begin_launch_recording() {
   if (!clone_unsupported_.empty()) throw RecordingRefused(clone_unsupported_);
-  recorder_.begin();
+  recorder_.begin(portable_gemm_);  // no CLBlast under STAGEBENCH_F32_GEMM=portable
 }
 
 std::unique_ptr<LaunchList> OpenCLBackend::end_launch_recording() {
