@@ -20,7 +20,7 @@ gpu_facts "$O/gpu.txt"
 log "clocks at the start: $(gpu_clocks)"
 f="$O/dynunet-full"
 timeout -s INT -k 10 $(($(left) - 50)) "$B/gpu-run.sh" run dynunet --size full --backend opencl \
-  --stages graph-replay --repeat 1 --max-time 2 -o "$f.json" > "$f.log" 2>&1
+  --stages graph-replay --repeat 1 --max-time 3 -o "$f.json" > "$f.log" 2>&1
 log "stagebench rc=$?"
 [ -s "$f.json" ] && "$B/gpu-run.sh" report "$f.json" > "$f.md" 2>> "$O/call.log"
 python3 - "$f.json" <<'PY' 2>&1 | tee -a "$O/call.log"
