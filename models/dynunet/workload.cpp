@@ -103,9 +103,9 @@ std::string DynUnetWorkload::precision_gap(Precision p) const {
 // replay35: empty when a 3^3 convolution and a k2 s2 transposed one as the graph-replay stage
 // runs them (its precision and layout, 8 and 16 channels) record into a launch list here, else
 // the recording's refusal: on NVIDIA the bf16 implicit GEMMs are kernels of our own; elsewhere
-// the products go to CLBlast (the transposed convolution's even under
-// STAGEBENCH_F32_GEMM=portable), whose calls a list cannot hold. Run once eagerly first, so that
-// the recording sees no first-call autotuning.
+// the products go to CLBlast (unless STAGEBENCH_F32_GEMM=portable puts them on gemm_general),
+// whose calls a list cannot hold. Run once eagerly first, so that the recording sees no
+// first-call autotuning.
 std::string DynUnetWorkload::replay_gap(const Switches& sw) const {
   try {
     Backend& be = *backend_;
@@ -154,12 +154,11 @@ std::string DynUnetWorkload::skip_reason(size_t stage) const {
   }
   if (stage == kGraphReplay) {
     // The backend's own reason first (the cpu backend launches nothing; an OpenCL device
-    // before 2.1 has no clCloneKernel), then the step's, from a recording of one convolution as
-    // the stage runs them (replay_gap).
+    // before 2.1 has no clCloneKernel), then the step's, from a recording of two convolutions
+    // as the stage runs them (replay_gap).
     if (std::string why = backend_->launch_recording_unsupported(); !why.empty()) return why;
     if (!replay_gap_) replay_gap_ = replay_gap(switches(stage));
-    if (!replay_gap_->empty())
-      return "the forward's convolutions cannot be recorded here: " + *replay_gap_;
+    if (!replay_gap_->empty()) return "recording the forward's convolutions: " + *replay_gap_;
   }
   return {};
 }
