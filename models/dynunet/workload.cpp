@@ -11,6 +11,7 @@
 #include "models/backend_sources.h"
 #include "models/dynunet/checkpoint.h"
 #include "models/dynunet/counts.h"
+#include "models/dynunet/graph_replay.h"
 #include "models/dynunet/volume_loader.h"
 #include "models/dynunet/volumes.h"
 #include "models/io/weight_source.h"
@@ -39,6 +40,7 @@ struct DynUnetWorkload::StageRun {
   Tensor d_image, d_mask;
   int64_t next = 0;
   StepLoss last;
+  std::unique_ptr<LaunchList> replay;  // the graph-replay stage's forward; goes first
 };
 
 DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr<Backend> backend)
@@ -98,6 +100,43 @@ std::string DynUnetWorkload::precision_gap(Precision p) const {
   return {};
 }
 
+// replay35: empty when a 3^3 convolution and a k2 s2 transposed one as the graph-replay stage
+// runs them (its precision and layout, 8 and 16 channels) record into a launch list here, else
+// the recording's refusal: on NVIDIA the bf16 implicit GEMMs are kernels of our own; elsewhere
+// the products go to CLBlast (unless STAGEBENCH_F32_GEMM=portable puts them on gemm_general),
+// whose calls a list cannot hold. Run once eagerly first, so that the recording sees no
+// first-call autotuning.
+std::string DynUnetWorkload::replay_gap(const Switches& sw) const {
+  try {
+    Backend& be = *backend_;
+    const bool last = sw.layout == Layout3d::ndhwc;
+    const auto vol = [last](int64_t c, int64_t e) {
+      return last ? std::vector<int64_t>{1, e, e, e, c} : std::vector<int64_t>{1, c, e, e, e};
+    };
+    Conv3dShape s;  // 8 -> 8 channels, 4^3, 3^3 'same'
+    s.in_channels = s.out_channels = 8, s.d = s.h = s.w = 4, s.kernel = 3, s.padding = 1;
+    s.precision = sw.precision, s.layout = sw.layout;
+    Conv3dShape t;  // 16 -> 8 channels, 2^3 -> 4^3, as network.cpp's conv_shape(transposed)
+    t.in_channels = 16, t.out_channels = 8, t.d = t.h = t.w = 2, t.kernel = t.stride = 2;
+    t.padding = 0, t.layout = sw.layout;
+    if (sw.precision == Precision::bf16) t.precision = sw.precision;
+    Tensor x = be.upload(std::vector<float>(8 * 64, 1.f), vol(8, 4)),
+           w = be.upload(std::vector<float>(8 * 8 * 27, 0.01f), {8, 8, 3, 3, 3}),
+           y = be.empty(vol(8, 4)), xt = be.upload(std::vector<float>(16 * 8, 1.f), vol(16, 2)),
+           wt = be.upload(std::vector<float>(16 * 8 * 8, 0.01f), {16, 8, 2, 2, 2});
+    const auto forward = [&] {
+      be.conv3d(s, x, w, nullptr, y);
+      be.conv_transpose3d(t, xt, wt, nullptr, x);
+    };
+    forward();
+    record_launches(be, forward);
+    be.synchronize();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
 // Where the reduced precision cannot run, the stages above it go on without it (in fp32).
 Switches DynUnetWorkload::switches(size_t stage) const {
   if (!precision_gap_) precision_gap_ = precision_gap(reduced_precision());
@@ -114,17 +153,12 @@ std::string DynUnetWorkload::skip_reason(size_t stage) const {
              " convolution here (the stages above run in fp32): " + *precision_gap_;
   }
   if (stage == kGraphReplay) {
-    if (backend_->name() == "cpu")
-      return "the cpu backend launches no kernels: there is no launch sequence to record";
-    switches(stage);  // asks the backend once
-    // Only NVIDIA's OpenCL runs the bf16 implicit GEMMs (the precision gap is empty there), and
-    // it lists no cl_khr_command_buffer; elsewhere the convolutions fall back to CLBlast.
-    if (precision_gap_->empty())
-      return "every kernel of the step is stagebench's own here, but this OpenCL offers no "
-             "cl_khr_command_buffer to record them into, and a replay of the launch list "
-             "without one is not built";
-    return "the forward's convolutions run through CLBlast, which enqueues its own kernels and "
-           "cannot record them into a cl_khr_command_buffer: there is no whole graph to replay";
+    // The backend's own reason first (the cpu backend launches nothing; an OpenCL device
+    // before 2.1 has no clCloneKernel), then the step's, from a recording of two convolutions
+    // as the stage runs them (replay_gap).
+    if (std::string why = backend_->launch_recording_unsupported(); !why.empty()) return why;
+    if (!replay_gap_) replay_gap_ = replay_gap(switches(stage));
+    if (!replay_gap_->empty()) return "recording the forward's convolutions: " + *replay_gap_;
   }
   return {};
 }
@@ -232,9 +266,13 @@ std::vector<float> DynUnetWorkload::infer(size_t stage) {
   std::vector<float> image(static_cast<size_t>(config_.batch * config_.voxels())), mask(image);
   make_volumes(options_.seed, 0, config_.batch, config_.patch, image, mask);
   backend_->write(image, r.d_image);
-  std::vector<float> logits = backend_->download(r.net->infer(r.d_image));
-  // Channels-last logits of several channels back to [N, C, P, P, P], so that every stage's
-  // inference reads alike (one channel is the same bytes in either layout).
+  return logits_ncdhw(r, backend_->download(r.net->infer(r.d_image)));
+}
+
+// Channels-last logits of several channels back to [N, C, P, P, P], so that every stage's
+// inference reads alike (one channel is the same bytes in either layout).
+std::vector<float> DynUnetWorkload::logits_ncdhw(const StageRun& r,
+                                                 std::vector<float> logits) const {
   const int64_t channels = config_.out_channels, voxels = config_.voxels();
   if (r.sw.layout == Layout3d::ndhwc && channels > 1) {
     std::vector<float> ncdhw(logits.size());
@@ -246,6 +284,59 @@ std::vector<float> DynUnetWorkload::infer(size_t stage) {
     logits = std::move(ncdhw);
   }
   return logits;
+}
+
+// replay35: one forward of batch 0 recorded (after infer() has run it eagerly, so that every
+// per-shape choice is made), then checked on new contents: replayed on batch 1 against the
+// eager forward of batch 1 (bit for bit: the same kernels on the same buffers; a launch the
+// list missed would leave batch 0's values behind), and on batch 0 again against stage 0's
+// logits (the stage's tolerance). Then timed beside the eager forward, also with the device
+// events off, as the runner's timed samples are (they are on while summaries run).
+PassTimes DynUnetWorkload::replay_inference(size_t stage, nlohmann::json& s) {
+  StageRun& r = *runs_.at(stage);
+  Backend& be = *backend_;
+  std::vector<float> image(static_cast<size_t>(config_.batch * config_.voxels())), mask(image);
+  const auto write_batch = [&](int64_t b) {
+    make_volumes(options_.seed, b * config_.batch, config_.batch, config_.patch, image, mask);
+    be.write(image, r.d_image);
+  };
+  const auto logits = [&] { return logits_ncdhw(r, be.download(r.net->logits())); };
+  write_batch(1);
+  r.net->infer(r.d_image);
+  const std::vector<float> eager1 = logits();
+  infer(stage);  // batch 0, eagerly
+  r.replay.reset();
+  r.replay = record_launches(be, [&] { r.net->infer(r.d_image); });
+  write_batch(1);
+  r.replay->replay();
+  const Tolerance& tol = ladder()[stage].tolerance;
+  nlohmann::json g = {{"launches", r.replay->launches()},
+                      {"how", r.replay->how()},
+                      {"vs_eager", compare_logits(logits(), eager1, tol)}};
+  write_batch(0);
+  r.replay->replay();
+  if (!baseline_logits_.empty()) g["vs_baseline"] = compare_logits(logits(), baseline_logits_, tol);
+  const PassBounds bounds{kInferMinReps, kInferMaxReps, kInferMinMs};
+  const auto eager_pass = [&] { r.net->infer(r.d_image); };
+  const auto replay_pass = [&] { r.replay->replay(); };
+  const auto figures = [](const PassTimes& t) {
+    return nlohmann::json{{"median_ms", median_ms(t.ms)},
+                          {"host_median_ms", median_ms(t.host_ms)},
+                          {"samples", static_cast<int64_t>(t.ms.size())}};
+  };
+  const PassTimes eager_on = time_passes(be, eager_pass, bounds);
+  const PassTimes replay_on = time_passes(be, replay_pass, bounds);
+  g["events_on"] = {{"eager", figures(eager_on)}, {"replay", figures(replay_on)}};
+  if (KernelLog* log = be.kernel_log()) {
+    const bool was = log->recording();
+    log->set_recording(false);
+    const PassTimes eager_off = time_passes(be, eager_pass, bounds);
+    const PassTimes replay_off = time_passes(be, replay_pass, bounds);
+    log->set_recording(was);
+    g["events_off"] = {{"eager", figures(eager_off)}, {"replay", figures(replay_off)}};
+  }
+  s["graph_replay"] = g;
+  return replay_on;
 }
 
 WorkCounts DynUnetWorkload::counts(size_t stage) const {
@@ -292,6 +383,12 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   StageRun& r = *runs_.at(stage);
   Backend& be = *backend_;
   nlohmann::json s = nlohmann::json::object();
+  // Stage 0's logits and the graph-replay stage's recording and its check come first: after
+  // the runner's training checks every stage holds the same parameters (the initial ones, then
+  // the same steps on the same batches), which the phases' steps below train further.
+  std::vector<double> ms;  // the inference passes' times
+  if (stage == kGraphReplay) ms = replay_inference(stage, s).ms;
+  if (stage == kBaseline) baseline_logits_ = infer(stage);
   write_step_phases(
       s, kPhaseSteps, [&](PhaseTimes& t) { step(r, &t); }, /*with_samples=*/false);
   write_memory_split(s, r.net->memory());
@@ -300,16 +397,13 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   s[summary::kSteps.key] = r.net->steps();
   s["conv_precision"] = precision_name(r.sw.precision);
   if (r.loader) s["loader"] = {{"workers", kLoaderWorkers}, {"slots", kLoaderSlots}};
-  // Inference on the stage's switches: the forward alone on a resident batch, synchronized.
-  infer(stage);  // warm-up (and the input in place)
-  std::vector<double> ms;
-  const StepClock::time_point start = StepClock::now();
-  while (static_cast<int>(ms.size()) < kInferMaxReps &&
-         (static_cast<int>(ms.size()) < kInferMinReps || ms_since(start) < kInferMinMs)) {
-    const StepClock::time_point t0 = StepClock::now();
-    r.net->infer(r.d_image);
-    be.synchronize();
-    ms.push_back(ms_since(t0));
+  // Inference on the stage's switches: the forward alone on a resident batch, synchronized
+  // (the graph-replay stage: its recorded forward replayed).
+  if (stage != kGraphReplay) {
+    infer(stage);  // warm-up (and the input in place)
+    ms = time_passes(be, [&] { r.net->infer(r.d_image); },
+                     {kInferMinReps, kInferMaxReps, kInferMinMs})
+             .ms;
   }
   const double med = median_ms(ms);
   nlohmann::json inf = {

@@ -18,6 +18,7 @@
 namespace sb::dynunet {
 
 struct WorkloadOptions : RunOptions {};
+struct PassTimes;  // graph_replay.h
 
 class DynUnetWorkload : public Workload {
  public:
@@ -56,9 +57,15 @@ class DynUnetWorkload : public Workload {
   struct StageRun;
   Precision reduced_precision() const;
   std::string precision_gap(Precision p) const;
+  std::string replay_gap(const Switches& sw) const;  // replay35: why the forward cannot record
   // grads: when given, the gradients are read back between backward and update (only the
   // untimed train() asks; timed steps pass null and run the same ops as before).
   StepLoss step(StageRun& r, PhaseTimes* times, std::vector<float>* grads = nullptr);
+  // Logits as infer() returns them: [N, C, P, P, P] whatever the stage's layout.
+  std::vector<float> logits_ncdhw(const StageRun& r, std::vector<float> logits) const;
+  // replay35: the graph-replay stage's forward recorded, checked and timed (graph_replay.h);
+  // writes summaries["graph_replay"] and returns the replays' times for "inference".
+  PassTimes replay_inference(size_t stage, nlohmann::json& s);
 
   WorkloadOptions options_;
   Config config_;
@@ -66,8 +73,10 @@ class DynUnetWorkload : public Workload {
   std::unique_ptr<Params> params_;
   std::vector<std::unique_ptr<StageRun>> runs_;
   std::vector<StepLoss> loss_parts_;
+  std::vector<float> baseline_logits_;  // stage 0's inference logits, once its summaries ran
   mutable std::optional<std::string> precision_gap_;  // why the reduced precision cannot run
   mutable std::optional<std::string> bf16_gap_;       // why bf16 convolutions cannot run
+  mutable std::optional<std::string> replay_gap_;     // replay35: why the forward cannot record
 };
 
 }  // namespace sb::dynunet

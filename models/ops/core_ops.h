@@ -17,6 +17,7 @@
 #include "instrument/allocation_tracker.h"
 #include "instrument/kernel_log.h"
 #include "models/ops/host_staging.h"
+#include "models/ops/launch_list.h"
 #include "models/ops/op_list.h"
 #include "models/ops/op_names.h"
 #include "models/ops/op_types.h"
@@ -82,6 +83,19 @@ class CoreOps {
     (void)t;
     (void)read_as;
   }
+  // --- replay35: recorded launch lists (launch_list.h) ----------------------------------
+  // "" when this backend can record a launch list here, else why it cannot.
+  virtual std::string launch_recording_unsupported() const {
+    return "the " + name() + " backend launches no kernels: there is no launch list to record";
+  }
+  // From begin to end, every op runs as usual and the kernels it launches are kept; end returns
+  // them as a LaunchList, or throws RecordingRefused naming the first command a list cannot
+  // hold (the recording is over either way). Recordings do not nest.
+  virtual void begin_launch_recording() { throw RecordingRefused(launch_recording_unsupported()); }
+  virtual std::unique_ptr<LaunchList> end_launch_recording() {
+    throw RecordingRefused(launch_recording_unsupported());
+  }
+  // --- end replay35 ---
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);

@@ -19,11 +19,28 @@ void EventLog::launch(const std::string& name, const cl::Kernel& kernel, const c
                       const cl::NDRange& local) {
   if (!recording_ || !log_.recording()) {
     queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local);
-    return;
+  } else {
+    cl::Event event;
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+    remember({name, cl::Event(), std::move(event)});
   }
-  cl::Event event;
-  queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
-  remember({name, cl::Event(), std::move(event)});
+  if (recorder_ && recorder_->active()) recorder_->launched(name, kernel, global, local);
+}
+
+// replay35: the C call itself, sizes prepared at recording: the least host work a launch takes.
+void EventLog::replay(const std::vector<RecordedLaunch>& launches) {
+  const bool events = recording_ && log_.recording();
+  cl_command_queue queue = queue_();
+  for (const RecordedLaunch& l : launches) {
+    cl_event event = nullptr;
+    const cl_int err = clEnqueueNDRangeKernel(queue, l.kernel(), l.dims, nullptr, l.global.data(),
+                                              l.has_local ? l.local.data() : nullptr, 0, nullptr,
+                                              events ? &event : nullptr);
+    if (err != CL_SUCCESS) throw cl::Error(err, "clEnqueueNDRangeKernel (launch list replay)");
+    if (events) remember({l.name, cl::Event(), cl::Event(event)});
+  }
+  if (const cl_int err = clFlush(queue); err != CL_SUCCESS)
+    throw cl::Error(err, "clFlush (launch list replay)");
 }
 
 void EventLog::begin_span() {
@@ -36,6 +53,10 @@ void EventLog::begin_span() {
 void EventLog::end_span(const std::string& name) {
   if (!span_open_) throw std::logic_error("EventLog: end_span without begin_span");
   span_open_ = false;
+  if (recorder_ && recorder_->active() && !recorder_->library_spans_own())
+    recorder_->refuse(name +
+                      " is a library call, which enqueues kernels of its own that a "
+                      "launch list cannot hold");
   if (!span_recorded_) return;
   cl::Event end;
   queue_.enqueueMarkerWithWaitList(nullptr, &end);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "instrument/kernel_log.h"
+#include "models/ops/opencl/cl_launch_list.h"
 
 namespace sb {
 
@@ -37,6 +38,13 @@ class EventLog {
   // recording() (the runner's timed samples) turns them off too.
   void set_recording(bool on) { recording_ = on; }
 
+  // --- replay35: launch lists (cl_launch_list.h). While `recorder` is active, every launch is
+  // kept there and a library span refuses the recording. replay() queues a kept list with no
+  // argument set and one flush, with events (as launch) when they are on.
+  void set_recorder(LaunchRecorder* recorder) { recorder_ = recorder; }
+  void replay(const std::vector<RecordedLaunch>& launches);
+  // --- end replay35
+
  private:
   struct Pending {
     std::string name;
@@ -51,7 +59,8 @@ class EventLog {
   cl::Event span_begin_;
   bool span_open_ = false;
   bool recording_ = true;
-  bool span_recorded_ = false;  // whether the open span's begin marker was queued
+  bool span_recorded_ = false;          // whether the open span's begin marker was queued
+  LaunchRecorder* recorder_ = nullptr;  // replay35
 };
 
 }  // namespace sb

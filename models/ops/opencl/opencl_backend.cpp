@@ -72,6 +72,8 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
       device_name_(runtime_->device_name()),
       dummy_(runtime_->context(), CL_MEM_READ_WRITE, 16) {
   kernel_log_.set_drain([this] { events_.flush(); });
+  events_.set_recorder(&recorder_);  // replay35
+  clone_unsupported_ = clone_kernel_unsupported(runtime_->device());
   if (const char* at_sync = std::getenv("STAGEBENCH_EVENTS_AT_SYNC"); at_sync && *at_sync) {
     const std::string v = at_sync;
     if (v != "0" && v != "1")
@@ -144,6 +146,7 @@ Tensor OpenCLBackend::upload_bytes(const void* data, size_t bytes, std::vector<i
                                    DType dtype) {
   Tensor t = do_empty(std::move(shape), dtype);
   if (bytes > 0) {
+    recorder_.refuse("it uploads host memory to the device (upload)");  // replay35
     // Blocking: the caller's host memory may go away as soon as we return.
     runtime_->queue().enqueueWriteBuffer(device_buffer(t), CL_TRUE, 0, bytes, data);
     kernel_log_.host_to_device(bytes);
@@ -161,6 +164,7 @@ Tensor OpenCLBackend::do_upload_ids(std::span<const int32_t> host, std::vector<i
 
 std::vector<float> OpenCLBackend::do_download(const Tensor& t) {
   std::vector<float> host(static_cast<size_t>(t.numel()));
+  recorder_.refuse("it reads device memory back to the host (download)");  // replay35
   if (!host.empty() && t.dtype() == DType::f16) {  // a half-precision stage's activations
     std::vector<uint16_t> bits(host.size());
     runtime_->queue().enqueueReadBuffer(device_buffer(t), CL_TRUE, 0, t.bytes(), bits.data());
@@ -175,6 +179,7 @@ std::vector<float> OpenCLBackend::do_download(const Tensor& t) {
 }
 
 void OpenCLBackend::synchronize() {
+  recorder_.refuse("it waits for the device (synchronize)");  // replay35
   runtime_->queue().finish();  // the events stay pending: KernelLog::drain() reads them
   if (events_at_sync_) events_.flush();
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/ops/backend.h"
+#include "models/ops/opencl/cl_launch_list.h"
 #include "models/ops/opencl/cl_runtime.h"
 #include "models/ops/opencl/device_memory.h"
 #include "models/ops/opencl/event_log.h"
@@ -223,6 +224,11 @@ class OpenCLBackend : public Backend {
   size_t held_tensors() const { return held_.size(); }
   size_t held_bf16_copies() const;
   bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
+  // --- replay35: launch lists (cl_launch_list.h, launch_recording.cpp) ---
+  std::string launch_recording_unsupported() const override { return clone_unsupported_; }
+  void begin_launch_recording() override;
+  std::unique_ptr<LaunchList> end_launch_recording() override;
+  // --- end replay35
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -363,10 +369,15 @@ class OpenCLBackend : public Backend {
     set_arg(k, i, std::forward<T>(first));
     set_args(k, i + 1, std::forward<Rest>(rest)...);
   }
-  void set_arg(cl::Kernel& k, cl_uint i, const Tensor& t) { k.setArg(i, device_buffer(t)); }
+  // replay35: a recording keeps every tensor a launch uses (cl_launch_list.h).
+  void set_arg(cl::Kernel& k, cl_uint i, const Tensor& t) {
+    k.setArg(i, device_buffer(t));
+    if (recorder_.active()) recorder_.keep(t);
+  }
   // Optional tensors: a dummy buffer stands in for null (not every driver takes a null cl_mem).
   void set_arg(cl::Kernel& k, cl_uint i, const Tensor* t) {
     k.setArg(i, t ? device_buffer(*t) : dummy_);
+    if (t && recorder_.active()) recorder_.keep(*t);
   }
   void set_arg(cl::Kernel& k, cl_uint i, const cl::LocalSpaceArg& local) { k.setArg(i, local); }
   void set_arg(cl::Kernel& k, cl_uint i, float v) { k.setArg(i, v); }
@@ -582,6 +593,8 @@ class OpenCLBackend : public Backend {
   KernelLog kernel_log_;
   AllocationTracker host_tracker_;  // stays at zero: this backend keeps no host tensors
   EventLog events_;
+  LaunchRecorder recorder_;        // replay35: the launch list under way, if any
+  std::string clone_unsupported_;  // replay35: launch_recording_unsupported(), at construction
   std::string device_name_;
   cl::Buffer dummy_;
   std::map<std::string, cl::Kernel> kernels_;

@@ -4,6 +4,7 @@
 namespace sb {
 
 void OpenCLBackend::write_bytes(const void* data, size_t bytes, Tensor& t, bool blocking) {
+  recorder_.refuse("it copies host memory to the device (write)");  // replay35
   // Non-blocking: the caller keeps the host memory untouched until synchronize().
   runtime_->queue().enqueueWriteBuffer(device_buffer(t), blocking ? CL_TRUE : CL_FALSE, 0, bytes,
                                        data);
