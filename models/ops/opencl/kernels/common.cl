@@ -106,18 +106,25 @@ inline void act_store8(__global float* p, size_t i, const float* v, int in_half)
   }
 }
 
-// LayerNorm's last step for the eight columns c .. c+7 a lane holds: (v - mean) inv_std gamma +
-// beta, stored at y + i as act_store8 does (the portable vec8 kernels, norms.cl, and NVIDIA's
-// warp kernels, layernorm_warp_nvidia.cl).
-inline void layernorm_store8(const float* v, float mean, float inv_std, __global const float* gamma,
-                             __global const float* beta, int c, __global float* y, size_t i,
-                             int in_half) {
+// LayerNorm's last step for the eight columns c .. c+7 a lane holds: o = (v - mean) inv_std gamma
+// + beta.
+inline void layernorm_values8(const float* v, float mean, float inv_std,
+                              __global const float* gamma, __global const float* beta, int c,
+                              float* o) {
   const float4 g0 = LOAD4(gamma, c), g1 = LOAD4(gamma, c + 4);
   const float4 b0 = LOAD4(beta, c), b1 = LOAD4(beta, c + 4);
   const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
   const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-  float o[8];
 #pragma unroll
   for (int k = 0; k < 8; ++k) o[k] = (v[k] - mean) * inv_std * gs[k] + bs[k];
+}
+
+// layernorm_values8's values stored at y + i as act_store8 does (the portable vec8 kernels,
+// norms.cl, and NVIDIA's warp kernels, layernorm_warp_nvidia.cl).
+inline void layernorm_store8(const float* v, float mean, float inv_std, __global const float* gamma,
+                             __global const float* beta, int c, __global float* y, size_t i,
+                             int in_half) {
+  float o[8];
+  layernorm_values8(v, mean, inv_std, gamma, beta, c, o);
   act_store8(y, i, o, in_half);
 }

@@ -26,13 +26,8 @@ inline void layernorm_store8_copy(const float* v, float mean, float inv_std,
                                   __global const float* gamma, __global const float* beta, int c,
                                   __global float* y, size_t i, int in_half, __global half* y16,
                                   int has_y16) {
-  const float4 g0 = LOAD4(gamma, c), g1 = LOAD4(gamma, c + 4);
-  const float4 b0 = LOAD4(beta, c), b1 = LOAD4(beta, c + 4);
-  const float gs[8] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
-  const float bs[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
   float o[8];
-#pragma unroll
-  for (int k = 0; k < 8; ++k) o[k] = (v[k] - mean) * inv_std * gs[k] + bs[k];
+  layernorm_values8(v, mean, inv_std, gamma, beta, c, o);
   act_store8(y, i, o, in_half);
   if (has_y16)
     vstore_half8((float8)(o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]), 0, y16 + i);
