@@ -83,7 +83,7 @@ class CoreOps {
     (void)t;
     (void)read_as;
   }
-  // --- replay35: recorded launch lists (launch_list.h) ----------------------------------
+  // Recorded launch lists (launch_list.h; replay35).
   // "" when this backend can record a launch list here, else why it cannot.
   virtual std::string launch_recording_unsupported() const {
     return "the " + name() + " backend launches no kernels: there is no launch list to record";
@@ -95,7 +95,6 @@ class CoreOps {
   virtual std::unique_ptr<LaunchList> end_launch_recording() {
     throw RecordingRefused(launch_recording_unsupported());
   }
-  // --- end replay35 ---
 
   // --- memory ---------------------------------------------------------------------------
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::f32);

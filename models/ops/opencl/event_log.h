@@ -38,12 +38,11 @@ class EventLog {
   // recording() (the runner's timed samples) turns them off too.
   void set_recording(bool on) { recording_ = on; }
 
-  // --- replay35: launch lists (cl_launch_list.h). While `recorder` is active, every launch is
+  // Launch lists (cl_launch_list.h; replay35). While `recorder` is active, every launch is
   // kept there and a library span refuses the recording. replay() queues a kept list with no
   // argument set and one flush, with events (as launch) when they are on.
   void set_recorder(LaunchRecorder* recorder) { recorder_ = recorder; }
   void replay(const std::vector<RecordedLaunch>& launches);
-  // --- end replay35
 
  private:
   struct Pending {

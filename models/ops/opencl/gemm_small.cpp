@@ -21,14 +21,12 @@ int signed_cl_int(int64_t v, const char* what) {
 
 }  // namespace
 
-// --- dfm35 ---
 bool thin_gemm_small_requested() {
   const char* env = std::getenv("STAGEBENCH_THIN_GEMM");
   const std::string v = env && *env ? env : "small";
   if (v == "small" || v == "mma") return v == "small";
   throw std::invalid_argument("STAGEBENCH_THIN_GEMM must be small or mma, not '" + v + "'");
 }
-// --- end of dfm35 ---
 
 std::optional<OpenCLBackend::ItemStrides> OpenCLBackend::item_strides(
     const std::vector<int64_t>& offsets) {

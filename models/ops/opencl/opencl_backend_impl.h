@@ -26,86 +26,9 @@
 #include "models/ops/opencl/event_log.h"
 #include "models/ops/opencl/fault_injection.h"
 #include "models/ops/opencl/gemm_path.h"
+#include "models/ops/opencl/pipe_variants.h"
 
 namespace sb {
-
-// The pipelined tensor-core GEMM's operand kinds (kernels/gemm_pipelined.cl); bf16: conv3d's
-// implicit GEMMs only (conv3d_igemm.cpp).
-enum class PipeKind : uint8_t { f16, tf32, s8, bf16 };
-// s8's dequantization: y = x_scale x col_scale[n] x the int32 product.
-struct PipeScales {
-  const Tensor* col_scale = nullptr;  // per output column (the weight's)
-  float x_scale = 0.f;                // per tensor (the calibrated input's)
-  const Tensor* x_scales = nullptr;   // or on the device, found per call: [x_scale, 1 / x_scale]
-};
-
-// --- gemm34's block (the wgmma tiles; gemm_wgmma.cpp) -----------------------------------------
-// A pipelined GEMM kernel: its tile's width (128 x bn) and whether its warps double-buffer
-// their fragments (kernels/gemm_pipe_body.cl), or (wgmma) the f16 wgmma kernel of that width
-// (kernels/gemm_wgmma.cl), `id` naming which of kWgmmaVariants. Which one a shape runs is
-// measured among its path's candidates.
-struct PipeTile {
-  int bn = 256;
-  bool double_buffered = true;
-  bool wgmma = false;
-  int id = 0;  // wgmma: the variant's id (WgmmaVariant::id); 0 reads as bn
-};
-inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
-// The wgmma kernels. The first two are the probe's fastest of each width on an H200 at 8192^3
-// (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
-// tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5); their
-// ids are their widths, which gemm_batched_mma.cpp's split products name. The third (gemm34,
-// STAGEBENCH_WGMMA_MORE=off leaves it out): 128 x 128 in 3 stages (drained, 2 ahead) capped at
-// 128 registers, so that two work-groups share an SM and one's epilogue and ring fill overlap the
-// other's wgmma (a persistent kernel's gain without its scheduling). It won 64 of Enformer full's
-// 90 products and the 8192^3 GEMM on an H200; a 7-stage 128 x 128 ring, timed beside it, won
-// none and was dropped (results/h200/gemm34-2026-11-29/README.md).
-// --- gemm35's block: the warp-specialized variants (kernels/gemm_wgmma_ws.cl) ---
-// ws: a producer warpgroup fills the ring and signals the two consumer warpgroups through
-// mbarriers (384 items, no work-group barrier in the K loop); setmaxnreg: the producer's
-// registers go to the consumers; persist: one work-group an SM walks the tiles, storing each
-// from registers, without an epilogue (plain products only: launch_wgmma sends any other call,
-// and any split K, to wgmma_f16_256). A persistent variant with the pipeline's epilogue stored
-// per pair of columns ran the 8192^3 product 23% slower and won no product of Enformer's or
-// Geneformer's (results/h200/gemm35-2026-11-29/README.md), so it was dropped.
-// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name> makes
-// that variant the only candidate (the original two are still built: split products and the
-// persistent kernel's fallback name them), so that one call can time each alone.
-struct WgmmaVariant {
-  int id, bn, stages;
-  bool drain;
-  int maxnreg;       // 0: no cap
-  const char* name;  // the kernel's name
-  bool ws = false, setmaxnreg = false, persist = false;
-  int ahead() const { return drain ? stages - 1 : stages - 2; }
-  int threads() const { return ws ? 384 : 256; }
-};
-inline constexpr WgmmaVariant kWgmmaVariants[] = {
-    {256, 256, 4, true, 0, "wgmma_f16_256"},
-    {128, 128, 6, false, 0, "wgmma_f16_128"},
-    {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
-    {2256, 256, 4, false, 168, "wgmma_f16_ws256", true, false, false},
-    {3256, 256, 4, false, 168, "wgmma_f16_ws256_r", true, true, false},
-    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true}};
-bool wgmma_ws_variants();       // STAGEBENCH_WGMMA_WS: on unless "off"
-bool wgmma_plain_only(int id);  // whether that variant takes only plain products
-// --- end of gemm35's block ---
-// STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
-// the first two (as before gemm34, for A/B runs); anything else throws.
-bool wgmma_more_variants();
-// The variants built here (the knob) and their tiles, the candidates pipe_tile() times.
-std::vector<WgmmaVariant> wgmma_variants();
-std::vector<PipeTile> wgmma_tiles();
-// --- end of gemm34's block ---------------------------------------------------------------------
-
-// An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
-// K / taps channels; taps == 0 is a plain GEMM.
-struct PipeConv {
-  int64_t taps = 0, len = 0;
-};
-
-// A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
-std::string pipe_operand_defines(PipeKind kind);
 
 // Whether the f16, tf32 or s8 GEMM runs on the cp.async pipeline for this K (gemm_mma.cpp; the
 // STAGEBENCH_MMA_GEMM knob).
@@ -135,13 +58,12 @@ bool row_kernels_vec_requested();
 // STAGEBENCH_LAYERNORM_WARP: on (default) runs those LayerNorms on NVIDIA on a warp a row
 // (kernels/layernorm_warp_nvidia.cl); off keeps the portable kernels there (norms.cpp).
 bool layernorm_warp_requested();
-// --- dfm33: DeepFM's bias gradients ---
+// DeepFM's bias gradients (dfm33):
 // STAGEBENCH_SUM_AXIS1: split (default) runs sum_axis1 over 16 or more rows on
 // sum_axis1_split (a work-group per 32 columns, 8 lanes down the rows); items keeps the item per
 // column, for A/B runs (reductions.cpp). Anything else throws std::invalid_argument.
 bool sum_axis1_split_requested();
-// --- end of dfm33 ---
-// --- dfm35: DeepFM's heads ---
+// DeepFM's heads (dfm35):
 // STAGEBENCH_THIN_GEMM: small (default) adds a narrow f16/tf32 product's bias in
 // gemm_batched_small's epilogue and runs one-item products of at most 16 rows and a K of at most
 // 128 (the heads' weight gradients) there too; mma keeps the bias a separate pass and those
@@ -151,7 +73,6 @@ bool thin_gemm_small_requested();
 // STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
 // for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
 bool f16_activations_requested();
-// --- end of dfm35 ---
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -224,11 +145,10 @@ class OpenCLBackend : public Backend {
   size_t held_tensors() const { return held_.size(); }
   size_t held_bf16_copies() const;
   bool conv1d_gathers_columns(int k, const Weight& w, int64_t channels) const override;
-  // --- replay35: launch lists (cl_launch_list.h, launch_recording.cpp) ---
+  // Launch lists (cl_launch_list.h, launch_recording.cpp; replay35).
   std::string launch_recording_unsupported() const override { return clone_unsupported_; }
   void begin_launch_recording() override;
   std::unique_ptr<LaunchList> end_launch_recording() override;
-  // --- end replay35
 
   // Bytes the caching allocator holds in freed buffers (not counted in memory().device).
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
@@ -275,7 +195,7 @@ class OpenCLBackend : public Backend {
   // item) or GemmStridedBatched, or gemm_portable.
   void strided_gemm(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
 
-  // --- dyn32: the k2 s2 transposed convolution on the bf16 implicit GEMMs
+  // dyn32: the k2 s2 transposed convolution on the bf16 implicit GEMMs
   // (conv_transpose3d_igemm.cpp). Empty where a call runs there, else why it stays on CLBlast;
   // the three passes return false, having queued nothing, where it does not.
   std::string conv_transpose3d_igemm_unavailable(const Conv3dShape& s) const;
@@ -290,9 +210,8 @@ class OpenCLBackend : public Backend {
   void conv_transpose3d_weights_clblast(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                         Tensor& dw);
   bool conv_transpose_igemm_ = conv_transpose_igemm_requested();  // STAGEBENCH_CONV_TRANSPOSE_IGEMM
-  // --- end dyn32
 
-  // --- dyn33 (issue 27): conv3d_lines_bf16_16 (kernels/conv3d_lines_bf16_nvidia.cl), the 3^3
+  // dyn33 (issue 27): conv3d_lines_bf16_16 (kernels/conv3d_lines_bf16_nvidia.cl), the 3^3
   // stride-1 forward convolutions (and data gradients) into 16 channels, in conv3d_igemm.cpp;
   // InstanceNorm's elementwise passes four elements an item (instance_norm.cpp).
   bool conv_lines_fit(const Conv3dShape& s) const;
@@ -308,9 +227,8 @@ class OpenCLBackend : public Backend {
 
  private:
   bool inorm_vec4_ = inorm_vec4_requested();  // STAGEBENCH_INORM_VEC4
-                                              // --- end dyn33
 
-  // --- dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, the default, runs the 3^3 one-channel
+  // dyn34 (issue 27): STAGEBENCH_CONV_NARROW=planes, the default, runs the 3^3 one-channel
   // weight gradient on conv3d_narrow_dw_k3_planes, =direct on conv3d_narrow_dw_k3
   // (conv3d_narrow.cpp).
  public:
@@ -321,7 +239,6 @@ class OpenCLBackend : public Backend {
  private:
   static bool conv_narrow_dw_planes_requested();
   bool conv_narrow_dw_planes_ = conv_narrow_dw_planes_requested();
-  // --- end dyn34
 
   // instance_norm.cpp: instance_norm_partials over x (and dy): the chunk sums into `partials`,
   // their count per instance into `chunks`.
@@ -659,7 +576,7 @@ class OpenCLBackend : public Backend {
   static bool tile_with_epilogue();  // pipe_tile() is then given the call's epilogue
 
  private:
-  // --- f16 images of held parameters, written by AdamW (dfm32, issue 27; bf16_copies.cpp) ---
+  // f16 images of held parameters, written by AdamW (dfm32, issue 27; bf16_copies.cpp).
   // will_hold_read_only(t, f16) before the optimizer's step on t: do_adamw writes, beside t's
   // fp32 values, the f16 image of each range of t that an f16 wgmma product has read as its W
   // operand (registered at that product's first read, packed that once); while t is held, those
@@ -689,9 +606,8 @@ class OpenCLBackend : public Backend {
   static bool f16_images_requested();              // STAGEBENCH_F16_IMAGES: on or off
   bool f16_images_off_ = !f16_images_requested();  // at construction
   bool f16_images_anywhere_ = false;               // tests: on devices without wgmma too
-                                                   // --- end of the f16 images ---
 
-  // --- f16 copies of held activations (dfm35, issue 27; f16_activations.cpp) ---
+  // f16 copies of held activations (dfm35, issue 27; f16_activations.cpp).
   // will_hold_read_only(t, f16) before t's producer: a producer that can (embedding, the NVIDIA
   // LayerNorm, activation_dropout) writes t's f16 copy beside it; while t is held, an f16 product
   // that reads all of t as its untransposed x operand reads the copy, and with its W's image
@@ -713,7 +629,6 @@ class OpenCLBackend : public Backend {
   std::map<const Storage*, F16Copy> f16_copies_;
   std::map<const Storage*, Tensor> f16_copy_noticed_;
   bool f16_activations_ = f16_activations_requested();  // STAGEBENCH_F16_ACTIVATIONS
-  // --- end of the f16 copies ---
 };
 
 // A size or index as the kernels' 32-bit int; throws when it does not fit.

@@ -1,0 +1,88 @@
+#pragma once
+// The tensor-core GEMM pipeline's variants: operand kinds, tiles and the wgmma kernels' table,
+// with the knobs that choose among them (gemm_mma.cpp, gemm_wgmma.cpp; declared apart from
+// OpenCLBackend because the tests and the PTX patch read the table without a backend).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/ops/tensor.h"
+
+namespace sb {
+
+// The pipelined tensor-core GEMM's operand kinds (kernels/gemm_pipelined.cl); bf16: conv3d's
+// implicit GEMMs only (conv3d_igemm.cpp).
+enum class PipeKind : uint8_t { f16, tf32, s8, bf16 };
+// s8's dequantization: y = x_scale x col_scale[n] x the int32 product.
+struct PipeScales {
+  const Tensor* col_scale = nullptr;  // per output column (the weight's)
+  float x_scale = 0.f;                // per tensor (the calibrated input's)
+  const Tensor* x_scales = nullptr;   // or on the device, found per call: [x_scale, 1 / x_scale]
+};
+
+// A pipelined GEMM kernel: its tile's width (128 x bn) and whether its warps double-buffer
+// their fragments (kernels/gemm_pipe_body.cl), or (wgmma) the f16 wgmma kernel of that width
+// (kernels/gemm_wgmma.cl), `id` naming which of kWgmmaVariants. Which one a shape runs is
+// measured among its path's candidates.
+struct PipeTile {
+  int bn = 256;
+  bool double_buffered = true;
+  bool wgmma = false;
+  int id = 0;  // wgmma: the variant's id (WgmmaVariant::id); 0 reads as bn
+};
+inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
+// The wgmma kernels. The first two are the probe's fastest of each width on an H200 at 8192^3
+// (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
+// tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5); their
+// ids are their widths, which gemm_batched_mma.cpp's split products name. The third (gemm34,
+// STAGEBENCH_WGMMA_MORE=off leaves it out): 128 x 128 in 3 stages (drained, 2 ahead) capped at
+// 128 registers, so that two work-groups share an SM and one's epilogue and ring fill overlap the
+// other's wgmma (a persistent kernel's gain without its scheduling). It won 64 of Enformer full's
+// 90 products and the 8192^3 GEMM on an H200; a 7-stage 128 x 128 ring, timed beside it, won
+// none and was dropped (results/h200/gemm34-2026-11-29/README.md).
+// The warp-specialized variants (kernels/gemm_wgmma_ws.cl, gemm35):
+// ws: a producer warpgroup fills the ring and signals the two consumer warpgroups through
+// mbarriers (384 items, no work-group barrier in the K loop); setmaxnreg: the producer's
+// registers go to the consumers; persist: one work-group an SM walks the tiles, storing each
+// from registers, without an epilogue (plain products only: launch_wgmma sends any other call,
+// and any split K, to wgmma_f16_256). A persistent variant with the pipeline's epilogue stored
+// per pair of columns ran the 8192^3 product 23% slower and won no product of Enformer's or
+// Geneformer's (results/h200/gemm35-2026-11-29/README.md), so it was dropped.
+// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name> makes
+// that variant the only candidate (the original two are still built: split products and the
+// persistent kernel's fallback name them), so that one call can time each alone.
+struct WgmmaVariant {
+  int id, bn, stages;
+  bool drain;
+  int maxnreg;       // 0: no cap
+  const char* name;  // the kernel's name
+  bool ws = false, setmaxnreg = false, persist = false;
+  int ahead() const { return drain ? stages - 1 : stages - 2; }
+  int threads() const { return ws ? 384 : 256; }
+};
+inline constexpr WgmmaVariant kWgmmaVariants[] = {
+    {256, 256, 4, true, 0, "wgmma_f16_256"},
+    {128, 128, 6, false, 0, "wgmma_f16_128"},
+    {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
+    {2256, 256, 4, false, 168, "wgmma_f16_ws256", true, false, false},
+    {3256, 256, 4, false, 168, "wgmma_f16_ws256_r", true, true, false},
+    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true}};
+bool wgmma_ws_variants();       // STAGEBENCH_WGMMA_WS: on unless "off"
+bool wgmma_plain_only(int id);  // whether that variant takes only plain products
+// STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
+// the first two (as before gemm34, for A/B runs); anything else throws.
+bool wgmma_more_variants();
+// The variants built here (the knob) and their tiles, the candidates pipe_tile() times.
+std::vector<WgmmaVariant> wgmma_variants();
+std::vector<PipeTile> wgmma_tiles();
+
+// An implicit 'same' convolution through the pipelined GEMM: x holds `len`-long sequences of
+// K / taps channels; taps == 0 is a plain GEMM.
+struct PipeConv {
+  int64_t taps = 0, len = 0;
+};
+
+// A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
+std::string pipe_operand_defines(PipeKind kind);
+
+}  // namespace sb
