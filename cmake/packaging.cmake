@@ -8,7 +8,7 @@ if(STAGEBENCH_GUI)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/reference/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/stagebench/scripts/reference
-        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE PATTERN "test_*.py" EXCLUDE)
 # README.md beside a docs/ folder, as in the repository, so that its links resolve.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)

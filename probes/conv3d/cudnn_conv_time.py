@@ -10,27 +10,21 @@ transposed ones by conv_transpose3d), in the same way, as tab-separated label an
 Usage: python3 probes/conv3d/cudnn_conv_time.py [--batch 8] [--edge 64] [--all]
 """
 import argparse
-import statistics
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
 from forward_shapes import FORWARD
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                                "reference"))
+from cuda_timing import each_call_ms, median  # noqa: E402 (the path above finds it)
+
 
 def timed(fn, reps=50, warm=10):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return median(each_call_ms(torch, fn, reps, warm))
 
 
 def all_forward(n):

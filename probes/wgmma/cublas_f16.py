@@ -5,24 +5,19 @@ f32 accumulation inside cuBLAS. torch.matmul writes f16; torch.mm(..., out_dtype
 where this PyTorch has it, writes f32 as our kernels do. CUDA events around each product, median of
 15 after 3 warm-ups. Prints one line a variant and writes JSON to argv[1] when given."""
 import json
+import os
 import sys
 
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                                "reference"))
+from cuda_timing import each_call_ms, median  # noqa: E402 (the path above finds it)
+
 
 def median_seconds(fn, runs=15, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
-    times.sort()
-    return times[len(times) // 2], times
+    times = [t / 1e3 for t in each_call_ms(torch, fn, runs, warmup)]
+    return median(times), times
 
 
 rows = []

@@ -13,6 +13,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from cuda_timing import each_call_ms, median
+
 torch.backends.cudnn.benchmark = True
 torch.backends.cudnn.allow_tf32 = True
 torch.backends.cuda.matmul.allow_tf32 = True
@@ -35,19 +37,7 @@ CASES = [  # where, in, out, edge, kernel, stride, bias
 
 
 def median_ms(fn, warm=10, reps=50):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
+    return median(each_call_ms(torch, fn, runs=reps, warmup=warm))
 
 
 print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "

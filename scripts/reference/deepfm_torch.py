@@ -43,6 +43,8 @@ import time
 
 import numpy as np
 
+from cuda_timing import paced_steps_ms
+
 FIELDS = ("drug", "genalle", "gene", "allele")
 PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
 TASKS = ("outcome", "direction", "type")
@@ -430,31 +432,12 @@ def ladder_stage(torch, c, sid, budget_s, fixed_steps, warmup):
     step, scaler = trainer.step, trainer.scaler
     amp = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(r.get("amp"))
 
-    t0 = time.perf_counter()
-    for i in range(warmup):
-        step(host[i % len(host)])
-    torch.cuda.synchronize()
-    warm_s = time.perf_counter() - t0
-    # steps from the warm-up's last steps' pace, within the stage's share of the budget
-    t1 = time.perf_counter()
-    for i in range(3):
-        step(host[i % len(host)])
-    torch.cuda.synchronize()
-    pace = (time.perf_counter() - t1) / 3
-    steps = fixed_steps or int(max(10, min(2000, budget_s / max(pace, 1e-6))))
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(steps)]
-    last = 0.0
-    for i, (s, e) in enumerate(ev):
-        s.record()
-        last = step(host[i % len(host)])
-        e.record()
-    torch.cuda.synchronize()
-    ms = sorted(s.elapsed_time(e) for s, e in ev)
-    med = float(np.median(ms))
-    res = {"id": sid, "median_ms": med, "samples_per_s": c["batch"] / med * 1e3,
-           "peak_memory_bytes": int(torch.cuda.max_memory_allocated()), "steps": steps,
-           "min_ms": ms[0], "max_ms": ms[-1], "warmup_steps": warmup + 3, "warmup_s": warm_s,
-           "last_loss": last, "tf32": torch.backends.cuda.matmul.allow_tf32,
+    paced = paced_steps_ms(torch, lambda i: step(host[i % len(host)]), budget_s, fixed_steps,
+                           warmup, max_steps=2000)
+    res = {"id": sid, **paced.summary(),
+           "samples_per_s": c["batch"] / paced.summary()["median_ms"] * 1e3,
+           "peak_memory_bytes": int(torch.cuda.max_memory_allocated()),
+           "last_loss": paced.last, "tf32": torch.backends.cuda.matmul.allow_tf32,
            "transfer": "pinned, non_blocking" if pinned else "pageable, blocking per tensor",
            "autocast": str(amp).replace("torch.", "") if amp else None,
            "grad_scaler": scaler is not None, "compiled": "mode" in r}

@@ -64,6 +64,8 @@ import time
 
 import numpy as np
 
+from cuda_timing import paced_steps_ms
+
 SIZES = {  # models/dynunet/config.cpp
     "tiny": dict(filters=(8, 16, 32), patch=16, batch=1, lr=1e-2),
     "small": dict(filters=(16, 32, 64), patch=32, batch=2, lr=1e-3),
@@ -674,27 +676,9 @@ def synthetic_volumes(torch, batch, patch, count, seed, device):
 
 def timed(torch, fn, batches, budget_s, fixed_steps, warmup):
     """Median/min/max ms of fn(batch) by CUDA events, after warm-up; the count from the pace."""
-    t0 = time.perf_counter()
-    last = None
-    for i in range(warmup):
-        last = fn(*batches[i % len(batches)])
-    torch.cuda.synchronize()
-    warm_s = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    for i in range(3):
-        last = fn(*batches[i % len(batches)])
-    torch.cuda.synchronize()
-    pace = (time.perf_counter() - t1) / 3
-    steps = fixed_steps or int(max(10, min(1000, budget_s / max(pace, 1e-6))))
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(steps)]
-    for i, (s, e) in enumerate(ev):
-        s.record()
-        last = fn(*batches[i % len(batches)])
-        e.record()
-    torch.cuda.synchronize()
-    ms = sorted(s.elapsed_time(e) for s, e in ev)
-    return {"median_ms": float(np.median(ms)), "min_ms": ms[0], "max_ms": ms[-1], "steps": steps,
-            "warmup_steps": warmup + 3, "warmup_s": warm_s}, last
+    paced = paced_steps_ms(torch, lambda i: fn(*batches[i % len(batches)]), budget_s, fixed_steps,
+                           warmup, max_steps=1000)
+    return paced.summary(), paced.last
 
 
 def _prepare(torch, r, device):

@@ -26,6 +26,8 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
+from cuda_timing import each_call_ms, median
+
 SIZES = {
     "tiny": dict(dim=96, depth=2, heads=2, dk=16, div=16, bp=4096, target=16, human=64, mouse=32),
     "small": dict(dim=384, depth=4, heads=4, dk=64, div=64, bp=32768, target=128, human=5313, mouse=1643),
@@ -264,17 +266,9 @@ def main():
     with torch.no_grad():
         if a.time:
             x = F.one_hot(torch.randint(0, 4, (1, c["bp"]), device=dev), 4).float()
-            for _ in range(3):
-                model.forward(x)
-            torch.cuda.synchronize()
-            times = []
-            for _ in range(a.runs):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record(); model.forward(x); e.record(); torch.cuda.synchronize()
-                times.append(s.elapsed_time(e))
-            times.sort()
+            times = each_call_ms(torch, lambda: model.forward(x), runs=a.runs)
             print(f"pytorch {torch.__version__} fp32 eager (TF32 off) enformer/{a.size} on "
-                  f"{torch.cuda.get_device_name()}: median {times[len(times) // 2]:.1f} ms, "
+                  f"{torch.cuda.get_device_name()}: median {median(times):.1f} ms, "
                   f"min {times[0]:.1f} ms, max {times[-1]:.1f} ms over {a.runs} runs")
             return
         model = Enformer(c, params)

@@ -8,6 +8,8 @@ import sys
 
 import torch
 
+from cuda_timing import each_call_ms, median
+
 n = 8192
 out = []
 for name, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32, True),
@@ -15,27 +17,13 @@ for name, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32
     torch.backends.cuda.matmul.allow_tf32 = tf32
     a = torch.randn(n, n, device="cuda", dtype=dtype)
     b = torch.randn(n, n, device="cuda", dtype=dtype)
-    for _ in range(3):
-        a @ b
-    times = []
-    for _ in range(10):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); a @ b; e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
-    times.sort()
-    out.append(f"{name}={2 * n**3 / times[len(times) // 2] / 1e9:.0f}")
+    seconds = median(each_call_ms(torch, lambda: a @ b, runs=10)) / 1e3
+    out.append(f"{name}={2 * n**3 / seconds / 1e9:.0f}")
 try:
     a = torch.randint(-127, 128, (n, n), device="cuda", dtype=torch.int8)
     b = torch.randint(-127, 128, (n, n), device="cuda", dtype=torch.int8)
-    for _ in range(3):
-        torch._int_mm(a, b)
-    times = []
-    for _ in range(10):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); torch._int_mm(a, b); e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
-    times.sort()
-    print(f"torch._int_mm int8 {n}^3: {2 * n**3 / times[len(times) // 2] / 1e9:.0f} GOP/s "
+    seconds = median(each_call_ms(torch, lambda: torch._int_mm(a, b), runs=10)) / 1e3
+    print(f"torch._int_mm int8 {n}^3: {2 * n**3 / seconds / 1e9:.0f} GOP/s "
           "(context, not a ceiling)", file=sys.stderr)
 except (AttributeError, RuntimeError):
     pass  # no int8 GEMM in this PyTorch build: the int8 stages keep no ceiling

@@ -25,6 +25,8 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file
 
+from cuda_timing import each_call_ms, median
+
 FULL = dict(layers=6, hidden=256, heads=4, inter=512, vocab=25426, positions=2048)
 TINY = dict(layers=2, hidden=64, heads=4, inter=128, vocab=1024, positions=256)
 
@@ -187,17 +189,7 @@ def check(args):
 
 
 def time_it(fn, runs):
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(runs):
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return float(np.median(times))
+    return median(each_call_ms(torch, fn, runs))
 
 
 def timing(args):

@@ -143,6 +143,8 @@ def profile(args):
     import torch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
+
+    import cuda_timing
     variant = args.variant or {"geneformer": "compile-bf16-sdpa", "enformer": "compile-bf16",
                                "deepfm": "compile-cuda-graph"}[args.model]
     if not torch.cuda.is_available():
@@ -160,16 +162,8 @@ def profile(args):
             call()
         torch.cuda.synchronize()
         built = time.time() - t0
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        times = []
-        for _ in range(args.runs):
-            start.record()
-            call()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        times.sort()
-        median = times[len(times) // 2]
+        times = cuda_timing.each_call_ms(torch, call, args.runs, warmup=0)
+        median = cuda_timing.median(times)
         with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
             for _ in range(args.steps):
                 call()
