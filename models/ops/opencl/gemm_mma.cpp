@@ -306,15 +306,20 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
+  const bool tf32 = kind == PipeKind::tf32;
   if (path == GemmPath::wgmma) {
     for (const PipeTile t : wgmma_tiles())  // gemm34: those built and checked at start-up
-      // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products
-      if (wgmma_programs_.contains(t.id) &&
+      // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products;
+      // gemm36: the call's precision's variants only
+      if (wgmma_programs_.contains(t.id) && wgmma_is_tf32(t.id) == tf32 &&
           !(wgmma_plain_only(t.id) && (with_epilogue || conv.taps > 0)))
         tiles.push_back(t);
-    if (tiles.empty())  // STAGEBENCH_WGMMA_ONLY named a variant this call cannot take
+    if (tiles.empty() && !tf32)  // STAGEBENCH_WGMMA_ONLY named a variant this call cannot take
       tiles.push_back(PipeTile{256, false, true, 256});
-  } else {
+  }
+  // gemm36: tf32 times the mma.sync pipeline's tiles beside its wgmma variants (a new path for
+  // every tf32 product: where wgmma loses, a shape keeps the kernel it ran before).
+  if (path != GemmPath::wgmma || tf32) {
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);
   }
@@ -374,12 +379,14 @@ void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Ten
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
   const GemmPath path =
-      choose_gemm_path(wgmma_device_, wgmma_knob_, {kind == PipeKind::f16, m, n, k, conv.taps});
-  count_gemm(kind, path);
+      choose_gemm_path(wgmma_device_, wgmma_knob_,
+                       {kind == PipeKind::f16, m, n, k, conv.taps, kind == PipeKind::tf32});
   const bool heavy_epilogue = ep.residual != nullptr || y.dtype() == DType::f16;
   const PipeTile tile = heavy_epilogue && tile_with_epilogue()
                             ? pipe_tile(kind, x, w, m, n, k, s8, conv, path, ep, y.dtype())
                             : pipe_tile(kind, x, w, m, n, k, s8, conv, path);
+  // The path that runs: a tf32 call offered wgmma may have measured mma.sync faster (gemm36).
+  count_gemm(kind, tile.wgmma ? GemmPath::wgmma : GemmPath::mma_sync);
   launch_pipe(kind, tile, x, w, y, ep, m, n, k, s8, conv);
 }
 
