@@ -42,8 +42,8 @@
 // (m64nNk8): a K tile is still 128 bytes a row (32 floats instead of 64 halves), so the ring, the
 // swizzle and the descriptors are the f16 kernels' and each of the four wgmma steps covers
 // 32 bytes of K as before. tf32 reads both tiles K-major only, which x [M, K] and W [N, K] are.
-// The tensor cores ignore the low 13 mantissa bits (no rounding to nearest as the mma.sync
-// pipeline's cvt.rna does; cuBLAS's tf32 kernels read fp32 tiles the same way).
+// The tensor cores ignore the low 13 mantissa bits of what they read (the mma.sync pipeline
+// rounds to nearest with cvt.rna in registers; here the copies land in local memory untouched).
 #ifdef WG_TF32
 #define WG_ELEM float
 #define WG_ESIZE 4
