@@ -196,6 +196,17 @@ bool gemm_pipelined(Precision p, int64_t k) {
   return k % (p == Precision::tf32 ? 4 : p == Precision::int8 ? 16 : 8) == 0;
 }
 
+int parse_pipe_ring(const char* value) {
+  if (!value || !*value || std::strcmp(value, "3") == 0) return 3;
+  if (std::strcmp(value, "4") == 0) return 4;
+  throw std::invalid_argument(std::string("STAGEBENCH_PIPE_RING=") + value + ": expected 3 or 4");
+}
+
+int pipe_ring_requested() {
+  static const int ring = parse_pipe_ring(std::getenv("STAGEBENCH_PIPE_RING"));
+  return ring;
+}
+
 bool OpenCLBackend::has_mma() const {
   if (!mma_probe_)
     mma_probe_ = runtime_->is_nvidia() && runtime_->compiles(kProbeSource, "", nullptr);
@@ -207,8 +218,11 @@ cl::Kernel& OpenCLBackend::mma_kernel(const std::string& name) {
   faults_.before_build(name);
   static const std::string source = mma_source();
   // -cl-nv-maxrregcount of 64 to 128 measured no different on an H100 (Geneformer full, b32).
+  // gemm36: STAGEBENCH_PIPE_RING=4 gives the GEMM pipeline's variants a 4-tile ring.
   const cl::Program& program =
-      runtime_->program("nvidia_mma", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+      runtime_->program("nvidia_mma", source,
+                        std::string("-cl-std=CL1.2 -DREDUCE_WG=256") +
+                            (pipe_ring_requested() == 4 ? " -DPIPE_RING=4" : ""));
   return mma_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
 }
 

@@ -92,6 +92,11 @@ struct PipeConv {
   int64_t taps = 0, len = 0;
 };
 
+// STAGEBENCH_PIPE_RING (gemm36): the mma.sync GEMMs' ring of K tiles, 3 (unset or "3": as before)
+// or 4 (kernels/gemm_pipe_body.cl's PIPE_RING); anything else throws.
+int parse_pipe_ring(const char* value);
+int pipe_ring_requested();  // the environment's, read once
+
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
 std::string pipe_operand_defines(PipeKind kind);
 
