@@ -38,7 +38,7 @@ std::string wgmma_unavailable(const WgmmaDevice& d, WgmmaKnob knob);
 
 // One GEMM call of the pipeline's shape rules (rows 16-byte aligned: K a multiple of 8 halves).
 struct GemmCall {
-  bool f16 = false;  // tf32 and s8 have no wgmma kernel here: they stay on mma.sync
+  bool f16 = false;  // s8 has no wgmma kernel here: it stays on mma.sync
   int64_t m = 0, n = 0, k = 0;
   int64_t conv_taps = 0;  // > 0: an implicit 'same' convolution (its K / taps a multiple of 64)
   bool tf32 = false;      // gemm36: a tf32 product (fp32 operands)
