@@ -40,10 +40,32 @@ TEST(GemmPath, RowsNotSixteenByteAlignedStayOnMmaSync) {
   EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, f16(256, 256, 0)), GemmPath::mma_sync);
 }
 
-TEST(GemmPath, Tf32AndInt8StayOnMmaSync) {
+TEST(GemmPath, Int8AndUncheckedTf32StayOnMmaSync) {
   GemmCall call = f16(4096, 4096, 4096);
   call.f16 = false;
   EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, call), GemmPath::mma_sync);
+  call.tf32 = true;  // gemm36: the f16 check alone does not send tf32 to wgmma
+  EXPECT_EQ(choose_gemm_path(hopper(), WgmmaKnob::automatic, call), GemmPath::mma_sync);
+}
+
+// gemm36: tf32 on wgmma where its own variants passed, K a multiple of 4 (16-byte fp32 rows),
+// and not an implicit convolution (the start-up check covers plain products only).
+TEST(GemmPath, CheckedTf32TakesWgmmaForPlainProductsOnly) {
+  WgmmaDevice d = hopper();
+  d.tf32_checked = true;
+  GemmCall call{false, 8192, 8192, 8192, 0, true};
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, call), GemmPath::wgmma);
+  call.k = 4100;  // a multiple of 4, not of 8: 16-byte fp32 rows still
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, call), GemmPath::wgmma);
+  call.k = 4098;
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, call), GemmPath::mma_sync);
+  call.k = 5 * 768;
+  call.conv_taps = 5;
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, call), GemmPath::mma_sync);
+  call.conv_taps = 0;
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::off, call), GemmPath::mma_sync);
+  d.checked = false;  // the f16 check failed: wgmma is off for every precision
+  EXPECT_EQ(choose_gemm_path(d, WgmmaKnob::automatic, call), GemmPath::mma_sync);
 }
 
 TEST(GemmPath, KnobOffForcesMmaSync) {

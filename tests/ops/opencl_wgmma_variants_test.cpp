@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "models/ops/opencl/opencl_backend_impl.h"
 
@@ -63,6 +65,34 @@ TEST(WgmmaVariants, TilesNameTheirVariants) {
     EXPECT_EQ(tiles[i].id, built[i].id);
     EXPECT_EQ(tiles[i].bn, built[i].bn);
   }
+}
+
+// gemm36: the tf32 variants are the warp-specialized f16 ones on fp32 operands, and a persistent
+// variant's other calls go to a built, non-persistent variant of its own precision.
+TEST(WgmmaVariants, Tf32VariantsAreWarpSpecializedAndFallBackWithinTheirPrecision) {
+  int tf32 = 0;
+  for (const WgmmaVariant& v : kWgmmaVariants) {
+    EXPECT_EQ(wgmma_is_tf32(v.id), v.tf32) << v.name;
+    EXPECT_EQ(std::string(v.name).rfind(v.tf32 ? "wgmma_tf32_" : "wgmma_f16_", 0), 0u) << v.name;
+    if (!v.tf32) continue;
+    ++tf32;
+    EXPECT_TRUE(v.ws) << v.name << ": only the warp-specialized kernels have a tf32 form";
+    EXPECT_NE(v.id, v.bn) << v.name << ": the ids that are widths name the f16 originals";
+  }
+  EXPECT_EQ(tf32, 3);
+  EXPECT_TRUE(wgmma_is_tf32(kWgmmaTf32Fallback));
+  EXPECT_FALSE(wgmma_is_tf32(kWgmmaF16Fallback));
+  EXPECT_FALSE(wgmma_plain_only(kWgmmaTf32Fallback));
+  EXPECT_FALSE(wgmma_plain_only(kWgmmaF16Fallback));
+}
+
+TEST(PipeRing, ThreeByDefaultFourOnRequestElseRefused) {
+  EXPECT_EQ(parse_pipe_ring(nullptr), 3);
+  EXPECT_EQ(parse_pipe_ring(""), 3);
+  EXPECT_EQ(parse_pipe_ring("3"), 3);
+  EXPECT_EQ(parse_pipe_ring("4"), 4);
+  EXPECT_THROW(parse_pipe_ring("5"), std::invalid_argument);
+  EXPECT_THROW(parse_pipe_ring("on"), std::invalid_argument);
 }
 
 }  // namespace

@@ -57,8 +57,12 @@ TEST(WgmmaPtx, HelpersCarryEveryAccumulatorAsAnOperand) {
   EXPECT_NE(h.find("%31}, %32, %33;"), std::string::npos);  // 32 accumulators, then A and B
   EXPECT_NE(h.find("%127}, %128, %129;"), std::string::npos);
   EXPECT_NE(h.find("inline void sbw_wait1_n256(float* d)"), std::string::npos);
-  // n64: mma, fence, wait0, wait1 each name all 32; n256 all 128.
-  EXPECT_EQ(count(h, "\"+f\"(d["), 4u * 32 + 4u * 128);
+  // gemm36: the tf32 form beside it, k8.
+  EXPECT_NE(h.find("inline void sbw_mma_tf32_n256(float* d, ulong da, ulong db)"),
+            std::string::npos);
+  EXPECT_NE(h.find("// SBW_MMA m64n256k8 {%0, %1,"), std::string::npos);
+  // n64: mma, tf32 mma, fence, wait0, wait1 each name all 32; n256 all 128.
+  EXPECT_EQ(count(h, "\"+f\"(d["), 5u * 32 + 5u * 128);
 }
 
 TEST(WgmmaPtx, PatchTurnsCommentsIntoInstructions) {
@@ -77,6 +81,21 @@ TEST(WgmmaPtx, PatchTurnsCommentsIntoInstructions) {
   EXPECT_EQ(p.ptx.find("SBW_"), std::string::npos);
   EXPECT_EQ(p.mma + p.fence + p.commit + p.wait + p.proxy_fence, 5);
   EXPECT_EQ(p.ptx.find(".maxnreg"), std::string::npos);
+}
+
+// gemm36: the k8 form is tf32's, which has no transpose operands (K-major A and B only).
+TEST(WgmmaPtx, K8BecomesTheTf32FormWithoutTransposeOperands) {
+  std::string ptx = kPtx;
+  ptx.replace(ptx.find("m64n8k16"), 8, "m64n8k8");
+  const auto p = patch(ptx);
+  EXPECT_EQ(p.error, "");
+  EXPECT_NE(p.ptx.find("\twgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 "
+                       "{%f1, %f2, %f3, %f4}, %rd5, %rd6, 1, 1, 1;\n"),
+            std::string::npos);
+  EXPECT_EQ(p.ptx.find(".f16.f16"), std::string::npos);
+  std::string bad = kPtx;  // k32 is no form the helpers write
+  bad.replace(bad.find("m64n8k16"), 8, "m64n8k32");
+  EXPECT_NE(patch(bad).error.find("unparsed marker"), std::string::npos);
 }
 
 TEST(WgmmaPtx, MaxnregGoesBeforeTheEntrysBody) {

@@ -196,6 +196,17 @@ bool gemm_pipelined(Precision p, int64_t k) {
   return k % (p == Precision::tf32 ? 4 : p == Precision::int8 ? 16 : 8) == 0;
 }
 
+int parse_pipe_ring(const char* value) {
+  if (!value || !*value || std::strcmp(value, "3") == 0) return 3;
+  if (std::strcmp(value, "4") == 0) return 4;
+  throw std::invalid_argument(std::string("STAGEBENCH_PIPE_RING=") + value + ": expected 3 or 4");
+}
+
+int pipe_ring_requested() {
+  static const int ring = parse_pipe_ring(std::getenv("STAGEBENCH_PIPE_RING"));
+  return ring;
+}
+
 bool OpenCLBackend::has_mma() const {
   if (!mma_probe_)
     mma_probe_ = runtime_->is_nvidia() && runtime_->compiles(kProbeSource, "", nullptr);
@@ -207,8 +218,11 @@ cl::Kernel& OpenCLBackend::mma_kernel(const std::string& name) {
   faults_.before_build(name);
   static const std::string source = mma_source();
   // -cl-nv-maxrregcount of 64 to 128 measured no different on an H100 (Geneformer full, b32).
+  // gemm36: STAGEBENCH_PIPE_RING=4 gives the GEMM pipeline's variants a 4-tile ring.
   const cl::Program& program =
-      runtime_->program("nvidia_mma", source, "-cl-std=CL1.2 -DREDUCE_WG=256");
+      runtime_->program("nvidia_mma", source,
+                        std::string("-cl-std=CL1.2 -DREDUCE_WG=256") +
+                            (pipe_ring_requested() == 4 ? " -DPIPE_RING=4" : ""));
   return mma_kernels_.emplace(name, cl::Kernel(program, name.c_str())).first->second;
 }
 
@@ -306,15 +320,20 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   if (auto it = pipe_tiles_.find(key); it != pipe_tiles_.end()) return it->second;
   const int forced = forced_pipe_width();
   std::vector<PipeTile> tiles;
+  const bool tf32 = kind == PipeKind::tf32;
   if (path == GemmPath::wgmma) {
     for (const PipeTile t : wgmma_tiles())  // gemm34: those built and checked at start-up
-      // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products
-      if (wgmma_programs_.contains(t.id) &&
+      // gemm35: the persistent variant only where it runs itself (launch_wgmma): plain products;
+      // gemm36: the call's precision's variants only
+      if (wgmma_programs_.contains(t.id) && wgmma_is_tf32(t.id) == tf32 &&
           !(wgmma_plain_only(t.id) && (with_epilogue || conv.taps > 0)))
         tiles.push_back(t);
-    if (tiles.empty())  // STAGEBENCH_WGMMA_ONLY named a variant this call cannot take
+    if (tiles.empty() && !tf32)  // STAGEBENCH_WGMMA_ONLY named a variant this call cannot take
       tiles.push_back(PipeTile{256, false, true, 256});
-  } else {
+  }
+  // gemm36: tf32 times the mma.sync pipeline's tiles beside its wgmma variants (a new path for
+  // every tf32 product: where wgmma loses, a shape keeps the kernel it ran before).
+  if (path != GemmPath::wgmma || tf32) {
     for (const PipeTile tile : kPipeTiles)
       if (!forced || tile.bn == forced) tiles.push_back(tile);
   }
@@ -374,12 +393,14 @@ void OpenCLBackend::gemm_pipelined_mma(PipeKind kind, const Tensor& x, const Ten
                                        const Epilogue& ep, int64_t m, int64_t n, int64_t k,
                                        const PipeScales& s8, const PipeConv& conv) {
   const GemmPath path =
-      choose_gemm_path(wgmma_device_, wgmma_knob_, {kind == PipeKind::f16, m, n, k, conv.taps});
-  count_gemm(kind, path);
+      choose_gemm_path(wgmma_device_, wgmma_knob_,
+                       {kind == PipeKind::f16, m, n, k, conv.taps, kind == PipeKind::tf32});
   const bool heavy_epilogue = ep.residual != nullptr || y.dtype() == DType::f16;
   const PipeTile tile = heavy_epilogue && tile_with_epilogue()
                             ? pipe_tile(kind, x, w, m, n, k, s8, conv, path, ep, y.dtype())
                             : pipe_tile(kind, x, w, m, n, k, s8, conv, path);
+  // The path that runs: a tf32 call offered wgmma may have measured mma.sync faster (gemm36).
+  count_gemm(kind, tile.wgmma ? GemmPath::wgmma : GemmPath::mma_sync);
   launch_pipe(kind, tile, x, w, y, ep, m, n, k, s8, conv);
 }
 

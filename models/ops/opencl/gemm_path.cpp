@@ -42,6 +42,11 @@ std::string wgmma_unavailable(const WgmmaDevice& d, WgmmaKnob knob) {
 
 GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& call) {
   if (!wgmma_unavailable(d, knob).empty() || !d.checked) return GemmPath::mma_sync;
+  if (call.tf32)
+    return d.tf32_checked && call.k % 4 == 0 && call.conv_taps == 0 && call.m > 0 && call.n > 0 &&
+                   call.k > 0
+               ? GemmPath::wgmma
+               : GemmPath::mma_sync;
   if (!call.f16 || call.k % 8 != 0 || call.m <= 0 || call.n <= 0 || call.k <= 0)
     return GemmPath::mma_sync;
   return GemmPath::wgmma;

@@ -27,6 +27,8 @@ struct WgmmaDevice {
   bool nvidia_mma = false;  // the mma.sync compile probe passed (OpenCLBackend::has_mma)
   int cc_major = 0, cc_minor = 0;
   bool checked = false;  // the patched program built and matched the pipeline at start-up
+  // gemm36: a tf32 wgmma variant built and matched the tf32 pipeline at start-up too
+  bool tf32_checked = false;
 };
 
 // Whether the device may be asked to build and check the wgmma program at all: NVIDIA with
@@ -36,14 +38,18 @@ std::string wgmma_unavailable(const WgmmaDevice& d, WgmmaKnob knob);
 
 // One GEMM call of the pipeline's shape rules (rows 16-byte aligned: K a multiple of 8 halves).
 struct GemmCall {
-  bool f16 = false;  // tf32 and s8 have no wgmma kernel here: they stay on mma.sync
+  bool f16 = false;  // s8 has no wgmma kernel here: it stays on mma.sync
   int64_t m = 0, n = 0, k = 0;
   int64_t conv_taps = 0;  // > 0: an implicit 'same' convolution (its K / taps a multiple of 64)
+  bool tf32 = false;      // gemm36: a tf32 product (fp32 operands)
 };
 
 // wgmma when the device is available and checked, the knob allows it and the call is f16 with
 // K a multiple of 8; any M and N (the kernel zero-fills the edge tiles' missing rows and K's
-// tail, and its epilogue stores only what lies inside). Everything else: mma.sync.
+// tail, and its epilogue stores only what lies inside). gemm36: a tf32 call likewise with K a
+// multiple of 4 where its variants passed their own check, not an implicit convolution (the
+// start-up check covers plain products only); its first call still times the mma.sync tiles
+// beside them (pipe_tile). Everything else: mma.sync.
 GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& call);
 
 // STAGEBENCH_GEMM_SPLIT_K: auto (unset, "", "auto" or "on": gemm_batched's f16 wgmma products

@@ -42,7 +42,7 @@ std::string options(const WgmmaVariant& v) {
          " -DWG_AHEAD=" + std::to_string(v.ahead()) +
          " -DWG_WAIT_COPIES=" + std::to_string(v.ahead() - 1) + (v.drain ? " -DWG_DRAIN" : "") +
          (v.ws ? " -DWG_WS" : "") + (v.setmaxnreg ? " -DWG_SETMAXNREG" : "") +
-         (v.persist ? " -DWG_PERSIST" : "") +
+         (v.persist ? " -DWG_PERSIST" : "") + (v.tf32 ? " -DWG_TF32" : "") +
          (OpenCLBackend::conv_fast_loads() ? "" : " -DWG_CONV_CHECKED");
 }
 
@@ -110,6 +110,20 @@ bool wgmma_plain_only(int id) {
   return variant(id).persist;
 }
 
+bool wgmma_is_tf32(int id) {
+  return variant(id).tf32;
+}
+
+bool wgmma_tf32_variants() {
+  static const bool on = [] {
+    const char* v = std::getenv("STAGEBENCH_WGMMA_TF32");
+    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
+    if (std::strcmp(v, "off") == 0) return false;
+    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_TF32=") + v + ": expected on or off");
+  }();
+  return on;
+}
+
 // STAGEBENCH_WGMMA_ONLY: a variant's kernel name, or "" (unset: every variant a candidate).
 static const std::string& wgmma_only() {
   static const std::string only = [] {
@@ -123,13 +137,31 @@ static const std::string& wgmma_only() {
   return only;
 }
 
+namespace {
+
+// gemm36: STAGEBENCH_WGMMA_ONLY names one variant of one precision; the other precision's
+// variants stay as the knobs say.
+bool only_allows(const WgmmaVariant& v, const std::string& only) {
+  if (only.empty() || only == v.name) return true;
+  return v.tf32 != (only.rfind("wgmma_tf32", 0) == 0);
+}
+
+}  // namespace
+
 std::vector<WgmmaVariant> wgmma_variants() {
   std::vector<WgmmaVariant> out;
   const std::string& only = wgmma_only();
-  for (const WgmmaVariant& v : kWgmmaVariants)
-    if (v.id == v.bn ||
-        (!only.empty() ? only == v.name : (v.ws ? wgmma_ws_variants() : wgmma_more_variants())))
+  for (const WgmmaVariant& v : kWgmmaVariants) {
+    if (v.tf32) {
+      // The fallback of the persistent one's other calls is built whenever tf32 is on.
+      if (wgmma_tf32_variants() && (only_allows(v, only) || v.id == kWgmmaTf32Fallback))
+        out.push_back(v);
+    } else if (v.id == v.bn ||
+               (!only.empty() ? only == v.name
+                              : (v.ws ? wgmma_ws_variants() : wgmma_more_variants()))) {
       out.push_back(v);
+    }
+  }
   return out;
 }
 
@@ -137,7 +169,7 @@ std::vector<PipeTile> wgmma_tiles() {
   std::vector<PipeTile> out;
   const std::string& only = wgmma_only();
   for (const WgmmaVariant& v : wgmma_variants())
-    if (only.empty() || only == v.name) out.push_back({v.bn, false, true, v.id});
+    if (only_allows(v, only)) out.push_back({v.bn, false, true, v.id});
   return out;
 }
 
@@ -185,6 +217,7 @@ void OpenCLBackend::init_wgmma() {
     }
     wgmma_status_.clear();  // check_wgmma notes the extra variants it leaves out here
     const std::string failed = check_wgmma();
+    check_wgmma_tf32();  // a tf32 variant that fails is left out, noted in wgmma_status_
     dropped += wgmma_status_;
     if (!failed.empty()) {
       wgmma_status_ = "fp16: mma.sync (wgmma off: the start-up check failed: " + failed + ")";
@@ -195,10 +228,18 @@ void OpenCLBackend::init_wgmma() {
     return;
   }
   wgmma_device_.checked = true;
+  for (const WgmmaVariant& v : kWgmmaVariants)
+    if (v.tf32 && wgmma_programs_.contains(v.id)) wgmma_device_.tf32_checked = true;
+  const std::string tf32 =
+      wgmma_device_.tf32_checked
+          ? "; tf32: wgmma (m64nNk8) timed beside the mma.sync pipeline where K is a multiple of 4"
+          : std::string("; tf32: mma.sync") + (wgmma_tf32_variants()
+                                                   ? " (no tf32 variant passed)"
+                                                   : " (STAGEBENCH_WGMMA_TF32=off)");
   wgmma_status_ = "fp16: wgmma where K is a multiple of 8, else mma.sync (sm_" +
                   std::to_string(wgmma_device_.cc_major) + std::to_string(wgmma_device_.cc_minor) +
                   ", checked against the mma.sync pipeline at start-up; " + built + ")" +
-                  (dropped.empty() ? "" : " (" + dropped + ")");
+                  (dropped.empty() ? "" : " (" + dropped + ")") + tf32;
 }
 
 // Each variant against the pipeline (128 x 256, double-buffered) on the same inputs, and the
@@ -252,7 +293,7 @@ std::string OpenCLBackend::check_wgmma() {
         failed += "mma.sync against the CPU at " + shape + ": rel L2 " + std::to_string(e) + "; ";
     }
     for (const WgmmaVariant& v : wgmma_variants()) {
-      if (!wgmma_programs_.contains(v.id)) continue;
+      if (v.tf32 || !wgmma_programs_.contains(v.id)) continue;
       std::string why;
       try {
         Tensor y = do_upload(nan, {s.m, s.n});
@@ -280,6 +321,82 @@ std::string OpenCLBackend::check_wgmma() {
   return failed;
 }
 
+// gemm36: each tf32 variant against the tf32 mma.sync pipeline (128 x 256, double-buffered) on
+// fp32 inputs, the shapes of check_wgmma, and the pipeline against fp64 on the CPU at
+// 256 x 512 x 256. The inputs are halves, which tf32's 10-bit mantissa holds exactly, so the
+// pipeline's rounding (cvt.rna) and the tensor cores' dropping of the low 13 bits agree on them
+// and only the order of the f32 sums differs: rel L2 <= 1e-5, as check_wgmma's. A failed variant
+// is left out and noted in wgmma_status_; with none left, tf32 stays on mma.sync.
+void OpenCLBackend::check_wgmma_tf32() {
+  struct Shape {
+    int64_t m, n, k;
+    bool epilogue;
+  };
+  constexpr double kTolerance = 1e-5;
+  unsigned seed = 36;
+  for (const Shape s :
+       {Shape{256, 512, 256, false}, Shape{200, 330, 200, true}, Shape{328, 600, 320, false}}) {
+    std::vector<int> ids;
+    for (const WgmmaVariant& v : wgmma_variants())
+      if (v.tf32 && wgmma_programs_.contains(v.id)) ids.push_back(v.id);
+    if (ids.empty()) return;
+    const auto a = random_halves(static_cast<size_t>(s.m * s.k), seed++);
+    const auto b = random_halves(static_cast<size_t>(s.n * s.k), seed++);
+    const auto bias = random_halves(static_cast<size_t>(s.n), seed++);
+    const auto res = random_halves(static_cast<size_t>(s.m * s.n), seed++);
+    const Tensor x = do_upload(a, {s.m, s.k}), w = do_upload(b, {s.n, s.k});
+    const Tensor bias_t = do_upload(bias, {s.n}), res_t = do_upload(res, {s.m, s.n});
+    const Epilogue ep =
+        s.epilogue ? Epilogue{&bias_t, Act::gelu, &res_t} : Epilogue{nullptr, Act::none, nullptr};
+    const std::vector<float> nan(static_cast<size_t>(s.m * s.n), std::nanf(""));
+    Tensor ref_t = do_upload(nan, {s.m, s.n});
+    launch_pipe(PipeKind::tf32, PipeTile{256, true}, x, w, ref_t, ep, s.m, s.n, s.k, {}, {});
+    const std::vector<float> ref = do_download(ref_t);
+    const std::string shape =
+        std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    if (!s.epilogue && s.m == 256) {  // the pipeline itself against fp64 on the CPU
+      std::vector<float> cpu(ref.size());
+      for (int64_t i = 0; i < s.m; ++i)
+        for (int64_t j = 0; j < s.n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < s.k; ++l)
+            sum += static_cast<double>(a[i * s.k + l]) * b[j * s.k + l];
+          cpu[i * s.n + j] = static_cast<float>(sum);
+        }
+      const double e = rel_l2(ref, cpu);
+      if (!(e <= kTolerance)) {  // the reference itself is off: no tf32 variant is trusted
+        wgmma_status_ += "tf32 mma.sync against the CPU at " + shape + ": rel L2 " +
+                         std::to_string(e) + ", tf32 wgmma left out; ";
+        for (const int id : ids) {
+          wgmma_programs_.erase(id);
+          wgmma_kernels_.erase(id);
+        }
+        return;
+      }
+    }
+    for (const int id : ids) {
+      std::string why;
+      try {
+        Tensor y = do_upload(nan, {s.m, s.n});
+        persist_groups_for_check = s.m == 328 ? 2 : 0;
+        launch_wgmma(id, x, w, y, ep, s.m, s.n, s.k, {});
+        persist_groups_for_check = 0;
+        const double e = rel_l2(do_download(y), ref);
+        if (!(e <= kTolerance)) why = "rel L2 " + std::to_string(e) + " against mma.sync tf32";
+      } catch (const std::exception& e) {
+        persist_groups_for_check = 0;
+        why = e.what();
+      }
+      if (why.empty()) continue;
+      wgmma_status_ += wgmma_name(id) + " at " + shape +
+                       (s.epilogue ? " with bias, GELU, residual" : "") + ": " + why +
+                       "; left out; ";
+      wgmma_programs_.erase(id);
+      wgmma_kernels_.erase(id);
+    }
+  }
+}
+
 // `id`: a WgmmaVariant's (the original two's are their widths).
 cl::Kernel& OpenCLBackend::wgmma_kernel(int id) {
   if (auto it = wgmma_kernels_.find(id); it != wgmma_kernels_.end()) return it->second;
@@ -295,7 +412,7 @@ void OpenCLBackend::launch_wgmma(int id, const Tensor& x, const Tensor& w, Tenso
   // to wgmma_f16_256.
   if (variant(id).persist && (splits != 1 || ep.bias || ep.residual || ep.act != Act::none ||
                               y.dtype() != DType::f32 || conv.taps > 0))
-    id = 256;
+    id = variant(id).tf32 ? kWgmmaTf32Fallback : kWgmmaF16Fallback;
   const WgmmaVariant& v = variant(id);
   const size_t kThreads = static_cast<size_t>(v.threads());
   const int bn = v.bn;

@@ -334,6 +334,7 @@ class OpenCLBackend : public Backend {
   // the kernels and their launch (same arguments as the pipeline's).
   void init_wgmma();
   std::string check_wgmma();  // "" when every variant matched the pipeline, else what did not
+  void check_wgmma_tf32();    // gemm36: leaves out the tf32 variants that do not match
   cl::Kernel& wgmma_kernel(int bn);
   // splits > 1: y is [splits, m, n], slice s the product over the s-th run of K tiles, and ep
   // must be empty (gemm_batched_mma.cpp sums the slices).

@@ -48,15 +48,18 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // and any split K, to wgmma_f16_256). A persistent variant with the pipeline's epilogue stored
 // per pair of columns ran the 8192^3 product 23% slower and won no product of Enformer's or
 // Geneformer's (results/h200/gemm35-2026-11-29/README.md), so it was dropped.
-// STAGEBENCH_WGMMA_WS=off leaves them out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name> makes
-// that variant the only candidate (the original two are still built: split products and the
+// gemm36: tf32 marks the same warp-specialized kernels on fp32 operands through wgmma's dense
+// tf32 form (WG_TF32 in kernels/gemm_wgmma.cl): tf32 GEMMs time them beside the mma.sync
+// pipeline's tiles, and STAGEBENCH_WGMMA_TF32=off leaves them out (tf32 then stays on mma.sync).
+// STAGEBENCH_WGMMA_WS=off leaves the f16 ones out (A/B runs); STAGEBENCH_WGMMA_ONLY=<kernel name>
+// makes that variant the only candidate (the original two are still built: split products and the
 // persistent kernel's fallback name them), so that one call can time each alone.
 struct WgmmaVariant {
   int id, bn, stages;
   bool drain;
   int maxnreg;       // 0: no cap
   const char* name;  // the kernel's name
-  bool ws = false, setmaxnreg = false, persist = false;
+  bool ws = false, setmaxnreg = false, persist = false, tf32 = false;
   int ahead() const { return drain ? stages - 1 : stages - 2; }
   int threads() const { return ws ? 384 : 256; }
 };
@@ -66,9 +69,16 @@ inline constexpr WgmmaVariant kWgmmaVariants[] = {
     {1128, 128, 3, true, 128, "wgmma_f16_128_x2"},
     {2256, 256, 4, false, 168, "wgmma_f16_ws256", true, false, false},
     {3256, 256, 4, false, 168, "wgmma_f16_ws256_r", true, true, false},
-    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true}};
+    {4256, 256, 4, false, 168, "wgmma_f16_ws256_p", true, true, true},
+    {5256, 256, 4, false, 168, "wgmma_tf32_ws256", true, false, false, true},
+    {6256, 256, 4, false, 168, "wgmma_tf32_ws256_r", true, true, false, true},
+    {7256, 256, 4, false, 168, "wgmma_tf32_ws256_p", true, true, true, true}};
+// The variant a persistent one's call goes to when it has an epilogue or splits K.
+inline constexpr int kWgmmaF16Fallback = 256, kWgmmaTf32Fallback = 6256;
 bool wgmma_ws_variants();       // STAGEBENCH_WGMMA_WS: on unless "off"
 bool wgmma_plain_only(int id);  // whether that variant takes only plain products
+bool wgmma_is_tf32(int id);     // whether that variant reads fp32 operands (tf32 wgmma)
+bool wgmma_tf32_variants();     // STAGEBENCH_WGMMA_TF32: on unless "off" (gemm36)
 // STAGEBENCH_WGMMA_MORE: on (unset, "" or "on") builds and times every variant above, "off" only
 // the first two (as before gemm34, for A/B runs); anything else throws.
 bool wgmma_more_variants();
@@ -81,6 +91,11 @@ std::vector<PipeTile> wgmma_tiles();
 struct PipeConv {
   int64_t taps = 0, len = 0;
 };
+
+// STAGEBENCH_PIPE_RING (gemm36): the mma.sync GEMMs' ring of K tiles, 3 (unset or "3": as before)
+// or 4 (kernels/gemm_pipe_body.cl's PIPE_RING); anything else throws.
+int parse_pipe_ring(const char* value);
+int pipe_ring_requested();  // the environment's, read once
 
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
 std::string pipe_operand_defines(PipeKind kind);

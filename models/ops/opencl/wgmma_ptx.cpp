@@ -33,6 +33,11 @@ std::string helpers(const std::vector<int>& widths) {
          "(float* d, ulong da, ulong db) {\n  asm volatile(\"// SBW_MMA m64n" + ns + "k16 " + acc +
          ", %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) + ";\"\n    : " + f +
          "\n    : \"l\"(da), \"l\"(db) : \"memory\");\n}\n";
+    // gemm36: the dense tf32 form (k8, 32-bit elements, the same 32 bytes of K a step).
+    s += "inline void sbw_mma_tf32_n" + ns +
+         "(float* d, ulong da, ulong db) {\n  asm volatile(\"// SBW_MMA m64n" + ns + "k8 " + acc +
+         ", %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) + ";\"\n    : " + f +
+         "\n    : \"l\"(da), \"l\"(db) : \"memory\");\n}\n";
     s += "inline void sbw_fence_n" + ns + "(float* d) {\n  asm volatile(\"// SBW_FENCE " + acc +
          "\"\n    : " + f + "\n    : : \"memory\");\n}\n";
     for (const int w : {0, 1})
@@ -48,7 +53,7 @@ Patched patch(const std::string& ptx, int maxnreg) {
   static const std::regex target(R"(^(\s*)\.target\s+sm_90(\b[^a].*|)$)");
   static const std::regex version(R"(^\s*\.version\s+(\d+)\.(\d+)\s*$)");
   static const std::regex mma(
-      R"(^(\s*)//\s*SBW_MMA\s+(m64n\d+k16)\s+(\{[^}]*\})\s*,\s*(%\w+)\s*,\s*(%\w+)\s*;\s*$)");
+      R"(^(\s*)//\s*SBW_MMA\s+(m64n\d+k(16|8))\s+(\{[^}]*\})\s*,\s*(%\w+)\s*,\s*(%\w+)\s*;\s*$)");
   static const std::regex wait(R"(^(\s*)//\s*SBW_WAIT\s+(\d)\b.*$)");
   static const std::regex setmaxnreg(R"(^(\s*)//\s*SBW_SETMAXNREG\s+(inc|dec)\s+(\d+)\s*$)");
   static const std::regex simple(R"(^(\s*)//\s*SBW_(FENCE|COMMIT|PROXY_FENCE)\b.*$)");
@@ -73,8 +78,11 @@ Patched patch(const std::string& ptx, int maxnreg) {
       if (std::stoi(m[1]) < 8) line = ".version 8.0";
     } else if (line.find("SBW_") != std::string::npos && line.find("//") != std::string::npos) {
       if (std::regex_match(line, m, mma)) {
-        line = m[1].str() + "wgmma.mma_async.sync.aligned." + m[2].str() + ".f32.f16.f16 " +
-               m[3].str() + ", " + m[4].str() + ", " + m[5].str() + ", 1, 1, 1, 0, 0;";
+        // tf32 (k8) takes no transpose operands: both tiles must be K-major, as they are here.
+        const bool tf32 = m[3].str() == "8";
+        line = m[1].str() + "wgmma.mma_async.sync.aligned." + m[2].str() +
+               (tf32 ? ".f32.tf32.tf32 " : ".f32.f16.f16 ") + m[4].str() + ", " + m[5].str() +
+               ", " + m[6].str() + (tf32 ? ", 1, 1, 1;" : ", 1, 1, 1, 0, 0;");
         ++out.mma;
       } else if (std::regex_match(line, m, setmaxnreg)) {
         line = m[1].str() + "setmaxnreg." + m[2].str() + ".sync.aligned.u32 " + m[3].str() + ";";

@@ -10,6 +10,7 @@ namespace sb::wgmma {
 
 // OpenCL C for the helpers wgmma_gemm.cl calls: sbw_proxy_fence(), sbw_commit(), and for each
 // n in `widths` (8 .. 256, a multiple of 8) sbw_mma_n<n>(float* d, ulong da, ulong db),
+// sbw_mma_tf32_n<n>(float* d, ulong da, ulong db) (gemm36: m64n<n>k8, tf32 operands),
 // sbw_fence_n<n>(float* d), sbw_wait0_n<n>(float* d) and sbw_wait1_n<n>(float* d), d holding the
 // n / 2 accumulators of an m64n<n>k16 f32 product. Each is one `asm volatile` whose text is a
 // comment "// SBW_<WHAT> ..."; the accumulators are "+f" operands of the fence and waits too, so
@@ -27,6 +28,8 @@ struct Patched {
 // where it is lower (wgmma's first ISA), and each SBW comment line becomes its instruction:
 //   SBW_MMA m64nNk16 {d...}, da, db  -> wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16
 //                                       {d...}, da, db, 1, 1, 1, 0, 0;  (D += A B, K-major both)
+//   SBW_MMA m64nNk8 {d...}, da, db   -> wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32
+//                                       {d...}, da, db, 1, 1, 1;  (tf32: K-major only)
 //   SBW_FENCE {d...}                 -> wgmma.fence.sync.aligned;
 //   SBW_COMMIT                       -> wgmma.commit_group.sync.aligned;
 //   SBW_WAIT n {d...}                -> wgmma.wait_group.sync.aligned n;

@@ -25,6 +25,23 @@
   load_a_rows(stage, (__global const uchar*)x, sizeof(PIPE_ELEM), m0, PIPE_TILE_M, M, K, k0,    \
               conv_taps, conv_len, tid, PIPE_THREADS)
 #endif
+// gemm36 (issue 27, the mma.sync f16 target): PIPE_RING 4 (STAGEBENCH_PIPE_RING=4, the nvidia_mma
+// program's option) deepens the GEMMs' ring from gemm_pipelined.cl's PIPE_STAGES (3) to 4 K tiles,
+// one more in flight (147 -> 197 KB of local memory for the 128 x 256 tile); wgmma went from 492
+// to 564 TFLOP/s at 8192^3 with one more (docs/wgmma.md). The wait counts are literals (the asm
+// text stringizes them).
+#ifdef PIPE_RING  // the program's option; PIPE_RING_N is this variant's (undefined at the end)
+#define PIPE_RING_N PIPE_RING
+#else
+#define PIPE_RING_N PIPE_STAGES
+#endif
+#if PIPE_RING_N == 4
+#define PIPE_WAIT_RING_1() CP_ASYNC_WAIT(3)
+#define PIPE_WAIT_RING_2() CP_ASYNC_WAIT(2)
+#else
+#define PIPE_WAIT_RING_1() CP_ASYNC_WAIT(2)
+#define PIPE_WAIT_RING_2() CP_ASYNC_WAIT(1)
+#endif
 #define PIPE_A_CH (PIPE_TILE_M * 8)  // 16-byte chunks of A per stage
 #define PIPE_NI (PIPE_WN / 8)        // n8 blocks a warp
 #define PIPE_NJ (PIPE_WN / 16)       // ldmatrix.x4 of B a k step
@@ -61,7 +78,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                         __global const float* bias, int has_bias, int act,
                         __global const float* residual, int has_residual, int M, int N, int K,
                         __global float* y, int conv_taps, int conv_len PIPE_EXTRA_PARAMS) {
-  __local uint4 smem[PIPE_STAGES * PIPE_STAGE_CHUNKS];
+  __local uint4 smem[PIPE_RING_N * PIPE_STAGE_CHUNKS];
   const int tid = get_local_id(0);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -83,7 +100,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #define PIPE_LOAD_TILE(kt)                                                                       \
   {                                                                                             \
     if ((kt) < k_tiles) {                                                                       \
-      __local uint4* stage = smem + ((kt) % PIPE_STAGES) * PIPE_STAGE_CHUNKS;                   \
+      __local uint4* stage = smem + ((kt) % PIPE_RING_N) * PIPE_STAGE_CHUNKS;                     \
       PIPE_LOAD_A(stage, (kt) * PIPE_BK);                                                       \
       load_rows(stage + PIPE_A_CH, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, \
                 N, K, (kt) * PIPE_BK, tid, PIPE_THREADS);                                       \
@@ -106,25 +123,25 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // tile's first fragments load during the last step's mma. tf32 rounds the fragments as the
   // mma takes them: rounded when loaded, two sets stay live and the 128-wide tile spilled.
 #pragma unroll
-  for (int s = 0; s < PIPE_STAGES; ++s) PIPE_LOAD_TILE(s);
-  CP_ASYNC_WAIT(2);  // PIPE_STAGES - 1: tile 0 has landed for this item
+  for (int s = 0; s < PIPE_RING_N; ++s) PIPE_LOAD_TILE(s);
+  PIPE_WAIT_RING_1();  // PIPE_RING_N - 1: tile 0 has landed for this item
   barrier(CLK_LOCAL_MEM_FENCE);
   uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
   PIPE_LOAD_FRAGS(smem, 0, a_row, a_chunk, b_row, b_chunk, a[0], b[0], false);
 
   for (int kt = 0; kt < k_tiles; ++kt) {
-    __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
+    __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
       if (ks < 3) {
         PIPE_LOAD_FRAGS(as, ks + 1, a_row, a_chunk, b_row, b_chunk, a[(ks + 1) & 1],
                         b[(ks + 1) & 1], false);
       } else {
-        CP_ASYNC_WAIT(1);  // PIPE_STAGES - 2: tile kt + 1 has landed for this item
+        PIPE_WAIT_RING_2();  // PIPE_RING_N - 2: tile kt + 1 has landed for this item
         barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and every warp is done with tile kt
-        PIPE_LOAD_TILE(kt + PIPE_STAGES);
+        PIPE_LOAD_TILE(kt + PIPE_RING_N);
         if (kt + 1 < k_tiles)
-          PIPE_LOAD_FRAGS(smem + ((kt + 1) % PIPE_STAGES) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
+          PIPE_LOAD_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
                           b_row, b_chunk, a[0], b[0], false);
       }
 #pragma unroll
@@ -142,12 +159,12 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // GEMMs (K of 256 to 1024: few tiles, where the deeper prologue does not pay) on the H200;
   // which loop a shape runs is measured (gemm_mma.cpp).
 #pragma unroll
-  for (int s = 0; s < PIPE_STAGES - 1; ++s) PIPE_LOAD_TILE(s);
+  for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_LOAD_TILE(s);
   for (int kt = 0; kt < k_tiles; ++kt) {
-    CP_ASYNC_WAIT(1);  // PIPE_STAGES - 2: tile kt has landed for this item
+    PIPE_WAIT_RING_2();  // PIPE_RING_N - 2: tile kt has landed for this item
     barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and the slot refilled next is free
-    PIPE_LOAD_TILE(kt + PIPE_STAGES - 1);
-    __local const uint4* as = smem + (kt % PIPE_STAGES) * PIPE_STAGE_CHUNKS;
+    PIPE_LOAD_TILE(kt + PIPE_RING_N - 1);
+    __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
       uint a[PIPE_MI][4], b[PIPE_NJ][4];
@@ -197,3 +214,6 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_JOIN
 #undef PIPE_JOIN2
 #undef PIPE_BK
+#undef PIPE_RING_N
+#undef PIPE_WAIT_RING_1
+#undef PIPE_WAIT_RING_2

@@ -38,7 +38,23 @@
 // tile whose wgmma every warpgroup waited for before this iteration's barrier.
 
 #define WG_BM 128
+// gemm36: WG_TF32 builds the same kernels on fp32 operands through wgmma's dense tf32 form
+// (m64nNk8): a K tile is still 128 bytes a row (32 floats instead of 64 halves), so the ring, the
+// swizzle and the descriptors are the f16 kernels' and each of the four wgmma steps covers
+// 32 bytes of K as before. tf32 reads both tiles K-major only, which x [M, K] and W [N, K] are.
+// The tensor cores ignore the low 13 mantissa bits of what they read (the mma.sync pipeline
+// rounds to nearest with cvt.rna in registers; here the copies land in local memory untouched).
+#ifdef WG_TF32
+#define WG_ELEM float
+#define WG_ESIZE 4
+#define WG_BK 32
+#else
+#define WG_ELEM ushort
+#define WG_ESIZE 2
 #define WG_BK 64
+#endif
+#define WG_KSTEPS 4                   // wgmma steps a K tile: 32 bytes of K each
+#define WG_CHUNK_ELEMS (16 / WG_ESIZE)  // elements a 16-byte copy moves
 #define WG_THREADS 256
 #define WG_ACCS (WG_BN / 2)
 #define WG_A_CHUNKS (WG_BM * 8)
@@ -54,7 +70,11 @@
 #define WG_STR(x) WG_STR2(x)
 #define WG_JOIN2(a, b) a##b
 #define WG_JOIN(a, b) WG_JOIN2(a, b)
+#ifdef WG_TF32
+#define WG_MMA WG_JOIN(sbw_mma_tf32_n, WG_BN)
+#else
 #define WG_MMA WG_JOIN(sbw_mma_n, WG_BN)
+#endif
 #define WG_FENCE WG_JOIN(sbw_fence_n, WG_BN)
 #define WG_WAIT0 WG_JOIN(sbw_wait0_n, WG_BN)
 #define WG_WAIT1 WG_JOIN(sbw_wait1_n, WG_BN)
@@ -70,20 +90,21 @@ inline ulong wg_desc(uint addr, uint lbo, uint sbo, uint swizzle) {
 }
 
 // A K tile of `rows` rows from `src` (the tile's first element), rows `pitch` halves apart, when
-// every row and all 64 of its K elements lie inside the matrix: 16-byte copies with no bounds
+// every row and all WG_BK of its K elements lie inside the matrix: 16-byte copies with no bounds
 // checks (load_rows computes and tests a bound per chunk).
-inline void wg_load_full(__local uint4* tile, __global const ushort* src, int rows, int pitch,
+inline void wg_load_full(__local uint4* tile, __global const WG_ELEM* src, int rows, int pitch,
                          int tid) {
 #pragma unroll
   for (int i = 0; i < rows * 8 / WG_THREADS; ++i) {
     const int e = tid + i * WG_THREADS, row = e >> 3, c = e & 7;
-    cp_async16(tile + swz(row, c), (__global const uchar*)(src + (size_t)row * pitch + c * 8), 16);
+    cp_async16(tile + swz(row, c),
+               (__global const uchar*)(src + (size_t)row * pitch + c * WG_CHUNK_ELEMS), 16);
   }
 }
 
 #ifndef WG_WS  // the warp-specialized kernel (gemm_wgmma_ws.cl) is built instead
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1)))
-void WG_NAME(__global const ushort* x, __global const ushort* w, __global const float* bias,
+void WG_NAME(__global const WG_ELEM* x, __global const WG_ELEM* w, __global const float* bias,
              int has_bias, int act, __global const float* residual, int has_residual, int M,
              int N, int K, __global float* y, int conv_taps, int conv_len) {
   __local uint4 raw[WG_STAGES * WG_STAGE_CHUNKS + 64];
@@ -105,7 +126,7 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   // convolution's tile whose 128 positions, moved by any tap, stay inside one sequence: the
   // interior tiles, all but two per sequence of Enformer's tower. Their tap's rows are then
   // contiguous rows of x with a pitch of K / taps channels, copied as a plain tile's are.
-  const bool k_whole = (K & 63) == 0;
+  const bool k_whole = (K % WG_BK) == 0;
 #ifdef WG_CONV_CHECKED
   // As measured before enf33 (STAGEBENCH_CONV_FAST_LOADS off): unchecked only where both fit.
   const bool full_a = m0 + WG_BM <= M && n0 + WG_BN <= N && k_whole && conv_taps == 0;
@@ -117,7 +138,7 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
   const bool full_b = n0 + WG_BN <= N && k_whole;
   const int half_taps = conv_taps / 2, cin = conv_taps > 0 ? K / conv_taps : K;
   const int l0 = conv_taps > 0 ? m0 % conv_len : 0;
-  const bool conv_inside = conv_taps > 0 && k_whole && (cin & 63) == 0 && m0 + WG_BM <= M &&
+  const bool conv_inside = conv_taps > 0 && k_whole && (cin % WG_BK) == 0 && m0 + WG_BM <= M &&
                            l0 >= half_taps && l0 + WG_BM - 1 + half_taps < conv_len;
 #endif
 
@@ -138,13 +159,13 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
         wg_load_full(stage, x + (size_t)(m0 + tap - half_taps) * cin + (kk - tap * cin), WG_BM, \
                      cin, tid);                                                                 \
       } else {                                                                                  \
-        load_a_rows(stage, (__global const uchar*)x, 2, m0, WG_BM, M, K, kk, conv_taps,         \
+        load_a_rows(stage, (__global const uchar*)x, WG_ESIZE, m0, WG_BM, M, K, kk, conv_taps,         \
                     conv_len, tid, WG_THREADS);                                                 \
       }                                                                                         \
       if (full_b)                                                                               \
         wg_load_full(stage + WG_A_CHUNKS, w + (size_t)n0 * K + kk, WG_BN, K, tid);              \
       else                                                                                      \
-        load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, 2, n0, WG_BN, N, K, kk, tid,   \
+        load_rows(stage + WG_A_CHUNKS, (__global const uchar*)w, WG_ESIZE, n0, WG_BN, N, K, kk, tid,   \
                   WG_THREADS);                                                                  \
     }                                                                                           \
     cp_async_commit();                                                                          \
@@ -163,7 +184,7 @@ void WG_NAME(__global const ushort* x, __global const ushort* w, __global const 
     const ulong da = wg_desc(a_addr, 16, 1024, 1), db = wg_desc(b_addr, 16, 1024, 1);
     WG_FENCE(acc);
 #pragma unroll
-    for (int ks = 0; ks < WG_BK / 16; ++ks) WG_MMA(acc, da + 2 * ks, db + 2 * ks);
+    for (int ks = 0; ks < WG_KSTEPS; ++ks) WG_MMA(acc, da + 2 * ks, db + 2 * ks);
     sbw_commit();
     WG_LOAD_TILE(kt + WG_AHEAD);
     WG_WAIT_LOOP(acc);

@@ -82,12 +82,13 @@ inline void ws_consumer_barrier(void) {
 // wg_load_full with the producer's 128 items. An item's rows are 16 apart, so its chunk's
 // swizzle (c ^ (row & 7)) is the same in every copy: one source and one destination pointer,
 // stepped, keep the producer within its few registers.
-inline void ws_load_full(__local uint4* tile, __global const ushort* src, int rows, int pitch,
+inline void ws_load_full(__local uint4* tile, __global const WG_ELEM* src, int rows, int pitch,
                          int tid) {
   const int row = tid >> 3, c = tid & 7;
   __local uint4* dst = tile + row * 8 + (c ^ (row & 7));
-  __global const uchar* from = (__global const uchar*)(src + (size_t)row * pitch + c * 8);
-  const size_t step = (size_t)pitch * 16 * 2;  // 16 rows of halves, in bytes
+  __global const uchar* from =
+      (__global const uchar*)(src + (size_t)row * pitch + c * WG_CHUNK_ELEMS);
+  const size_t step = (size_t)pitch * 16 * WG_ESIZE;  // 16 rows, in bytes
 #pragma unroll
   for (int i = 0; i < rows / 16; ++i) cp_async16(dst + i * 128, from + i * step, 16);
 }
@@ -101,7 +102,7 @@ inline void ws_tile(int t, int tiles_m, int tiles_n, int* m0, int* n0) {
 }
 
 __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
-    __global const ushort* x, __global const ushort* w, __global const float* bias, int has_bias,
+    __global const WG_ELEM* x, __global const WG_ELEM* w, __global const float* bias, int has_bias,
     int act, __global const float* residual, int has_residual, int M, int N, int K,
     __global float* y, int conv_taps, int conv_len) {
   __local uint4 raw[WG_STAGES * WG_STAGE_CHUNKS + 64];
@@ -114,7 +115,7 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
   const int per_split = (k_tiles_all + splits - 1) / splits, kt0 = get_group_id(1) * per_split;
   const int k_tiles = clamp(k_tiles_all - kt0, 0, per_split);  // none: the slice is zeros
   y += (size_t)get_group_id(1) * M * N;
-  const bool k_whole = (K & 63) == 0;
+  const bool k_whole = (K % WG_BK) == 0;
   const int half_taps = conv_taps / 2, cin = conv_taps > 0 ? K / conv_taps : K;
 #ifdef WG_PERSIST
   const int tile_first = get_group_id(0), tile_step = get_num_groups(0);
@@ -141,7 +142,7 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
       const bool full_a = m0 + WG_BM <= M && k_whole && conv_taps == 0;
       const bool full_b = n0 + WG_BN <= N && k_whole;
       const int l0 = conv_taps > 0 ? m0 % conv_len : 0;
-      const bool conv_inside = conv_taps > 0 && k_whole && (cin & 63) == 0 && m0 + WG_BM <= M &&
+      const bool conv_inside = conv_taps > 0 && k_whole && (cin % WG_BK) == 0 && m0 + WG_BM <= M &&
                                l0 >= half_taps && l0 + WG_BM - 1 + half_taps < conv_len;
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int slot = it % WG_STAGES;
@@ -158,7 +159,7 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
                   // unrolled, their addresses spilled the producer's registers
 #pragma unroll 1
           for (int p = 0; p < WG_BM / 16; ++p)
-            load_a_rows(stage + p * 128, (__global const uchar*)x, 2, m0 + p * 16, 16, M, K, kk,
+            load_a_rows(stage + p * 128, (__global const uchar*)x, WG_ESIZE, m0 + p * 16, 16, M, K, kk,
                         conv_taps, conv_len, tid, 128);
         }
         if (full_b) {
@@ -166,7 +167,7 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
         } else {
 #pragma unroll 1
           for (int p = 0; p < WG_BN / 16; ++p)
-            load_rows(stage + WG_A_CHUNKS + p * 128, (__global const uchar*)w, 2, n0 + p * 16, 16,
+            load_rows(stage + WG_A_CHUNKS + p * 128, (__global const uchar*)w, WG_ESIZE, n0 + p * 16, 16,
                       N, K, kk, tid, 128);
         }
         ws_bar_arrive_copies(bars + slot);
@@ -197,7 +198,7 @@ __kernel __attribute__((reqd_work_group_size(WS_THREADS, 1, 1))) void WG_NAME(
       const ulong da = wg_desc(a_addr, 16, 1024, 1), db = wg_desc(b_addr, 16, 1024, 1);
       WG_FENCE(acc);
 #pragma unroll
-      for (int ks = 0; ks < WG_BK / 16; ++ks) WG_MMA(acc, da + 2 * ks, db + 2 * ks);
+      for (int ks = 0; ks < WG_KSTEPS; ++ks) WG_MMA(acc, da + 2 * ks, db + 2 * ks);
       sbw_commit();
       WG_WAIT1(acc);  // the previous K tile's wgmma is done: its slot goes back to the producer
       if (kt > 0 && lane == 0) ws_bar_arrive(bars + WG_STAGES + (it - 1) % WG_STAGES);
