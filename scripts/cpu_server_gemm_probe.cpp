@@ -5,8 +5,10 @@
 // (format_tag::any, reordered outside the timing: what keeping weights blocked would save), and
 // at bf16 (what amp's AMX products reach at these sizes). The ceiling's shape (2048^3) for scale.
 //
-//   g++ -O2 -fopenmp -march=sapphirerapids scripts/cpu_server_gemm_probe.cpp -ldnnl -o probe
+//   g++ -O2 -fopenmp -march=sapphirerapids -I. scripts/cpu_server_gemm_probe.cpp
+//     models/ops/cpu/bf16_pack.cpp -ldnnl -o probe   (one line)
 //   OMP_PROC_BIND=close OMP_PLACES=cores ./probe [THREADS...]   (default 1 2 4 8 12 16)
+//   ./probe pack T    (bf16 alone and with the backend's per-call packs, at T threads)
 //
 // Output: one row a product and variant, the median of the timed runs in microseconds and its
 // GFLOP/s.
@@ -16,10 +18,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
+
+#include "models/ops/cpu/bf16_pack.h"
 
 namespace {
 
@@ -52,28 +58,35 @@ const Shape kShapes[] = {
     {768, 1024, 256, true, false, "qkv dW"},    {2048, 2048, 2048, false, true, "ceiling"},
 };
 
-double median_us(dnnl::matmul& mm, dnnl::stream& s, std::unordered_map<int, memory>& args) {
-  for (int i = 0; i < 3; ++i) mm.execute(s, args);
-  s.wait();
+// The median time of `pre` (if any) followed by the matmul.
+double median_us(dnnl::matmul& mm, dnnl::stream& s, std::unordered_map<int, memory>& args,
+                 const std::function<void()>& pre = {}) {
+  auto once = [&] {
+    if (pre) pre();
+    mm.execute(s, args);
+    s.wait();
+  };
+  for (int i = 0; i < 3; ++i) once();
   // About 40 ms of runs, at least 5.
   const auto t0 = std::chrono::steady_clock::now();
-  mm.execute(s, args);
-  s.wait();
+  once();
   const double one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int runs = std::clamp(static_cast<int>(0.04 / std::max(one, 1e-6)), 5, 400);
   std::vector<double> t;
   for (int i = 0; i < runs; ++i) {
     const auto a = std::chrono::steady_clock::now();
-    mm.execute(s, args);
-    s.wait();
+    once();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
   }
   std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
   return t[runs / 2] * 1e6;
 }
 
-// blocked: B in format_tag::any, reordered once before timing.
-void probe(const Shape& sh, DT dt, bool blocked, int threads, dnnl::engine& eng) {
+// blocked: B in format_tag::any, reordered once before timing. packed (bf16 only): each run
+// first rounds f32 copies of A and B into the operands with the backend's own pack_bf16, as
+// DnnlGemm::gemm_batched does every call (A and B in their stored orientations).
+void probe(const Shape& sh, DT dt, bool blocked, int threads, dnnl::engine& eng,
+           bool packed = false) {
   omp_set_num_threads(threads);  // before creation: oneDNN sizes its partition then
   dnnl::stream s(eng);
   const memory::dim m = sh.m, k = sh.k, n = sh.n;
@@ -115,16 +128,42 @@ void probe(const Shape& sh, DT dt, bool blocked, int threads, dnnl::engine& eng)
   dnnl::matmul mm(pd);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
   const double flops = 2.0 * m * n * k;
-  const double us = median_us(mm, s, args);
+  std::vector<float> a32, b32;
+  std::function<void()> pack;
+  if (packed) {
+    a32.assign(static_cast<size_t>(m * k), 0.5f);
+    b32.assign(static_cast<size_t>(k * n), 0.25f);
+    const int64_t a_rows = sh.ta ? k : m, a_cols = sh.ta ? m : k;
+    const int64_t b_rows = sh.tb ? n : k, b_cols = sh.tb ? k : n;
+    auto* pa = static_cast<uint16_t*>(a.get_data_handle());
+    auto* pb = static_cast<uint16_t*>(bp.get_data_handle());
+    pack = [&, a_rows, a_cols, b_rows, b_cols, pa, pb] {
+      sb::cpu::pack_bf16(a32.data(), {0}, a_rows, a_cols, a_cols, false, pa);
+      sb::cpu::pack_bf16(b32.data(), {0}, b_rows, b_cols, b_cols, false, pb);
+    };
+  }
+  const double us = median_us(mm, s, args, pack);
   std::printf("%-10s %5ldx%5ldx%5ld %s %-7s %2d threads: %9.1f us %7.0f GFLOP/s  %s\n", sh.what,
               (long)m, (long)k, (long)n, dt == DT::f32 ? "f32 " : "bf16",
-              blocked ? "blocked" : "plain", threads, us, flops / us * 1e-3, pd.impl_info_str());
+              packed    ? "packed"
+              : blocked ? "blocked"
+                        : "plain",
+              threads, us, flops / us * 1e-3, pd.impl_info_str());
   std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // "pack T": bf16 alone, then with the per-call packs, at T threads.
+  if (argc == 3 && std::string(argv[1]) == "pack") {
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    for (const Shape& sh : kShapes) {
+      probe(sh, DT::bf16, false, std::atoi(argv[2]), eng);
+      probe(sh, DT::bf16, false, std::atoi(argv[2]), eng, true);
+    }
+    return 0;
+  }
   std::vector<int> threads;
   for (int i = 1; i < argc; ++i) threads.push_back(std::atoi(argv[i]));
   if (threads.empty()) threads = {1, 2, 4, 8, 12, 16};
