@@ -253,6 +253,13 @@ class LadderRunner {
     }
   }
 
+  // opt_.lead_in_runs untimed runs of the stage right before its timed sample.
+  void lead_in(StageState& st) {
+    for (size_t r = 0; r < opt_.lead_in_runs && st.live(); ++r)
+      guarded(
+          st, "lead-in run", [&] { w_.run(st.index); }, &lost_);
+  }
+
   void measure_rounds() {
     const Clock::time_point t0 = Clock::now();
     Clock::time_point last_partial = t0;
@@ -261,7 +268,8 @@ class LadderRunner {
         if (!states_[i].live()) continue;
         check_stop();
         report_progress("measure", i, round, seconds_since(t0));
-        sample(states_[i]);
+        lead_in(states_[i]);
+        if (states_[i].live()) sample(states_[i]);
       }
       if (!lost_.empty()) {
         // Stages with samples keep them (their statistics say how few); the others fail.

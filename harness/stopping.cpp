@@ -57,6 +57,8 @@ void SamplingOptions::validate() const {
   if (stable_checks < 1) throw std::invalid_argument("stable checks must be >= 1");
   if (!(max_time_s >= 0)) throw std::invalid_argument("max time must be >= 0");
   if (!(warmup_s >= 0)) throw std::invalid_argument("warm-up time must be >= 0");
+  if (lead_in_runs > kMaxLeadInRuns)
+    throw std::invalid_argument("lead-in runs must be <= " + std::to_string(kMaxLeadInRuns));
   check_budget("max time (measuring per ladder)", max_time_s, kMaxTimeLimitS);
   check_budget("warm-up per stage", warmup_s, kWarmupLimitS);
   if (quality.empty()) throw std::invalid_argument("at least one quality criterion is needed");

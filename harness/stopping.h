@@ -24,6 +24,8 @@ namespace sb {
 // stage. Real ladders use seconds to minutes; beyond these a value is a mistake (1e9 s).
 inline constexpr double kMaxTimeLimitS = 86400;
 inline constexpr double kWarmupLimitS = 3600;
+// Lead-in runs before each sample: beyond a few, a round is mostly untimed work.
+inline constexpr size_t kMaxLeadInRuns = 16;
 
 // "45 s", "12 minutes", "3.5 hours", "31.7 years": how long a budget would take.
 std::string format_duration(double seconds);
@@ -36,6 +38,10 @@ struct SamplingOptions {
   double max_time_s = 60;  // for all measured rounds of the ladder together
   double warmup_s = 0.5;   // per stage, at least
   size_t warmup_runs = 2;  // per stage, at least
+  // Untimed runs of a stage just before each of its timed samples (docs/method.md, "Lead-in
+  // runs"): the sample then follows a step of its own, as in a training loop, not another
+  // stage's. 0: every sample follows the previous stage of the round.
+  size_t lead_in_runs = 0;
   // Checks in a row (one a round) at which quality must hold before sampling stops; 1: the
   // first. A stopping rule, not a validity rule (see the file comment).
   size_t stable_checks = 1;

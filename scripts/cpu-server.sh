@@ -58,9 +58,11 @@ bundle() {
       grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
   done
-  cp "$here"/reference/{enformer,deepfm,dynunet}_torch.py "$here"/reference/peer_timing.py \
-    "$dir/reference/"
-  cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$dir/"
+  cp "$here"/reference/{enformer,deepfm,dynunet,geneformer}_torch.py \
+    "$here"/reference/peer_timing.py "$dir/reference/"
+  cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$here"/cpu_server_ab.py "$dir/"
+  # PROBE: scripts/cpu_server_gemm_probe.cpp built for the host (it links the same oneDNN).
+  [[ -n ${PROBE:-} ]] && cp "$PROBE" "$dir/probe"
   tar -cJf "$dir.tar.xz" -C "$(dirname "$dir")" "$(basename "$dir")"
   du -sh "$dir" "$dir.tar.xz"
 }
@@ -131,6 +133,29 @@ run() {
         --runs "${PEER_RUNS:-20}" --deadline "$deadline" -o "$out/$model-$size-new.json"
     done
   }
+  # The GEMM probe (bundled with PROBE=): each DeepFM product alone at PROBE_THREADS.
+  [[ -x $b/probe ]] && step gemm-probe 90 -- env LD_LIBRARY_PATH="$b/lib" "$b/probe" \
+    ${PROBE_THREADS:-1 4 8 12 16}
+  # AB_VARIANTS="name ENV...; name ENV...": AB_MODEL's AB_STAGES under each variant in turn,
+  # AB_ROUNDS times round (a process each, AB_TIME s), so that the host's drift over the call
+  # falls on every variant alike; cpu_server_ab.py compares them round by round.
+  if [[ -n ${AB_VARIANTS:-} ]]; then
+    local variants ab_files=()
+    IFS=';' read -ra variants <<<"$AB_VARIANTS"
+    for ((r = 1; r <= ${AB_ROUNDS:-2}; r++)); do
+      for v in "${variants[@]}"; do
+        v=$(echo "$v" | xargs)
+        local vname=${v%% *} venvs=()
+        [[ $v == *" "* ]] && read -ra venvs <<<"${v#* }"
+        step "ab-$vname-$r" $((${AB_TIME:-5} + 20)) "${venvs[@]}" -- "${new[@]}" run \
+          "${AB_MODEL:-deepfm}" --size "$size" --backend cpu --no-ceilings \
+          --stages ${AB_STAGES:-preallocated-loss amp} "${sampling[@]}" --max-time "${AB_TIME:-5}" \
+          -o "$out/ab-$vname-$r.json"
+        ab_files+=("$out/ab-$vname-$r.json")
+      done
+    done
+    python3 "$b/cpu_server_ab.py" "${ab_files[@]}" >"$out/ab.md" 2>&1
+  fi
   local old_models=(${OLD_MODEL:-enformer})
   for old_model in "${old_models[@]}"; do
     local old_stages_var=OLD_STAGES_$old_model log_name=old-ladder

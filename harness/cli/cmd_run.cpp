@@ -188,6 +188,11 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--warmup", job.runner.warmup_s, "Seconds of warm-up per stage")
       ->check(kFiniteNumber)
       ->capture_default_str();
+  cmd->add_option("--lead-in", job.runner.lead_in_runs,
+                  "Untimed runs of a stage right before each of its timed samples, so that a "
+                  "sample follows a run of its own stage rather than another's")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
   cmd->add_option("--seed", job.request.seed, "Seed of weights and input")
       ->check(kNonNegativeUnsigned)
       ->capture_default_str();

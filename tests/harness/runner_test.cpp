@@ -352,6 +352,42 @@ TEST(Runner, SkippedBaselineLeavesOthersWithoutReference) {
   EXPECT_TRUE(next.at("correctness").at("pass").is_null());
 }
 
+// Records the order of every run() call by stage.
+class OrderWorkload : public FakeWorkload {
+ public:
+  using FakeWorkload::FakeWorkload;
+  void run(size_t s) override {
+    order.push_back(s);
+    FakeWorkload::run(s);
+  }
+  std::vector<size_t> order;
+};
+
+TEST(Runner, LeadInRunsPrecedeEachTimedSampleOfTheirStage) {
+  OrderWorkload w({FakeStage("baseline", 0.2), FakeStage("other", 0.2)});
+  RunnerOptions opt = quick_options();
+  opt.lead_in_runs = 2;
+  const nlohmann::json run = run_ladder(w, kInfo, {1}, opt);
+  const auto n = run.at("stages")[0].at("time").at("samples").get<size_t>();
+  ASSERT_GE(n, 9u);
+  EXPECT_EQ(run.at("stages")[1].at("time").at("samples"), n);
+  // One warm-up run a stage, then rounds of (2 untimed + 1 timed) per stage, stage by stage;
+  // the collectors bracket only the timed ones.
+  std::vector<size_t> expected{0, 1};
+  for (size_t r = 0; r < n; ++r)
+    for (size_t s : {0u, 1u}) expected.insert(expected.end(), 3, s);
+  EXPECT_EQ(w.order, expected);
+  for (const auto& st : run.at("stages"))
+    EXPECT_EQ(st.at("counters").at("counting_starts").at("value"), n) << st.at("id");
+}
+
+TEST(Runner, LeadInRunsAreBounded) {
+  FakeWorkload w({FakeStage("baseline", 0.1)});
+  RunnerOptions opt = quick_options();
+  opt.lead_in_runs = kMaxLeadInRuns + 1;
+  EXPECT_THROW(run_ladder(w, kInfo, {}, opt), std::invalid_argument);
+}
+
 TEST(Runner, RejectsBadArguments) {
   FakeWorkload w({FakeStage("baseline", 0.1)});
   EXPECT_THROW(run_ladder(w, kInfo, {3}, quick_options()), std::invalid_argument);

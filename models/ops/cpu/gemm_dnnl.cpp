@@ -19,6 +19,7 @@
 // binary_add of the residual tensor.
 #include "models/ops/cpu/gemm_dnnl.h"
 
+#include <omp.h>
 #include <dnnl.hpp>
 
 #include <algorithm>
@@ -115,6 +116,36 @@ bool cpu_has(const char* feature) {
 DT weight_type(Precision p) {
   return p == Precision::f32 ? DT::f32 : p == Precision::bf16 ? DT::bf16 : DT::s8;
 }
+// STAGEBENCH_CPU_GEMM_MFLOP_PER_THREAD=X: a batched product runs on at most one thread per X
+// MFLOP of it (at least one), the rest of the pool idle. An experiment's knob (issue 27, item
+// 6: whether DeepFM's few-hundred-MFLOP products lose to 16 threads' partitioning); unset, every
+// product takes every thread.
+double mflop_per_thread() {
+  const char* v = std::getenv("STAGEBENCH_CPU_GEMM_MFLOP_PER_THREAD");
+  return v != nullptr ? std::atof(v) : 0.0;
+}
+
+// Caps OpenMP's team for what runs in its scope, oneDNN's primitive creation included (its
+// partition is sized then, and its primitive cache keys on the thread count).
+class ThreadCap {
+ public:
+  ThreadCap(double mflop_each, double flops) : saved_(omp_get_max_threads()) {
+    if (mflop_each <= 0.0) return;
+    const int want = static_cast<int>(flops / (mflop_each * 1e6));
+    capped_ = std::clamp(want, 1, saved_);
+    if (capped_ < saved_) omp_set_num_threads(capped_);
+  }
+  ~ThreadCap() {
+    if (capped_ > 0 && capped_ < saved_) omp_set_num_threads(saved_);
+  }
+  ThreadCap(const ThreadCap&) = delete;
+  ThreadCap& operator=(const ThreadCap&) = delete;
+  int threads() const { return capped_ > 0 ? capped_ : saved_; }
+
+ private:
+  int saved_, capped_ = 0;
+};
+
 DT source_type(Precision p) {
   return p == Precision::f32 ? DT::f32 : p == Precision::bf16 ? DT::bf16 : DT::u8;
 }
@@ -258,6 +289,7 @@ struct DnnlGemm::Impl {
   dnnl::stream stream;
   MatmulCache f32_batched, bf16_batched;
   std::map<std::vector<memory::dim>, bool> bf16_view_ok;
+  const double gemm_mflop_per_thread = mflop_per_thread();
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
@@ -433,6 +465,8 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
   const memory::desc& src = view ? src_view : src_dense;
   pack_bf16(ap, g.a_offsets, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, g.trans_a && !view, pa);
   pack_bf16(bp, g.b_offsets, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, false, pb);
+  const ThreadCap cap(im.gemm_mflop_per_thread, 2.0 * count * m * n * k);
+  key.push_back(cap.threads());
   dnnl::matmul& mm = im.matmul_cached(im.bf16_batched, key, src, wei, dst, alpha, beta);
   float* pt = direct
                   ? cp + g.c_offsets[0]
@@ -481,9 +515,10 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
   uint32_t alpha_bits, beta_bits;
   std::memcpy(&alpha_bits, &g.alpha, 4);
   std::memcpy(&beta_bits, &g.beta, 4);
-  const std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,      a_step,
-                                     b_step,  c_step, a_rc[0],    a_rc[1],  b_rc[0],
-                                     b_rc[1], g.ldc,  alpha_bits, beta_bits};
+  const ThreadCap cap(im.gemm_mflop_per_thread, 2.0 * count * g.m * g.n * g.k);
+  const std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,       a_step,
+                                     b_step,  c_step, a_rc[0],    a_rc[1],   b_rc[0],
+                                     b_rc[1], g.ldc,  alpha_bits, beta_bits, cap.threads()};
   dnnl::matmul& mm = im.matmul_cached(im.f32_batched, key, src, wei, dst, g.alpha, g.beta);
   for (memory::dim it = 0; it < count; it += batch) {
     memory am(src, im.engine, const_cast<float*>(a + g.a_offsets[it]));
