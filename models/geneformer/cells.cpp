@@ -13,6 +13,17 @@ int64_t Cells::length(int64_t cell) const {
   return n;
 }
 
+int64_t synthetic_length(int64_t tokens, uint64_t seed, int64_t cell) {
+  if (cell == 0) return tokens;
+  // (cell + seed) * 2^64 / golden ratio, mod 2^64: a fraction in [0, 1) scaled to the range
+  const uint64_t weyl = (static_cast<uint64_t>(cell) + seed) * 0x9E3779B97F4A7C15ull;
+  const int64_t shortest = tokens / 2;
+  const auto range = static_cast<uint64_t>(tokens - shortest + 1);  // < 2^32
+  // weyl * range / 2^64 in two 32-bit halves, without a 128-bit type
+  const uint64_t scaled = ((weyl >> 32) * range + (((weyl & 0xFFFFFFFFull) * range) >> 32)) >> 32;
+  return shortest + static_cast<int64_t>(scaled);
+}
+
 Cells synthetic_cells(const Config& c, int64_t batch, uint64_t seed) {
   if (c.vocab - 2 < c.tokens)
     throw std::invalid_argument("geneformer: vocabulary too small for distinct genes per cell");
@@ -21,9 +32,8 @@ Cells synthetic_cells(const Config& c, int64_t batch, uint64_t seed) {
             std::vector<float>(static_cast<size_t>(batch * c.tokens), 0.f)};
   std::vector<int32_t> genes(static_cast<size_t>(c.vocab - 2));
   std::iota(genes.begin(), genes.end(), 2);
-  std::uniform_int_distribution<int64_t> len(c.tokens / 2, c.tokens);
   for (int64_t b = 0; b < batch; ++b) {
-    const int64_t n = b == 0 ? c.tokens : len(rng);
+    const int64_t n = synthetic_length(c.tokens, seed, b);
     for (int64_t t = 0; t < n; ++t) {  // partial Fisher-Yates: n distinct genes in rank order
       std::uniform_int_distribution<size_t> pick(static_cast<size_t>(t), genes.size() - 1);
       std::swap(genes[static_cast<size_t>(t)], genes[pick(rng)]);

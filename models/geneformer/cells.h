@@ -20,9 +20,16 @@ struct Cells {
 
 inline constexpr int32_t kPadId = 0;
 
-// Seeded synthetic cells: distinct gene ids from [2, vocab) (0 pad, 1 mask), lengths drawn
-// between half and all of `tokens`, the first cell always full: realistic padding.
+// Seeded synthetic cells: distinct gene ids from [2, vocab) (0 pad, 1 mask), each cell's length
+// synthetic_length's: realistic padding.
 Cells synthetic_cells(const Config& c, int64_t batch, uint64_t seed);
+
+// A synthetic cell's gene tokens: all of `tokens` for cell 0, else between half and all of them,
+// along a golden-ratio (Weyl) sequence over cell + seed, so that the lengths spread evenly and a
+// batch's padding stays near its expected quarter at any batch size.
+// scripts/reference/synthetic_cells.py computes the same. PyTorch's peer pads exactly as the run does: our attention skips each cell's
+// padded keys and PyTorch's does not, so a peer drawing its own lengths did other work.
+int64_t synthetic_length(int64_t tokens, uint64_t seed, int64_t cell);
 
 // From ids (and an optional mask; without one, ids == 0 are padding). Throws naming the first
 // id outside [0, vocab) or a mask that is not 0/1 or does not match the ids' shape.

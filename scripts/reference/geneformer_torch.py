@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from safetensors.torch import load_file
 
 from cuda_timing import each_call_ms, median
+from synthetic_cells import DEFAULT_SEED, synthetic_length
 
 FULL = dict(layers=6, hidden=256, heads=4, inter=512, vocab=25426, positions=2048)
 TINY = dict(layers=2, hidden=64, heads=4, inter=128, vocab=1024, positions=256)
@@ -198,11 +199,11 @@ def timing(args):
     c = FULL
     dev = "cuda"
     p = {k: v.to(dev) for k, v in random_params(c, 1).items()}
-    g = torch.Generator().manual_seed(2)
+    g = torch.Generator().manual_seed(DEFAULT_SEED)
     ids = torch.randint(2, c["vocab"], (args.batch, args.tokens), generator=g).to(dev)
     mask = torch.ones_like(ids)
-    for b in range(1, args.batch):  # padding like stagebench's synthetic cells: half to all
-        n = int(torch.randint(args.tokens // 2, args.tokens + 1, (1,), generator=g))
+    for b in range(1, args.batch):  # stagebench's synthetic cells' lengths (synthetic_cells.py)
+        n = synthetic_length(args.tokens, DEFAULT_SEED, b)
         ids[b, n:] = 0
         mask[b, n:] = 0
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, batch {args.batch} x "
@@ -243,11 +244,11 @@ def peer_inputs(size, device, batch=0):
                      "full": (FULL, 32, 2048)}[size]
     batch = batch or b0
     p32 = {k: v.to(device) for k, v in random_params(c, 1).items()}
-    g = torch.Generator().manual_seed(2)
+    g = torch.Generator().manual_seed(DEFAULT_SEED)
     ids = torch.randint(2, c["vocab"], (batch, tokens), generator=g)
     mask = torch.ones_like(ids)
-    for b in range(1, batch):  # padding like stagebench's synthetic cells: half to all
-        n = int(torch.randint(tokens // 2, tokens + 1, (1,), generator=g))
+    for b in range(1, batch):  # stagebench's synthetic cells' lengths (synthetic_cells.py)
+        n = synthetic_length(tokens, DEFAULT_SEED, b)
         ids[b, n:] = 0
         mask[b, n:] = 0
     return c, p32, ids.to(device), mask.to(device)
@@ -305,8 +306,8 @@ def peer_main():
             "model_layers": c["layers"], "output": "cell_embedding",
             "output_shape": [batch, c["hidden"]], "gene_tokens": gene_tokens,
             "padding_fraction": 1 - gene_tokens / (batch * tokens),
-            "padding": "cell 0 full, the others a length drawn from [tokens/2, tokens], "
-                       "pad id 0 masked; attention over the padded length"}
+            "padding": "cell 0 full, the others stagebench's synthetic lengths in [tokens/2, "
+                       "tokens], pad id 0 masked; attention over the padded length"}
     timing = (f"one no_grad forward of {batch} cells x {tokens} tokens (padded like stagebench's "
               f"synthetic cells) through the {embedding_layer(c)} of {c['layers']} layers the "
               "cell embedding needs (stagebench's graph stages drop the last as dead code), to "

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "models/geneformer/cells.h"
 #include "models/geneformer/counts.h"
@@ -68,6 +69,21 @@ TEST(GeneformerCells, SyntheticCellsArePaddedRankLists) {
   }
   EXPECT_GT(padded, 0);
   EXPECT_EQ(synthetic_cells(c, 3, 7).ids, cells.ids);  // seeded
+}
+
+// scripts/reference/test_synthetic_cells.py pins the same values for PyTorch's peer, which must
+// pad its cells exactly as the run does.
+TEST(GeneformerCells, SyntheticLengthsAreThePeersLengths) {
+  const std::vector<int64_t> pinned_2048_seed2{1899, 1507, 1116, 1749};
+  const std::vector<int64_t> pinned_512_seed7{498, 400, 302, 461};
+  for (int64_t cell = 1; cell <= 4; ++cell) {
+    EXPECT_EQ(synthetic_length(2048, 2, cell), pinned_2048_seed2[static_cast<size_t>(cell - 1)]);
+    EXPECT_EQ(synthetic_length(512, 7, cell), pinned_512_seed7[static_cast<size_t>(cell - 1)]);
+  }
+  EXPECT_EQ(synthetic_length(2048, 2, 0), 2048);
+  const Cells cells = synthetic_cells(config_for("tiny"), 5, 7);
+  for (int64_t cell = 0; cell < 5; ++cell)
+    EXPECT_EQ(cells.length(cell), synthetic_length(128, 7, cell));
 }
 
 TEST(GeneformerCells, DeletionShiftsTheRankList) {
