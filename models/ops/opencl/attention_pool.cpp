@@ -1,7 +1,6 @@
 // Enformer's attention pooling in one pass (kernels/attention_pool.cl).
-#include <cstdlib>
-#include <cstring>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -9,10 +8,7 @@ namespace {
 
 // STAGEBENCH_POOL_VEC8=off keeps the one-channel-an-item kernel, for A/B runs.
 bool pool_vec8_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEBENCH_POOL_VEC8");
-    return v == nullptr || std::strcmp(v, "off") != 0;
-  }();
+  static const bool on = read_on_off_knob("STAGEBENCH_POOL_VEC8");
   return on;
 }
 

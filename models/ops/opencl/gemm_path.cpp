@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/ops/opencl/knobs.h"
+
 namespace sb {
 
 const char* gemm_path_name(GemmPath p) {
@@ -12,19 +14,18 @@ const char* gemm_path_name(GemmPath p) {
 
 namespace {
 
-// The grammar every kernel-path knob shares: unset, empty, auto or on leave the choice to the
-// device and the call; off forces the older path; anything else is refused, naming the variable.
-bool knob_says_off(const char* variable, const char* value) {
-  if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
-    return false;
-  if (std::strcmp(value, "off") == 0) return true;
-  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected auto, on or off");
+// The grammar the kernel-path knobs share: unset, empty, auto or on leave the choice to the
+// device and the call; off forces the older path.
+template <typename Knob>
+Knob parse_auto_off(const char* variable, const char* value) {
+  return parse_knob(variable, value, Knob::automatic,
+                    {{"auto", Knob::automatic}, {"on", Knob::automatic}, {"off", Knob::off}});
 }
 
 }  // namespace
 
 WgmmaKnob parse_wgmma_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_WGMMA", value) ? WgmmaKnob::off : WgmmaKnob::automatic;
+  return parse_auto_off<WgmmaKnob>("STAGEBENCH_WGMMA", value);
 }
 
 WgmmaKnob wgmma_knob() {
@@ -48,7 +49,7 @@ GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& 
 }
 
 SplitKKnob parse_split_k_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_GEMM_SPLIT_K", value) ? SplitKKnob::off : SplitKKnob::automatic;
+  return parse_auto_off<SplitKKnob>("STAGEBENCH_GEMM_SPLIT_K", value);
 }
 
 SplitKKnob split_k_knob() {
@@ -70,8 +71,7 @@ std::vector<int> split_k_candidates(int64_t m, int64_t n, int64_t k, int compute
 }
 
 ConvIgemmKnob parse_conv_igemm_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_IGEMM", value) ? ConvIgemmKnob::off
-                                                       : ConvIgemmKnob::automatic;
+  return parse_auto_off<ConvIgemmKnob>("STAGEBENCH_CONV_IGEMM", value);
 }
 
 ConvIgemmKnob conv_igemm_knob() {
@@ -79,8 +79,7 @@ ConvIgemmKnob conv_igemm_knob() {
 }
 
 ConvDwBf16Knob parse_conv_dw_bf16_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_DW_BF16", value) ? ConvDwBf16Knob::off
-                                                         : ConvDwBf16Knob::automatic;
+  return parse_auto_off<ConvDwBf16Knob>("STAGEBENCH_CONV_DW_BF16", value);
 }
 
 ConvDwBf16Knob conv_dw_bf16_knob() {
@@ -88,8 +87,7 @@ ConvDwBf16Knob conv_dw_bf16_knob() {
 }
 
 ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_BF16_REUSE", value) ? ConvBf16ReuseKnob::off
-                                                            : ConvBf16ReuseKnob::automatic;
+  return parse_auto_off<ConvBf16ReuseKnob>("STAGEBENCH_CONV_BF16_REUSE", value);
 }
 
 ConvBf16ReuseKnob conv_bf16_reuse_knob() {
@@ -99,19 +97,10 @@ ConvBf16ReuseKnob conv_bf16_reuse_knob() {
 // On unless turned off: timed on NVIDIA against the old path in one call, DynUNet's compile
 // stage 16.462 -> 15.731 ms of device commands and its dataloader stage 17.06 -> 16.28 ms
 // (results/h200/lead30-2026-11-28/README.md).
-bool knob_says_on(const char* variable, const char* value) {
-  if (!value || !*value || std::strcmp(value, "on") == 0) return true;
-  if (std::strcmp(value, "off") == 0) return false;
-  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected on or off");
-}
-
 Bf16ProducersKnob parse_bf16_producers_knob(const char* value) {
-  if (value && std::strcmp(value, "anywhere") == 0) return Bf16ProducersKnob::anywhere;
-  if (value && std::strcmp(value, "auto") == 0)
-    throw std::invalid_argument(
-        "STAGEBENCH_CONV_BF16_PRODUCERS=auto: expected on, anywhere or off");
-  return knob_says_on("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::automatic
-                                                               : Bf16ProducersKnob::off;
+  using enum Bf16ProducersKnob;
+  return parse_knob("STAGEBENCH_CONV_BF16_PRODUCERS", value, automatic,
+                    {{"on", automatic}, {"anywhere", anywhere}, {"off", off}});
 }
 
 Bf16ProducersKnob bf16_producers_knob() {
@@ -128,7 +117,7 @@ const char* conv_igemm_program_of(const std::string& kernel) {
 }
 
 bool conv_phase_store_requested() {
-  return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
+  return read_on_off_knob("STAGEBENCH_CONV_PHASE_STORE");
 }
 
 int parse_conv_lines(const char* value) {
@@ -150,23 +139,20 @@ int conv_lines_requested() {
 }
 
 bool inorm_vec4_requested() {
-  return knob_says_on("STAGEBENCH_INORM_VEC4", std::getenv("STAGEBENCH_INORM_VEC4"));
+  return read_on_off_knob("STAGEBENCH_INORM_VEC4");
 }
 
 bool conv_transpose_igemm_requested() {
-  return knob_says_on("STAGEBENCH_CONV_TRANSPOSE_IGEMM",
-                      std::getenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM"));
+  return read_on_off_knob("STAGEBENCH_CONV_TRANSPOSE_IGEMM");
 }
 
 // The ring unless told otherwise: timed on NVIDIA against the im2col-tile kernel in one call,
 // DynUNet's dataloader stage 15.66 -> 14.29 ms and its bf16 weight gradients' device time a step
 // 2.874 -> 1.584 ms (lines: 1.963), results/h200/dyn31-2026-11-28/README.md.
 ConvDwTaps parse_conv_dw_taps(const char* value) {
-  if (!value || !*value || std::strcmp(value, "ring") == 0) return ConvDwTaps::ring;
-  if (std::strcmp(value, "lines") == 0) return ConvDwTaps::lines;
-  if (std::strcmp(value, "off") == 0) return ConvDwTaps::off;
-  throw std::invalid_argument(std::string("STAGEBENCH_CONV_DW_TAPS=") + value +
-                              ": expected ring, lines or off");
+  using enum ConvDwTaps;
+  return parse_knob("STAGEBENCH_CONV_DW_TAPS", value, ring,
+                    {{"ring", ring}, {"lines", lines}, {"off", off}});
 }
 
 ConvDwTaps conv_dw_taps_requested() {
