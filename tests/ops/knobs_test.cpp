@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tests/ops/scoped_env.h"
+#include "tests/ops/test_env.h"
 
 namespace sb {
 namespace {

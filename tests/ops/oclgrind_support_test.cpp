@@ -4,13 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "tests/common/temp_dir.h"
 #include "tests/ops/gradient_check.h"
-#include "tests/ops/scoped_env.h"
 #include "tests/ops/simulator_log.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {

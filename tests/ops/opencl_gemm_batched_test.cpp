@@ -11,6 +11,7 @@
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "tests/ops/op_case.h"
 #include "tests/ops/opencl_fixture.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
@@ -248,8 +249,7 @@ TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
 // both operands transposed as linear_backward passes them) runs there too, not packed.
 TEST_F(OpsOpenCL, HeadsBiasAndWeightGradientsRunOnTheSmallKernel) {
   if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
-  if (const char* v = std::getenv("STAGEBENCH_THIN_GEMM"); v && std::string(v) == "mma")
-    GTEST_SKIP() << "STAGEBENCH_THIN_GEMM=mma";
+  if (env_is("STAGEBENCH_THIN_GEMM", "mma")) GTEST_SKIP() << "STAGEBENCH_THIN_GEMM=mma";
   struct Shape {
     int64_t m, n, k;
     bool weight_gradient;

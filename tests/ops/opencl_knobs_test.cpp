@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/ops/opencl/opencl_backend.h"
-#include "tests/ops/scoped_env.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
