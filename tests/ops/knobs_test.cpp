@@ -72,10 +72,24 @@ TEST(Knobs, OnOffTakesOnAndOffWithEitherDefault) {
   EXPECT_FALSE(parse_on_off_knob("STAGEBENCH_TEST_SWITCH", "", false));
   EXPECT_TRUE(parse_on_off_knob("STAGEBENCH_TEST_SWITCH", "on", false));
   EXPECT_FALSE(parse_on_off_knob("STAGEBENCH_TEST_SWITCH", "off"));
-  // auto is the kernel-path knobs' word (gemm_path.h), not a plain switch's; 1 and 0 neither.
+  // auto is the kernel-path knobs' word (parse_auto_off_knob), not a plain switch's; 1 and 0
+  // neither.
   for (const char* bad : {"auto", "1", "0", "true", "OFF"})
     EXPECT_EQ(refusal([bad] { parse_on_off_knob("STAGEBENCH_TEST_SWITCH", bad); }),
               std::string("STAGEBENCH_TEST_SWITCH=") + bad + ": expected on or off");
+}
+
+// The kernel-path knobs (gemm_path.h, conv_path.h): auto and on both leave the choice to the
+// device and the call.
+enum class PathKnob : uint8_t { automatic, off };
+
+TEST(Knobs, AutoOffKnobsTakeAutoOrOnForTheAutomaticChoice) {
+  for (const char* v : {static_cast<const char*>(nullptr), "", "auto", "on"})
+    EXPECT_EQ(parse_auto_off_knob<PathKnob>("STAGEBENCH_TEST_PATH", v), PathKnob::automatic)
+        << (v ? v : "unset");
+  EXPECT_EQ(parse_auto_off_knob<PathKnob>("STAGEBENCH_TEST_PATH", "off"), PathKnob::off);
+  EXPECT_EQ(refusal([] { parse_auto_off_knob<PathKnob>("STAGEBENCH_TEST_PATH", "1"); }),
+            "STAGEBENCH_TEST_PATH=1: expected auto, on or off");
 }
 
 constexpr const char* kVariable = "STAGEBENCH_TEST_KNOBS_READER";

@@ -43,6 +43,14 @@ T read_knob(const char* variable, T unset,
   return parse_knob(variable, std::getenv(variable), unset, table);
 }
 
+// The kernel-path knobs' grammar (gemm_path.h, conv_path.h): unset, empty, "auto" or "on" leave
+// the choice to the device and the call (Knob::automatic); "off" forces the older path.
+template <typename Knob>
+Knob parse_auto_off_knob(const char* variable, const char* value) {
+  return parse_knob(variable, value, Knob::automatic,
+                    {{"auto", Knob::automatic}, {"on", Knob::automatic}, {"off", Knob::off}});
+}
+
 // The A/B switch most paths have: "on" or "off", `unset` when unset or empty.
 bool parse_on_off_knob(const char* variable, const char* value, bool unset = true);
 bool read_on_off_knob(const char* variable, bool unset = true);
