@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/ops/refusal.h"
 #include "tests/ops/test_env.h"
 
 namespace sb {
@@ -22,16 +23,7 @@ Mode parse_mode(const char* value) {
                     {{"ring", Mode::ring}, {"lines", Mode::lines}, {"off", Mode::off}});
 }
 
-// The message a bad value throws, or "" when it was accepted.
-template <typename Parse>
-std::string refusal(Parse parse) {
-  try {
-    parse();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::refusal;
 
 TEST(Knobs, ATableMapsEachNameToItsValue) {
   EXPECT_EQ(parse_mode("ring"), Mode::ring);
