@@ -71,6 +71,10 @@ bool sum_axis1_split_requested();
 // products on the tensor cores, for A/B runs (gemm_clblast.cpp). Anything else throws
 // std::invalid_argument.
 bool thin_gemm_small_requested();
+// STAGEBENCH_POOL_VEC8: on (default) runs Enformer's attention pooling eight channels an item
+// where the channels allow (attention_pool_vec8); off keeps the one-channel-an-item kernel, for
+// A/B runs (attention_pool.cpp). Anything else throws std::invalid_argument.
+bool pool_vec8_requested();
 // STAGEBENCH_INORM_VEC4 (dyn33): on (default) runs InstanceNorm's elementwise passes four
 // elements an item where the layout allows (instance_norm.cl); off: one an item, for A/B runs
 // (instance_norm.cpp). Anything else throws std::invalid_argument.
@@ -540,6 +544,7 @@ class OpenCLBackend : public Backend {
   bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
   bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
+  bool pool_vec8_ = pool_vec8_requested();              // STAGEBENCH_POOL_VEC8
   bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
