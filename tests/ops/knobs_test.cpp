@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -95,7 +96,12 @@ TEST(Knobs, ReadersTakeTheEnvironmentsValue) {
     EXPECT_FALSE(read_on_off_knob(kVariable));
     EXPECT_EQ(read_knob(kVariable, Mode::lines, {{"off", Mode::off}}), Mode::off);
   }
+  EXPECT_EQ(std::getenv(kVariable), nullptr);  // unset again, as it was
   const testing::ScopedEnv env(kVariable, "of");
+  {
+    const testing::ScopedEnv inner(kVariable, "on");
+    EXPECT_TRUE(read_on_off_knob(kVariable));
+  }  // the value it replaced comes back
   EXPECT_EQ(refusal([] { read_on_off_knob(kVariable); }),
             std::string(kVariable) + "=of: expected on or off");
 }

@@ -4,20 +4,28 @@
 // the suite runs under (scripts/oclgrind-ci.sh, A/B runs) turns their path off.
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace sb::testing {
 
-// Sets `name` for one scope and unsets it after: a knob left behind would change every later
-// test's path.
+// Sets `name` for one scope and puts back what the run had after (unset where it was unset): a
+// knob left behind, or one the run was started with lost, would change every later test's path.
 struct ScopedEnv {
   ScopedEnv(const char* name, const std::string& value) : name(name) {
+    if (const char* v = std::getenv(name)) outer = v;
     ::setenv(name, value.c_str(), 1);
   }
-  ~ScopedEnv() { ::unsetenv(name); }
+  ~ScopedEnv() {
+    if (outer)
+      ::setenv(name, outer->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
   const char* name;
+  std::optional<std::string> outer;
 };
 
 // Whether the environment sets `name` to exactly `value`.
