@@ -10,6 +10,7 @@
 #include "models/io/half.h"
 #include "tests/ops/gradient_check.h"
 #include "tests/ops/op_case.h"
+#include "tests/ops/test_env.h"
 #ifdef STAGEBENCH_HAVE_OPENCL
 #include "models/ops/opencl/opencl_backend_impl.h"
 #endif
@@ -177,10 +178,9 @@ void adamw_ref(DVec& p, DVec& m, DVec& v, const Vec& g, const AdamWStep& st) {
 // Oclgrind's pass (scripts/oclgrind-ci.sh) the kernel is checked as the others are.
 std::string needs_f16_images(Backend& be) {
   if (dynamic_cast<OpenCLBackend*>(&be) == nullptr) return "f16 images are the OpenCL backend's";
-  const char* images = std::getenv("STAGEBENCH_F16_IMAGES");
-  if (images && std::string(images) == "off") return "STAGEBENCH_F16_IMAGES=off";
-  const char* reuse = std::getenv("STAGEBENCH_CONV_BF16_REUSE");
-  if (reuse && std::string(reuse) == "off") return "STAGEBENCH_CONV_BF16_REUSE=off (no holds)";
+  if (env_is("STAGEBENCH_F16_IMAGES", "off")) return "STAGEBENCH_F16_IMAGES=off";
+  if (env_is("STAGEBENCH_CONV_BF16_REUSE", "off"))
+    return "STAGEBENCH_CONV_BF16_REUSE=off (no holds)";
   return "";
 }
 

@@ -197,13 +197,7 @@ std::vector<OpCase> gemm_cases() {
                    g.bias = &bias_t;
                    Tensor ct = up(be, c0, {m, n});
                    be.gemm_batched(g, up(be, a, {m * k}), up(be, b, {n * k}), ct);
-                   DVec want(static_cast<size_t>(m * n));
-                   for (int64_t i = 0; i < m; ++i)
-                     for (int64_t j = 0; j < n; ++j) {
-                       double s = 0;
-                       for (int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b[j * k + q];
-                       want[i * n + j] = s + bias[j] + (beta == 0.f ? 0.0 : c0[i * n + j]);
-                     }
+                   const DVec want = gemm_batched_ref(g, a, b, c0, bias);
                    return std::vector<Check>{{"C", be.download(ct), want}};
                  }});
   for (bool trans_b : {true, false}) {
@@ -228,18 +222,7 @@ std::vector<OpCase> gemm_cases() {
                    const auto size = [](const Vec& v) { return static_cast<int64_t>(v.size()); };
                    Tensor ct = up(be, c0, {size(c0)});
                    be.gemm_batched(g, up(be, a, {size(a)}), up(be, b, {size(b)}), ct);
-                   DVec want = widen(c0);
-                   for (int64_t it = 0; it < items; ++it)
-                     for (int64_t i = 0; i < m; ++i)
-                       for (int64_t j = 0; j < n; ++j) {
-                         double s = 0;
-                         for (int64_t p = 0; p < k; ++p) {
-                           const int64_t bo = g.b_offsets[it];
-                           s += double(a[g.a_offsets[it] + i * g.lda + p]) *
-                                (trans_b ? b[bo + j * g.ldb + p] : b[bo + p * g.ldb + j]);
-                         }
-                         want[g.c_offsets[it] + i * g.ldc + j] = 0.5 * s;
-                       }
+                   const DVec want = gemm_batched_ref(g, a, b, c0);
                    return std::vector<Check>{{"C", be.download(ct), want}};
                  }});
   }

@@ -272,37 +272,11 @@ TEST(OpsCpu, Bf16BatchedGemmThroughOneDnn) {
   } catch (const dnnl::error& e) {
     GTEST_SKIP() << "oneDNN has no bf16 matmul here: " << e.what();
   }
-  DVec want = widen(c0);
-  for (int it = 0; it < 2; ++it)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t p = 0; p < k; ++p)
-          s += double(a[g.a_offsets[it] + p * g.lda + i]) * b[g.b_offsets[it] + p * g.ldb + j];
-        want[g.c_offsets[it] + i * g.ldc + j] += 0.5 * s;
-      }
-  const std::string failure = compare({"C", be->download(ct), want, Precision::bf16});
+  const std::string failure =
+      compare({"C", be->download(ct), gemm_batched_ref(g, a, b, c0), Precision::bf16});
   EXPECT_TRUE(failure.empty()) << failure;
 }
 #endif
-
-// C = alpha op(A) op(B) + beta C in double over the items of g (the op-table's reference).
-DVec batched_reference(const GemmBatch& g, const Vec& a, const Vec& b, const Vec& c0) {
-  DVec want = widen(c0);
-  for (size_t it = 0; it < g.a_offsets.size(); ++it)
-    for (int64_t i = 0; i < g.m; ++i)
-      for (int64_t j = 0; j < g.n; ++j) {
-        double s = 0;
-        for (int64_t p = 0; p < g.k; ++p) {
-          const int64_t ao = g.a_offsets[it], bo = g.b_offsets[it];
-          s += double(g.trans_a ? a[ao + p * g.lda + i] : a[ao + i * g.lda + p]) *
-               (g.trans_b ? b[bo + j * g.ldb + p] : b[bo + p * g.ldb + j]);
-        }
-        double& out = want[g.c_offsets[it] + i * g.ldc + j];
-        out = g.alpha * s + (g.beta == 0 ? 0.0 : g.beta * out);
-      }
-  return want;
-}
 
 // Autotune measures on the first call with a key only, on scratch (beta = 1 accumulates once
 // per call), and a second call with the key reuses the choice; a new key is tuned anew.
@@ -324,7 +298,7 @@ TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   Tensor ct = be->upload(c0, {nc});
   be->gemm_batched(g, at, bt, ct);
   const Vec once = be->download(ct);
-  EXPECT_EQ(compare({"C after one call", once, batched_reference(g, a, b, c0)}), "");
+  EXPECT_EQ(compare({"C after one call", once, gemm_batched_ref(g, a, b, c0)}), "");
   const auto first = be->autotune_choices();
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].first,
@@ -334,7 +308,7 @@ TEST(OpsCpu, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
               chosen == "onednn_matmul" || chosen == "small_items")
       << chosen;
   be->gemm_batched(g, at, bt, ct);
-  EXPECT_EQ(compare({"C after two calls", be->download(ct), batched_reference(g, a, b, once)}), "");
+  EXPECT_EQ(compare({"C after two calls", be->download(ct), gemm_batched_ref(g, a, b, once)}), "");
   EXPECT_EQ(be->autotune_choices(), first);
   g.beta = 0.f;  // another key
   be->gemm_batched(g, at, bt, ct);
@@ -368,7 +342,7 @@ TEST(OpsCpu, TinyItemsOnEitherDefaultKernel) {
         Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
         be->gemm_batched(g, be->upload(a, {static_cast<int64_t>(a.size())}),
                          be->upload(b, {static_cast<int64_t>(b.size())}), ct);
-        EXPECT_EQ(compare({"C", be->download(ct), batched_reference(g, a, b, c0)}), "")
+        EXPECT_EQ(compare({"C", be->download(ct), gemm_batched_ref(g, a, b, c0)}), "")
             << "kernel '" << kernel << "' ta " << ta << " tb " << tb;
       }
 }
@@ -384,7 +358,7 @@ TEST(OpsCpu, LargeSingleF32ProductOnEitherDefaultKernel) {
   g.a_offsets = {5}, g.b_offsets = {2}, g.c_offsets = {3};
   const Vec a = random_vec(8 + g.k * g.lda, 61), b = random_vec(4 + g.k * g.ldb, 62),
             c0 = random_vec(8 + g.m * g.ldc, 63);
-  const DVec want = batched_reference(g, a, b, c0);
+  const DVec want = gemm_batched_ref(g, a, b, c0);
   for (const char* kernel : {"", "eigen"}) {
     if (*kernel) setenv("STAGEBENCH_CPU_F32_GEMM", kernel, 1);
     auto be = make_cpu_backend();
@@ -416,7 +390,7 @@ TEST(OpsCpu, OnednnF32BatchedGemmCandidate) {
       }
       const Vec a = random_vec(3 * a_rows * g.lda, 53), b = random_vec(3 * b_rows * g.ldb, 54);
       Vec c = random_vec(3 * g.m * g.ldc, 55);
-      const DVec want = batched_reference(g, a, b, c);
+      const DVec want = gemm_batched_ref(g, a, b, c);
       if (g.beta == 0.f)
         for (size_t it = 0; it < 3; ++it)
           for (int64_t i = 0; i < g.m; ++i)

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "tests/common/temp_dir.h"
 #include "tests/ops/gradient_check.h"
 #include "tests/ops/simulator_log.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
@@ -20,13 +20,6 @@ const char* kLog =
     "\tKernel: add_layernorm_rows\n\t\n\tFirst entity:  Global(320,0,0)\n\n"
     "\nUninitialized value written to global memory address 0x7f000000000000\n"
     "\tKernel: adamw\n\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n\n";
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  const char* name;
-  ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name); }
-};
 
 TEST(OclgrindSupport, ReportsSplitAtTheirFirstLines) {
   const auto reports = split_reports(kLog);

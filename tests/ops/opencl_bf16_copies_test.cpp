@@ -4,29 +4,24 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "models/io/half.h"
 #include "tests/ops/opencl_fixture.h"
 #include "tests/ops/reference.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
 
 // Scoped: the fixture's backend is shared with every other OpenCL test.
-std::string producers_knob() {
-  const char* v = std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS");
-  return v ? v : "";
-}
-
 struct CopiesAnywhere {
   explicit CopiesAnywhere(OpenCLBackend* be) : be(be) { be->write_bf16_copies_anywhere(true); }
   ~CopiesAnywhere() { be->write_bf16_copies_anywhere(was); }
   OpenCLBackend* be;
   // What the backend had: STAGEBENCH_CONV_BF16_PRODUCERS=anywhere (the Oclgrind pass) keeps on.
-  bool was = producers_knob() == "anywhere";
+  bool was = env_is("STAGEBENCH_CONV_BF16_PRODUCERS", "anywhere");
 };
 
 // The kept copy's bits against the host's round-to-nearest-even of the fp32 output, element by
@@ -47,7 +42,8 @@ void expect_bf16_of(OpenCLBackend* be, const Tensor& held, const std::vector<flo
 // branch): the fp32 output is the same bits with and without the copy, the copy is its bf16,
 // and without a notice, or with one for another precision, the hold keeps no copy.
 TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
-  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
+  if (env_is("STAGEBENCH_CONV_BF16_PRODUCERS", "off"))
+    GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
   const CopiesAnywhere anywhere(be);
   const int64_t n = 2, c = 8, voxels = 5 * 6 * 7, count = n * c * voxels;
   const Tensor x = be->upload(random_vec(count, 501, -3.f, 5.f), {count});
@@ -91,7 +87,8 @@ TEST_F(OpsOpenCL, NoticedInstanceNormsWriteTheirBf16Copy) {
 
 // The axis-1 concat (DynUNet's decoder input): every part's columns in the copy.
 TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
-  if (producers_knob() == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
+  if (env_is("STAGEBENCH_CONV_BF16_PRODUCERS", "off"))
+    GTEST_SKIP() << "STAGEBENCH_CONV_BF16_PRODUCERS=off";
   const CopiesAnywhere anywhere(be);
   const int64_t outer = 2 * 60, a_cols = 8, b_cols = 16;
   const Tensor a = be->upload(random_vec(outer * a_cols, 511, -40.f, 40.f), {outer * a_cols});
@@ -108,11 +105,6 @@ TEST_F(OpsOpenCL, NoticedConcatWritesItsBf16Copy) {
 
 // The f16 images AdamW writes of a held flat parameter's ranges (bf16_copies.cpp, DeepFM's f16
 // products' weights): forced on here, as PoCL has no wgmma products to read them.
-std::string images_knob() {
-  const char* v = std::getenv("STAGEBENCH_F16_IMAGES");
-  return v ? v : "";
-}
-
 struct ImagesAnywhere {
   explicit ImagesAnywhere(OpenCLBackend* be) : be(be) { be->write_f16_images_anywhere(true); }
   ~ImagesAnywhere() { be->write_f16_images_anywhere(false); }
@@ -124,9 +116,8 @@ struct ImagesAnywhere {
 // nothing is returned for ranges not written, unaligned ones, after the release, or after an
 // unnoticed step.
 TEST_F(OpsOpenCL, NoticedAdamWWritesTheF16ImageOfAHeldRange) {
-  if (images_knob() == "off") GTEST_SKIP() << "STAGEBENCH_F16_IMAGES=off";
-  const char* reuse = std::getenv("STAGEBENCH_CONV_BF16_REUSE");
-  if (reuse && std::string(reuse) == "off") GTEST_SKIP() << "STAGEBENCH_CONV_BF16_REUSE=off";
+  if (env_is("STAGEBENCH_F16_IMAGES", "off")) GTEST_SKIP() << "STAGEBENCH_F16_IMAGES=off";
+  if (env_is("STAGEBENCH_CONV_BF16_REUSE", "off")) GTEST_SKIP() << "STAGEBENCH_CONV_BF16_REUSE=off";
   const ImagesAnywhere anywhere(be);
   const std::vector<std::vector<int64_t>> shapes = {{3, 5}, {24, 40}, {7}};
   std::vector<Tensor> p[2], g, m[2], v[2];

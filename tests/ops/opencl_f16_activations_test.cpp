@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,14 +13,10 @@
 #include "models/io/half.h"
 #include "tests/ops/opencl_fixture.h"
 #include "tests/ops/reference.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
-
-std::string env_knob(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 // Scoped: the fixture's backend is shared with every other OpenCL test.
 struct ActivationImagesAnywhere {
@@ -55,11 +50,9 @@ void expect_f16_copy_of(OpenCLBackend* be, Tensor& y, const std::function<void(T
 }
 
 TEST_F(OpsOpenCL, NoticedProducersWriteTheirActivationsF16Copy) {
-  if (env_knob("STAGEBENCH_F16_ACTIVATIONS") == "off")
-    GTEST_SKIP() << "STAGEBENCH_F16_ACTIVATIONS=off";
-  if (env_knob("STAGEBENCH_F16_IMAGES") == "off") GTEST_SKIP() << "STAGEBENCH_F16_IMAGES=off";
-  if (env_knob("STAGEBENCH_CONV_BF16_REUSE") == "off")
-    GTEST_SKIP() << "STAGEBENCH_CONV_BF16_REUSE=off";
+  if (env_is("STAGEBENCH_F16_ACTIVATIONS", "off")) GTEST_SKIP() << "STAGEBENCH_F16_ACTIVATIONS=off";
+  if (env_is("STAGEBENCH_F16_IMAGES", "off")) GTEST_SKIP() << "STAGEBENCH_F16_IMAGES=off";
+  if (env_is("STAGEBENCH_CONV_BF16_REUSE", "off")) GTEST_SKIP() << "STAGEBENCH_CONV_BF16_REUSE=off";
   const ActivationImagesAnywhere anywhere(be);
   {
     SCOPED_TRACE("activation_dropout");
@@ -77,8 +70,8 @@ TEST_F(OpsOpenCL, NoticedProducersWriteTheirActivationsF16Copy) {
     expect_f16_copy_of(be, y, [&](Tensor& out) { be->embedding(table, ids, nullptr, out); });
   }
   // The warp LayerNorm (NVIDIA; the only one that writes copies): DeepFM's width, 768.
-  if (be->has_mma() && env_knob("STAGEBENCH_LAYERNORM_WARP") != "off" &&
-      env_knob("STAGEBENCH_ROW_KERNELS") != "lanes") {
+  if (be->has_mma() && !env_is("STAGEBENCH_LAYERNORM_WARP", "off") &&
+      !env_is("STAGEBENCH_ROW_KERNELS", "lanes")) {
     SCOPED_TRACE("layernorm");
     const Tensor x = be->upload(random_vec(37 * 768, 612), {37, 768});
     const Tensor gamma = be->upload(random_vec(768, 613), {768}),

@@ -11,6 +11,7 @@
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "tests/ops/op_case.h"
 #include "tests/ops/opencl_fixture.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
@@ -19,31 +20,19 @@ TEST_F(OpsOpenCLClblast, BatchedGemmTransposesAccumulatesAndIgnoresCAtBetaZero) 
   const int64_t m = 5, n = 7, k = 3;
   const Vec ah = random_vec(2 * k * m, 60), bh = random_vec(2 * k * n, 61);  // A^T, B as [k, n]
   const Tensor a = be->upload(ah, {2, k, m}), b = be->upload(bh, {2, k, n});
-  auto want = [&](const Vec& c0, float alpha, float beta) {
-    DVec w(2 * m * n);
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t r = 0; r < m; ++r)
-        for (int64_t c = 0; c < n; ++c) {
-          double s = 0;
-          for (int64_t j = 0; j < k; ++j)
-            s += ah[i * k * m + j * m + r] * bh[i * k * n + j * n + c];
-          const size_t at = static_cast<size_t>(i * m * n + r * n + c);
-          w[at] = alpha * s + (beta != 0 ? beta * c0[at] : 0.0);
-        }
-    return w;
-  };
   GemmBatch g;
   g.m = m, g.n = n, g.k = k, g.trans_b = false, g.trans_a = true, g.alpha = 0.5f;
   g.lda = m, g.ldb = n, g.ldc = n;
   g.a_offsets = {0, k * m}, g.b_offsets = {0, k * n}, g.c_offsets = {0, m * n};
-  Tensor c = be->upload(Vec(2 * m * n, std::nanf("")), {2, m, n});
+  const Vec nan_c(2 * m * n, std::nanf(""));
+  Tensor c = be->upload(nan_c, {2, m, n});
   be->gemm_batched(g, a, b, c);
-  EXPECT_EQ(compare({"beta 0", be->download(c), want({}, 0.5f, 0.f)}), "");
+  EXPECT_EQ(compare({"beta 0", be->download(c), gemm_batched_ref(g, ah, bh, nan_c)}), "");
   const Vec c0 = random_vec(2 * m * n, 62);
   be->write(c0, c);
   g.beta = 1.f;
   be->gemm_batched(g, a, b, c);
-  EXPECT_EQ(compare({"beta 1", be->download(c), want(c0, 0.5f, 1.f)}), "");
+  EXPECT_EQ(compare({"beta 1", be->download(c), gemm_batched_ref(g, ah, bh, c0)}), "");
   if (be->has_mma()) return;  // f16 runs there (several items in fp32): the next test
   g.precision = Precision::f16;
   try {
@@ -109,15 +98,7 @@ TEST_F(OpsOpenCLClblast, NarrowProductsRunOnOneKernelFromTheirStrides) {
       g.c_offsets.push_back((b * heads + h) * n * n);
     }
   const Vec c0 = random_vec(batch * heads * n * n, 67);
-  DVec want = widen(c0);
-  for (size_t it = 0; it < g.a_offsets.size(); ++it)
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t p = 0; p < dh; ++p)
-          s += double(ah[g.a_offsets[it] + i * ld + p]) * bh[g.b_offsets[it] + j * ld + p];
-        want[g.c_offsets[it] + i * n + j] += 0.25 * s;
-      }
+  const DVec want = gemm_batched_ref(g, ah, bh, c0);
   const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
   Tensor c = be->upload(c0, {std::ssize(c0)});
   const uint64_t small = launches("gemm_batched_small"), library = launches("clblast_gemm_batched");
@@ -151,16 +132,7 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresPacksEveryLayout) {
         g.precision = p;
         Tensor c = be->upload(c0, {m + 3, ldc});
         be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
-        DVec want(c0.begin(), c0.end());
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t col = 0; col < n; ++col) {
-            double s = 0;
-            for (int64_t j = 0; j < k; ++j)
-              s += double(ta ? ah[j * m + r] : ah[r * k + j]) *
-                   (tb ? bh[col * k + j] : bh[j * n + col]);
-            want[c_off + r * ldc + col] += 0.5 * s;
-          }
-        EXPECT_EQ(compare({"C", be->download(c), want, p}), "");
+        EXPECT_EQ(compare({"C", be->download(c), gemm_batched_ref(g, ah, bh, c0), p}), "");
       }
 }
 
@@ -183,14 +155,7 @@ TEST_F(OpsOpenCL, BatchedGemmOnTensorCoresWritesContiguousCDirectly) {
           g.lda = k, g.ldb = tb ? k : n, g.ldc = n;
           g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {0};
           g.precision = p;
-          DVec want(c0.begin(), c0.end());
-          for (int64_t r = 0; r < m; ++r)
-            for (int64_t col = 0; col < n; ++col) {
-              double s = 0;
-              for (int64_t j = 0; j < k; ++j)
-                s += double(ah[r * k + j]) * (tb ? bh[col * k + j] : bh[j * n + col]);
-              want[r * n + col] = s + (beta == 0.f ? 0.0 : double(c0[r * n + col]));
-            }
+          const DVec want = gemm_batched_ref(g, ah, bh, c0);  // before a beta of 0 NaNs C
           if (beta == 0.f) std::fill(c0.begin(), c0.end(), std::nanf(""));
           Tensor c = be->upload(c0, {m, n});
           const uint64_t axpby = launches("axpby_strided"), pairs = launches("pack_f16_pair"),
@@ -232,14 +197,7 @@ TEST_F(OpsOpenCL, SplitKProductsSumTheirSlicesIntoC) {
         g.a_offsets = {0}, g.b_offsets = {0}, g.c_offsets = {c_off};
         g.precision = Precision::f16;
         if (!strided) g.bias = &bias_t;
-        DVec want(c0.begin(), c0.end());
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t col = 0; col < n; ++col) {
-            double s = 0;
-            for (int64_t j = 0; j < k; ++j) s += double(ah[j * m + r]) * bh[j * n + col];
-            double& w = want[c_off + r * ldc + col];
-            w = g.alpha * s + (strided ? w : double(bias[col]));
-          }
+        const DVec want = gemm_batched_ref(g, ah, bh, c0, strided ? Vec{} : bias);
         be->force_split_k(splits);
         const uint64_t sums = launches("axpby_strided");
         Tensor c = be->upload(c0, {c_rows, ldc});
@@ -278,13 +236,7 @@ TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
                      packs =
                          launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
       be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
-      DVec want(static_cast<size_t>(m * n));
-      for (int64_t r = 0; r < m; ++r)
-        for (int64_t col = 0; col < n; ++col) {
-          double sum = 0;
-          for (int64_t j = 0; j < k; ++j) sum += double(ah[r * k + j]) * bh[col * k + j];
-          want[r * n + col] = sum;
-        }
+      const DVec want = gemm_batched_ref(g, ah, bh, Vec(m * n));  // beta 0: C unread
       EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
       EXPECT_EQ(launches(s.kernel), small + 1);
       EXPECT_EQ(launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair"), packs);
@@ -297,8 +249,7 @@ TEST_F(OpsOpenCL, NarrowReducedPrecisionProductsRunOnTheSmallKernel) {
 // both operands transposed as linear_backward passes them) runs there too, not packed.
 TEST_F(OpsOpenCL, HeadsBiasAndWeightGradientsRunOnTheSmallKernel) {
   if (!be->has_mma()) GTEST_SKIP() << be->device() << " has no mma.sync path";
-  if (const char* v = std::getenv("STAGEBENCH_THIN_GEMM"); v && std::string(v) == "mma")
-    GTEST_SKIP() << "STAGEBENCH_THIN_GEMM=mma";
+  if (env_is("STAGEBENCH_THIN_GEMM", "mma")) GTEST_SKIP() << "STAGEBENCH_THIN_GEMM=mma";
   struct Shape {
     int64_t m, n, k;
     bool weight_gradient;
@@ -327,15 +278,7 @@ TEST_F(OpsOpenCL, HeadsBiasAndWeightGradientsRunOnTheSmallKernel) {
                      packs =
                          launches("pack_f32") + launches("pack_f16") + launches("pack_f16_pair");
       be->gemm_batched(g, be->upload(ah, {m * k}), be->upload(bh, {n * k}), c);
-      DVec want(static_cast<size_t>(m * n));
-      for (int64_t r = 0; r < m; ++r)
-        for (int64_t col = 0; col < n; ++col) {
-          double sum = s.weight_gradient ? 0.0 : double(bias[col]);
-          for (int64_t j = 0; j < k; ++j)
-            sum += s.weight_gradient ? double(ah[j * m + r]) * bh[j * n + col]
-                                     : double(ah[r * k + j]) * bh[col * k + j];
-          want[r * n + col] = sum;
-        }
+      const DVec want = gemm_batched_ref(g, ah, bh, Vec(m * n), s.weight_gradient ? Vec{} : bias);
       EXPECT_EQ(compare({"C", be->download(c), want, Precision::f32}), "");
       EXPECT_EQ(launches(s.kernel), small + 1);
       EXPECT_EQ(launches("affine_channels"), affine);
@@ -357,18 +300,7 @@ TEST_F(OpsOpenCLClblast, AutotuneTunesOncePerKeyAndAccumulatesOnce) {
   }
   const Vec ah = random_vec(3 * g.m * g.lda, 63), bh = random_vec(3 * g.n * g.ldb, 64),
             c0 = random_vec(3 * g.m * g.ldc, 65);
-  auto want = [&](const Vec& c) {
-    DVec w = widen(c);
-    for (size_t it = 0; it < 3; ++it)
-      for (int64_t i = 0; i < g.m; ++i)
-        for (int64_t j = 0; j < g.n; ++j) {
-          double s = 0;
-          for (int64_t p = 0; p < g.k; ++p)
-            s += double(ah[g.a_offsets[it] + i * g.lda + p]) * bh[g.b_offsets[it] + j * g.ldb + p];
-          w[g.c_offsets[it] + i * g.ldc + j] += s;
-        }
-    return w;
-  };
+  const auto want = [&](const Vec& c) { return gemm_batched_ref(g, ah, bh, c); };
   const Tensor a = be->upload(ah, {std::ssize(ah)}), b = be->upload(bh, {std::ssize(bh)});
   Tensor c = be->upload(c0, {std::ssize(c0)});
   const size_t before = be->autotune_choices().size();

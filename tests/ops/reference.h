@@ -112,6 +112,26 @@ inline DVec linear_ref(const Vec& x, const Vec& w, int64_t m, int64_t n, int64_t
   return y;
 }
 
+// C as gemm_batched leaves it (GemmBatch's contract, models/ops/op_types.h), in double: c0 is C
+// before the call; each item's [m, n] at its offset becomes alpha op(A) op(B) + beta C (C unread
+// at beta 0) + bias[column] (`bias` empty: none). Elements outside the items keep c0's values.
+inline DVec gemm_batched_ref(const GemmBatch& g, const Vec& a, const Vec& b, const Vec& c0,
+                             const Vec& bias = {}) {
+  DVec c(c0.begin(), c0.end());
+  for (size_t it = 0; it < g.a_offsets.size(); ++it)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        const int64_t ao = g.a_offsets[it], bo = g.b_offsets[it];
+        double s = 0;
+        for (int64_t p = 0; p < g.k; ++p)
+          s += double(g.trans_a ? a[ao + p * g.lda + i] : a[ao + i * g.lda + p]) *
+               (g.trans_b ? b[bo + j * g.ldb + p] : b[bo + p * g.ldb + j]);
+        double& out = c[g.c_offsets[it] + i * g.ldc + j];
+        out = g.alpha * s + (g.beta == 0 ? 0.0 : g.beta * out) + (bias.empty() ? 0.0 : bias[j]);
+      }
+  return c;
+}
+
 // 'same' conv1d, channels last: x [B, L, C] transformed per channel (x scale + shift, then
 // in_act; the zero padding stays zero), gathered as im2col does, then linear_ref with w [N, k*C].
 inline DVec conv1d_ref(const Vec& x, int64_t batch, int64_t len, int64_t c, int k, const Vec& w,

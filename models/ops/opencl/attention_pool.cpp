@@ -1,22 +1,13 @@
 // Enformer's attention pooling in one pass (kernels/attention_pool.cl).
-#include <cstdlib>
-#include <cstring>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
-namespace {
 
-// STAGEBENCH_POOL_VEC8=off keeps the one-channel-an-item kernel, for A/B runs.
-bool pool_vec8_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEBENCH_POOL_VEC8");
-    return v == nullptr || std::strcmp(v, "off") != 0;
-  }();
-  return on;
+bool pool_vec8_requested() {
+  return read_on_off_knob("STAGEBENCH_POOL_VEC8");
 }
-
-}  // namespace
 
 void OpenCLBackend::do_attention_pool(const Tensor& x, const Tensor& logits, Tensor& y,
                                       const InputTransform& t) {
@@ -24,7 +15,7 @@ void OpenCLBackend::do_attention_pool(const Tensor& x, const Tensor& logits, Ten
   // x and y in f16 where the stage keeps them so (issue 27); logits fp32.
   const int halves =
       (x.dtype() == DType::f16 ? ACT_HALF_X : 0) | (y.dtype() == DType::f16 ? ACT_HALF_Y : 0);
-  const bool vec8 = channels % 8 == 0 && pool_vec8_enabled();
+  const bool vec8 = channels % 8 == 0 && pool_vec8_;
   const int64_t items = vec8 ? n / 8 : n;
   launch(vec8 ? "attention_pool_vec8" : "attention_pool_fused", cl::NDRange(round_up(items, 256)),
          cl::NDRange(256), x, logits, x.dim(1), y.dim(1), channels, items, y, halves, t.scale,

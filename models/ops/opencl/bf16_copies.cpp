@@ -5,10 +5,9 @@
 // (Backend::will_hold_read_only) names the tensor before its last write; the instance norm or
 // axis-1 concat that writes it then writes the copy too (kernels/instance_norm.cl, columns.cl),
 // and the hold keeps it.
-#include <cstdlib>
-#include <cstring>
 #include <iterator>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -49,10 +48,7 @@ Tensor OpenCLBackend::held_bf16(const Tensor& t) const {
 // offset (2 halves an element), so a range starting at part_alignment() is a valid sub-buffer.
 
 bool OpenCLBackend::f16_images_requested() {
-  const char* v = std::getenv("STAGEBENCH_F16_IMAGES");
-  if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-  if (std::strcmp(v, "off") == 0) return false;
-  throw std::invalid_argument(std::string("STAGEBENCH_F16_IMAGES=") + v + ": expected on or off");
+  return read_on_off_knob("STAGEBENCH_F16_IMAGES");
 }
 
 bool OpenCLBackend::f16_images_on() const {

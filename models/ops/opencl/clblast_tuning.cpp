@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "models/ops/opencl/knobs.h"
 #include "schema/atomic_file.h"
 #include "schema/user_file.h"
 
@@ -94,8 +95,8 @@ std::map<std::string, size_t> clblast_current_parameters(const cl::Device& devic
 }
 
 std::string apply_cached_clblast_tuning(const cl::Device& device) {
-  const char* off = std::getenv("STAGEBENCH_CLBLAST_TUNING");
-  if (off && std::string(off) == "off") return "CLBlast defaults (STAGEBENCH_CLBLAST_TUNING=off)";
+  if (!read_on_off_knob("STAGEBENCH_CLBLAST_TUNING"))
+    return "CLBlast defaults (STAGEBENCH_CLBLAST_TUNING=off)";
   try {
     const std::string key = clblast_device_key(device);
     const auto path = clblast_tuning_path(key);

@@ -18,10 +18,10 @@
 //     1^3 kernel with stride s: the GEMM on dy's own grid, then spread onto dx (zeros between).
 #include <algorithm>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -36,13 +36,18 @@ namespace {
 // Columns and threads a work-group; rows a K step: 32 fp32 (tf32 kernels), 64 bf16.
 constexpr int64_t kDwBn = 128, kDwBkTf32 = 32, kDwBkBf16 = 64, kDwThreads = 128;
 
+// STAGEBENCH_CONV_DW_GROUPS: the work-groups every weight gradient aims for, in place of
+// `target` (probe sweeps); at least 1.
+int64_t dw_groups_or(int64_t target) {
+  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
+  return env && *env ? std::max<int64_t>(1, std::atoll(env)) : target;
+}
+
 // Work-groups the weight gradient aims for: several waves of the H100/H200's 132
 // multiprocessors (2-3 resident work-groups each at these tiles' 60-80 KB of local memory), so
-// the last wave's tail is small. STAGEBENCH_CONV_DW_GROUPS overrides it (probe sweeps).
+// the last wave's tail is small. STAGEBENCH_CONV_DW_GROUPS overrides it.
 int64_t dw_target_groups() {
-  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
-  if (env && *env) return std::max<int64_t>(1, std::atoll(env));
-  return 1056;
+  return dw_groups_or(1056);
 }
 
 // Whether conv3d_dw_taps_bf16_* takes a bf16 weight gradient: 3^3, stride 1, padding 1 ("same"),
@@ -58,9 +63,7 @@ bool dw_taps_fit(const Conv3dShape& s, int64_t ow) {
 // of local memory and 132 registers, 3 resident, ring 44 KB and 128 registers, 4; at 32, 2-3).
 // STAGEBENCH_CONV_DW_GROUPS overrides.
 int64_t dw_taps_target_groups(int64_t in_channels, bool ring) {
-  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
-  if (env && *env) return std::max<int64_t>(1, std::atoll(env));
-  return in_channels == 16 ? (ring ? 528 : 396) : 264;
+  return dw_groups_or(in_channels == 16 ? (ring ? 528 : 396) : 264);
 }
 
 // How a stride > 1 data gradient meets dy (STAGEBENCH_CONV_DILATE, for before/after timelines
@@ -70,14 +73,9 @@ int64_t dw_taps_target_groups(int64_t in_channels, bool ring) {
 // channels an item in fp32; scalar: an element an item.
 enum class Dilate { phases, bf16, vec4, scalar };
 Dilate dilate_mode() {
-  const char* env = std::getenv("STAGEBENCH_CONV_DILATE");
-  const std::string v = env ? env : "";
-  if (v.empty() || v == "phases") return Dilate::phases;
-  if (v == "bf16") return Dilate::bf16;
-  if (v == "vec4") return Dilate::vec4;
-  if (v == "scalar") return Dilate::scalar;
-  throw std::runtime_error("STAGEBENCH_CONV_DILATE must be phases, bf16, vec4 or scalar, not '" +
-                           v + "'");
+  using enum Dilate;
+  return read_knob("STAGEBENCH_CONV_DILATE", phases,
+                   {{"phases", phases}, {"bf16", bf16}, {"vec4", vec4}, {"scalar", scalar}});
 }
 
 // The shape of the stride-1 convolution of dy that gives conv3d's data gradient.

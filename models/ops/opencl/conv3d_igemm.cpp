@@ -7,13 +7,12 @@
 // epilogue.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <limits>
 #include <vector>
 
 #include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -170,12 +169,7 @@ int64_t padded_k(const Conv3dShape& s) {
 // STAGEBENCH_CONV_IGEMM_TILE: 128 or 256 restricts the measured choice to that tile height (to
 // time the two against each other); unset or "": both are candidates.
 int forced_tile_height() {
-  const char* env = std::getenv("STAGEBENCH_CONV_IGEMM_TILE");
-  if (!env || !*env) return 0;
-  if (std::strcmp(env, "128") == 0) return 128;
-  if (std::strcmp(env, "256") == 0) return 256;
-  throw std::invalid_argument(std::string("STAGEBENCH_CONV_IGEMM_TILE=") + env +
-                              ": expected 128 or 256");
+  return read_knob("STAGEBENCH_CONV_IGEMM_TILE", 0, {{"128", 128}, {"256", 256}});
 }
 
 int tile_width(int64_t out_channels) {

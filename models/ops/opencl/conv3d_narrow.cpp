@@ -9,35 +9,34 @@
 // on conv3d_narrow_dw_k3 (the same bits; 378.8 against 409.9 us a call on an H200,
 // results/h200/dyn34-2026-11-29/narrow/narrow-dw.txt).
 #include <algorithm>
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 namespace {
 
-std::string conv_narrow_setting() {
-  const char* env = std::getenv("STAGEBENCH_CONV_NARROW");
-  const std::string v = env && *env ? env : "planes";
-  if (v == "planes" || v == "direct" || v == "igemm" || v == "v1") return v;
-  throw std::invalid_argument("STAGEBENCH_CONV_NARROW must be planes, direct, v1 or igemm, not '" +
-                              v + "'");
+enum class ConvNarrow : uint8_t { planes, direct, v1, igemm };
+
+ConvNarrow conv_narrow_setting() {
+  using enum ConvNarrow;
+  return read_knob("STAGEBENCH_CONV_NARROW", planes,
+                   {{"planes", planes}, {"direct", direct}, {"v1", v1}, {"igemm", igemm}});
 }
 
 }  // namespace
 
 bool conv_narrow_requested() {
-  return conv_narrow_setting() != "igemm";
+  return conv_narrow_setting() != ConvNarrow::igemm;
 }
 bool conv_narrow_v2_requested() {
-  const std::string v = conv_narrow_setting();
-  return v == "direct" || v == "planes";
+  const ConvNarrow v = conv_narrow_setting();
+  return v == ConvNarrow::direct || v == ConvNarrow::planes;
 }
 bool OpenCLBackend::conv_narrow_dw_planes_requested() {
-  return conv_narrow_setting() == "planes";
+  return conv_narrow_setting() == ConvNarrow::planes;
 }
 
 namespace {

@@ -5,8 +5,8 @@
 // cores, each call here copies its ncdhw operands to ndhwc (volume_transpose), runs the ndhwc
 // implicit GEMM, and copies the result back: two extra passes over each operand, against
 // vol2col's 27 copies of the input. A single channel needs no copy: both layouts are [N, V].
-#include <cstdlib>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -21,11 +21,7 @@ Conv3dShape channels_last(const Conv3dShape& s) {
 }  // namespace
 
 bool OpenCLBackend::ncdhw_copies_requested() {
-  const char* env = std::getenv("STAGEBENCH_CONV_NCDHW");
-  if (env == nullptr || *env == '\0' || std::string(env) == "auto") return false;
-  if (std::string(env) == "channels_last") return true;
-  throw std::invalid_argument(std::string("STAGEBENCH_CONV_NCDHW=") + env +
-                              ": unknown (auto, channels_last)");
+  return read_knob("STAGEBENCH_CONV_NCDHW", false, {{"auto", false}, {"channels_last", true}});
 }
 
 void OpenCLBackend::transpose_batched(const Tensor& x, int64_t batch, int64_t rows, int64_t cols,

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "models/ops/opencl/clblast_status.h"
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -71,40 +71,34 @@ size_t OpenCLBackend::strided_groups(const GemmBatch& g) {
 
 std::optional<OpenCLBackend::BatchedKernel> OpenCLBackend::forced_batched_kernel(
     const GemmBatch& g) {
-  const char* env = std::getenv("STAGEBENCH_GEMM_BATCHED");
-  if (env == nullptr || *env == '\0') return std::nullopt;
-  const std::string want = env;
-  // The library's untuned choice for every batch, ours for none: the path before
-  // gemm_batched_small, for A/B runs.
-  if (want == "library")
-    return g.a_offsets.size() == 1 ? BatchedKernel::clblast_per_item
-                                   : BatchedKernel::clblast_batched;
-  if (want == "small") {
-    if (!item_strides(g.a_offsets) || !item_strides(g.b_offsets) || !item_strides(g.c_offsets))
-      throw std::invalid_argument(
-          "STAGEBENCH_GEMM_BATCHED=small: these products' offsets have no two-level strides");
-    return BatchedKernel::small_direct;
-  }
-  for (const BatchedKernel k :
-       {BatchedKernel::clblast_batched, BatchedKernel::clblast_per_item,
-        BatchedKernel::clblast_strided, BatchedKernel::clblast_strided_groups}) {
-    if ("clblast_gemm_" + want != batched_kernel_name(k)) continue;
-    const bool strided = evenly_strided(g.a_offsets, nullptr) &&
-                         evenly_strided(g.b_offsets, nullptr) &&
-                         evenly_strided(g.c_offsets, nullptr);
-    if (k == BatchedKernel::clblast_strided && !strided)
-      throw std::invalid_argument(
-          "STAGEBENCH_GEMM_BATCHED=strided_batched: these products' "
-          "offsets do not step evenly");
-    if (k == BatchedKernel::clblast_strided_groups && strided_groups(g) == 0)
-      throw std::invalid_argument(
-          "STAGEBENCH_GEMM_BATCHED=strided_groups: these products' "
-          "offsets form no strided classes");
-    return k;
-  }
-  throw std::invalid_argument(std::string("STAGEBENCH_GEMM_BATCHED=") + env +
-                              ": unknown (batched, per_item, strided_batched, strided_groups, "
-                              "small, library)");
+  using enum BatchedKernel;
+  // library: the library's untuned choice for every batch, ours for none (the path before
+  // gemm_batched_small, for A/B runs).
+  const BatchedKernel library = g.a_offsets.size() == 1 ? clblast_per_item : clblast_batched;
+  const std::optional<BatchedKernel> forced =
+      read_knob<std::optional<BatchedKernel>>("STAGEBENCH_GEMM_BATCHED", std::nullopt,
+                                              {{"batched", clblast_batched},
+                                               {"per_item", clblast_per_item},
+                                               {"strided_batched", clblast_strided},
+                                               {"strided_groups", clblast_strided_groups},
+                                               {"small", small_direct},
+                                               {"library", library}});
+  const auto strided = [](const std::vector<int64_t>& offsets) {
+    return evenly_strided(offsets, nullptr);
+  };
+  if (forced == small_direct &&
+      (!item_strides(g.a_offsets) || !item_strides(g.b_offsets) || !item_strides(g.c_offsets)))
+    throw std::invalid_argument(
+        "STAGEBENCH_GEMM_BATCHED=small: these products' offsets have no two-level strides");
+  if (forced == clblast_strided &&
+      !(strided(g.a_offsets) && strided(g.b_offsets) && strided(g.c_offsets)))
+    throw std::invalid_argument(
+        "STAGEBENCH_GEMM_BATCHED=strided_batched: these products' offsets do not step evenly");
+  if (forced == clblast_strided_groups && strided_groups(g) == 0)
+    throw std::invalid_argument(
+        "STAGEBENCH_GEMM_BATCHED=strided_groups: these products' offsets form no strided "
+        "classes");
+  return forced;
 }
 
 const char* OpenCLBackend::batched_kernel_name(BatchedKernel k) {

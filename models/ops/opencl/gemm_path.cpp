@@ -1,8 +1,8 @@
 #include "models/ops/opencl/gemm_path.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <stdexcept>
+
+#include "models/ops/opencl/knobs.h"
 
 namespace sb {
 
@@ -10,21 +10,8 @@ const char* gemm_path_name(GemmPath p) {
   return p == GemmPath::wgmma ? "wgmma" : "mma.sync";
 }
 
-namespace {
-
-// The grammar every kernel-path knob shares: unset, empty, auto or on leave the choice to the
-// device and the call; off forces the older path; anything else is refused, naming the variable.
-bool knob_says_off(const char* variable, const char* value) {
-  if (!value || !*value || std::strcmp(value, "auto") == 0 || std::strcmp(value, "on") == 0)
-    return false;
-  if (std::strcmp(value, "off") == 0) return true;
-  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected auto, on or off");
-}
-
-}  // namespace
-
 WgmmaKnob parse_wgmma_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_WGMMA", value) ? WgmmaKnob::off : WgmmaKnob::automatic;
+  return parse_auto_off_knob<WgmmaKnob>("STAGEBENCH_WGMMA", value);
 }
 
 WgmmaKnob wgmma_knob() {
@@ -53,7 +40,7 @@ GemmPath choose_gemm_path(const WgmmaDevice& d, WgmmaKnob knob, const GemmCall& 
 }
 
 SplitKKnob parse_split_k_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_GEMM_SPLIT_K", value) ? SplitKKnob::off : SplitKKnob::automatic;
+  return parse_auto_off_knob<SplitKKnob>("STAGEBENCH_GEMM_SPLIT_K", value);
 }
 
 SplitKKnob split_k_knob() {
@@ -72,134 +59,6 @@ std::vector<int> split_k_candidates(int64_t m, int64_t n, int64_t k, int compute
     if (k_tiles >= s * kMinTilesPerSplit && tiles * s <= 2 * int64_t{compute_units})
       out.push_back(static_cast<int>(s));
   return out;
-}
-
-ConvIgemmKnob parse_conv_igemm_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_IGEMM", value) ? ConvIgemmKnob::off
-                                                       : ConvIgemmKnob::automatic;
-}
-
-ConvIgemmKnob conv_igemm_knob() {
-  return parse_conv_igemm_knob(std::getenv("STAGEBENCH_CONV_IGEMM"));
-}
-
-ConvDwBf16Knob parse_conv_dw_bf16_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_DW_BF16", value) ? ConvDwBf16Knob::off
-                                                         : ConvDwBf16Knob::automatic;
-}
-
-ConvDwBf16Knob conv_dw_bf16_knob() {
-  return parse_conv_dw_bf16_knob(std::getenv("STAGEBENCH_CONV_DW_BF16"));
-}
-
-ConvBf16ReuseKnob parse_conv_bf16_reuse_knob(const char* value) {
-  return knob_says_off("STAGEBENCH_CONV_BF16_REUSE", value) ? ConvBf16ReuseKnob::off
-                                                            : ConvBf16ReuseKnob::automatic;
-}
-
-ConvBf16ReuseKnob conv_bf16_reuse_knob() {
-  return parse_conv_bf16_reuse_knob(std::getenv("STAGEBENCH_CONV_BF16_REUSE"));
-}
-
-// On unless turned off: timed on NVIDIA against the old path in one call, DynUNet's compile
-// stage 16.462 -> 15.731 ms of device commands and its dataloader stage 17.06 -> 16.28 ms
-// (results/h200/lead30-2026-11-28/README.md).
-bool knob_says_on(const char* variable, const char* value) {
-  if (!value || !*value || std::strcmp(value, "on") == 0) return true;
-  if (std::strcmp(value, "off") == 0) return false;
-  throw std::invalid_argument(std::string(variable) + "=" + value + ": expected on or off");
-}
-
-Bf16ProducersKnob parse_bf16_producers_knob(const char* value) {
-  if (value && std::strcmp(value, "anywhere") == 0) return Bf16ProducersKnob::anywhere;
-  if (value && std::strcmp(value, "auto") == 0)
-    throw std::invalid_argument(
-        "STAGEBENCH_CONV_BF16_PRODUCERS=auto: expected on, anywhere or off");
-  return knob_says_on("STAGEBENCH_CONV_BF16_PRODUCERS", value) ? Bf16ProducersKnob::automatic
-                                                               : Bf16ProducersKnob::off;
-}
-
-Bf16ProducersKnob bf16_producers_knob() {
-  return parse_bf16_producers_knob(std::getenv("STAGEBENCH_CONV_BF16_PRODUCERS"));
-}
-
-const char* conv_igemm_program_of(const std::string& kernel) {
-  const std::string tail = "_phases";
-  const bool store = kernel.rfind("conv3d_igemm_bf16_", 0) == 0 && kernel.size() > tail.size() &&
-                     kernel.compare(kernel.size() - tail.size(), tail.size(), tail) == 0;
-  if (store) return "nvidia_conv3d_igemm_bf16_phases";
-  return kernel.find("bf16") != std::string::npos ? "nvidia_conv3d_igemm_bf16"
-                                                  : "nvidia_conv3d_igemm";
-}
-
-bool conv_phase_store_requested() {
-  return knob_says_on("STAGEBENCH_CONV_PHASE_STORE", std::getenv("STAGEBENCH_CONV_PHASE_STORE"));
-}
-
-int parse_conv_lines(const char* value) {
-  // On unless turned off: on an H200 DynUNet's dataloader stage took 10.84 ms a training step
-  // with it against 12.52 without, and its B8 forward 3.40 ms against 4.44 (results/h200/
-  // lead34-2026-11-29/README.md).
-  if (value && std::strcmp(value, "off") == 0) return 0;
-  if (!value || !*value || std::strcmp(value, "on") == 0) return 4;
-  char* end = nullptr;
-  const long n = std::strtol(value, &end, 10);
-  if (*end != '\0' || n < 1 || n > 64)
-    throw std::invalid_argument(std::string("STAGEBENCH_CONV_LINES=") + value +
-                                ": expected on, off or a count of line pairs 1 .. 64");
-  return static_cast<int>(n);
-}
-
-int conv_lines_requested() {
-  return parse_conv_lines(std::getenv("STAGEBENCH_CONV_LINES"));
-}
-
-bool inorm_vec4_requested() {
-  return knob_says_on("STAGEBENCH_INORM_VEC4", std::getenv("STAGEBENCH_INORM_VEC4"));
-}
-
-bool conv_transpose_igemm_requested() {
-  return knob_says_on("STAGEBENCH_CONV_TRANSPOSE_IGEMM",
-                      std::getenv("STAGEBENCH_CONV_TRANSPOSE_IGEMM"));
-}
-
-// The ring unless told otherwise: timed on NVIDIA against the im2col-tile kernel in one call,
-// DynUNet's dataloader stage 15.66 -> 14.29 ms and its bf16 weight gradients' device time a step
-// 2.874 -> 1.584 ms (lines: 1.963), results/h200/dyn31-2026-11-28/README.md.
-ConvDwTaps parse_conv_dw_taps(const char* value) {
-  if (!value || !*value || std::strcmp(value, "ring") == 0) return ConvDwTaps::ring;
-  if (std::strcmp(value, "lines") == 0) return ConvDwTaps::lines;
-  if (std::strcmp(value, "off") == 0) return ConvDwTaps::off;
-  throw std::invalid_argument(std::string("STAGEBENCH_CONV_DW_TAPS=") + value +
-                              ": expected ring, lines or off");
-}
-
-ConvDwTaps conv_dw_taps_requested() {
-  return parse_conv_dw_taps(std::getenv("STAGEBENCH_CONV_DW_TAPS"));
-}
-
-std::string conv_dw_bf16_unavailable(int64_t in_channels, int64_t out_channels,
-                                     ConvDwBf16Knob knob) {
-  if (knob == ConvDwBf16Knob::off) return "STAGEBENCH_CONV_DW_BF16=off";
-  if (in_channels % 8 != 0)
-    return std::to_string(in_channels) + " input channels, not a multiple of 8";
-  if (out_channels % 8 != 0)
-    return std::to_string(out_channels) + " output channels, not a multiple of 8";
-  return "";
-}
-
-std::string conv_igemm_unavailable(const ConvIgemmCall& call, ConvIgemmKnob knob) {
-  if (knob == ConvIgemmKnob::off) return "STAGEBENCH_CONV_IGEMM=off";
-  if (!call.nvidia_mma) return "no NVIDIA tensor-core kernels on this device";
-  if (!call.reduced) return "fp32 products (CLBlast)";
-  if (!call.channels_last) return "ncdhw";
-  // tf32 gathers channels that do not fill a 16-byte chunk word by word; 2-byte halves have no
-  // copy that small.
-  if (call.element_bytes == 2 && call.in_channels % 8 != 0)
-    return std::to_string(call.in_channels) + " f16 input channels, not a multiple of 8";
-  if (call.d > 1000 || call.h > 1000 || call.w > 1000) return "a volume edge over 1000";
-  if (call.padding > 16) return "padding over 16";
-  return "";
 }
 
 }  // namespace sb

@@ -1,17 +1,13 @@
 // f16 / int8 weight GEMMs through the portable tiled kernel (kernels/gemm_tiled.cl), and the
 // portable stand-in for CLBlast's fp32 GEMMs (kernels/gemm_general.cl).
-#include <cstdlib>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 bool OpenCLBackend::portable_f32_gemm_requested() {
-  const char* env = std::getenv("STAGEBENCH_F32_GEMM");
-  if (env == nullptr || *env == '\0' || std::string(env) == "clblast") return false;
-  if (std::string(env) == "portable") return true;
-  throw std::invalid_argument(std::string("STAGEBENCH_F32_GEMM=") + env +
-                              ": unknown (clblast, portable)");
+  return read_knob("STAGEBENCH_F32_GEMM", false, {{"clblast", false}, {"portable", true}});
 }
 
 void OpenCLBackend::gemm_portable(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {

@@ -1,5 +1,6 @@
 // InstanceNorm3d and its backward on OpenCL (kernels/instance_norm.cl says why three steps):
 // partial sums over voxel chunks, a fixed-order sum per instance, an elementwise pass.
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/volume_chunks.h"
 
@@ -9,6 +10,10 @@ namespace {
 constexpr size_t kApplyGroup = 256;
 
 }  // namespace
+
+bool inorm_vec4_requested() {
+  return read_on_off_knob("STAGEBENCH_INORM_VEC4");
+}
 
 // Whether the elementwise passes take four elements an item (instance_norm.cl's
 // inorm_apply4_at: four channels of one voxel, or four voxels of one instance).

@@ -1,10 +1,10 @@
 // LayerNorm (one pass, residual-fused, or the normalization after row_moments) and the
 // softmaxes (kernels/norms.cl): a work-group per row for the row reductions; rows of whole
 // 8-column groups up to 1,024 wide on layernorm_rows_vec8_{1,2,4}, 8 rows a work-group.
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -29,18 +29,12 @@ constexpr int64_t kLanes = 32;             // LN_LANES
 }  // namespace
 
 bool row_kernels_vec_requested() {
-  const char* env = std::getenv("STAGEBENCH_ROW_KERNELS");
-  const std::string v = env && *env ? env : "vec";
-  if (v == "vec" || v == "lanes") return v == "vec";
-  throw std::invalid_argument("STAGEBENCH_ROW_KERNELS must be vec or lanes, not '" + v + "'");
+  return read_knob("STAGEBENCH_ROW_KERNELS", true, {{"vec", true}, {"lanes", false}});
 }
 
 // STAGEBENCH_LAYERNORM_WARP=off keeps NVIDIA on the portable 16-byte kernels, for A/B runs.
 bool layernorm_warp_requested() {
-  const char* env = std::getenv("STAGEBENCH_LAYERNORM_WARP");
-  const std::string v = env && *env ? env : "on";
-  if (v == "on" || v == "off") return v == "on";
-  throw std::invalid_argument("STAGEBENCH_LAYERNORM_WARP must be on or off, not '" + v + "'");
+  return read_on_off_knob("STAGEBENCH_LAYERNORM_WARP");
 }
 
 void OpenCLBackend::launch_layernorm_vec8(const Tensor& x, const Tensor* residual,

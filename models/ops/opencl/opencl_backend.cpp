@@ -1,12 +1,12 @@
 #include "models/ops/opencl/opencl_backend.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "models/ops/opencl/clblast_tuning.h"
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/kernel_sources.h"
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/weight_convert.h"
 
@@ -74,18 +74,9 @@ OpenCLBackend::OpenCLBackend(cl::Device device)
   kernel_log_.set_drain([this] { events_.flush(); });
   events_.set_recorder(&recorder_);  // replay35
   clone_unsupported_ = clone_kernel_unsupported(runtime_->device());
-  if (const char* at_sync = std::getenv("STAGEBENCH_EVENTS_AT_SYNC"); at_sync && *at_sync) {
-    const std::string v = at_sync;
-    if (v != "0" && v != "1")
-      throw std::invalid_argument("STAGEBENCH_EVENTS_AT_SYNC=" + v + ": 1 or 0");
-    events_at_sync_ = v == "1";
-  }
-  if (const char* ev = std::getenv("STAGEBENCH_CL_EVENTS"); ev && *ev) {
-    const std::string v = ev;
-    if (v != "on" && v != "off")
-      throw std::invalid_argument("STAGEBENCH_CL_EVENTS=" + v + ": on or off");
-    events_.set_recording(v == "on");
-  }
+  events_at_sync_ =
+      read_knob("STAGEBENCH_EVENTS_AT_SYNC", events_at_sync_, {{"1", true}, {"0", false}});
+  events_.set_recording(read_on_off_knob("STAGEBENCH_CL_EVENTS"));
   library_tuning_ = apply_cached_clblast_tuning(runtime_->device());
   portable_gemm_ = portable_f32_gemm_requested();
   if (portable_gemm_)

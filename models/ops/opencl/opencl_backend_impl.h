@@ -22,6 +22,7 @@
 #include "models/ops/backend.h"
 #include "models/ops/opencl/cl_launch_list.h"
 #include "models/ops/opencl/cl_runtime.h"
+#include "models/ops/opencl/conv_path.h"
 #include "models/ops/opencl/device_memory.h"
 #include "models/ops/opencl/event_log.h"
 #include "models/ops/opencl/fault_injection.h"
@@ -70,6 +71,14 @@ bool sum_axis1_split_requested();
 // products on the tensor cores, for A/B runs (gemm_clblast.cpp). Anything else throws
 // std::invalid_argument.
 bool thin_gemm_small_requested();
+// STAGEBENCH_POOL_VEC8: on (default) runs Enformer's attention pooling eight channels an item
+// where the channels allow (attention_pool_vec8); off keeps the one-channel-an-item kernel, for
+// A/B runs (attention_pool.cpp). Anything else throws std::invalid_argument.
+bool pool_vec8_requested();
+// STAGEBENCH_INORM_VEC4 (dyn33): on (default) runs InstanceNorm's elementwise passes four
+// elements an item where the layout allows (instance_norm.cl); off: one an item, for A/B runs
+// (instance_norm.cpp). Anything else throws std::invalid_argument.
+bool inorm_vec4_requested();
 // STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
 // for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
 bool f16_activations_requested();
@@ -161,7 +170,7 @@ class OpenCLBackend : public Backend {
   // the weight gradient, else the data gradient).
   std::string conv3d_backward_implicit_unavailable(const Conv3dShape& s, bool weights) const;
   void set_conv_igemm_knob(ConvIgemmKnob knob) { conv_igemm_knob_ = knob; }
-  // STAGEBENCH_CONV_DW_BF16 (gemm_path.h), read at construction; tests set it after.
+  // STAGEBENCH_CONV_DW_BF16 (conv_path.h), read at construction; tests set it after.
   void set_conv_dw_bf16_knob(ConvDwBf16Knob knob) { conv_dw_bf16_knob_ = knob; }
   void set_ncdhw_copies(bool on) { ncdhw_copies_ = on; }  // STAGEBENCH_CONV_NCDHW, for tests
   void set_conv_narrow(bool on) { conv_narrow_ = on; }    // STAGEBENCH_CONV_NARROW, for tests
@@ -536,6 +545,7 @@ class OpenCLBackend : public Backend {
   bool row_kernels_vec_ = row_kernels_vec_requested();  // STAGEBENCH_ROW_KERNELS (norms.cpp)
   bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
+  bool pool_vec8_ = pool_vec8_requested();              // STAGEBENCH_POOL_VEC8
   bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {

@@ -2,10 +2,9 @@
 // middle axis (a work-group per 32 columns where the axis is long, else an item per column) and
 // the masked mean (a work-group per 32 channels of an item where the width is a multiple of 4,
 // else an item per output element).
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
+#include "models/ops/opencl/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -20,10 +19,7 @@ void OpenCLBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
 // STAGEBENCH_SUM_AXIS1: split (default) sums a long middle axis on sum_axis1_split; items keeps
 // sum_axis1's item per column everywhere, for A/B runs.
 bool sum_axis1_split_requested() {
-  const char* env = std::getenv("STAGEBENCH_SUM_AXIS1");
-  const std::string v = env && *env ? env : "split";
-  if (v == "split" || v == "items") return v == "split";
-  throw std::invalid_argument("STAGEBENCH_SUM_AXIS1 must be split or items, not '" + v + "'");
+  return read_knob("STAGEBENCH_SUM_AXIS1", true, {{"split", true}, {"items", false}});
 }
 
 void OpenCLBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y) {
