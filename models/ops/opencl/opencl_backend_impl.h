@@ -73,6 +73,10 @@ bool thin_gemm_small_requested();
 // STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
 // for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
 bool f16_activations_requested();
+// STAGEBENCH_LINEAR_GRADS: one-pack (default) packs a linear layer's backward operands (both
+// products' f16 halves) and sums its bias gradient in one launch (linear_grads.cpp, dfm36); off
+// runs the op layer's default (two gemm_batched calls and sum_axis1). Anything else throws.
+bool linear_grads_one_pack_requested();
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -189,6 +193,9 @@ class OpenCLBackend : public Backend {
   Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
   void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
                  const InputTransform& t, Tensor* columns) override;
+  void do_linear_backward(const GemmBatch& dw_g, const GemmBatch* dx_g, const Tensor& x,
+                          const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                          Tensor* dx) override;  // linear_grads.cpp
 
   // conv_transpose3d.cpp: kernel == stride, padding 0 only (CLBlast GEMM + column moves).
   // The fp32 products of the three, their items' offsets stepping evenly: CLBlast's Gemm (one
@@ -454,6 +461,11 @@ class OpenCLBackend : public Backend {
   // Of those, the ones computed in fp32 by gemm_batched_small instead (gemm_clblast.cpp).
   bool gemm_batched_mma_small(const GemmBatch& g) const;
   void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // Its product once x [M, K] and w [N, K] are packed (into C with alpha, beta and the bias).
+  void gemm_batched_mma_product(const GemmBatch& g, const Tensor& x, const Tensor& w, Tensor& c);
+  // Whether linear_grads.cpp's one launch packs this product's operands: a one-item f16 product
+  // on the pipelined tensor-core path, of no bias, that gemm_batched_mma would pack itself.
+  bool linear_grads_packs(const GemmBatch& g) const;
   static const char* batched_kernel_name(BatchedKernel k);
   // The fewest interleaved classes (items r, r + g, r + 2g, ...) in which every operand's offsets
   // step evenly, so that each class is one strided batch: attention's items (b, head) in b-major
@@ -536,6 +548,7 @@ class OpenCLBackend : public Backend {
   bool layernorm_warp_ = layernorm_warp_requested();    // STAGEBENCH_LAYERNORM_WARP
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
   bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
+  bool linear_grads_one_pack_ = linear_grads_one_pack_requested();   // STAGEBENCH_LINEAR_GRADS
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
