@@ -3,12 +3,14 @@
 // products' operands and sums db, and the results are the op layer's default's (two gemm_batched
 // calls and sum_axis1): the products the same bits (the same halves into the same kernels), db
 // within fp32 rounding of another order; elsewhere (f32 on PoCL) the backend runs the default and
-// the comparison holds trivially. layernorm_backward's chunks (backward.cpp): on every device.
+// the comparison holds trivially. layernorm_backward's merged launch (backward.cpp): on every
+// device.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/ops/opencl_fixture.h"
@@ -57,32 +59,38 @@ TEST_F(OpsOpenCL, LinearBackwardInOnePackIsTheTwoProductsAndTheSum) {
   }
 }
 
-// LayerNorm's backward in two launches where its chunks are a few rows (backward.cpp, dfm36):
-// the same bits as the four passes, dx written over dy too (DeepFM's calls do that).
-TEST_F(OpsOpenCL, LayerNormBackwardInChunksIsTheFourPassesBitForBit) {
-  constexpr int64_t rows = 64, cols = 96;  // 8 chunks of 8 rows
-  const Tensor x = be->upload(random_vec(rows * cols, 711, -2, 2), {rows, cols});
-  const Tensor gamma = be->upload(random_vec(cols, 712), {cols});
-  const std::vector<float> dy0 = random_vec(rows * cols, 713);
-  struct Out {
-    std::vector<float> dx, dgamma, dbeta;
-  };
-  auto run = [&](bool chunks, bool in_place) {
-    const bool before = be->layernorm_backward_chunks(chunks);
-    Tensor dy = be->upload(dy0, {rows, cols}), dx = be->empty({rows, cols});
-    Tensor dgamma = be->empty({cols}), dbeta = be->empty({cols});
-    const uint64_t fused = launches("layernorm_backward_chunk");
-    be->layernorm_backward(x, gamma, 1e-5f, dy, in_place ? dy : dx, dgamma, dbeta);
-    EXPECT_EQ(launches("layernorm_backward_chunk") - fused, chunks ? 1u : 0u);
-    be->layernorm_backward_chunks(before);
-    return Out{be->download(in_place ? dy : dx), be->download(dgamma), be->download(dbeta)};
-  };
-  for (const bool in_place : {false, true}) {
-    SCOPED_TRACE(in_place ? "dx over dy" : "dx apart");
-    const Out a = run(true, in_place), b = run(false, in_place);
-    EXPECT_EQ(a.dx, b.dx);
-    EXPECT_EQ(a.dgamma, b.dgamma);
-    EXPECT_EQ(a.dbeta, b.dbeta);
+// LayerNorm's backward with the column sums in the dx launch (backward.cpp, dfm36): the same bits
+// as the four passes, dx written over dy too (DeepFM's calls do that).
+TEST_F(OpsOpenCL, LayerNormBackwardMergedIsTheFourPassesBitForBit) {
+  // rows x cols: 8 chunks and 600 column sums; the op table's 370 x 70 (it crashed PoCL when the
+  // sums had work-groups of their own, items leaving before the dx part's barriers) and 3 x 6.
+  for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{64, 300}, {370, 70}, {3, 6}}) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    const Tensor x = be->upload(random_vec(rows * cols, 711, -2, 2), {rows, cols});
+    const Tensor gamma = be->upload(random_vec(cols, 712), {cols});
+    const std::vector<float> dy0 = random_vec(rows * cols, 713);
+    struct Out {
+      std::vector<float> dx, dgamma, dbeta;
+    };
+    auto run = [&](bool merged, bool in_place) {
+      const bool before = be->layernorm_backward_merged(merged);
+      Tensor dy = be->upload(dy0, {rows, cols}), dx = be->empty({rows, cols});
+      Tensor dgamma = be->empty({cols}), dbeta = be->empty({cols});
+      const uint64_t fused = launches("layernorm_backward_dx_columns"),
+                     columns = launches("layernorm_backward_columns");
+      be->layernorm_backward(x, gamma, 1e-5f, dy, in_place ? dy : dx, dgamma, dbeta);
+      EXPECT_EQ(launches("layernorm_backward_dx_columns") - fused, merged ? 1u : 0u);
+      EXPECT_EQ(launches("layernorm_backward_columns") - columns, merged ? 0u : 1u);
+      be->layernorm_backward_merged(before);
+      return Out{be->download(in_place ? dy : dx), be->download(dgamma), be->download(dbeta)};
+    };
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(in_place ? "dx over dy" : "dx apart");
+      const Out a = run(true, in_place), b = run(false, in_place);
+      EXPECT_EQ(a.dx, b.dx);
+      EXPECT_EQ(a.dgamma, b.dgamma);
+      EXPECT_EQ(a.dbeta, b.dbeta);
+    }
   }
 }
 

@@ -8,11 +8,11 @@
 
 namespace sb {
 
-bool layernorm_backward_chunks_requested() {
+bool layernorm_backward_merged_requested() {
   const char* env = std::getenv("STAGEBENCH_LAYERNORM_BACKWARD");
-  const std::string v = env && *env ? env : "chunks";
-  if (v == "chunks" || v == "passes") return v == "chunks";
-  throw std::invalid_argument("STAGEBENCH_LAYERNORM_BACKWARD must be chunks or passes, not '" + v +
+  const std::string v = env && *env ? env : "merged";
+  if (v == "merged" || v == "passes") return v == "merged";
+  throw std::invalid_argument("STAGEBENCH_LAYERNORM_BACKWARD must be merged or passes, not '" + v +
                               "'");
 }
 
@@ -40,22 +40,19 @@ void OpenCLBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, 
   const int64_t per_chunk = (rows + chunks - 1) / chunks;
   const int64_t used = (rows + per_chunk - 1) / per_chunk, n = used * cols;
   Tensor partials = empty({used, 2 * cols});
-  // A chunk of a few rows: the four passes in one launch, a work-group per chunk (the same
-  // values; dfm36: DeepFM's 256 x 768 is 20 chunks of 13 rows, whose four launches were 6-9 us
-  // each, results/h200/dfm35-2026-11-29/timeline-on.trace.json.gz). Longer chunks would leave the
-  // rows' statistics and dx to too few work-groups.
-  constexpr int64_t kChunkRows = 16;
-  if (layernorm_backward_chunks_ && per_chunk <= kChunkRows) {
-    launch("layernorm_backward_chunk", cl::NDRange(static_cast<size_t>(used) * wg), cl::NDRange(wg),
-           x, gamma, dy, eps, to_cl_int(rows, "layernorm rows"), to_cl_int(cols, "layernorm cols"),
-           to_cl_int(per_chunk, "layernorm chunk"), stats, partials, dx);
-    launch("layernorm_backward_columns", cl::NDRange(round_up(2 * cols, 256)), cl::NDRange(256),
-           partials, used, cols, dgamma, dbeta);
-    return;
-  }
   launch("layernorm_backward_stats", cl::NDRange(rows * wg), cl::NDRange(wg), x, eps, cols, stats);
   launch("layernorm_backward_partials", cl::NDRange(round_up(n, 256)), cl::NDRange(256), x, dy,
          stats, rows, cols, per_chunk, n, partials);
+  if (layernorm_backward_merged_ && rows * static_cast<int64_t>(wg) >= 2 * cols) {
+    // The column sums ride on the dx launch, REDUCE_WG a row's work-group (dfm36: DeepFM's two
+    // LayerNorms issued four launches of 6-9 us each, results/h200/dfm35-2026-11-29/timeline-on.
+    // trace.json.gz; dfm36's first try, the four passes in one work-group per chunk of 13 rows,
+    // took 47 us).
+    launch("layernorm_backward_dx_columns", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma,
+           stats, dy, to_cl_int(cols, "layernorm cols"), dx, partials,
+           to_cl_int(used, "layernorm chunks"), dgamma, dbeta);
+    return;
+  }
   launch("layernorm_backward_columns", cl::NDRange(round_up(2 * cols, 256)), cl::NDRange(256),
          partials, used, cols, dgamma, dbeta);
   launch("layernorm_backward_dx", cl::NDRange(rows * wg), cl::NDRange(wg), x, gamma, stats, dy,

@@ -77,10 +77,9 @@ bool f16_activations_requested();
 // products' f16 halves) and sums its bias gradient in one launch (linear_grads.cpp, dfm36); off
 // runs the op layer's default (two gemm_batched calls and sum_axis1). Anything else throws.
 bool linear_grads_one_pack_requested();
-// STAGEBENCH_LAYERNORM_BACKWARD: chunks (default) runs layernorm_backward in two launches
-// (layernorm_backward_chunk, then the columns) where a chunk of rows is at most 16 rows
-// (backward.cpp, dfm36); passes keeps the four launches. Anything else throws.
-bool layernorm_backward_chunks_requested();
+// STAGEBENCH_LAYERNORM_BACKWARD: merged (default) runs layernorm_backward's column sums in its
+// dx launch, three launches (backward.cpp, dfm36); passes keeps the four. Anything else throws.
+bool layernorm_backward_merged_requested();
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -553,7 +552,7 @@ class OpenCLBackend : public Backend {
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
   bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
   bool linear_grads_one_pack_ = linear_grads_one_pack_requested();  // STAGEBENCH_LINEAR_GRADS
-  bool layernorm_backward_chunks_ = layernorm_backward_chunks_requested();  // (dfm36)
+  bool layernorm_backward_merged_ = layernorm_backward_merged_requested();  // (dfm36)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
@@ -601,8 +600,8 @@ class OpenCLBackend : public Backend {
   // products read the image instead of packing the weight (STAGEBENCH_F16_IMAGES=off: never).
  public:
   void write_f16_images_anywhere(bool on) { f16_images_anywhere_ = on; }
-  // Tests: STAGEBENCH_LAYERNORM_BACKWARD's choice, set (true: chunks) and returned.
-  bool layernorm_backward_chunks(bool on) { return std::exchange(layernorm_backward_chunks_, on); }
+  // Tests: STAGEBENCH_LAYERNORM_BACKWARD's choice, set (true: merged) and the last returned.
+  bool layernorm_backward_merged(bool on) { return std::exchange(layernorm_backward_merged_, on); }
   // The f16 image of `count` elements of `t` from element `offset` (t a flat_parts part or the
   // flat tensor itself): defined while t's flat tensor is held and its last AdamW step wrote
   // that range; else undefined, and the range is registered for the next step's image.

@@ -122,65 +122,42 @@ void layernorm_backward_dx(__global const float* x, __global const float* gamma,
   }
 }
 
-// The four passes above in one launch for a chunk of rows a work-group (dfm36; backward.cpp
-// takes it where a chunk is a few rows): each row's statistics, then the chunk's column partials,
-// then each row's dx, every value by the same operations in the same order as the four kernels,
-// so the results are theirs bit for bit. stats is scratch, written and read by this work-group
-// only (hence the global fences). dx may be dy: item t reads and writes only the columns t,
-// t + REDUCE_WG, ..., and reads them for the partials before any dx is written.
+// layernorm_backward_dx and layernorm_backward_columns in one launch (dfm36; backward.cpp, which
+// takes it where rows x REDUCE_WG items cover the 2 cols sums): a work-group per row as the dx
+// kernel, and item t of row r's group first sums output r * REDUCE_WG + t as the columns kernel
+// does (no barrier in that part, and no work-item leaves before the barriers). The same
+// operations, so the same bits, a launch fewer. The sums read only the partials, which the kernel
+// before wrote, so dx may be dy.
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void layernorm_backward_chunk(__global const float* x, __global const float* gamma,
-                              __global const float* dy, float eps, int rows, int cols,
-                              int rows_per_chunk, __global float* stats,
-                              __global float* partials, __global float* dx) {
+void layernorm_backward_dx_columns(__global const float* x, __global const float* gamma,
+                                   __global const float* stats, __global const float* dy, int cols,
+                                   __global float* dx, __global const float* partials, int chunks,
+                                   __global float* dgamma, __global float* dbeta) {
   __local float scratch[REDUCE_WG];
-  const int chunk = get_group_id(0);
+  const int row = get_group_id(0);
   const int t = get_local_id(0);
-  const int r0 = chunk * rows_per_chunk;
-  const int r1 = min(rows, r0 + rows_per_chunk);
-  for (int r = r0; r < r1; ++r) {
-    __global const float* xr = x + (size_t)r * cols;
+  const int j = row * REDUCE_WG + t;
+  if (j < 2 * cols) {
     float s = 0.0f;
-    for (int c = t; c < cols; c += REDUCE_WG) s += xr[c];
-    const float mean = group_sum(s, scratch) / cols;
-    float q = 0.0f;
-    for (int c = t; c < cols; c += REDUCE_WG) {
-      const float d = xr[c] - mean;
-      q += d * d;
-    }
-    const float var = group_sum(q, scratch) / cols;
-    if (t == 0) {
-      stats[2 * r] = mean;
-      stats[2 * r + 1] = 1.0f / sqrt(var + eps);
-    }
+    for (int k = 0; k < chunks; ++k) s += partials[(size_t)k * 2 * cols + j];
+    if (j < cols)
+      dgamma[j] = s;
+    else
+      dbeta[j - cols] = s;
   }
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  const size_t base = (size_t)row * cols;
+  const float mean = stats[2 * row], rstd = stats[2 * row + 1];
+  float sg = 0.0f, sgx = 0.0f;
   for (int c = t; c < cols; c += REDUCE_WG) {
-    float dg = 0.0f, db = 0.0f;
-    for (int r = r0; r < r1; ++r) {
-      const size_t at = (size_t)r * cols + c;
-      const float g = dy[at];
-      dg += g * (x[at] - stats[2 * r]) * stats[2 * r + 1];
-      db += g;
-    }
-    partials[(size_t)chunk * 2 * cols + c] = dg;
-    partials[(size_t)chunk * 2 * cols + cols + c] = db;
+    const float g = dy[base + c] * gamma[c];
+    sg += g;
+    sgx += g * (x[base + c] - mean) * rstd;
   }
-  for (int r = r0; r < r1; ++r) {
-    const size_t base = (size_t)r * cols;
-    const float mean = stats[2 * r], rstd = stats[2 * r + 1];
-    float sg = 0.0f, sgx = 0.0f;
-    for (int c = t; c < cols; c += REDUCE_WG) {
-      const float g = dy[base + c] * gamma[c];
-      sg += g;
-      sgx += g * (x[base + c] - mean) * rstd;
-    }
-    const float mean_g = group_sum(sg, scratch) / cols;
-    const float mean_gx = group_sum(sgx, scratch) / cols;
-    for (int c = t; c < cols; c += REDUCE_WG) {
-      const float xhat = (x[base + c] - mean) * rstd;
-      dx[base + c] = rstd * (dy[base + c] * gamma[c] - mean_g - xhat * mean_gx);
-    }
+  const float mean_g = group_sum(sg, scratch) / cols;
+  const float mean_gx = group_sum(sgx, scratch) / cols;
+  for (int c = t; c < cols; c += REDUCE_WG) {
+    const float xhat = (x[base + c] - mean) * rstd;
+    dx[base + c] = rstd * (dy[base + c] * gamma[c] - mean_g - xhat * mean_gx);
   }
 }
 
