@@ -10,7 +10,7 @@ namespace sb {
 
 bool layernorm_backward_merged_requested() {
   const char* env = std::getenv("STAGEBENCH_LAYERNORM_BACKWARD");
-  const std::string v = env && *env ? env : "merged";
+  const std::string v = env && *env ? env : "passes";
   if (v == "merged" || v == "passes") return v == "merged";
   throw std::invalid_argument("STAGEBENCH_LAYERNORM_BACKWARD must be merged or passes, not '" + v +
                               "'");

@@ -77,8 +77,9 @@ bool f16_activations_requested();
 // products' f16 halves) and sums its bias gradient in one launch (linear_grads.cpp, dfm36); off
 // runs the op layer's default (two gemm_batched calls and sum_axis1). Anything else throws.
 bool linear_grads_one_pack_requested();
-// STAGEBENCH_LAYERNORM_BACKWARD: merged (default) runs layernorm_backward's column sums in its
-// dx launch, three launches (backward.cpp, dfm36); passes keeps the four. Anything else throws.
+// STAGEBENCH_LAYERNORM_BACKWARD: merged runs layernorm_backward's column sums in its dx launch,
+// three launches (backward.cpp, dfm36: the same bits on PoCL, not yet timed on a GPU); passes
+// (default) keeps the four. Anything else throws.
 bool layernorm_backward_merged_requested();
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
