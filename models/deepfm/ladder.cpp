@@ -86,6 +86,15 @@ bool fused_dropout_requested() {
   throw std::invalid_argument("STAGEBENCH_DFM_FUSED_DROPOUT must be on or off, not '" + v + "'");
 }
 
+// STAGEBENCH_DFM_<name>: on (default) or off (Switches' one_sync, attn_copy: dfm36).
+bool dfm_knob(const char* name) {
+  const std::string var = std::string("STAGEBENCH_DFM_") + name;
+  const char* env = std::getenv(var.c_str());
+  const std::string v = env && *env ? env : "on";
+  if (v == "on" || v == "off") return v == "on";
+  throw std::invalid_argument(var + " must be on or off, not '" + v + "'");
+}
+
 }  // namespace
 
 bool is_data_phase(size_t stage) {
@@ -105,6 +114,8 @@ Switches switches_for(size_t stage, Precision reduced) {
   sw.prefetch = stage >= kDataloader;
   sw.autotune = stage >= kAutotune;
   sw.fused_dropout = stage >= kAmp && fused_dropout_requested();
+  sw.one_sync = stage >= kAmp && dfm_knob("ONE_SYNC");
+  sw.attn_copy = stage >= kAmp && dfm_knob("ATTN_COPY");
   return sw;
 }
 

@@ -35,6 +35,13 @@ struct Switches {
   // activation_dropout), from the amp stage on: the fp32 stages stand for PyTorch's eager step.
   // STAGEBENCH_DFM_FUSED_DROPOUT=off keeps the separate passes, for A/B runs (dfm35).
   bool fused_dropout = false;
+  // Loss scaling's overflow check: the gradients' norm written beside the losses and read in
+  // the same download, one wait for the device a step instead of two (dfm36); from amp on.
+  // STAGEBENCH_DFM_ONE_SYNC=off downloads them apart, for A/B runs.
+  bool one_sync = false;
+  // The attention output's f16 copy written by its product (gemm_batched_small), so that the
+  // out-projection packs nothing (dfm36); from amp on. STAGEBENCH_DFM_ATTN_COPY=off: packed.
+  bool attn_copy = false;
 };
 
 const std::vector<StageSpec>& ladder();

@@ -101,7 +101,7 @@ Trainer::Trainer(Backend& be, const Config& c, const Params& init,
     logits_[t] = be_.empty({b, kTaskClasses[t]});
     dlogits_[t] = be_.empty({b, kTaskClasses[t]});
   }
-  loss_ = be_.empty({kTasks});
+  loss_ = be_.empty({kTasks + 1});  // the losses, and the gradients' norm where one_sync
   ds_ = be_.empty({b, 4, e});
   dqkv_ = be_.empty({n, 3 * e});
   dprobs_ = be_.empty({b * c.heads * 4, 4});
@@ -192,11 +192,11 @@ void Trainer::linear_forward(const Tensor& x, const Linear& l, Tensor& y, int64_
 
 void Trainer::linear_backward(const Tensor& x, const Tensor& dy, Linear& l, Tensor* dx,
                               int64_t rows, float beta) {
+  // dW = dy^T x, db, dx = dy W in one op: the OpenCL backend packs both products' f16 operands
+  // and sums db in one launch (dfm36; STAGEBENCH_LINEAR_GRADS=off: two products and a sum).
   const int64_t out = l.w.dim(0), in = l.w.dim(1);
-  gemm(dy, true, x, false, l.dw, out, in, rows);
-  Tensor db = l.db.reshaped({1, out});
-  be_.sum_axis1(dy.reshaped({1, rows, out}), nullptr, db);
-  if (dx) gemm(dy, false, l.w, false, *dx, rows, in, out, beta);
+  be_.linear_backward(x.reshaped({rows, in}), dy.reshaped({rows, out}), l.w, l.dw, l.db, dx, beta,
+                      sw_.precision, sw_.autotune);
 }
 
 DropoutKey Trainer::key(int site) const {
@@ -228,7 +228,11 @@ void Trainer::attention_forward() {
   batched(sc, qkv_act_, qkv_act_, probs_);
   be_.softmax_rows(probs_);
   be_.dropout(probs_, key(kAttnProbs), probs_drop_);
+  // The out-projection reads attn_ at f16: its producer writes the copy (dfm36), so that product
+  // launches no pack.
+  if (sw_.attn_copy) notice_input(attn_);
   batched(pv, probs_drop_, qkv_act_, attn_);
+  if (sw_.attn_copy) hold_input(attn_);
   linear_forward(attn_, out_, o_, rows_);
   be_.dropout(o_, key(kAttnOut), o_);
 }
@@ -476,6 +480,11 @@ void Trainer::backward(const DeviceBatch& batch) {
 
 StepResult Trainer::update() {
   StepResult r;
+  // The overflow check's norm written beside the losses, so that one download (one wait for the
+  // device) reads both: before, the losses' download waited for the backward and the norm's for
+  // sum_squares, two round trips a step with the device idle (dfm36).
+  const bool one_sync = sw_.one_sync && sw_.loss_scaling && sw_.preallocated_loss;
+  if (one_sync) be_.sum_squares(flat_g_, loss_, kTasks);
   const std::vector<float> l = be_.download(loss_);
   const double inv_scale = 1.0 / scale_;
   for (int t = 0; t < kTasks; ++t) {
@@ -483,8 +492,8 @@ StepResult Trainer::update() {
     r.loss += std::exp(-log_vars_[t]) * kTaskPriority[t] * l[t] + log_vars_[t];
   }
   if (sw_.loss_scaling) {
-    be_.sum_squares(flat_g_, norms_, 0);
-    if (!std::isfinite(be_.download(norms_)[0])) {
+    if (!one_sync) be_.sum_squares(flat_g_, norms_, 0);
+    if (!std::isfinite(one_sync ? l[kTasks] : be_.download(norms_)[0])) {
       r.skipped = true;
       ++skipped_;
       scale_ *= kBackoff;

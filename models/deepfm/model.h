@@ -122,7 +122,7 @@ class Trainer {
   std::vector<Tensor> u_, z_;  // deep: pre-activation and (dropped) output per layer
   Tensor fm_, gram_, hcat_;
   std::array<Tensor, kTasks> logits_, dlogits_;
-  Tensor loss_;  // [3], preallocated-loss stages
+  Tensor loss_;  // [3 + 1], preallocated-loss stages: the losses and update()'s norm
   // Gradient buffers.
   Tensor ds_, dqkv_, dprobs_, dattn_, do_, dx_, df_, dad_, dg_, dt_, dhcat_, dfm_, dgram_, norms_;
   std::vector<Tensor> dz_;

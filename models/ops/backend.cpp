@@ -138,7 +138,8 @@ void CoreOps::linear(const Tensor& x, const Weight& w, Tensor& y, const Epilogue
   run_op(*this, Op::linear, [&] { do_linear(x, w, y, ep); });
 }
 
-void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+bool CoreOps::check_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
+                                 const Tensor& c) {
   const Op op = Op::gemm_batched;
   const size_t count = g.a_offsets.size();
   if (g.b_offsets.size() != count || g.c_offsets.size() != count)
@@ -161,7 +162,7 @@ void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
     if (const std::string reason = unsupported_reason(g.precision); !reason.empty())
       fail(op, std::string(precision_name(g.precision)) + " is not supported on " + device() +
                    ": " + reason);
-  if (count == 0 || g.m == 0 || g.n == 0) return;
+  if (count == 0 || g.m == 0 || g.n == 0) return false;
   if (g.k == 0) fail(op, "k = 0 (an empty sum) has no kernel");
   // The last element an item touches: (rows - 1) * ld + cols.
   auto inside = [&](size_t i, int64_t offset, int64_t rows, int64_t cols, int64_t ld,
@@ -180,6 +181,11 @@ void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
     expect_f32_numel(op, "bias", *g.bias, g.n, "[n]");
     expect_distinct(op, "C", c, "the bias", *g.bias);
   }
+  return true;
+}
+
+void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+  if (!check_gemm_batched(g, a, b, c)) return;
   run_op(*this, Op::gemm_batched, [&] {
     do_gemm_batched(g, a, b, c);
     if (g.bias != nullptr && !fuses_gemm_bias(g)) {
@@ -187,6 +193,38 @@ void CoreOps::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b,
       do_affine_channels(rows, nullptr, g.bias, rows);
     }
   });
+}
+
+void CoreOps::linear_backward(const Tensor& x, const Tensor& dy, const Tensor& w, Tensor& dw,
+                              Tensor& db, Tensor* dx, float dx_beta, Precision p, bool autotune) {
+  const Op op = Op::gemm_batched;
+  if (w.rank() != 2 || w.dim(0) <= 0 || w.dim(1) <= 0)
+    fail(op, "linear_backward: " + describe("W", w) + " is not [out, in]");
+  const int64_t out = w.dim(0), in = w.dim(1);
+  if (dy.numel() % out != 0)
+    fail(op, "linear_backward: " + describe("dy", dy) + " is not [rows, " + text(out) + "]");
+  const int64_t rows = dy.numel() / out;
+  expect_f32_numel(op, "x", x, rows * in, "[rows, in]");
+  expect_f32_numel(op, "dW", dw, out * in, "[out, in]");
+  expect_f32_numel(op, "db", db, out, "[out]");
+  expect_distinct(op, "db", db, "dW", dw);
+  GemmBatch gw;  // dW [out, in] = dy^T x
+  gw.m = out, gw.n = in, gw.k = rows, gw.trans_a = true, gw.trans_b = false;
+  gw.lda = out, gw.ldb = in, gw.ldc = in;
+  gw.a_offsets = gw.b_offsets = gw.c_offsets = {0};
+  gw.precision = p, gw.autotune = autotune;
+  GemmBatch gx = gw;  // dx [rows, in] = dy W + beta dx
+  gx.m = rows, gx.n = in, gx.k = out, gx.trans_a = false, gx.beta = dx_beta;
+  gx.lda = out, gx.ldb = in, gx.ldc = in;
+  if (dx != nullptr) {
+    expect_f32_numel(op, "dx", *dx, rows * in, "[rows, in]");
+    expect_distinct(op, "dx", *dx, "db", db);
+    expect_distinct(op, "dx", *dx, "dW", dw);
+  }
+  if (!check_gemm_batched(gw, dy, x, dw)) return;  // no rows: nothing to write
+  if (dx != nullptr) check_gemm_batched(gx, dy, w, *dx);
+  run_op(*this, Op::gemm_batched,
+         [&] { do_linear_backward(gw, dx ? &gx : nullptr, x, dy, w, dw, db, dx); });
 }
 
 bool CoreOps::evenly_strided(const std::vector<int64_t>& offsets, int64_t* step) {

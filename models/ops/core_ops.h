@@ -112,6 +112,13 @@ class CoreOps {
   // Every item must lie inside its tensor (offsets and leading dimensions checked); k > 0
   // unless there is nothing to write; c must not be a or b (a may be b).
   void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // The gradients of y = x W^T + b, x [rows, in], W [out, in], dy [rows, out] (f32): dW = dy^T x,
+  // db [out] = dy's column sums and, where dx is set, dx = dy W + dx_beta dx, the products at
+  // precision p (autotune as GemmBatch's). Checked and counted as gemm_batched; the default is
+  // those two gemm_batched calls and sum_axis1, and a backend may share the three's work (the
+  // OpenCL backend: one launch packs both products' f16 operands and sums db, dfm36).
+  void linear_backward(const Tensor& x, const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                       Tensor* dx, float dx_beta, Precision p, bool autotune);
   // 'same'-padded 1-D convolution, channels last: y[B, L, N] = epilogue(im2col(x, k, t) . W^T)
   // with x [B, L, C], W [N, k*C] in im2col's column order, k odd. Padding is zero after the
   // transform, as im2col's. A backend that gathers the columns first writes them to `columns`
@@ -282,6 +289,8 @@ class CoreOps {
   Tensor flat_parts(std::span<const std::vector<int64_t>> shapes, std::vector<Tensor>& parts);
 
  protected:
+  // gemm_batched's checks (they throw); false when there is nothing to compute.
+  bool check_gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, const Tensor& c);
   // The shape key of an autotuned gemm_batched call (op_types.h) as text, e.g.
   // "m=5 n=7 k=6 ta=0 tb=1 beta=1 items=2 lda=8 ldb=7 ldc=10 strided=1".
   static std::string gemm_autotune_key(const GemmBatch& g);
@@ -308,6 +317,15 @@ class CoreOps {
                          const InputTransform& t, Tensor* columns) {
     im2col(x, k, *columns, t);
     linear(*columns, w, y, ep);
+  }
+  // linear_backward's arguments checked, its products as gemm_batched calls (dx_g null: no dx).
+  virtual void do_linear_backward(const GemmBatch& dw_g, const GemmBatch* dx_g, const Tensor& x,
+                                  const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                                  Tensor* dx) {
+    do_gemm_batched(dw_g, dy, x, dw);
+    Tensor sums = db.reshaped({1, dw_g.m});
+    do_sum_axis1(dy.reshaped({1, dw_g.k, dw_g.m}), nullptr, sums);
+    if (dx_g != nullptr) do_gemm_batched(*dx_g, dy, w, *dx);
   }
 };
 

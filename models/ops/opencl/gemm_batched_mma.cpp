@@ -72,6 +72,17 @@ void OpenCLBackend::gemm_batched_mma(const GemmBatch& g, const Tensor& a, const 
     launch_mma(f16 ? "pack_f16" : "pack_f32", grid(k, n), pack_local, b, g.b_offsets[0], ldb,
                g.trans_b ? 0 : 1, n, k, w);
   }
+  gemm_batched_mma_product(g, x, w, c);
+}
+
+// The product itself, x [M, K] and w [N, K] packed (half bits on the pipelined f16 path), into
+// C with alpha and beta: gemm_batched_mma's and linear_grads.cpp's.
+void OpenCLBackend::gemm_batched_mma_product(const GemmBatch& g, const Tensor& x, const Tensor& w,
+                                             Tensor& c) {
+  const bool f16 = g.precision == Precision::f16;
+  const int m = to_cl_int(g.m, "gemm_batched m"), n = to_cl_int(g.n, "gemm_batched n");
+  const bool pipelined = gemm_pipelined(g.precision, g.k);
+  const cl::NDRange pack_local(kPackTile, kPackTile);
   const int splits = pipelined && f16 ? split_k(x, w, g.m, g.n, g.k) : 1;
   if (splits > 1) {
     Tensor parts = do_empty({splits, g.m, g.n}, DType::f32);

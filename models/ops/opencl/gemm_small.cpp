@@ -74,6 +74,9 @@ void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, cons
                               signed_cl_int(s.step, "stride"), signed_cl_int(s.inner, "items")};
   };
   const auto ax = args(*as), bx = args(*bs), cx = args(*cs);
+  // Where c was noticed for f16 reads, its f16 copy beside it (every element of c a product
+  // writes: the caller's notice promises that this call writes all of c).
+  const Tensor* copy = f16_copy_to_write(c);
   const cl::NDRange global(lanes ? static_cast<size_t>(elements * kLanes)
                                  : round_up(elements, kGroup));
   launch(lanes ? "gemm_batched_small_lanes" : "gemm_batched_small", global,
@@ -81,7 +84,7 @@ void OpenCLBackend::gemm_batched_small(const GemmBatch& g, const Tensor& a, cons
          to_cl_int(g.n, "n"), to_cl_int(g.k, "k"), g.trans_a ? 1 : 0, g.trans_b ? 1 : 0, g.alpha,
          g.beta, to_cl_int(items, "items"), a, ax[0], ax[1], ax[2], ax[3], to_cl_int(g.lda, "lda"),
          b, bx[0], bx[1], bx[2], bx[3], to_cl_int(g.ldb, "ldb"), c, cx[0], cx[1], cx[2], cx[3],
-         to_cl_int(g.ldc, "ldc"), bias, bias ? 1 : 0);
+         to_cl_int(g.ldc, "ldc"), bias, bias ? 1 : 0, copy, copy ? 1 : 0);
 }
 
 }  // namespace sb

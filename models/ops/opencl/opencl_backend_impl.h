@@ -82,6 +82,14 @@ bool inorm_vec4_requested();
 // STAGEBENCH_F16_ACTIVATIONS: on (default) lets producers write noticed activations' f16 copies
 // for the f16 products' x operands (f16_activations.cpp); off never does. Anything else throws.
 bool f16_activations_requested();
+// STAGEBENCH_LINEAR_GRADS: one-pack (default) packs a linear layer's backward operands (both
+// products' f16 halves) and sums its bias gradient in one launch (linear_grads.cpp, dfm36); off
+// runs the op layer's default (two gemm_batched calls and sum_axis1). Anything else throws.
+bool linear_grads_one_pack_requested();
+// STAGEBENCH_LAYERNORM_BACKWARD: merged runs layernorm_backward's column sums in its dx launch,
+// three launches (backward.cpp, dfm36: the same bits on PoCL, not yet timed on a GPU); passes
+// (default) keeps the four. Anything else throws.
+bool layernorm_backward_merged_requested();
 
 // The portable fused attention kernels (kernels/attention_masked.cl): the head widths they are
 // compiled for (a narrower head runs in the next wider kernel, zero-padded), their queries
@@ -198,6 +206,9 @@ class OpenCLBackend : public Backend {
   Tensor do_part(const Tensor& flat, int64_t offset, std::vector<int64_t> shape) override;
   void do_conv1d(const Tensor& x, int k, const Weight& w, Tensor& y, const Epilogue& ep,
                  const InputTransform& t, Tensor* columns) override;
+  void do_linear_backward(const GemmBatch& dw_g, const GemmBatch* dx_g, const Tensor& x,
+                          const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                          Tensor* dx) override;  // linear_grads.cpp
 
   // conv_transpose3d.cpp: kernel == stride, padding 0 only (CLBlast GEMM + column moves).
   // The fp32 products of the three, their items' offsets stepping evenly: CLBlast's Gemm (one
@@ -464,6 +475,11 @@ class OpenCLBackend : public Backend {
   // Of those, the ones computed in fp32 by gemm_batched_small instead (gemm_clblast.cpp).
   bool gemm_batched_mma_small(const GemmBatch& g) const;
   void gemm_batched_mma(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // Its product once x [M, K] and w [N, K] are packed (into C with alpha, beta and the bias).
+  void gemm_batched_mma_product(const GemmBatch& g, const Tensor& x, const Tensor& w, Tensor& c);
+  // Whether linear_grads.cpp's one launch packs this product's operands: a one-item f16 product
+  // on the pipelined tensor-core path, of no bias, that gemm_batched_mma would pack itself.
+  bool linear_grads_packs(const GemmBatch& g) const;
   static const char* batched_kernel_name(BatchedKernel k);
   // The fewest interleaved classes (items r, r + g, r + 2g, ...) in which every operand's offsets
   // step evenly, so that each class is one strided batch: attention's items (b, head) in b-major
@@ -547,6 +563,8 @@ class OpenCLBackend : public Backend {
   bool sum_axis1_split_ = sum_axis1_split_requested();  // STAGEBENCH_SUM_AXIS1 (dfm33)
   bool pool_vec8_ = pool_vec8_requested();              // STAGEBENCH_POOL_VEC8
   bool thin_gemm_small_ = thin_gemm_small_requested();  // STAGEBENCH_THIN_GEMM (dfm35)
+  bool linear_grads_one_pack_ = linear_grads_one_pack_requested();  // STAGEBENCH_LINEAR_GRADS
+  bool layernorm_backward_merged_ = layernorm_backward_merged_requested();  // (dfm36)
   ConvBf16ReuseKnob conv_bf16_reuse_knob_ = conv_bf16_reuse_knob();  // STAGEBENCH_CONV_BF16_REUSE
   struct Held {
     int holds = 0;
@@ -594,6 +612,8 @@ class OpenCLBackend : public Backend {
   // products read the image instead of packing the weight (STAGEBENCH_F16_IMAGES=off: never).
  public:
   void write_f16_images_anywhere(bool on) { f16_images_anywhere_ = on; }
+  // Tests: STAGEBENCH_LAYERNORM_BACKWARD's choice, set (true: merged) and the last returned.
+  bool layernorm_backward_merged(bool on) { return std::exchange(layernorm_backward_merged_, on); }
   // The f16 image of `count` elements of `t` from element `offset` (t a flat_parts part or the
   // flat tensor itself): defined while t's flat tensor is held and its last AdamW step wrote
   // that range; else undefined, and the range is registered for the next step's image.

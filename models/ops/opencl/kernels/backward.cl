@@ -122,6 +122,45 @@ void layernorm_backward_dx(__global const float* x, __global const float* gamma,
   }
 }
 
+// layernorm_backward_dx and layernorm_backward_columns in one launch (dfm36; backward.cpp, which
+// takes it where rows x REDUCE_WG items cover the 2 cols sums): a work-group per row as the dx
+// kernel, and item t of row r's group first sums output r * REDUCE_WG + t as the columns kernel
+// does (no barrier in that part, and no work-item leaves before the barriers). The same
+// operations, so the same bits, a launch fewer. The sums read only the partials, which the kernel
+// before wrote, so dx may be dy.
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void layernorm_backward_dx_columns(__global const float* x, __global const float* gamma,
+                                   __global const float* stats, __global const float* dy, int cols,
+                                   __global float* dx, __global const float* partials, int chunks,
+                                   __global float* dgamma, __global float* dbeta) {
+  __local float scratch[REDUCE_WG];
+  const int row = get_group_id(0);
+  const int t = get_local_id(0);
+  const int j = row * REDUCE_WG + t;
+  if (j < 2 * cols) {
+    float s = 0.0f;
+    for (int k = 0; k < chunks; ++k) s += partials[(size_t)k * 2 * cols + j];
+    if (j < cols)
+      dgamma[j] = s;
+    else
+      dbeta[j - cols] = s;
+  }
+  const size_t base = (size_t)row * cols;
+  const float mean = stats[2 * row], rstd = stats[2 * row + 1];
+  float sg = 0.0f, sgx = 0.0f;
+  for (int c = t; c < cols; c += REDUCE_WG) {
+    const float g = dy[base + c] * gamma[c];
+    sg += g;
+    sgx += g * (x[base + c] - mean) * rstd;
+  }
+  const float mean_g = group_sum(sg, scratch) / cols;
+  const float mean_gx = group_sum(sgx, scratch) / cols;
+  for (int c = t; c < cols; c += REDUCE_WG) {
+    const float xhat = (x[base + c] - mean) * rstd;
+    dx[base + c] = rstd * (dy[base + c] * gamma[c] - mean_g - xhat * mean_gx);
+  }
+}
+
 // dx[r, :] = y[r, :] * (dy[r, :] - sum_c dy[r, c] y[r, c]); dx may be dy (as above).
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
 void softmax_rows_backward(__global const float* y, __global const float* dy, int cols,

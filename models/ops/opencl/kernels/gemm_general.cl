@@ -37,7 +37,7 @@ void gemm_general(int m, int n, int k, int trans_a, int trans_b, float alpha,
       __global const float *a, int a_base, int a_outer, int a_step, int a_inner, int lda,      \
       __global const float *b, int b_base, int b_outer, int b_step, int b_inner, int ldb,      \
       __global float *c, int c_base, int c_outer, int c_step, int c_inner, int ldc,          \
-      __global const float *bias, int has_bias
+      __global const float *bias, int has_bias, __global half *copy, int has_copy
 #define SMALL_SHAPE                                                                             \
   m, n, k, trans_a, trans_b, a, a_base, a_outer, a_step, a_inner, lda, b, b_base, b_outer,     \
       b_step, b_inner, ldb, c_base, c_outer, c_step, c_inner, ldc
@@ -72,13 +72,21 @@ float small_epilogue(float acc, long element, int n, float alpha, __global const
   return alpha * acc + (has_bias ? bias[(int)(element % n)] : 0.0f);
 }
 
+// C's element, and its half (rounded to nearest even, as the products' packs round) where the
+// caller noticed C would be held for f16 reads (f16_activations.cpp: DeepFM's attention output,
+// which the out-projection then reads without a pack launch, dfm36).
+void small_store(__global float* c, long at, float v, __global half* copy, int has_copy) {
+  c[at] = v;
+  if (has_copy) vstore_half(v, at, copy);
+}
+
 __kernel void gemm_batched_small(SMALL_PARAMS) {
   const long gid = get_global_id(0);
   if (gid >= (long)m * n * items) return;
   long at;
   const float acc = small_partial(gid, 0, 1, SMALL_SHAPE, &at);
   const float v = small_epilogue(acc, gid, n, alpha, bias, has_bias);
-  c[at] = beta == 0.0f ? v : v + beta * c[at];
+  small_store(c, at, beta == 0.0f ? v : v + beta * c[at], copy, has_copy);
 }
 
 // gemm_batched_small for a long K (gemm_small.cpp chooses it): the loop above is K dependent
@@ -100,5 +108,5 @@ void gemm_batched_small_lanes(SMALL_PARAMS) {
   }
   if (lane > 0) return;
   const float v = small_epilogue(part[0], get_group_id(0), n, alpha, bias, has_bias);
-  c[at] = beta == 0.0f ? v : v + beta * c[at];
+  small_store(c, at, beta == 0.0f ? v : v + beta * c[at], copy, has_copy);
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# dfm36: DeepFM full with this branch's four changes on (the defaults: a linear layer's backward
+# in one pack launch, STAGEBENCH_LINEAR_GRADS; LayerNorm's backward in two launches,
+# STAGEBENCH_LAYERNORM_BACKWARD; the losses and the overflow check's norm in one download,
+# STAGEBENCH_DFM_ONE_SYNC; the attention output's f16 copy written by its product,
+# STAGEBENCH_DFM_ATTN_COPY) against the same bundle with all four off, ABAB around PyTorch's
+# compile-cuda-graph in the same call; a timeline of the `on` step, the NVIDIA tests of what
+# changed, then each knob off alone (autotune only) while time is left. The first ladder builds
+# the programs cold (its guard is long); guards sized to a 260 s device cap.
+set -u
+N=build-dfm36/.gpu
+O=$OUT/dfm36
+mkdir -p "$O"
+t0=$(date +%s)
+log() { echo "$(date -u +%T) [$(($(date +%s) - t0))s] $*" | tee -a "$O/call.log"; }
+elapsed() { echo $(($(date +%s) - t0)); }
+END=${END:-200}  # every step starts only if its guard ends by then: the tar below always runs
+fits() { [ $(($(elapsed) + $1)) -le "$END" ]; }
+OFF="STAGEBENCH_LINEAR_GRADS=off STAGEBENCH_LAYERNORM_BACKWARD=passes STAGEBENCH_DFM_ONE_SYNC=off
+STAGEBENCH_DFM_ATTN_COPY=off"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
+ladder() {  # name, guard s, stages, then the environment
+  fits "$2" || { log "deepfm $1 skipped"; return; }
+  env $4 timeout -s INT "$2" $N/gpu-run.sh run deepfm --size full --backend opencl --max-time 2 \
+    --max-samples 400 --stages "$3" -o "$O/deepfm-full-$1.json" > "$O/run-$1.log" 2>&1
+  log "deepfm $1 rc=$?"
+}
+S=baseline,amp,autotune
+ladder on 125 $S "STAGEBENCH_DFM36=on"
+ladder off 25 $S "$OFF"
+fits 50 && timeout -s INT 50 python3 scripts/reference/deepfm_torch.py peer --size full --device cuda \
+  --variants compile-cuda-graph --deadline-s 45 --variant-budget-s 40 \
+  --peer-json "$O/deepfm-peer.json" > "$O/deepfm-peer.log" 2>&1
+log "deepfm peer rc=$?"
+ladder on2 25 $S "STAGEBENCH_DFM36=on"
+ladder off2 25 $S "$OFF"
+f="$O/timeline-on"
+if fits 15; then
+  timeout -s INT 15 $N/gpu-run.sh run deepfm --size full --backend opencl \
+    --stages amp,autotune --max-time 10 --max-samples 10 --warmup 2 -q \
+    -o "$f.json" --timeline "$f.trace.json" > "$f.txt" 2>&1
+  log "timeline on rc=$?"
+  PYTHONPATH=scripts python3 -m sbgpu kernels "$f.trace.json" 40 > "$f-kernels.txt" 2>&1 &&
+    gzip -f "$f.trace.json"
+fi
+if fits 15; then
+  (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib &&
+    timeout -s INT 15 $N/ops_test --gtest_filter='OpsOpenCL.LinearBackward*:OpsOpenCL.Noticed*:OpsOpenCL.HeadsBias*:Backends/OpTable.MatchesTheReference/opencl_gemm_batched:Backends/OpTable.MatchesTheReference/opencl_sum_axis1' \
+    > "$O/ops_test.txt" 2>&1)
+  log "ops_test rc=$?"
+fi
+ladder lg-off 12 autotune "STAGEBENCH_LINEAR_GRADS=off"
+ladder ln-off 12 autotune "STAGEBENCH_LAYERNORM_BACKWARD=passes"
+ladder sync-off 12 autotune "STAGEBENCH_DFM_ONE_SYNC=off"
+ladder attn-off 12 autotune "STAGEBENCH_DFM_ATTN_COPY=off"
+for j in "$O"/deepfm-full-*.json; do
+  $N/gpu-run.sh report "$j" > "${j%.json}.md" 2>> "$O/call.log"
+  echo "== $(basename "$j")"; grep -E "^\| [0-9]" "${j%.json}.md" | head -4 | cut -c1-120
+done
+grep -E "^peer " "$O/deepfm-peer.log"
+grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$O/ops_test.txt" 2>/dev/null | head
+head -12 "$f-kernels.txt" 2>/dev/null | cut -c1-100
+tar czf "$OUT/dfm36.tar.gz" -C "$OUT" dfm36 && rm -rf "$O"
