@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/knobs.h"
+
 namespace sb::deepfm {
 
 const std::vector<StageSpec>& ladder() {
@@ -80,19 +82,7 @@ namespace {
 
 // STAGEBENCH_DFM_FUSED_DROPOUT: on (default) or off (Switches::fused_dropout).
 bool fused_dropout_requested() {
-  const char* env = std::getenv("STAGEBENCH_DFM_FUSED_DROPOUT");
-  const std::string v = env && *env ? env : "on";
-  if (v == "on" || v == "off") return v == "on";
-  throw std::invalid_argument("STAGEBENCH_DFM_FUSED_DROPOUT must be on or off, not '" + v + "'");
-}
-
-// STAGEBENCH_DFM_<name>: on (default) or off (Switches' one_sync, attn_copy: dfm36).
-bool dfm_knob(const char* name) {
-  const std::string var = std::string("STAGEBENCH_DFM_") + name;
-  const char* env = std::getenv(var.c_str());
-  const std::string v = env && *env ? env : "on";
-  if (v == "on" || v == "off") return v == "on";
-  throw std::invalid_argument(var + " must be on or off, not '" + v + "'");
+  return read_on_off_knob("STAGEBENCH_DFM_FUSED_DROPOUT");
 }
 
 }  // namespace
@@ -114,8 +104,8 @@ Switches switches_for(size_t stage, Precision reduced) {
   sw.prefetch = stage >= kDataloader;
   sw.autotune = stage >= kAutotune;
   sw.fused_dropout = stage >= kAmp && fused_dropout_requested();
-  sw.one_sync = stage >= kAmp && dfm_knob("ONE_SYNC");
-  sw.attn_copy = stage >= kAmp && dfm_knob("ATTN_COPY");
+  sw.one_sync = stage >= kAmp && read_on_off_knob("STAGEBENCH_DFM_ONE_SYNC");
+  sw.attn_copy = stage >= kAmp && read_on_off_knob("STAGEBENCH_DFM_ATTN_COPY");
   return sw;
 }
 

@@ -15,6 +15,7 @@
 #include "models/dynunet/volume_loader.h"
 #include "models/dynunet/volumes.h"
 #include "models/io/weight_source.h"
+#include "models/ops/knobs.h"
 #include "schema/summaries.h"
 
 namespace sb::dynunet {
@@ -66,13 +67,8 @@ DynUnetWorkload::~DynUnetWorkload() = default;
 // STAGEBENCH_DYNUNET_REDUCED=tf32 keeps OpenCL at tf32, to time the two in one session.
 Precision DynUnetWorkload::reduced_precision() const {
   if (backend_->name() == "cpu") return Precision::bf16;
-  const char* env = std::getenv("STAGEBENCH_DYNUNET_REDUCED");
-  if (env && *env) {
-    if (std::strcmp(env, "tf32") == 0) return Precision::tf32;
-    if (std::strcmp(env, "bf16") != 0)
-      throw std::invalid_argument(std::string("STAGEBENCH_DYNUNET_REDUCED=") + env +
-                                  ": expected tf32 or bf16");
-  }
+  if (read_knob("STAGEBENCH_DYNUNET_REDUCED", false, {{"bf16", false}, {"tf32", true}}))
+    return Precision::tf32;
   if (!bf16_gap_) bf16_gap_ = precision_gap(Precision::bf16);
   return bf16_gap_->empty() ? Precision::bf16 : Precision::tf32;
 }

@@ -7,6 +7,7 @@
 #include "models/backend_sources.h"
 #include "models/enformer/counts.h"
 #include "models/io/weight_source.h"
+#include "models/ops/knobs.h"
 
 namespace sb::enformer {
 namespace {
@@ -69,13 +70,8 @@ Switches EnformerWorkload::switches(size_t stage) const {
   for (size_t s = 0; s < kStageCount; ++s) applies[s] = skip_reason(s).empty();
   Switches sw = switches_for(stage, applies, reduced_precision());
   // STAGEBENCH_ENFORMER_STEM=k15 keeps the stem's 15-tap GEMM (K 60), for A/B runs.
-  if (const char* env = std::getenv("STAGEBENCH_ENFORMER_STEM"); env && *env) {
-    const std::string knob = env;
-    if (knob == "k15")
-      sw.stem_taps16 = false;
-    else if (knob != "k16")
-      throw std::invalid_argument("STAGEBENCH_ENFORMER_STEM=" + knob + ": expected k16 or k15");
-  }
+  if (!read_knob("STAGEBENCH_ENFORMER_STEM", true, {{"k16", true}, {"k15", false}}))
+    sw.stem_taps16 = false;
   // f16 activations where every reader of them is an f16 tensor-core kernel: the f16 GEMMs and
   // the f16 relative attention (tf32 support stands for the tensor cores, as in Geneformer; its
   // kernel takes heads of dk 64 and dv a multiple of 16 up to 192, attention_relative.cpp; the
@@ -87,26 +83,14 @@ Switches EnformerWorkload::switches(size_t stage) const {
                         config_.dv() % 16 == 0 && config_.dv() <= 192;
   // STAGEBENCH_HALF_ACTIVATIONS=off (Geneformer's knob, shared): fp32 activations with a
   // conversion pass before each f16 GEMM and the attention's half copies, as before.
-  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS"); env && *env) {
-    const std::string knob = env;
-    if (knob == "off")
-      sw.half_activations = false;
-    else if (knob != "on" && knob != "fp16-only")
-      throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
-                                  ": expected on, off or fp16-only");
-  }
+  if (!read_knob("STAGEBENCH_HALF_ACTIVATIONS", true,
+                 {{"on", true}, {"off", false}, {"fp16-only", true}}))
+    sw.half_activations = false;
   // Every fused-graph stage: the transform is per channel, in whichever dtype the pool stores.
   // On unless turned off (=off, for A/B runs): measured with enf33's other paths on an H200,
   // results/h200/lead34-2026-11-29/README.md.
   sw.pool_transform = sw.graph_compile;
-  if (const char* env = std::getenv("STAGEBENCH_ENFORMER_POOL_TRANSFORM"); env && *env) {
-    const std::string knob = env;
-    if (knob == "off")
-      sw.pool_transform = false;
-    else if (knob != "on")
-      throw std::invalid_argument("STAGEBENCH_ENFORMER_POOL_TRANSFORM=" + knob +
-                                  ": expected on or off");
-  }
+  if (!read_on_off_knob("STAGEBENCH_ENFORMER_POOL_TRANSFORM")) sw.pool_transform = false;
   return sw;
 }
 

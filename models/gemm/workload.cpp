@@ -7,6 +7,7 @@
 
 #include "models/backend_sources.h"
 #include "models/gemm/counts.h"
+#include "models/ops/knobs.h"
 
 namespace sb::gemm {
 
@@ -23,11 +24,7 @@ namespace {
 // STAGEBENCH_GEMM_F16_INPUT: on (unset, "" or "on") or off (the fp16 stage converts x at every
 // call, as before gemm34, for A/B runs); anything else throws, from params(), before a stage runs.
 bool f16_input_requested() {
-  const char* v = std::getenv("STAGEBENCH_GEMM_F16_INPUT");
-  if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-  if (std::strcmp(v, "off") == 0) return false;
-  throw std::invalid_argument(std::string("STAGEBENCH_GEMM_F16_INPUT=") + v +
-                              ": expected on or off");
+  return read_on_off_knob("STAGEBENCH_GEMM_F16_INPUT");
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-// The knob reader (models/ops/opencl/knobs.h): a knob's table, its value when unset or empty,
+// The knob reader (models/ops/knobs.h): a knob's table, its value when unset or empty,
 // and the std::invalid_argument a value outside the table throws, which the CLI reports as bad
 // input (exit 2; harness/cli/app.cpp). No device: tests/ops/opencl_knobs_test.cpp checks that
 // the backend's knobs refuse a bad value when it is made.
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 
 #include <gtest/gtest.h>
 

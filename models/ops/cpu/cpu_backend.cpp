@@ -15,6 +15,7 @@
 // The class is complete here even without oneDNN (it only has no definition then), so that
 // the unique_ptr member can be destroyed.
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/knobs.h"
 
 #ifndef STAGEBENCH_HAVE_DNNL
 namespace sb::cpu {
@@ -48,8 +49,8 @@ std::string cpu_model_name() {
 }  // namespace
 
 bool cpu_op_times_requested() {
-  const char* v = std::getenv("STAGEBENCH_CPU_OP_TIMES");
-  return v != nullptr && (std::string(v) == "1" || std::string(v) == "on");
+  return read_knob("STAGEBENCH_CPU_OP_TIMES", false,
+                   {{"on", true}, {"1", true}, {"off", false}, {"0", false}});
 }
 
 CpuBackend::CpuBackend()

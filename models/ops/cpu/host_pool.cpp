@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "models/ops/knobs.h"
+
 namespace sb::cpu {
 
 HostPool::~HostPool() {
@@ -51,9 +53,9 @@ uint64_t HostPool::reused() const {
 HostPool& HostPool::process() {
   // Never destroyed: tensors that outlive main's objects (static ones) still give blocks back.
   static HostPool* pool = [] {
-    const char* v = std::getenv("STAGEBENCH_CPU_POOL");
-    const bool off = v != nullptr && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
-    return new HostPool(off ? 0 : kDefaultCapBytes);
+    const bool on = read_knob("STAGEBENCH_CPU_POOL", true,
+                              {{"on", true}, {"1", true}, {"off", false}, {"0", false}});
+    return new HostPool(on ? kDefaultCapBytes : 0);
   }();
   return *pool;
 }

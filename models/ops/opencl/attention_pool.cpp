@@ -1,6 +1,6 @@
 // Enformer's attention pooling in one pass (kernels/attention_pool.cl).
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

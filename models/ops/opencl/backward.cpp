@@ -4,16 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 bool layernorm_backward_merged_requested() {
-  const char* env = std::getenv("STAGEBENCH_LAYERNORM_BACKWARD");
-  const std::string v = env && *env ? env : "passes";
-  if (v == "merged" || v == "passes") return v == "merged";
-  throw std::invalid_argument("STAGEBENCH_LAYERNORM_BACKWARD must be merged or passes, not '" + v +
-                              "'");
+  return read_knob("STAGEBENCH_LAYERNORM_BACKWARD", false, {{"merged", true}, {"passes", false}});
 }
 
 void OpenCLBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {

@@ -7,7 +7,7 @@
 // and the hold keeps it.
 #include <iterator>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "schema/atomic_file.h"
 #include "schema/user_file.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "models/ops/opencl/kernel_sources.h"
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <string>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

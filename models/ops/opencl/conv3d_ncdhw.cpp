@@ -6,7 +6,7 @@
 // implicit GEMM, and copies the result back: two extra passes over each operand, against
 // vol2col's 27 copies of the input. A single channel needs no copy: both layouts are [N, V].
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

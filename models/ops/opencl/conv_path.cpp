@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 
 namespace sb {
 

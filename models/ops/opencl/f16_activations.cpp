@@ -7,16 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 bool f16_activations_requested() {
-  const char* v = std::getenv("STAGEBENCH_F16_ACTIVATIONS");
-  if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-  if (std::strcmp(v, "off") == 0) return false;
-  throw std::invalid_argument(std::string("STAGEBENCH_F16_ACTIVATIONS=") + v +
-                              ": expected on or off");
+  return read_on_off_knob("STAGEBENCH_F16_ACTIVATIONS");
 }
 
 void OpenCLBackend::notice_f16_copy(const Tensor& t) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/ops/opencl/clblast_status.h"
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

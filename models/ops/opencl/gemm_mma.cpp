@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/attention_choice.h"
 #include "models/ops/opencl/attention_mma_source.h"
 #include "models/ops/opencl/kernel_sources.h"
@@ -111,12 +112,11 @@ std::string pipe_variants() {
 
 // STAGEBENCH_MMA_GEMM: "register", "tile256", "tile128", "pipelined" or unset (the default).
 const char* gemm_knob() {
-  const char* env = std::getenv("STAGEBENCH_MMA_GEMM");
-  if (!env || !*env) return "pipelined";
-  for (const char* known : {"pipelined", "tile256", "tile128", "register"})
-    if (std::strcmp(env, known) == 0) return known;
-  throw std::invalid_argument(std::string("STAGEBENCH_MMA_GEMM=") + env +
-                              ": expected pipelined, tile256, tile128 or register");
+  return read_knob<const char*>("STAGEBENCH_MMA_GEMM", "pipelined",
+                                {{"pipelined", "pipelined"},
+                                 {"tile256", "tile256"},
+                                 {"tile128", "tile128"},
+                                 {"register", "register"}});
 }
 
 // The knob as a forced tile width (128, 256), 0 when the measured choice stands.
@@ -165,21 +165,16 @@ std::string pipe_operand_defines(PipeKind kind) {
 // in place, fast conversions), "direct-plain" (in place, the conversions and exp2 of x2), "x2"
 // (the packing pass, then 2 blocks: the default until 2026-11-28) or "x1" (packing, 1 block).
 AttentionChoice attention_choice() {
-  const char* env = std::getenv("STAGEBENCH_MMA_ATTENTION");
-  if (!env || !*env || std::strcmp(env, "direct") == 0) return {2, true, true};
-  if (std::strcmp(env, "direct-plain") == 0) return {2, true, false};
-  if (std::strcmp(env, "x2") == 0) return {2, false, false};
-  if (std::strcmp(env, "x1") == 0) return {1, false, false};
-  throw std::invalid_argument(std::string("STAGEBENCH_MMA_ATTENTION=") + env +
-                              ": expected direct, direct-plain, x2 or x1");
+  const AttentionChoice direct{2, true, true};
+  return read_knob<AttentionChoice>("STAGEBENCH_MMA_ATTENTION", direct,
+                                    {{"direct", direct},
+                                     {"direct-plain", {2, true, false}},
+                                     {"x2", {2, false, false}},
+                                     {"x1", {1, false, false}}});
 }
 
 bool attention_trim() {
-  const char* env = std::getenv("STAGEBENCH_ATTENTION_TRIM");
-  if (!env || !*env || std::strcmp(env, "on") == 0) return true;
-  if (std::strcmp(env, "off") == 0) return false;
-  throw std::invalid_argument(std::string("STAGEBENCH_ATTENTION_TRIM=") + env +
-                              ": expected on or off");
+  return read_on_off_knob("STAGEBENCH_ATTENTION_TRIM");
 }
 
 int attention_blocks() {
@@ -197,9 +192,7 @@ bool gemm_pipelined(Precision p, int64_t k) {
 }
 
 int parse_pipe_ring(const char* value) {
-  if (!value || !*value || std::strcmp(value, "3") == 0) return 3;
-  if (std::strcmp(value, "4") == 0) return 4;
-  throw std::invalid_argument(std::string("STAGEBENCH_PIPE_RING=") + value + ": expected 3 or 4");
+  return parse_knob("STAGEBENCH_PIPE_RING", value, 3, {{"3", 3}, {"4", 4}});
 }
 
 int pipe_ring_requested() {
@@ -365,27 +358,16 @@ size_t OpenCLBackend::fastest_candidate(size_t count, const std::function<void(s
   return static_cast<size_t>(std::min_element(fastest.begin(), fastest.end()) - fastest.begin());
 }
 
-namespace {
-
-// An on/off knob read once, on unless turned off: with enf33's paths Enformer full's bf16 stage
-// took 11.98 ms on an H200 against 13.80 without, in one call (results/h200/lead34-2026-11-29/
-// README.md). Unset, "" or "on" is on; "off" off (for A/B runs); anything else throws.
-bool knob_on(const char* variable) {
-  const char* v = std::getenv(variable);
-  if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-  if (std::strcmp(v, "off") == 0) return false;
-  throw std::invalid_argument(std::string(variable) + "=" + v + ": expected on or off");
-}
-
-}  // namespace
-
+// Both on unless turned off (for A/B runs): with enf33's paths Enformer full's bf16 stage took
+// 11.98 ms on an H200 against 13.80 without, in one call
+// (results/h200/lead34-2026-11-29/README.md).
 bool OpenCLBackend::conv_fast_loads() {
-  static const bool on = knob_on("STAGEBENCH_CONV_FAST_LOADS");
+  static const bool on = read_on_off_knob("STAGEBENCH_CONV_FAST_LOADS");
   return on;
 }
 
 bool OpenCLBackend::tile_with_epilogue() {
-  static const bool on = knob_on("STAGEBENCH_TILE_WITH_EPILOGUE");
+  static const bool on = read_on_off_knob("STAGEBENCH_TILE_WITH_EPILOGUE");
   return on;
 }
 

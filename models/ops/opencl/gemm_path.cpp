@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 
 namespace sb {
 

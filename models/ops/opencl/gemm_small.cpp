@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -22,10 +23,7 @@ int signed_cl_int(int64_t v, const char* what) {
 }  // namespace
 
 bool thin_gemm_small_requested() {
-  const char* env = std::getenv("STAGEBENCH_THIN_GEMM");
-  const std::string v = env && *env ? env : "small";
-  if (v == "small" || v == "mma") return v == "small";
-  throw std::invalid_argument("STAGEBENCH_THIN_GEMM must be small or mma, not '" + v + "'");
+  return read_knob("STAGEBENCH_THIN_GEMM", true, {{"small", true}, {"mma", false}});
 }
 
 std::optional<OpenCLBackend::ItemStrides> OpenCLBackend::item_strides(

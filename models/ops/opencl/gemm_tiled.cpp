@@ -1,7 +1,7 @@
 // f16 / int8 weight GEMMs through the portable tiled kernel (kernels/gemm_tiled.cl), and the
 // portable stand-in for CLBlast's fp32 GEMMs (kernels/gemm_general.cl).
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/weight_convert.h"
@@ -87,22 +88,12 @@ int persist_groups_for_check = 0;
 }  // namespace
 
 bool wgmma_more_variants() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEBENCH_WGMMA_MORE");
-    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-    if (std::strcmp(v, "off") == 0) return false;
-    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_MORE=") + v + ": expected on or off");
-  }();
+  static const bool on = read_on_off_knob("STAGEBENCH_WGMMA_MORE");
   return on;
 }
 
 bool wgmma_ws_variants() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEBENCH_WGMMA_WS");
-    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-    if (std::strcmp(v, "off") == 0) return false;
-    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_WS=") + v + ": expected on or off");
-  }();
+  static const bool on = read_on_off_knob("STAGEBENCH_WGMMA_WS");
   return on;
 }
 
@@ -115,12 +106,7 @@ bool wgmma_is_tf32(int id) {
 }
 
 bool wgmma_tf32_variants() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEBENCH_WGMMA_TF32");
-    if (!v || !*v || std::strcmp(v, "on") == 0) return true;
-    if (std::strcmp(v, "off") == 0) return false;
-    throw std::invalid_argument(std::string("STAGEBENCH_WGMMA_TF32=") + v + ": expected on or off");
-  }();
+  static const bool on = read_on_off_knob("STAGEBENCH_WGMMA_TF32");
   return on;
 }
 

@@ -1,6 +1,6 @@
 // InstanceNorm3d and its backward on OpenCL (kernels/instance_norm.cl says why three steps):
 // partial sums over voxel chunks, a fixed-order sum per instance, an elementwise pass.
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/volume_chunks.h"
 

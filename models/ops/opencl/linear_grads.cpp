@@ -10,15 +10,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
 
 bool linear_grads_one_pack_requested() {
-  const char* env = std::getenv("STAGEBENCH_LINEAR_GRADS");
-  const std::string v = env && *env ? env : "one-pack";
-  if (v == "one-pack" || v == "off") return v == "one-pack";
-  throw std::invalid_argument("STAGEBENCH_LINEAR_GRADS must be one-pack or off, not '" + v + "'");
+  return read_knob("STAGEBENCH_LINEAR_GRADS", true, {{"one-pack", true}, {"off", false}});
 }
 
 bool OpenCLBackend::linear_grads_packs(const GemmBatch& g) const {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {

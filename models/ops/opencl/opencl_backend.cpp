@@ -6,7 +6,7 @@
 #include "models/ops/opencl/clblast_tuning.h"
 #include "models/ops/opencl/device_select.h"
 #include "models/ops/opencl/kernel_sources.h"
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 #include "models/ops/opencl/weight_convert.h"
 

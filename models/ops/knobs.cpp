@@ -1,4 +1,4 @@
-#include "models/ops/opencl/knobs.h"
+#include "models/ops/knobs.h"
 
 #include <stdexcept>
 #include <string>
