@@ -82,6 +82,19 @@ double rel_l2(const std::vector<float>& got, const std::vector<float>& ref) {
   return std::sqrt(num / den);
 }
 
+// x[m, k] . w[n, k]^T summed in fp64 on the CPU: the checks' reference for the pipeline itself.
+std::vector<float> product_fp64(const std::vector<float>& x, const std::vector<float>& w, int64_t m,
+                                int64_t n, int64_t k) {
+  std::vector<float> y(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) sum += static_cast<double>(x[i * k + l]) * w[j * k + l];
+      y[i * n + j] = static_cast<float>(sum);
+    }
+  return y;
+}
+
 // The persistent variant's work-groups in check_wgmma (0: one an SM).
 int persist_groups_for_check = 0;
 
@@ -266,15 +279,7 @@ std::string OpenCLBackend::check_wgmma() {
     const std::string shape =
         std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
     if (!s.epilogue && s.m == 256) {  // the pipeline itself against fp64 on the CPU
-      std::vector<float> cpu(ref.size());
-      for (int64_t i = 0; i < s.m; ++i)
-        for (int64_t j = 0; j < s.n; ++j) {
-          double sum = 0;
-          for (int64_t l = 0; l < s.k; ++l)
-            sum += static_cast<double>(a[i * s.k + l]) * b[j * s.k + l];
-          cpu[i * s.n + j] = static_cast<float>(sum);
-        }
-      const double e = rel_l2(ref, cpu);
+      const double e = rel_l2(ref, product_fp64(a, b, s.m, s.n, s.k));
       if (!(e <= 1e-5))
         failed += "mma.sync against the CPU at " + shape + ": rel L2 " + std::to_string(e) + "; ";
     }
@@ -341,15 +346,7 @@ void OpenCLBackend::check_wgmma_tf32() {
     const std::string shape =
         std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
     if (!s.epilogue && s.m == 256) {  // the pipeline itself against fp64 on the CPU
-      std::vector<float> cpu(ref.size());
-      for (int64_t i = 0; i < s.m; ++i)
-        for (int64_t j = 0; j < s.n; ++j) {
-          double sum = 0;
-          for (int64_t l = 0; l < s.k; ++l)
-            sum += static_cast<double>(a[i * s.k + l]) * b[j * s.k + l];
-          cpu[i * s.n + j] = static_cast<float>(sum);
-        }
-      const double e = rel_l2(ref, cpu);
+      const double e = rel_l2(ref, product_fp64(a, b, s.m, s.n, s.k));
       if (!(e <= kTolerance)) {  // the reference itself is off: no tf32 variant is trusted
         wgmma_status_ += "tf32 mma.sync against the CPU at " + shape + ": rel L2 " +
                          std::to_string(e) + ", tf32 wgmma left out; ";

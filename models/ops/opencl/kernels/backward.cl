@@ -97,15 +97,11 @@ __kernel void layernorm_backward_columns(__global const float* partials, int chu
     dbeta[j - cols] = s;
 }
 
-// dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma, per row. dx may be dy: every item
-// reads its own columns of dy, and writes them only after the row's sums are complete.
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void layernorm_backward_dx(__global const float* x, __global const float* gamma,
-                           __global const float* stats, __global const float* dy, int cols,
-                           __global float* dx) {
-  __local float scratch[REDUCE_WG];
-  const int row = get_group_id(0);
-  const int t = get_local_id(0);
+// Row `row`'s dx (layernorm_backward_dx below), a work-group of REDUCE_WG items over the row:
+// the dx kernel's body and the merged kernel's second part, so that both compute the same bits.
+void layernorm_dx_row(__global const float* x, __global const float* gamma,
+                      __global const float* stats, __global const float* dy, int cols,
+                      __global float* dx, int row, int t, __local float* scratch) {
   const size_t base = (size_t)row * cols;
   const float mean = stats[2 * row], rstd = stats[2 * row + 1];
   float sg = 0.0f, sgx = 0.0f;
@@ -120,6 +116,18 @@ void layernorm_backward_dx(__global const float* x, __global const float* gamma,
     const float xhat = (x[base + c] - mean) * rstd;
     dx[base + c] = rstd * (dy[base + c] * gamma[c] - mean_g - xhat * mean_gx);
   }
+}
+
+// dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma, per row. dx may be dy: every item
+// reads its own columns of dy, and writes them only after the row's sums are complete.
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void layernorm_backward_dx(__global const float* x, __global const float* gamma,
+                           __global const float* stats, __global const float* dy, int cols,
+                           __global float* dx) {
+  __local float scratch[REDUCE_WG];
+  const int row = get_group_id(0);
+  const int t = get_local_id(0);
+  layernorm_dx_row(x, gamma, stats, dy, cols, dx, row, t, scratch);
 }
 
 // layernorm_backward_dx and layernorm_backward_columns in one launch (dfm36; backward.cpp, which
@@ -145,20 +153,7 @@ void layernorm_backward_dx_columns(__global const float* x, __global const float
     else
       dbeta[j - cols] = s;
   }
-  const size_t base = (size_t)row * cols;
-  const float mean = stats[2 * row], rstd = stats[2 * row + 1];
-  float sg = 0.0f, sgx = 0.0f;
-  for (int c = t; c < cols; c += REDUCE_WG) {
-    const float g = dy[base + c] * gamma[c];
-    sg += g;
-    sgx += g * (x[base + c] - mean) * rstd;
-  }
-  const float mean_g = group_sum(sg, scratch) / cols;
-  const float mean_gx = group_sum(sgx, scratch) / cols;
-  for (int c = t; c < cols; c += REDUCE_WG) {
-    const float xhat = (x[base + c] - mean) * rstd;
-    dx[base + c] = rstd * (dy[base + c] * gamma[c] - mean_g - xhat * mean_gx);
-  }
+  layernorm_dx_row(x, gamma, stats, dy, cols, dx, row, t, scratch);
 }
 
 // dx[r, :] = y[r, :] * (dy[r, :] - sum_c dy[r, c] y[r, c]); dx may be dy (as above).

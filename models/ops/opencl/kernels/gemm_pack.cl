@@ -41,12 +41,7 @@ __kernel void pack_f16(__global const float* src, int off, int ld, int trans, in
   if (r < rows && c < cols) vstore_half(v, (long)r * cols + c, dst);
 }
 
-// Both operands of one product into half bits in one launch (z 0: A into x, z 1: B into w), as
-// pack_f16 but 8 columns a work-item (cols, the product's K, is a multiple of 8 on this path):
-// a launch each cost the step a command each (gemm_batched_mma.cpp), and one element a work-item
-// packed DeepFM's 1,024 x 3,072 weight (12.6 MB read) in 28-29 us, 0.7 TB/s
-// (results/h200/lead31-2026-11-28/dfm/). The work-group (16 x 16, one z deep) covers 16 rows
-// and 128 columns; a transposed source goes through local memory as in pack_element.
+// The columns a 16 x 16 work-group of the 8-columns-an-item packs (pack_f16_pair below) covers.
 #define PAIR_COLS (PACK_TILE * 8)
 // One work-group's 16 rows x 128 columns of dst (rows x cols, contiguous) = op(src) in half
 // bits; returns at once where the tile lies outside (uniform over the work-group, so the barrier
