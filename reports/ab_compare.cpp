@@ -45,6 +45,7 @@ struct Collected {
   std::map<std::string, size_t> processes;  // holding the run
   std::map<std::string, std::vector<std::string>> stage_ids;
   std::map<std::string, std::map<std::string, Side>> sides;
+  std::map<std::string, json> params;  // the run's first process's
 };
 
 Collected collect(const std::vector<json>& docs, const char* side_name) {
@@ -62,7 +63,10 @@ Collected collect(const std::vector<json>& docs, const char* side_name) {
       const std::string key = run_key(run);
       if (seen_run[key]) continue;  // one figure per process and run
       seen_run[key] = true;
-      if (!c.sides.count(key)) c.runs.push_back(key);
+      if (!c.sides.count(key)) {
+        c.runs.push_back(key);
+        c.params[key] = rr.params;
+      }
       ++c.processes[key];
       auto& stages = c.sides[key];
       for (const StageRow& s : run.stages) {
@@ -77,6 +81,20 @@ Collected collect(const std::vector<json>& docs, const char* side_name) {
     }
   }
   return c;
+}
+
+// "run R: params.KEY base V, candidate W" for each top-level key both hold with other values.
+std::vector<std::string> params_differences(const std::string& run, const json& base,
+                                            const json& candidate) {
+  std::vector<std::string> out;
+  if (!base.is_object() || !candidate.is_object()) return out;
+  for (const auto& [key, value] : base.items()) {
+    const auto other = candidate.find(key);
+    if (other != candidate.end() && *other != value)
+      out.push_back("run " + run + ": params." + key + " base " + value.dump() + ", candidate " +
+                    other->dump());
+  }
+  return out;
 }
 
 std::string ratio_text(double r) {
@@ -109,6 +127,16 @@ AbResult compare_ab(const std::vector<json>& base, const std::vector<json>& cand
   AbResult r;
   r.base_processes = base.size();
   r.candidate_processes = candidate.size();
+  for (const std::string& run : b.runs) {
+    if (c.params.count(run))
+      for (std::string& d : params_differences(run, b.params.at(run), c.params.at(run)))
+        r.params_differ.push_back(std::move(d));
+  }
+  auto work_differs = [&r](const std::string& run) {
+    const std::string prefix = "run " + run + ": ";
+    return std::any_of(r.params_differ.begin(), r.params_differ.end(),
+                       [&](const std::string& d) { return d.rfind(prefix, 0) == 0; });
+  };
   for (const std::string& run : b.runs) {
     const size_t nb = b.processes.at(run);
     const size_t nc = c.processes.count(run) ? c.processes.at(run) : 0;
@@ -165,6 +193,7 @@ AbResult compare_ab(const std::vector<json>& base, const std::vector<json>& cand
         s.verdict = "same";
         s.note = "interval holds 1x";
       }
+      if (work_differs(run)) s.note += std::string(s.note.empty() ? "" : "; ") + "params differ";
       r.stages.push_back(std::move(s));
     }
   }
@@ -201,6 +230,7 @@ std::string ab_markdown(const AbResult& r, const AbOptions& o) {
   list("vanished (fails the gate)", r.vanished);
   list("not gated", r.unsettled);
   list("only in candidate (gated once the baseline has them)", r.new_in_candidate);
+  list("params differ (these runs' ratios compare different work; not gated)", r.params_differ);
   size_t slower = 0;
   for (const AbStage& s : r.stages) slower += s.regression;
   out += "\nresult: ";
@@ -243,6 +273,7 @@ json ab_json(const AbResult& r, const AbOptions& o) {
           {"vanished", r.vanished},
           {"not_gated", r.unsettled},
           {"new_in_candidate", r.new_in_candidate},
+          {"params_differ", r.params_differ},
           {"stages", std::move(stages)}};
 }
 

@@ -12,7 +12,10 @@
 //  - a stage regresses when the estimate is at least `slower` (1.25 by default) and the whole
 //    interval lies above 1: the slowdown is large and not explained by the pairs' noise.
 // It fails closed: a run or stage every base process measured (ok or invalid) and some
-// candidate process lacks, failed or skipped is a regression, whatever its time. docs/compare.md.
+// candidate process lacks, failed or skipped is a regression, whatever its time. A run whose
+// params (its workload: shapes, inputs, weights) differ between the two builds is listed, and
+// its stages say so: their ratio compares different work, so a speedup or a slowdown there may
+// be the workload's (not gated on: a submission may change a workload on purpose). docs/compare.md.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -41,6 +44,9 @@ struct AbResult {
   std::vector<std::string> vanished;   // measured by every base process, lost in a candidate one
   std::vector<std::string> unsettled;  // not measured by every base process: cannot be gated
   std::vector<std::string> new_in_candidate;  // stages the base never ran: reported only
+  // "run R: params.KEY base V, candidate W" for each key both builds' first process of R
+  // recorded with another value (keys only one side has are new or dropped fields, not listed)
+  std::vector<std::string> params_differ;
   size_t base_processes = 0, candidate_processes = 0;
   bool regression() const;
   // 0 pass, 1 regression or vanished, 2 nothing to compare, 3 something could not be gated.

@@ -1,6 +1,6 @@
 // The A/B time gate's judgement (reports/ab_compare.h): a slowdown past the ratio whose paired
 // interval lies above 1x fails, a small or noisy one passes, and anything the base measured that
-// a candidate process lost fails closed.
+// a candidate process lost fails closed; a run whose workload differs is named.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -112,6 +112,31 @@ TEST(CompareAb, WhatTheBaseDidNotAlwaysMeasureIsNotGated) {
   EXPECT_EQ(r.exit_code(), 3);
   // The cpu run's fp16 stage is skipped everywhere: neither gated nor a problem.
   for (const auto& u : r.unsettled) EXPECT_EQ(u.find("fp16"), std::string::npos) << u;
+}
+
+// A candidate whose workload differs (here the cpu run's batch) computed other work: the run is
+// listed with the key and both values, its stages say so, and the gate's exit is unchanged.
+TEST(CompareAb, ARunWhoseParamsDifferIsNamedNotGated) {
+  const auto base = side({1.0, 1.0, 1.0, 1.0, 1.0});
+  auto cand = side({1.0, 1.0, 1.0, 1.0, 1.0});
+  for (auto& doc : cand) {
+    doc["runs"][0]["params"]["batch"] = 2;
+    doc["runs"][0]["params"]["added_field"] = "new";  // a key only one side has: not a difference
+  }
+  const sb::AbResult r = sb::compare_ab(base, cand, {});
+  ASSERT_EQ(r.params_differ.size(), 1u);
+  EXPECT_EQ(r.params_differ[0], "run enformer/tiny/cpu: params.batch base 1, candidate 2");
+  EXPECT_NE(find(r, "enformer/tiny/cpu", "original")->note.find("params differ"),
+            std::string::npos);
+  EXPECT_EQ(find(r, "enformer/tiny/opencl", "original")->note.find("params differ"),
+            std::string::npos);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_NE(sb::ab_markdown(r, {}).find("params differ (these runs' ratios compare different "
+                                        "work; not gated):\n- run enformer/tiny/cpu"),
+            std::string::npos)
+      << sb::ab_markdown(r, {});
+  EXPECT_EQ(sb::ab_json(r, {})["params_differ"].size(), 1u);
+  EXPECT_TRUE(sb::compare_ab(base, side({1.0, 1.0, 1.0, 1.0, 1.0}), {}).params_differ.empty());
 }
 
 TEST(CompareAb, RefusesEmptySides) {
