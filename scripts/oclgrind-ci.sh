@@ -88,7 +88,9 @@ echo "oclgrind-ci: the op table in the pass's configuration passes on PoCL"
 # (attention_fused_d128, 49,216 bytes), on the case that runs it; and conv3d's ncdhw forward
 # cases once more with STAGEBENCH_CONV_NCDHW=channels_last, through the channels-last copies
 # that NVIDIA's implicit GEMMs take (volume_transpose, which no other path launches here), at
-# their full shapes (2 samples, partial 16 x 16 tiles; about 8 s).
+# their full shapes (2 samples, partial 16 x 16 tiles; about 8 s); and layernorm_backward's cases
+# with STAGEBENCH_LAYERNORM_BACKWARD=merged, whose kernel (layernorm_backward_dx_columns, opt-in)
+# no default path launches.
 run_pass() {  # LOG-NAME LOCAL-MEM-BYTES GTEST-FILTER [CASES-REGEX]; $shapes: small unless set
   OCLGRIND_BUILD_OPTIONS=-cl-opt-disable \
   STAGEBENCH_F32_GEMM=portable \
@@ -111,13 +113,16 @@ run_pass ops_test_64k 65536 'Backends/OpTable.MatchesTheReference/opencl_attenti
   '^attention_fused/dh128$' || status=1
 shapes=full STAGEBENCH_CONV_NCDHW=channels_last run_pass ops_test_ncdhw 32768 \
   'Backends/OpTable.MatchesTheReference/opencl_conv3d' '^conv3d/reference_ncdhw_' || status=1
+STAGEBENCH_LAYERNORM_BACKWARD=merged run_pass ops_test_lnmerged 32768 \
+  'Backends/OpTable.MatchesTheReference/opencl_layernorm_backward' || status=1
 
 # 4. What failed, named: cases with reports or wrong values, API errors (on stderr, not in the
 # reports' log), and portable kernels no case launched.
 failed=0
 [ $status -ne 0 ] && failed=1
 # Each failure as gtest wrote it, up to the trace line naming its case (at most 12 lines).
-logs=("$out/ops_test.log" "$out/ops_test_64k.log" "$out/ops_test_ncdhw.log")
+logs=("$out/ops_test.log" "$out/ops_test_64k.log" "$out/ops_test_ncdhw.log"
+  "$out/ops_test_lnmerged.log")
 awk '/: Failure$/ {block = ""; lines = 0; on = 1}
      on && lines < 12 {block = block $0 "\n"; lines++}
      on && /op_table_test\.cpp:[0-9]+: case / {printf "%s%s\n", block, $0; on = 0}' \
