@@ -84,6 +84,20 @@ inline void load_rows(__local uint4* tile, __global const uchar* src, int esize,
   }
 }
 
+// mma37 (gemm_pipe_body.cl's PIPE_FAST): an item's copies `from` .. `to` - 1 of a K tile wholly
+// inside K, set up once: copy i is row i x rs of the item's (rows_left rows from its first are
+// inside), `k_bytes` into it, to dst + i x rs rows (rs a multiple of 8 keeps the swizzle).
+inline void pipe_copy_rows(__local uint4* dst, __global const uchar* first,
+                           __global const uchar* fallback, size_t row_bytes, int k_bytes,
+                           int rows_left, int from, int to, int rs) {
+#pragma unroll
+  for (int i = from; i < to; ++i) {
+    const bool in = i * rs < rows_left;
+    cp_async16(dst + i * rs * 8, in ? first + i * rs * row_bytes + k_bytes : fallback,
+               in ? 16 : 0);
+  }
+}
+
 // A's K tile k0: rows of x ([R, K]), or for an implicit 'same' convolution (taps > 0) rows of
 // its input ([R, K / taps]: R = B x len positions, channels last) shifted by the tile's tap and
 // zero outside each sequence. K / taps must be a multiple of the tile's K elements, so that a
