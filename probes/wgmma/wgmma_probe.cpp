@@ -9,7 +9,8 @@
 //   tile  one warpgroup, D[64, 64] = A[64, K] B[64, K]^T, K = 16 and 64, against a CPU reference,
 //         with the 128-byte swizzle and without swizzle (both offset assignments);
 //   gemm  the 128 x 128 and 128 x 256 wgmma GEMMs, and the project's mma.sync pipeline
-//         (models/ops/opencl/kernels, the 128 x 256 and 128 x 128 double-buffered variants) on the
+//         (models/ops/opencl/kernels: since mma37 the forms of kMmaForms, among them timing-only
+//         ones that leave a part of the K loop out; MMA_FORMS=a,b picks some) on the
 //         same inputs: checked (a full CPU reference at a small size; sampled entries and the
 //         two kernels against each other at the timed sizes), then timed with OpenCL profiling
 //         events, variants in turn each round, median of the rounds after warm-up.
