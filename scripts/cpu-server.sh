@@ -58,8 +58,10 @@ bundle() {
       grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
   done
-  cp "$here"/reference/{enformer,deepfm,dynunet,geneformer}_torch.py \
-    "$here"/reference/peer_timing.py "$dir/reference/"
+  # Every reference module but the tests: the model scripts import their helpers
+  # (geneformer_torch.py: cuda_timing.py and synthetic_cells.py; without them its peer exited 1,
+  # gfcpu37's first call).
+  find "$here/reference" -maxdepth 1 -name '*.py' ! -name 'test_*' -exec cp {} "$dir/reference/" \;
   cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$here"/cpu_server_ab.py "$dir/"
   # PROBE: scripts/cpu_server_gemm_probe.cpp built for the host (it links the same oneDNN).
   [[ -n ${PROBE:-} ]] && cp "$PROBE" "$dir/probe"

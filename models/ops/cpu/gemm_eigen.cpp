@@ -190,12 +190,7 @@ void CpuBackend::gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, cons
     }
   };
   if (kernel == BatchedKernel::eigen_across_items && count > 1) {
-    // Static shares: thread t gets the t-th contiguous run of items, the same rows that the
-    // row passes after it (parallel_for's static chunks: scale, key bias, softmax) give it, so
-    // an attention's scores stay in the core's L2 from one op to the next. With dynamic
-    // shares each item's scores landed on whichever thread came first and every pass moved
-    // them between cores (the items of a batch are equal in size, so nothing is lost).
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
     for (size_t i = 0; i < count; ++i) item(i);
   } else {
     for (size_t i = 0; i < count; ++i) item(i);
