@@ -33,8 +33,8 @@
 # - with VERBOSE_MODEL and VERBOSE_STAGES set, one short run of those stages under DNNL_VERBOSE=1:
 #   which oneDNN kernel ran each matmul shape (counted, dnnl-verbose.txt);
 # - unless NOISE=0, Enformer's stage 0 alone (NOISE_MODEL, NOISE_STAGES) under other placements
-#   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound;
-#   NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
+#   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, THREADS-1
+#   spinning; NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
 # - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
 #   what varies (spread, first samples, drift, the old budget's verdict replayed).
 # Everything runs with OMP_NUM_THREADS=THREADS (default: the cores Linux lists),
@@ -224,9 +224,13 @@ run() {
   # ";"-separated "name ENV...", replaces the default four placements.
   local nt=${NOISE_TIME:-5} noise_files=()
   if [[ ${NOISE:-1} == 1 ]]; then
+    # One core left to the VM with libgomp spinning is the placement that made Enformer's
+    # stages valid (gfcpu37: p90-p10 4-14% of the median against 9-77% bound, 4 of 7 stages
+    # valid by paired noise in 10 s against none); unbound, in every earlier study no better
+    # than bound, gave it its slot.
     local placements=("bound" "active OMP_WAIT_POLICY=ACTIVE"
       "threads$((THREADS - 1)) OMP_NUM_THREADS=$((THREADS - 1))"
-      "unbound -u OMP_PROC_BIND -u OMP_PLACES")
+      "threads$((THREADS - 1))active OMP_NUM_THREADS=$((THREADS - 1)) OMP_WAIT_POLICY=ACTIVE")
     [[ -n ${NOISE_PLACEMENTS:-} ]] && IFS=';' read -ra placements <<<"$NOISE_PLACEMENTS"
     local noise_model=${NOISE_MODEL:-enformer}
     for p in "${placements[@]}"; do
