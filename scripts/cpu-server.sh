@@ -33,8 +33,8 @@
 # - with VERBOSE_MODEL and VERBOSE_STAGES set, one short run of those stages under DNNL_VERBOSE=1:
 #   which oneDNN kernel ran each matmul shape (counted, dnnl-verbose.txt);
 # - unless NOISE=0, Enformer's stage 0 alone (NOISE_MODEL, NOISE_STAGES) under other placements
-#   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, unbound;
-#   NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
+#   (16 threads bound, libgomp spinning with OMP_WAIT_POLICY=ACTIVE, THREADS-1 threads, THREADS-1
+#   spinning; NOISE_PLACEMENTS="name ENV...; ..." for others), NOISE_TIME s each;
 # - summary.md: each result's report, the op tables, and scripts/cpu_server_noise.py's table of
 #   what varies (spread, first samples, drift, the old budget's verdict replayed).
 # Everything runs with OMP_NUM_THREADS=THREADS (default: the cores Linux lists),
@@ -58,8 +58,10 @@ bundle() {
       grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
   done
-  cp "$here"/reference/{enformer,deepfm,dynunet,geneformer}_torch.py \
-    "$here"/reference/peer_timing.py "$dir/reference/"
+  # Every reference module but the tests: the model scripts import their helpers
+  # (geneformer_torch.py: cuda_timing.py and synthetic_cells.py; without them its peer exited 1,
+  # gfcpu37's first call).
+  find "$here/reference" -maxdepth 1 -name '*.py' ! -name 'test_*' -exec cp {} "$dir/reference/" \;
   cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$here"/cpu_server_ab.py "$dir/"
   # PROBE: scripts/cpu_server_gemm_probe.cpp built for the host (it links the same oneDNN).
   [[ -n ${PROBE:-} ]] && cp "$PROBE" "$dir/probe"
@@ -222,9 +224,13 @@ run() {
   # ";"-separated "name ENV...", replaces the default four placements.
   local nt=${NOISE_TIME:-5} noise_files=()
   if [[ ${NOISE:-1} == 1 ]]; then
+    # One core left to the VM with libgomp spinning is the placement that made Enformer's
+    # stages valid (gfcpu37: p90-p10 4-14% of the median against 9-77% bound, 4 of 7 stages
+    # valid by paired noise in 10 s against none); unbound, in every earlier study no better
+    # than bound, gave it its slot.
     local placements=("bound" "active OMP_WAIT_POLICY=ACTIVE"
       "threads$((THREADS - 1)) OMP_NUM_THREADS=$((THREADS - 1))"
-      "unbound -u OMP_PROC_BIND -u OMP_PLACES")
+      "threads$((THREADS - 1))active OMP_NUM_THREADS=$((THREADS - 1)) OMP_WAIT_POLICY=ACTIVE")
     [[ -n ${NOISE_PLACEMENTS:-} ]] && IFS=';' read -ra placements <<<"$NOISE_PLACEMENTS"
     local noise_model=${NOISE_MODEL:-enformer}
     for p in "${placements[@]}"; do

@@ -228,6 +228,35 @@ TEST(OpsCpu, MaskedAttentionAcrossBlockEdges) {
   }
 }
 
+// The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
+// default): item 1 keeps 41 of 70 keys, item 2 has none unmasked (kept whole: its softmax is
+// uniform over every key, as untrimmed). Trimmed and untrimmed both match the reference, across
+// block edges and at the default blocks, on the threaded path too.
+TEST(OpsCpu, MaskedAttentionTrimsTrailingMaskedKeys) {
+  const int64_t batch = 3, n = 70, heads = 2, dh = 8, d = heads * dh;
+  AttentionShape s;
+  s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 0.35f;
+  s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+  const Vec qkv = random_vec(batch * n * 3 * d, 31, -2, 2);
+  Vec bias(batch * n, 0.0f);
+  for (int64_t j = 41; j < n; ++j) bias[n + j] = kMaskedLogit;
+  for (int64_t j = 0; j < n; ++j) bias[2 * n + j] = kMaskedLogit;
+  const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+  for (const char* trim : {"on", "off"}) {
+    setenv("STAGEBENCH_ATTENTION_TRIM", trim, 1);
+    for (auto [qb, kb] : {std::pair<int64_t, int64_t>{16, 32},
+                          {5, 64},
+                          {cpu::kMaskedQueryBlock, cpu::kMaskedKeyBlock}}) {
+      Vec out(want.size(), -1.0f);
+      cpu::masked_attention_streaming(
+          s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, qb, kb);
+      EXPECT_EQ(compare({"out", out, want}), "")
+          << "trim " << trim << " blocks " << qb << "x" << kb;
+    }
+  }
+  unsetenv("STAGEBENCH_ATTENTION_TRIM");
+}
+
 // gemm_batched at a precision the CPU lacks is refused by the front, with the backend's reason.
 TEST(OpsCpu, BatchedGemmRefusesF16AndTf32WithTheReason) {
   auto be = make_cpu_backend();

@@ -5,18 +5,25 @@
 // against one key block at a time (two Eigen GEMMs on strided maps of the packed tensors) and
 // keeps per-query running max, sum and output accumulator. Everything is fp32: the CPU has no
 // tf32 or fp16 arithmetic, so AttentionShape::precision is ignored here.
+//
+// The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
+// default, as on OpenCL): their weights exp(kMaskedLogit - max) are exactly 0, so only the
+// order of the softmax sum's additions can differ. Items then cost in proportion to their
+// lengths, so the tasks are handed out dynamically rather than in equal static shares.
 #include "models/ops/cpu/attention_masked.h"
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
+#include "models/ops/knobs.h"
 
 namespace sb::cpu {
 
@@ -35,8 +42,21 @@ struct Workspace {
   Eigen::ArrayXf row_max, row_sum;
 };
 
+// Keys [0, end) of each item: past `end` every key carries the mask's bias (kMaskedLogit or
+// below). An item with no unmasked key keeps all n, as the untrimmed kernel computes it.
+std::vector<int64_t> key_ends(const AttentionShape& s, const float* key_bias, bool trim) {
+  std::vector<int64_t> ends(static_cast<size_t>(s.batch), s.n);
+  if (key_bias == nullptr || !trim) return ends;
+  for (int64_t b = 0; b < s.batch; ++b) {
+    int64_t end = s.n;
+    while (end > 0 && key_bias[b * s.n + end - 1] <= kMaskedLogit) --end;
+    ends[static_cast<size_t>(b)] = end > 0 ? end : s.n;
+  }
+  return ends;
+}
+
 void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, int64_t b, int64_t h,
-                        int64_t i0, int64_t bq, int64_t kb, Workspace& w) {
+                        int64_t i0, int64_t bq, int64_t kb, int64_t key_end, Workspace& w) {
   const int64_t n = s.n, dh = s.dh;
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   MatrixMap q(w.q.data(), bq, dh), acc(w.acc.data(), bq, dh);
@@ -48,8 +68,8 @@ void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, i
   row_sum.setZero();
   acc.setZero();
 
-  for (int64_t j0 = 0; j0 < n; j0 += kb) {
-    const int64_t bk = std::min(kb, n - j0);
+  for (int64_t j0 = 0; j0 < key_end; j0 += kb) {
+    const int64_t bk = std::min(kb, key_end - j0);
     ConstStridedMap k(d.k + (b * n + j0) * s.ld_k + s.k_col + h * dh, bk, dh,
                       Eigen::OuterStride<>(s.ld_k));
     ConstStridedMap v(d.v + (b * n + j0) * s.ld_v + s.v_col + h * dh, bk, dh,
@@ -81,17 +101,29 @@ void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionDa
                                 int64_t query_block, int64_t key_block) {
   const int64_t q_blocks = (s.n + query_block - 1) / query_block;
   const int64_t tasks = s.batch * s.heads * q_blocks;
-  // Two GEMMs of query_block x n x dh per task, plus the exps.
-  const int64_t cost = query_block * s.n * (4 * s.dh + 10);
-  // Eigen runs single-threaded inside the parallel region (it sees the enclosing team).
-  parallel_for(tasks, cost, [&](int64_t t0, int64_t t1) {
+  const std::vector<int64_t> ends =
+      key_ends(s, d.key_bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM"));
+  auto run = [&](int64_t task, Workspace& w) {
+    const int64_t b = task / (s.heads * q_blocks), h = (task / q_blocks) % s.heads;
+    const int64_t i0 = (task % q_blocks) * query_block;
+    attend_query_block(s, d, b, h, i0, std::min(query_block, s.n - i0), key_block,
+                       ends[static_cast<size_t>(b)], w);
+  };
+  // Two GEMMs of query_block x n x dh per task, plus the exps: below the grain, or inside a
+  // parallel region, one thread runs them all.
+  const double work = static_cast<double>(tasks) * query_block * s.n * (4 * s.dh + 10);
+  if (tasks <= 1 || omp_in_parallel() || omp_get_max_threads() <= 1 || work < kParallelGrain) {
     Workspace w(query_block, key_block, s.dh);
-    for (int64_t task = t0; task < t1; ++task) {
-      const int64_t b = task / (s.heads * q_blocks), h = (task / q_blocks) % s.heads;
-      const int64_t i0 = (task % q_blocks) * query_block;
-      attend_query_block(s, d, b, h, i0, std::min(query_block, s.n - i0), key_block, w);
-    }
-  });
+    for (int64_t task = 0; task < tasks; ++task) run(task, w);
+    return;
+  }
+  // Eigen runs single-threaded inside the parallel region (it sees the enclosing team).
+#pragma omp parallel
+  {
+    Workspace w(query_block, key_block, s.dh);
+#pragma omp for schedule(dynamic)
+    for (int64_t task = 0; task < tasks; ++task) run(task, w);
+  }
 }
 
 void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,
