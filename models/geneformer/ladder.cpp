@@ -63,7 +63,11 @@ Switches switches_for(size_t stage, Precision reduced, bool tensor_cores) {
   }
   if (stage >= kEngineFp16) {
     sw.precision = reduced;
-    sw.attention = tensor_cores ? Precision::f16 : Precision::f32;
+    // Without tensor cores: bf16 products where the backend's reduced precision is bf16 (the
+    // CPU's fused attention, fp32 softmax), else fp32.
+    sw.attention = tensor_cores                 ? Precision::f16
+                   : reduced == Precision::bf16 ? Precision::bf16
+                                                : Precision::f32;
   }
   if (stage >= kEngineInt8) {
     sw.precision = Precision::int8;

@@ -537,9 +537,9 @@ void CoreOps::attention_fused(const AttentionShape& s, const Tensor& q, const Te
     fail(op, "negative shape: batch " + text(s.batch) + ", n " + text(s.n) + ", heads " +
                  text(s.heads) + ", dh " + text(s.dh));
   if (s.precision != Precision::f32 && s.precision != Precision::tf32 &&
-      s.precision != Precision::f16)
-    fail(op,
-         std::string("precision ") + precision_name(s.precision) + " is none of fp32, tf32, fp16");
+      s.precision != Precision::f16 && s.precision != Precision::bf16)
+    fail(op, std::string("precision ") + precision_name(s.precision) +
+                 " is none of fp32, tf32, fp16, bf16");
   const int64_t rows = s.batch * s.n, width = s.heads * s.dh;
   expect_strided(*this, op, "q", q, rows, s.ld_q, s.q_col, width);
   expect_strided(*this, op, "k", k, rows, s.ld_k, s.k_col, width);

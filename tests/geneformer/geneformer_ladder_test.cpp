@@ -67,6 +67,9 @@ TEST(GeneformerLadderSpec, StagesAndSwitches) {
   EXPECT_EQ(switches_for(kEngineFp32, Precision::bf16, false).precision, Precision::f32);
   EXPECT_EQ(switches_for(kEngineFp16, Precision::bf16, false).precision, Precision::bf16);
   EXPECT_EQ(switches_for(kEngineFp16, Precision::f16, true).attention, Precision::f16);
+  // Without tensor cores: bf16 products where the reduced precision is bf16 (the CPU), else fp32.
+  EXPECT_EQ(switches_for(kEngineFp16, Precision::bf16, false).attention, Precision::bf16);
+  EXPECT_EQ(switches_for(kEngineFp16, Precision::f16, false).attention, Precision::f32);
   const Switches int8 = switches_for(kEngineInt8, Precision::f16, true);
   EXPECT_TRUE(int8.calibrated && int8.fused_attention);
   EXPECT_EQ(int8.precision, Precision::int8);

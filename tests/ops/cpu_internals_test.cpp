@@ -257,6 +257,56 @@ TEST(OpsCpu, MaskedAttentionTrimsTrailingMaskedKeys) {
   unsetenv("STAGEBENCH_ATTENTION_TRIM");
 }
 
+// The bf16 block kernel (reduced precision, attention_masked_bf16.cpp) against the double
+// reference at bf16's tolerance, across block edges (query blocks off the 16 lanes, key blocks
+// off the 6-row tiles and odd, so the last key pair is padded), trimmed and not, with head widths
+// on and off the 16-float vectors; and not within fp32's tolerance (so the bf16 products ran).
+// STAGEBENCH_CPU_ATTENTION_BF16=off keeps the fp32 path at the same precision.
+TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
+  AttentionShape probe;
+  probe.precision = Precision::bf16, probe.dh = 64;
+  if (!cpu::masked_attention_uses_bf16(probe))
+    GTEST_SKIP() << "no bf16 attention kernel in this build (needs AVX512-BF16)";
+  const int64_t batch = 2, heads = 2;
+  for (int64_t dh : {64, 40}) {
+    for (int64_t n : {37, 70}) {
+      const int64_t d = heads * dh;
+      AttentionShape s;
+      s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 1.0f / std::sqrt(dh * 1.0f);
+      s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+      s.precision = Precision::bf16;
+      const Vec qkv = random_vec(batch * n * 3 * d, 50 + n + dh, -2, 2);
+      Vec bias(batch * n, 0.0f);
+      for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
+      for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+      const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+      for (const char* trim : {"on", "off"}) {
+        setenv("STAGEBENCH_ATTENTION_TRIM", trim, 1);
+        for (auto [qb, kb] : {std::pair<int64_t, int64_t>{16, 8},
+                              {5, 7},
+                              {cpu::kMaskedQueryBlock, cpu::kMaskedKeyBlock}}) {
+          Vec out(want.size(), -1.0f);
+          cpu::masked_attention_streaming(
+              s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, qb, kb);
+          const std::string where = "dh " + std::to_string(dh) + " n " + std::to_string(n) +
+                                    " trim " + trim + " blocks " + std::to_string(qb) + "x" +
+                                    std::to_string(kb);
+          EXPECT_EQ(compare({"out", out, want, Precision::bf16}), "") << where;
+          EXPECT_NE(compare({"out", out, want}), "") << where << ": fp32-exact, bf16 not used?";
+        }
+      }
+      unsetenv("STAGEBENCH_ATTENTION_TRIM");
+      setenv("STAGEBENCH_CPU_ATTENTION_BF16", "off", 1);
+      EXPECT_FALSE(cpu::masked_attention_uses_bf16(s));
+      Vec out(want.size(), -1.0f);
+      cpu::masked_attention_streaming(
+          s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()});
+      EXPECT_EQ(compare({"out", out, want}), "") << "dh " << dh << " n " << n << " knob off";
+      unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
+    }
+  }
+}
+
 // gemm_batched at a precision the CPU lacks is refused by the front, with the backend's reason.
 TEST(OpsCpu, BatchedGemmRefusesF16AndTf32WithTheReason) {
   auto be = make_cpu_backend();

@@ -3,8 +3,12 @@
 //
 // Each task is one (batch item, head, query block); it multiplies its scaled query block
 // against one key block at a time (two Eigen GEMMs on strided maps of the packed tensors) and
-// keeps per-query running max, sum and output accumulator. Everything is fp32: the CPU has no
-// tf32 or fp16 arithmetic, so AttentionShape::precision is ignored here.
+// keeps per-query running max, sum and output accumulator. At f32 and tf32 (the CPU has no tf32)
+// everything is fp32. At a reduced precision (bf16, or f16, which the CPU computes as bf16) the
+// two products of each block run on bf16 operands with fp32 accumulation
+// (attention_masked_bf16.cpp; softmax and accumulator fp32), where the build targets
+// AVX512-BF16 and the head width is even; STAGEBENCH_CPU_ATTENTION_BF16=off keeps the fp32
+// path there too, to time the two in one session.
 //
 // The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
 // default, as on OpenCL): their weights exp(kMaskedLogit - max) are exactly 0, so only the
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "models/ops/cpu/activation.h"
+#include "models/ops/cpu/attention_masked_bf16.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
@@ -97,17 +102,18 @@ void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, i
 
 }  // namespace
 
-void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
-                                int64_t query_block, int64_t key_block) {
+namespace {
+
+// Runs every (item, head, query block) task with one Workspace per thread.
+template <typename Workspace, typename Attend>
+void run_tasks(const AttentionShape& s, int64_t query_block, int64_t key_block,
+               const std::vector<int64_t>& ends, Attend attend) {
   const int64_t q_blocks = (s.n + query_block - 1) / query_block;
   const int64_t tasks = s.batch * s.heads * q_blocks;
-  const std::vector<int64_t> ends =
-      key_ends(s, d.key_bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM"));
   auto run = [&](int64_t task, Workspace& w) {
     const int64_t b = task / (s.heads * q_blocks), h = (task / q_blocks) % s.heads;
     const int64_t i0 = (task % q_blocks) * query_block;
-    attend_query_block(s, d, b, h, i0, std::min(query_block, s.n - i0), key_block,
-                       ends[static_cast<size_t>(b)], w);
+    attend(b, h, i0, std::min(query_block, s.n - i0), ends[static_cast<size_t>(b)], w);
   };
   // Two GEMMs of query_block x n x dh per task, plus the exps: below the grain, or inside a
   // parallel region, one thread runs them all.
@@ -124,6 +130,34 @@ void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionDa
 #pragma omp for schedule(dynamic)
     for (int64_t task = 0; task < tasks; ++task) run(task, w);
   }
+}
+
+}  // namespace
+
+bool masked_attention_uses_bf16(const AttentionShape& s) {
+  const bool reduced = s.precision == Precision::bf16 || s.precision == Precision::f16;
+  return reduced && masked_attention_bf16_built() && s.dh % 2 == 0 &&
+         read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");
+}
+
+void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
+                                int64_t query_block, int64_t key_block) {
+  const std::vector<int64_t> ends =
+      key_ends(s, d.key_bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM"));
+  if (masked_attention_uses_bf16(s)) {
+    run_tasks<MaskedAttentionBf16Workspace>(s, query_block, key_block, ends,
+                                            [&](int64_t b, int64_t h, int64_t i0, int64_t bq,
+                                                int64_t end, MaskedAttentionBf16Workspace& w) {
+                                              attend_query_block_bf16(s, d, b, h, i0, bq, key_block,
+                                                                      end, w);
+                                            });
+    return;
+  }
+  run_tasks<Workspace>(
+      s, query_block, key_block, ends,
+      [&](int64_t b, int64_t h, int64_t i0, int64_t bq, int64_t end, Workspace& w) {
+        attend_query_block(s, d, b, h, i0, bq, key_block, end, w);
+      });
 }
 
 void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, const Tensor& k,

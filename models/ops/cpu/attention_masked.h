@@ -22,6 +22,11 @@ struct MaskedAttentionData {
 inline constexpr int64_t kMaskedQueryBlock = 128;
 inline constexpr int64_t kMaskedKeyBlock = 512;
 
+// Whether a call of this shape takes the bf16 block kernel (attention_masked_bf16.h): a reduced
+// precision, a build with AVX512-BF16, an even head width and STAGEBENCH_CPU_ATTENTION_BF16 not
+// "off".
+bool masked_attention_uses_bf16(const AttentionShape& s);
+
 void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
                                 int64_t query_block = kMaskedQueryBlock,
                                 int64_t key_block = kMaskedKeyBlock);
