@@ -29,8 +29,11 @@ TEST_P(OpsCpuKnobs, AnUnknownValueFailsTheBackend) {
 
 TEST_P(OpsCpuKnobs, ItsNamedValuesAreAccepted) {
   const char* variable = GetParam();
-  for (const char* value :
-       {"", std::string(variable).find("OP_TIMES") != std::string::npos ? "on" : "eigen"}) {
+  const std::string name = variable;
+  const char* named = name.find("OP_TIMES") != std::string::npos         ? "on"
+                      : name.find("ATTENTION_BF16") != std::string::npos ? "off"
+                                                                         : "eigen";
+  for (const char* value : {"", named}) {
     const ScopedEnv env(variable, value);
     EXPECT_NO_THROW(make_cpu_backend()) << variable << "=" << value;
   }
@@ -38,7 +41,8 @@ TEST_P(OpsCpuKnobs, ItsNamedValuesAreAccepted) {
 
 INSTANTIATE_TEST_SUITE_P(ReadWhenMade, OpsCpuKnobs,
                          ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
-                                           "STAGEBENCH_CPU_OP_TIMES"),
+                                           "STAGEBENCH_CPU_OP_TIMES",
+                                           "STAGEBENCH_CPU_ATTENTION_BF16"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param).substr(std::string("STAGEBENCH_").size());
                          });

@@ -68,6 +68,8 @@ CpuBackend::CpuBackend()
   const bool linear_on_onednn =
       read_knob("STAGEBENCH_CPU_F32_LINEAR", true, {{"onednn", true}, {"eigen", false}});
   onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ && linear_on_onednn;
+  // Read again at each fused attention (attention_masked.cpp); here so a bad value fails first.
+  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");
 }
 
 // Out of line: DnnlGemm is incomplete in the header.
