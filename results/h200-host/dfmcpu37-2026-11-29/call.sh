@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# dfmcpu37's host call: DeepFM small's whole ladder, old (main) and new binaries in alternating
+# processes (new with the fp32 ceiling first, then old, new, old, new; new-g8k = new with
+# STAGEBENCH_CPU_PARALLEL_GRAIN=8192), paired-noise sampling; then the op tables of
+# preallocated-loss and amp for both binaries (STAGEBENCH_CPU_OP_TIMES=1); then PyTorch's peer
+# on the same cores, last, within what is left of the call's budget.
+# Run from the repository root with the bundle carried in build-dfmcpu37/.
+set -u
+T0=$SECONDS; LIMIT=${LIMIT:-280}
+R=/tmp/dfm37; rm -rf $R; mkdir -p $R; tar xJf build-dfmcpu37/cpu-server.tar.xz -C $R; b=$R/cpu-server
+O=$OUT/d37; mkdir -p $O
+export OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores
+S="--size small --backend cpu --max-samples 400 --stable-checks 10 --warmup 1 --quality paired-noise"
+log() { echo "[$((SECONDS - T0)) s] $*" >> $O/session.txt; }
+pack() { tar czf $OUT/d37.tar.gz -C $OUT d37; }
+lscpu > $O/lscpu.txt 2>&1
+# PyTorch binds its own threads (scripts/cpu-server.sh says why the peer runs unbound).
+printf '#!/bin/sh\nexport OMP_PROC_BIND=close OMP_PLACES=cores TORCHINDUCTOR_COMPILE_THREADS=16\nexec python3 "$@"\n' > $R/python-bound
+chmod +x $R/python-bound
+left() { echo $((LIMIT - (SECONDS - T0))); }
+run() {  # name limit env... -- args
+  local name=$1 lim=$2; shift 2
+  local envs=(); while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  ((lim > $(left))) && lim=$(left)
+  ((lim < 5)) && { log "$name: skipped, no time left"; return; }
+  log "$name: ${envs[*]} $*"
+  env "${envs[@]}" LD_LIBRARY_PATH=$b/lib timeout -s INT -k 10 $lim "$@" > $O/$name.log 2>&1
+  log "$name: exit $?"; pack
+}
+MT=${MT:-7}
+run ab-new-1 45 -- $b/new/stagebench run deepfm $S --max-time $MT -o $O/deepfm-small-new.json
+cp $O/deepfm-small-new.json $O/ab-new-1.json 2>/dev/null
+run ab-old-1 $((MT + 15)) -- $b/old/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-old-1.json
+run ab-newg8k-1 $((MT + 15)) STAGEBENCH_CPU_PARALLEL_GRAIN=8192 -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-newg8k-1.json
+run ab-old-2 $((MT + 15)) -- $b/old/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-old-2.json
+run ab-new-2 $((MT + 15)) -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-new-2.json
+run ab-newg8k-2 $((MT + 15)) STAGEBENCH_CPU_PARALLEL_GRAIN=8192 -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-newg8k-2.json
+python3 $b/cpu_server_ab.py $O/ab-old-1.json $O/ab-new-1.json $O/ab-newg8k-1.json $O/ab-old-2.json $O/ab-new-2.json $O/ab-newg8k-2.json > $O/ab.md 2>&1
+for v in old new; do
+  run ops-$v 20 STAGEBENCH_CPU_OP_TIMES=1 -- $b/$v/stagebench run deepfm --size small --backend cpu --no-ceilings --stages preallocated-loss amp --max-time 3 -o $O/ops-$v.json
+done
+# PyTorch last: what is left, less 10 s for the summary.
+P=$(( $(left) - 12 ))
+if ((P > 40)); then
+  run deepfm-peer $((P + 5)) -u OMP_PROC_BIND -u OMP_PLACES -- $b/new/stagebench peer deepfm --size small --device cpu --python $R/python-bound --variant-budget 85 --scripts $b/reference --runs 20 --deadline $((P - 5)) -o $O/deepfm-small-new.json
+fi
+{
+  for f in $O/deepfm-small-new.json $O/ab-*.json; do echo "# $(basename $f)"; LD_LIBRARY_PATH=$b/lib $b/new/stagebench report $f; echo; done
+  for f in $O/ops-*.json; do echo "# $(basename $f)"; python3 $b/cpu_server_ops.py $f 40; done
+  python3 $b/cpu_server_noise.py $O/ab-*.json
+} > $O/summary.md 2>&1
+log done; pack
+cat $O/ab.md
