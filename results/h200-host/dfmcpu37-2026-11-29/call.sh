@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# dfmcpu37's host call: DeepFM small's whole ladder, old (main) and new binaries in alternating
-# processes (new with the fp32 ceiling first, then old, new, old, new; new-g8k = new with
-# STAGEBENCH_CPU_PARALLEL_GRAIN=8192), paired-noise sampling; then the op tables of
-# preallocated-loss and amp for both binaries (STAGEBENCH_CPU_OP_TIMES=1); then PyTorch's peer
-# on the same cores, last, within what is left of the call's budget.
+# dfmcpu37's host call: DeepFM small's whole ladder in alternating processes, paired-noise
+# sampling, the new binary's first process measuring the fp32 ceiling; variants (each a process
+# a round): "off" = the new binary with every dfmcpu37 knob at its old path (main's code but
+# LayerNorm backward's kept buffer), "new" = the defaults, "g8k" = new with
+# STAGEBENCH_CPU_PARALLEL_GRAIN=8192, and "old" = main's binary where the bundle has one. Then
+# the op tables of preallocated-loss and amp, off and new (STAGEBENCH_CPU_OP_TIMES=1), and
+# PyTorch's peer on the same cores, last, within what is left of the call's budget.
 # Run from the repository root with the bundle carried in build-dfmcpu37/.
 set -u
 T0=$SECONDS; LIMIT=${LIMIT:-280}
@@ -11,6 +13,7 @@ R=/tmp/dfm37; rm -rf $R; mkdir -p $R; tar xJf build-dfmcpu37/cpu-server.tar.xz -
 O=$OUT/d37; mkdir -p $O
 export OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores
 S="--size small --backend cpu --max-samples 400 --stable-checks 10 --warmup 1 --quality paired-noise"
+OFF="STAGEBENCH_CPU_BF16_IMAGES=off STAGEBENCH_CPU_GEMM_BIAS=off STAGEBENCH_CPU_FUSED_DROPOUT=off STAGEBENCH_CPU_SUM_BLOCK=64"
 log() { echo "[$((SECONDS - T0)) s] $*" >> $O/session.txt; }
 pack() { tar czf $OUT/d37.tar.gz -C $OUT d37; }
 lscpu > $O/lscpu.txt 2>&1
@@ -28,18 +31,26 @@ run() {  # name limit env... -- args
   log "$name: exit $?"; pack
 }
 MT=${MT:-7}
-run ab-new-1 45 -- $b/new/stagebench run deepfm $S --max-time $MT -o $O/deepfm-small-new.json
-cp $O/deepfm-small-new.json $O/ab-new-1.json 2>/dev/null
-run ab-old-1 $((MT + 15)) -- $b/old/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-old-1.json
-run ab-newg8k-1 $((MT + 15)) STAGEBENCH_CPU_PARALLEL_GRAIN=8192 -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-newg8k-1.json
-run ab-old-2 $((MT + 15)) -- $b/old/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-old-2.json
-run ab-new-2 $((MT + 15)) -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-new-2.json
-run ab-newg8k-2 $((MT + 15)) STAGEBENCH_CPU_PARALLEL_GRAIN=8192 -- $b/new/stagebench run deepfm $S --no-ceilings --max-time $MT -o $O/ab-newg8k-2.json
-python3 $b/cpu_server_ab.py $O/ab-old-1.json $O/ab-new-1.json $O/ab-newg8k-1.json $O/ab-old-2.json $O/ab-new-2.json $O/ab-newg8k-2.json > $O/ab.md 2>&1
-for v in old new; do
-  run ops-$v 20 STAGEBENCH_CPU_OP_TIMES=1 -- $b/$v/stagebench run deepfm --size small --backend cpu --no-ceilings --stages preallocated-loss amp --max-time 3 -o $O/ops-$v.json
+files=()
+for r in 1 2; do
+  for v in off new g8k old; do
+    bin=$b/new/stagebench envs=(); C=--no-ceilings
+    case $v in
+      off) read -ra envs <<<"$OFF" ;;
+      g8k) envs=(STAGEBENCH_CPU_PARALLEL_GRAIN=8192) ;;
+      old) bin=$b/old/stagebench; [[ -x $bin ]] || continue ;;
+    esac
+    out=$O/ab-$v-$r.json
+    if [[ $v == new && $r == 1 ]]; then C=""; out=$O/deepfm-small-new.json; fi
+    run ab-$v-$r $((MT + 30)) "${envs[@]}" -- $bin run deepfm $S $C --max-time $MT -o $out
+    [[ $out != $O/ab-$v-$r.json ]] && cp $out $O/ab-$v-$r.json 2>/dev/null
+    files+=($O/ab-$v-$r.json)
+  done
 done
-# PyTorch last: what is left, less 10 s for the summary.
+python3 $b/cpu_server_ab.py "${files[@]}" > $O/ab.md 2>&1
+run ops-off 20 STAGEBENCH_CPU_OP_TIMES=1 $OFF -- $b/new/stagebench run deepfm --size small --backend cpu --no-ceilings --stages preallocated-loss amp --max-time 3 -o $O/ops-off.json
+run ops-new 20 STAGEBENCH_CPU_OP_TIMES=1 -- $b/new/stagebench run deepfm --size small --backend cpu --no-ceilings --stages preallocated-loss amp --max-time 3 -o $O/ops-new.json
+# PyTorch last: what is left, less 12 s for the summary.
 P=$(( $(left) - 12 ))
 if ((P > 40)); then
   run deepfm-peer $((P + 5)) -u OMP_PROC_BIND -u OMP_PLACES -- $b/new/stagebench peer deepfm --size small --device cpu --python $R/python-bound --variant-budget 85 --scripts $b/reference --runs 20 --deadline $((P - 5)) -o $O/deepfm-small-new.json
