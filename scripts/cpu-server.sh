@@ -58,8 +58,9 @@ bundle() {
       grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
       while read -r lib; do cp -L "$lib" "$dir/lib/"; done
   done
+  # With the modules they import (a peer without cuda_timing.py failed at import, dfmcpu37).
   cp "$here"/reference/{enformer,deepfm,dynunet,geneformer}_torch.py \
-    "$here"/reference/peer_timing.py "$dir/reference/"
+    "$here"/reference/{peer_timing,cuda_timing,synthetic_cells}.py "$dir/reference/"
   cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$here"/cpu_server_ab.py "$dir/"
   # PROBE: scripts/cpu_server_gemm_probe.cpp built for the host (it links the same oneDNN).
   [[ -n ${PROBE:-} ]] && cp "$PROBE" "$dir/probe"
