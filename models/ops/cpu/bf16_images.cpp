@@ -57,15 +57,10 @@ void Bf16Images::hold(const float* base, int64_t numel) {
   const bool fresh = im.holds++ == 0;
   if (!fresh && numel <= im.numel) return;  // a nested hold inside the held extent
   im.numel = fresh ? numel : std::max(im.numel, numel);
-  const size_t bytes = (static_cast<size_t>(im.numel) * 2 + 63) / 64 * 64;
-  if (bytes > im.bytes) {
-    free_bits(im);
-    im.bits = static_cast<uint16_t*>(HostPool::process().take(bytes, 64));
-    if (im.bits == nullptr) throw std::bad_alloc();
-    im.bytes = bytes;
-    tracker_->allocated(bytes);
-  }
-  // Nothing converted yet: the values may have changed since the last hold.
+  // The buffer comes at the first read (find): holds that no bf16 product reads (DynUNet's,
+  // for its convolutions) cost no memory. Nothing converted yet: the values may have changed
+  // since the last hold.
+  if (static_cast<size_t>(im.numel) * 2 > im.bytes) free_bits(im);
   im.ready.assign(static_cast<size_t>((im.numel + kBlock - 1) / kBlock), 0);
 }
 
@@ -85,6 +80,13 @@ const uint16_t* Bf16Images::find(const float* p, int64_t count) {
   Image& im = *it->second;
   const float* base = it->first;
   if (p + count > base + im.numel) return nullptr;
+  if (im.bits == nullptr) {
+    const size_t bytes = (static_cast<size_t>(im.numel) * 2 + 63) / 64 * 64;
+    im.bits = static_cast<uint16_t*>(HostPool::process().take(bytes, 64));
+    if (im.bits == nullptr) throw std::bad_alloc();
+    im.bytes = bytes;
+    tracker_->allocated(bytes);
+  }
   const int64_t from = p - base, b0 = from / kBlock, b1 = (from + count - 1) / kBlock + 1;
   std::vector<int64_t> todo;
   for (int64_t b = b0; b < b1; ++b)
