@@ -12,6 +12,7 @@ c++ -std=c++20 -O2 -Wall -Wextra -I"$root" "$root/probes/wgmma/wgmma_probe.cpp" 
   "$root/models/ops/opencl/wgmma_ptx.cpp" "$root/models/ops/opencl/wgmma_program.cpp" -lOpenCL -o "$dest/wgmma_probe"
 cp -L "$(ldd "$dest/wgmma_probe" | awk '/libOpenCL/{print $3}')" "$dest/lib/"
 cp "$root/probes/wgmma/wgmma_gemm.cl" "$dest/kernels/"
+cp "$root/models/ops/activation_codes.h" "$dest/mma-kernels/"  # common.cl's SB_ACT_*
 for f in common gemm_mma_nvidia gemm_pipelined gemm_pipe_body; do
   cp "$root/models/ops/opencl/kernels/$f.cl" "$dest/mma-kernels/"
 done

@@ -1,6 +1,7 @@
 #include "models/geneformer/workload.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 #include "models/geneformer/checkpoint.h"
 #include "models/geneformer/counts.h"
 #include "models/io/weight_source.h"
+#include "models/ops/knobs.h"
 
 namespace sb::geneformer {
 namespace {
@@ -109,14 +111,12 @@ Switches GeneformerWorkload::switches(size_t stage) const {
   // STAGEBENCH_HALF_ACTIVATIONS=off: fp32 activations with a conversion before each f16 GEMM,
   // as before issue 27, to measure the two in one session; =fp16-only: the int8 stage keeps
   // fp32 activations (and its fp32-input quantize passes), as before 2026-11-28.
-  if (const char* env = std::getenv("STAGEBENCH_HALF_ACTIVATIONS")) {
-    const std::string knob = env;
-    if (knob == "off" || (knob == "fp16-only" && sw.precision == Precision::int8))
-      sw.half_activations = false;
-    else if (!knob.empty() && knob != "on" && knob != "fp16-only")
-      throw std::invalid_argument("STAGEBENCH_HALF_ACTIVATIONS=" + knob +
-                                  ": expected on, off or fp16-only");
-  }
+  enum class Half : uint8_t { on, off, fp16_only };
+  const Half half =
+      read_knob("STAGEBENCH_HALF_ACTIVATIONS", Half::on,
+                {{"on", Half::on}, {"off", Half::off}, {"fp16-only", Half::fp16_only}});
+  if (half == Half::off || (half == Half::fp16_only && sw.precision == Precision::int8))
+    sw.half_activations = false;
   // The fused attention reads and writes f16 only on its f16 tensor-core kernel, whose heads are
   // 64 wide (attention_masked.cpp); other widths keep fp32 activations.
   if (config_.head_dim() != 64) sw.half_activations = false;

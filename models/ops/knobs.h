@@ -55,4 +55,14 @@ Knob parse_auto_off_knob(const char* variable, const char* value) {
 bool parse_on_off_knob(const char* variable, const char* value, bool unset = true);
 bool read_on_off_knob(const char* variable, bool unset = true);
 
+// A knob that is a number: `unset` when unset or empty, else the whole text read as a finite
+// number greater than zero; anything else ("abc", "12x", "0", "-3", "inf") throws
+// std::invalid_argument naming the variable, where std::atoll/atof would have read 0 and
+// silently chosen another path.
+double parse_positive_number_knob(const char* variable, const char* value, double unset);
+double read_positive_number_knob(const char* variable, double unset);
+// The same for a count (a whole number of work-groups, bytes, ...): a fraction throws too.
+long long parse_positive_count_knob(const char* variable, const char* value, long long unset);
+long long read_positive_count_knob(const char* variable, long long unset);
+
 }  // namespace sb

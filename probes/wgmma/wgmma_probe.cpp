@@ -9,7 +9,8 @@
 //   tile  one warpgroup, D[64, 64] = A[64, K] B[64, K]^T, K = 16 and 64, against a CPU reference,
 //         with the 128-byte swizzle and without swizzle (both offset assignments);
 //   gemm  the 128 x 128 and 128 x 256 wgmma GEMMs, and the project's mma.sync pipeline
-//         (models/ops/opencl/kernels, the 128 x 256 and 128 x 128 double-buffered variants) on the
+//         (models/ops/opencl/kernels: since mma37 the forms of kMmaForms, among them timing-only
+//         ones that leave a part of the K loop out; MMA_FORMS=a,b picks some) on the
 //         same inputs: checked (a full CPU reference at a small size; sampled entries and the
 //         two kernels against each other at the timed sizes), then timed with OpenCL profiling
 //         events, variants in turn each round, median of the rounds after warm-up.
@@ -361,18 +362,87 @@ struct Variant {
   std::function<void(cl_kernel, cl_mem, cl_mem, cl_mem, int, int, int)> args;
   std::function<void(int, int, Variant&)> grid;  // sets global, global_y for M, N
   int bm = 128, bn = 128;
+  bool timing_only = false;  // mma37's PIPE_PROBE forms: wrong products by design, timed only
 };
 
-std::string mma_source(const std::string& dir, int bn) {
-  const std::string threads = std::to_string(2 * bn / 64 * 32);
-  return read_file(dir + "/common.cl") + "\n" + read_file(dir + "/gemm_mma_nvidia.cl") + "\n" +
-         read_file(dir + "/gemm_pipelined.cl") + "\n#define PIPE_NAME gemm_f16_pipe_" +
-         std::to_string(bn) + "_db\n#define PIPE_BN " + std::to_string(bn) +
-         "\n#define PIPE_THREADS " + threads +
-         "\n#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n"
+// The project's mma.sync pipeline kernel `name` (gemm_pipe_body.cl) with `defines`: the tile
+// (bn, threads) and mma37's forms (PIPE_MI, PIPE_PAIR, PIPE_OWN_RING, PIPE_PROBE).
+std::string mma_source(const std::string& dir, const std::string& name, int bn, int threads,
+                       const std::string& defines) {
+  std::string codes;
+  try {
+    codes = read_file(dir + "/activation_codes.h");  // common.cl's SB_ACT_* (since gemm34)
+  } catch (const std::exception&) {
+  }
+  return codes + "\n" + read_file(dir + "/common.cl") + "\n" +
+         read_file(dir + "/gemm_mma_nvidia.cl") + "\n" + read_file(dir + "/gemm_pipelined.cl") +
+         "\n#define PIPE_NAME " + name + "\n#define PIPE_BN " + std::to_string(bn) +
+         "\n#define PIPE_THREADS " + std::to_string(threads) +
+         "\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n"
          "#define PIPE_FRAG(r) (r)\n#define PIPE_ACC float\n#define PIPE_EXTRA_PARAMS\n"
          "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n" +
-         read_file(dir + "/gemm_pipe_body.cl");
+         defines + read_file(dir + "/gemm_pipe_body.cl");
+}
+
+// mma37: the pipeline's forms timed side by side (the op layer's, and the probe's timing-only
+// ones with a part of the K loop left out: PIPE_PROBE in gemm_pipe_body.cl).
+struct MmaForm {
+  const char* name;  // the kernel's name here (the op layer's where it is one of its kernels)
+  int bn, threads;
+  const char* defines;
+  const char* what;
+};
+const MmaForm kMmaForms[] = {
+    {"gemm_f16_pipe_256_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n",
+     "128x256x64, 8 warps of 64x64, 3-tile ring, fragments double-buffered (the default)"},
+    {"gemm_f16_pipe_256_db_ring4", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_OWN_RING 4\n",
+     "as the default, 4-tile ring (STAGEBENCH_PIPE_RING=4)"},
+    {"gemm_f16_pipe_128_db", 128, 128, "#define PIPE_DOUBLE_BUFFER 1\n",
+     "128x128x64, 4 warps of 64x64, 3-tile ring, double-buffered"},
+    {"gemm_f16_pipe_256", 256, 256, "#define PIPE_DOUBLE_BUFFER 0\n",
+     "128x256x64, 8 warps, 3-tile ring, one set of fragments"},
+    {"gemm_f16_pipe_256_pair_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_PAIR 1\n",
+     "mma37: 8 warps, two K tiles a barrier, 4-tile ring, double-buffered"},
+    {"gemm_f16_pipe_256_fc_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n",
+     "mma37: the default with its copies set up once"},
+    {"gemm_f16_pipe_256_fc_db_ring4", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_OWN_RING 4\n",
+     "mma37: copies set up once, 4-tile ring"},
+    {"gemm_f16_pipe_256_fc_pair_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_PAIR 1\n",
+     "mma37: copies set up once, two K tiles a barrier"},
+    {"gemm_f16_pipe_256_spread_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
+     "mma37: copies set up once and spread over the k steps, 4-tile ring"},
+    {"gemm_f16_pipe_128_spread_db", 128, 128,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
+     "mma37: 128x128, copies set up once and spread, 4-tile ring (two work-groups an SM)"},
+    {"gemm_f16_pipe_256_w16", 256, 512, "#define PIPE_DOUBLE_BUFFER 0\n#define PIPE_MI 2\n",
+     "mma37: 16 warps of 32x64, 3-tile ring, one set of fragments"},
+    {"gemm_f16_pipe_256_w16_spread_db", 256, 512,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_MI 2\n#define PIPE_FAST 1\n#define PIPE_SPREAD "
+     "1\n",
+     "mma37: 16 warps of 32x64, copies set up once and spread, double-buffered"},
+    {"probe_nocopy", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_PROBE 1\n",
+     "TIMING ONLY: the default without the K loop's copies and waits"},
+    {"probe_nobarrier", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_PROBE 2\n",
+     "TIMING ONLY: without copies, waits and barriers"},
+    {"probe_noldmatrix", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_PROBE 3\n",
+     "TIMING ONLY: without copies, waits, barriers and ldmatrix (mma and epilogue)"},
+};
+
+// The program's PTX (what NVIDIA's OpenCL compiler made), for ptxas -v and cuobjdump there.
+void write_ptx(cl_program p, const std::string& path) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS ||
+      size == 0)
+    return;
+  std::string bin(size, '\0');
+  unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) return;
+  while (!bin.empty() && bin.back() == '\0') bin.pop_back();
+  write_file(path, bin);
 }
 
 struct Gemm {
@@ -428,19 +498,24 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
     }
   }
   if (mma) {
-    for (const int bn : {256, 128}) {
-      const std::string name = "mma_sync_" + std::to_string(bn);
+    const char* only = std::getenv("MMA_FORMS");  // a comma list of names, or all
+    for (const MmaForm& f : kMmaForms) {
+      const std::string name = f.name;
+      if (only && *only &&
+          ("," + std::string(only) + ",").find("," + name + ",") == std::string::npos)
+        continue;
       try {
-        cl_program p = build_source(cl, mma_source(mdir, bn),
+        cl_program p = build_source(cl, mma_source(mdir, name, f.bn, f.threads, f.defines),
                                     "-cl-std=CL1.2 -DREDUCE_WG=256 -cl-nv-verbose", out, name);
+        write_ptx(p, out + "/" + name + ".ptx");
         cl_int err;
         Variant v;
-        v.name = name + " (project's mma.sync pipeline, 128x" + std::to_string(bn) +
-                 "x64, 3 stages, fragments double-buffered)";
-        v.kernel = clCreateKernel(p, ("gemm_f16_pipe_" + std::to_string(bn) + "_db").c_str(), &err);
+        v.name = name + " (" + f.what + ")";
+        v.kernel = clCreateKernel(p, name.c_str(), &err);
         check(err, "clCreateKernel " + name);
-        v.local = static_cast<size_t>(2 * bn / 64 * 32);
-        v.bn = bn;
+        v.local = static_cast<size_t>(f.threads);
+        v.bn = f.bn;
+        v.timing_only = name.rfind("probe_", 0) == 0;
         v.args = [](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
           const cl_mem none = nullptr;
           const int zero = 0;
@@ -509,11 +584,14 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
         const auto got = read_floats(cl, bc, cn);
         const Check c = check_against_ref(got, a, b, M, N, K, pairs);
         result = c.text() + (size < 0 ? " (full CPU reference)" : " (2048 sampled entries)");
-        if (!c.pass()) {
+        if (v.timing_only) {
+          result = "timing only (products wrong by design): " + result;
+        } else if (!c.pass()) {
           ++failures;
           broken[vi] = true;
         }
-        if (first_out.empty()) {
+        if (v.timing_only) {
+        } else if (first_out.empty()) {
           first_out = got;
           first_name = v.name.substr(0, v.name.find(' '));
         } else {

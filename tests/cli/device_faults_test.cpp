@@ -155,8 +155,10 @@ TEST(DeviceFaults, BadFaultSwitchesAreBadInputBeforeMeasuring) {
       out.string());
   unsetenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT");
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("STAGEBENCH_CL_LOCAL_MEM_LIMIT=99999999999999999999: not a positive"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("STAGEBENCH_CL_LOCAL_MEM_LIMIT=99999999999999999999: expected a whole number "
+                    "greater than zero"),
+      std::string::npos)
       << r.output;
 }
 

@@ -106,5 +106,30 @@ TEST(Knobs, ReadersTakeTheEnvironmentsValue) {
             std::string(kVariable) + "=of: expected on or off");
 }
 
+TEST(Knobs, NumberKnobsTakeAPositiveNumberAndRefuseAnythingElse) {
+  for (const char* v : {static_cast<const char*>(nullptr), ""})
+    EXPECT_EQ(parse_positive_number_knob("STAGEBENCH_TEST_NUMBER", v, 0.0), 0.0);
+  EXPECT_EQ(parse_positive_number_knob("STAGEBENCH_TEST_NUMBER", "2.5", 0.0), 2.5);
+  EXPECT_EQ(parse_positive_number_knob("STAGEBENCH_TEST_NUMBER", "40", 0.0), 40.0);
+  // atof read each of these as a number (0, 12, inf) and silently chose another path.
+  for (const char* bad : {"abc", "12x", "0", "-3", "inf", "nan", "1e999", " "})
+    EXPECT_EQ(
+        refusal([bad] { parse_positive_number_knob("STAGEBENCH_TEST_NUMBER", bad, 1.0); }),
+        std::string("STAGEBENCH_TEST_NUMBER=") + bad + ": expected a number greater than zero");
+}
+
+TEST(Knobs, CountKnobsTakeAWholePositiveNumber) {
+  EXPECT_EQ(parse_positive_count_knob("STAGEBENCH_TEST_COUNT", nullptr, 1056), 1056);
+  EXPECT_EQ(parse_positive_count_knob("STAGEBENCH_TEST_COUNT", "", 1056), 1056);
+  EXPECT_EQ(parse_positive_count_knob("STAGEBENCH_TEST_COUNT", "264", 1056), 264);
+  for (const char* bad : {"2.5", "abc", "0", "-1", "99999999999999999999", "7 "})
+    EXPECT_EQ(refusal([bad] { parse_positive_count_knob("STAGEBENCH_TEST_COUNT", bad, 1); }),
+              std::string("STAGEBENCH_TEST_COUNT=") + bad +
+                  ": expected a whole number greater than zero");
+  const testing::ScopedEnv env(kVariable, "12");
+  EXPECT_EQ(read_positive_count_knob(kVariable, 1), 12);
+  EXPECT_EQ(read_positive_number_knob(kVariable, 1.0), 12.0);
+}
+
 }  // namespace
 }  // namespace sb

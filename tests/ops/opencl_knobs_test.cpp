@@ -41,7 +41,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "STAGEBENCH_THIN_GEMM", "STAGEBENCH_CONV_NCDHW", "STAGEBENCH_F16_IMAGES",
                       "STAGEBENCH_F16_ACTIVATIONS", "STAGEBENCH_F32_GEMM",
                       "STAGEBENCH_EVENTS_AT_SYNC", "STAGEBENCH_CL_EVENTS",
-                      "STAGEBENCH_CLBLAST_TUNING"),
+                      "STAGEBENCH_CLBLAST_TUNING", "STAGEBENCH_CL_LOCAL_MEM_LIMIT"),
     [](const ::testing::TestParamInfo<const char*>& info) {
       return std::string(info.param).substr(std::string("STAGEBENCH_").size());
     });

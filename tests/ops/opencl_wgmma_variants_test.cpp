@@ -95,5 +95,28 @@ TEST(PipeRing, ThreeByDefaultFourOnRequestElseRefused) {
   EXPECT_THROW(parse_pipe_ring("on"), std::invalid_argument);
 }
 
+// mma37: the mma.sync pipeline's kernels are named apart (STAGEBENCH_PIPE_ONLY and the program
+// find them by name), and the f16 forms' rings fit a work-group's local memory: a ring of 4 for
+// the spread and pair forms (gemm_pipe_body.cl), of K tiles of 128 bytes a row.
+TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
+  constexpr int kMaxLocal = 227 * 1024;
+  std::set<std::string> names;
+  for (const char* kind : {"f16", "tf32", "s8"})
+    for (const PipeTile t : kPipeTiles) EXPECT_TRUE(names.insert(pipe_kernel_name(kind, t)).second);
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_db"));  // the old default keeps its name
+  for (const PipeTile t : kPipeTilesF16) {
+    const std::string name = pipe_kernel_name("f16", t);
+    EXPECT_TRUE(names.insert(name).second) << name;
+    EXPECT_FALSE(t.wgmma) << name;
+    EXPECT_TRUE(t.double_buffered) << name << ": the new loops are the double-buffered one's";
+    EXPECT_TRUE(!t.spread || t.fast) << name << ": the spread copies are the set-up ones";
+    const int ring = t.pair || t.spread ? 4 : 3;
+    EXPECT_LE(ring * (128 + t.bn) * 128, kMaxLocal) << name;
+    EXPECT_EQ(t.threads(), 2 * t.bn / 64 * 32) << name;
+  }
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_fc_db"));
+}
+
 }  // namespace
 }  // namespace sb

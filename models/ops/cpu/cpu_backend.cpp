@@ -60,11 +60,14 @@ CpuBackend::CpuBackend()
 #ifdef STAGEBENCH_HAVE_DNNL
   dnnl_ = std::make_unique<DnnlGemm>(host_);
 #endif
-  const char* f32_gemm = std::getenv("STAGEBENCH_CPU_F32_GEMM");
-  cpu30_f32_kernels_ = f32_gemm == nullptr || std::string(f32_gemm) != "eigen";
-  const char* f32_linear = std::getenv("STAGEBENCH_CPU_F32_LINEAR");
-  onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ &&
-                   (f32_linear == nullptr || std::string(f32_linear) != "eigen");
+  // "eigen" asks for Eigen's products (before cpu30 and cpu35); "onednn", the default, names
+  // the current path, so a mistyped value is refused rather than timed as the default.
+  // Both are read in every build, so that a bad value is refused with or without oneDNN.
+  cpu30_f32_kernels_ =
+      read_knob("STAGEBENCH_CPU_F32_GEMM", true, {{"onednn", true}, {"eigen", false}});
+  const bool linear_on_onednn =
+      read_knob("STAGEBENCH_CPU_F32_LINEAR", true, {{"onednn", true}, {"eigen", false}});
+  onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ && linear_on_onednn;
   gemm_bias_ = read_on_off_knob("STAGEBENCH_CPU_GEMM_BIAS");
 }
 

@@ -40,6 +40,7 @@
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/parallel.h"
 #include "models/ops/cpu/quantize.h"
+#include "models/ops/knobs.h"
 
 namespace sb::cpu {
 
@@ -122,8 +123,7 @@ DT weight_type(Precision p) {
 // 6: whether DeepFM's few-hundred-MFLOP products lose to 16 threads' partitioning); unset, every
 // product takes every thread.
 double mflop_per_thread() {
-  const char* v = std::getenv("STAGEBENCH_CPU_GEMM_MFLOP_PER_THREAD");
-  return v != nullptr ? std::atof(v) : 0.0;
+  return read_positive_number_knob("STAGEBENCH_CPU_GEMM_MFLOP_PER_THREAD", 0.0);
 }
 
 // Caps OpenMP's team for what runs in its scope, oneDNN's primitive creation included (its

@@ -1,11 +1,12 @@
 #include "models/ops/opencl/cl_runtime.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+
+#include "models/ops/knobs.h"
 
 namespace sb {
 namespace {
@@ -25,8 +26,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
 // STAGEBENCH_CL_BUILD_LOG=1: every program's build log on stderr, with ptxas's register and
 // spill counts on NVIDIA (-cl-nv-verbose), to see what a kernel costs before timing it.
 bool build_log_wanted() {
-  const char* env = std::getenv("STAGEBENCH_CL_BUILD_LOG");
-  return env && *env && std::string(env) != "0";
+  return parse_knob("STAGEBENCH_CL_BUILD_LOG", std::getenv("STAGEBENCH_CL_BUILD_LOG"), false,
+                    {{"1", true}, {"on", true}, {"0", false}, {"off", false}});
 }
 
 // STAGEBENCH_CL_BINARIES=DIR: every program's binary written to DIR/<program>.bin, on NVIDIA
@@ -53,15 +54,9 @@ ClRuntime::ClRuntime(cl::Device device)
                contains(device_.getInfo<CL_DEVICE_VENDOR>(), "NVIDIA");
   max_work_group_size_ = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   local_mem_bytes_ = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  if (const char* limit = std::getenv("STAGEBENCH_CL_LOCAL_MEM_LIMIT"); limit && *limit) {
-    char* end = nullptr;
-    errno = 0;  // 99999999999999999999 read as ULLONG_MAX, no limit, without a word
-    const unsigned long long bytes = std::strtoull(limit, &end, 10);
-    if (*end != '\0' || bytes == 0 || limit[0] == '-' || errno == ERANGE)
-      throw std::invalid_argument(std::string("STAGEBENCH_CL_LOCAL_MEM_LIMIT=") + limit +
-                                  ": not a positive number of bytes");
-    local_mem_bytes_ = std::min<size_t>(local_mem_bytes_, bytes);
-  }
+  // 99999999999999999999 is refused, not read as ULLONG_MAX (no limit) without a word.
+  const long long limit = read_positive_count_knob("STAGEBENCH_CL_LOCAL_MEM_LIMIT", 0);
+  if (limit > 0) local_mem_bytes_ = std::min<size_t>(local_mem_bytes_, limit);
 }
 
 std::string ClRuntime::device_name() const {

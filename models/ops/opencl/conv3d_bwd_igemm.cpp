@@ -20,8 +20,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/knobs.h"
+#include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -39,8 +39,7 @@ constexpr int64_t kDwBn = 128, kDwBkTf32 = 32, kDwBkBf16 = 64, kDwThreads = 128;
 // STAGEBENCH_CONV_DW_GROUPS: the work-groups every weight gradient aims for, in place of
 // `target` (probe sweeps); at least 1.
 int64_t dw_groups_or(int64_t target) {
-  const char* env = std::getenv("STAGEBENCH_CONV_DW_GROUPS");
-  return env && *env ? std::max<int64_t>(1, std::atoll(env)) : target;
+  return read_positive_count_knob("STAGEBENCH_CONV_DW_GROUPS", target);
 }
 
 // Work-groups the weight gradient aims for: several waves of the H100/H200's 132

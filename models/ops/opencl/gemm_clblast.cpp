@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "models/ops/opencl/clblast_status.h"
 #include "models/ops/knobs.h"
+#include "models/ops/opencl/clblast_status.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
 
 namespace sb {
@@ -243,6 +243,9 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
   for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
   for (const auto& [key, tile] : pipe_tiles_)
     out.emplace_back(key, (tile.wgmma ? "wgmma 128x" : "pipelined 128x") + std::to_string(tile.bn) +
+                              (tile.fast ? ", copies set up once" : "") +
+                              (tile.pair ? ", two K tiles a barrier" : "") +
+                              (tile.spread ? ", copies spread over the k steps" : "") +
                               (tile.double_buffered ? ", fragments double-buffered" : ""));
   for (const auto& [key, splits] : split_ks_)
     if (splits > 1)

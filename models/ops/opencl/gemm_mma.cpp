@@ -57,11 +57,8 @@ std::string mma_variant(const MmaVariant& v) {
          "#undef STORE_W\n#undef WARP_TILE\n#undef ACC_T\n#undef EXTRA_PARAMS\n#undef SCALE_ACC\n";
 }
 
-// Must match PIPE_BM in kernels/gemm_pipelined.cl; a variant has 2 x bn / 64 warps.
+// Must match PIPE_BM in kernels/gemm_pipelined.cl; a variant has PipeTile::threads() items.
 constexpr int64_t kPipeTileM = 128;
-size_t pipe_threads(int bn) {
-  return static_cast<size_t>(2 * bn / 64 * 32);
-}
 
 const char* pipe_name(PipeKind kind) {
   switch (kind) {
@@ -78,8 +75,7 @@ const char* pipe_name(PipeKind kind) {
 }
 
 std::string pipe_kernel(PipeKind kind, PipeTile tile) {
-  return std::string("gemm_") + pipe_name(kind) + "_pipe_" + std::to_string(tile.bn) +
-         (tile.double_buffered ? "_db" : "");
+  return pipe_kernel_name(pipe_name(kind), tile);
 }
 
 // A pipelined GEMM variant: f16 (halves, k16 mma), tf32 (fp32 rounded in registers, k8 mma) or
@@ -87,8 +83,11 @@ std::string pipe_kernel(PipeKind kind, PipeTile tile) {
 std::string pipe_variant(PipeKind kind, PipeTile tile) {
   std::string d = "#define PIPE_NAME " + pipe_kernel(kind, tile) + "\n#define PIPE_BN " +
                   std::to_string(tile.bn) + "\n#define PIPE_THREADS " +
-                  std::to_string(pipe_threads(tile.bn)) + "\n#define PIPE_DOUBLE_BUFFER " +
+                  std::to_string(tile.threads()) + "\n#define PIPE_DOUBLE_BUFFER " +
                   (tile.double_buffered ? "1" : "0") + "\n";
+  if (tile.pair) d += "#define PIPE_PAIR 1\n";
+  if (tile.fast) d += "#define PIPE_FAST 1\n";
+  if (tile.spread) d += "#define PIPE_SPREAD 1\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
@@ -107,6 +106,7 @@ std::string pipe_variants() {
   std::string all;
   for (const PipeKind kind : {PipeKind::f16, PipeKind::tf32, PipeKind::s8})
     for (const PipeTile tile : kPipeTiles) all += pipe_variant(kind, tile);
+  for (const PipeTile tile : kPipeTilesF16) all += pipe_variant(PipeKind::f16, tile);
   return all;
 }
 
@@ -191,6 +191,29 @@ bool gemm_pipelined(Precision p, int64_t k) {
   return k % (p == Precision::tf32 ? 4 : p == Precision::int8 ? 16 : 8) == 0;
 }
 
+std::string pipe_kernel_name(const char* kind, PipeTile tile) {
+  return std::string("gemm_") + kind + "_pipe_" + std::to_string(tile.bn) +
+         (tile.fast && !tile.spread ? "_fc" : "") + (tile.pair ? "_pair" : "") +
+         (tile.spread ? "_spread" : "") + (tile.double_buffered ? "_db" : "");
+}
+
+const char* pipe_only_knob() {
+  static const std::string only = [] {
+    const char* v = std::getenv("STAGEBENCH_PIPE_ONLY");
+    const std::string name = v ? v : "";
+    if (name.empty()) return name;
+    for (const char* kind : {"f16", "tf32", "s8"}) {
+      for (const PipeTile t : kPipeTiles)
+        if (pipe_kernel_name(kind, t) == name) return name;
+      for (const PipeTile t : kPipeTilesF16)
+        if (std::strcmp(kind, "f16") == 0 && pipe_kernel_name(kind, t) == name) return name;
+    }
+    throw std::invalid_argument("STAGEBENCH_PIPE_ONLY=" + name +
+                                ": no such mma.sync pipeline kernel");
+  }();
+  return only.c_str();
+}
+
 int parse_pipe_ring(const char* value) {
   return parse_knob("STAGEBENCH_PIPE_RING", value, 3, {{"3", 3}, {"4", 4}});
 }
@@ -271,7 +294,7 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
                                 const PipeScales& s8, const PipeConv& conv) {
   // gemm34: the wgmma variant by its id (opencl_backend_impl.h's kWgmmaVariants).
   if (tile.wgmma) return launch_wgmma(tile.id ? tile.id : tile.bn, x, w, y, ep, m, n, k, conv);
-  const size_t threads = pipe_threads(tile.bn);
+  const auto threads = static_cast<size_t>(tile.threads());
   const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
                            round_up(m, kPipeTileM) / kPipeTileM);
   const std::string name = pipe_kernel(kind, tile);
@@ -327,8 +350,15 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   // gemm36: tf32 times the mma.sync pipeline's tiles beside its wgmma variants (a new path for
   // every tf32 product: where wgmma loses, a shape keeps the kernel it ran before).
   if (path != GemmPath::wgmma || tf32) {
-    for (const PipeTile tile : kPipeTiles)
-      if (!forced || tile.bn == forced) tiles.push_back(tile);
+    const std::string only = pipe_only_knob();  // mma37: one kernel alone, for A/B runs
+    const auto add = [&](PipeTile tile) {
+      if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
+        tiles.push_back(tile);
+    };
+    for (const PipeTile tile : kPipeTiles) add(tile);
+    if (kind == PipeKind::f16)
+      for (const PipeTile tile : kPipeTilesF16) add(tile);
+    if (tiles.empty()) tiles.push_back(kPipeTiles[0]);  // the knob named another kind's kernel
   }
   Tensor scratch = do_empty({m, n}, out);
   const size_t best = fastest_candidate(tiles.size(), [&](size_t i) {

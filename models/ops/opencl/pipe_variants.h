@@ -29,8 +29,22 @@ struct PipeTile {
   bool double_buffered = true;
   bool wgmma = false;
   int id = 0;  // wgmma: the variant's id (WgmmaVariant::id); 0 reads as bn
+  // mma37 (f16 only, kPipeTilesF16; kernels/gemm_pipe_body.cl): fast, each item's copies set up
+  // once before the K loop (PIPE_FAST); pair, two K tiles a barrier on a ring of 4 (PIPE_PAIR);
+  // spread, a ring of 4 whose next tile's copies go out between the k steps (PIPE_SPREAD).
+  bool pair = false, fast = false, spread = false;
+  int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
+// mma37: the f16 GEMMs' further candidates, timed beside kPipeTiles: 128 x 256, 8 warps,
+// double-buffered, with the copies set up once (gemm_f16_pipe_256_fc_db) and also spread over
+// the k steps on a ring of 4 (gemm_f16_pipe_256_spread_db). In the probe at 8192^3, in turns:
+// 315.1 and 362.5 TFLOP/s against the default's 300.2 (docs/wgmma.md, "mma37").
+inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, false},
+                                             {256, true, false, 0, false, true, true}};
+// STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
+// candidate. Throws where the name is none of them.
+const char* pipe_only_knob();
 // The wgmma kernels. The first two are the probe's fastest of each width on an H200 at 8192^3
 // (results/h200/wgmma-2026-11-27/run3/gemm.json): 128 x 256 with 4 stages waiting for each K
 // tile's wgmma (3 tiles ahead, 563.9 TFLOP/s) and 128 x 128 with 6 stages (4 ahead, 491.5); their
@@ -96,6 +110,10 @@ struct PipeConv {
 // or 4 (kernels/gemm_pipe_body.cl's PIPE_RING); anything else throws.
 int parse_pipe_ring(const char* value);
 int pipe_ring_requested();  // the environment's, read once
+
+// The mma.sync pipeline kernel's name for an operand kind's name ("f16", "tf32", "s8") and a
+// tile: gemm_<kind>_pipe_<bn>[_w16][_pair][_db].
+std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
 std::string pipe_operand_defines(PipeKind kind);

@@ -8,6 +8,9 @@
 // [PIPE_BM], PIPE_MI 16-row blocks a warp [4], PIPE_WN columns a warp [64], PIPE_A_SETUP
 // statements before the K loop [none] and PIPE_LOAD_A(stage, k0) A's K tile [load_a_rows]:
 // the implicit conv3d (conv3d_igemm.cl) gathers A there and has narrow tiles (N of 16 to 64).
+// mma37's (the GEMMs' f16 forms, pipe_variants.h): PIPE_PAIR [0] two K tiles a barrier,
+// PIPE_OWN_RING [the program's] the variant's ring; 16 warps of 32 x 64 are PIPE_THREADS 512 with
+// PIPE_MI 2. PIPE_PROBE [0]: the probe's timing-only forms (below).
 #ifndef PIPE_TILE_M
 #define PIPE_TILE_M PIPE_BM
 #endif
@@ -30,10 +33,40 @@
 // one more in flight (147 -> 197 KB of local memory for the 128 x 256 tile); wgmma went from 492
 // to 564 TFLOP/s at 8192^3 with one more (docs/wgmma.md). The wait counts are literals (the asm
 // text stringizes them).
-#ifdef PIPE_RING  // the program's option; PIPE_RING_N is this variant's (undefined at the end)
+// mma37: PIPE_PAIR 1 (a variant's own) computes two K tiles between barriers on a ring of its
+// own 4 tiles, whatever the program's PIPE_RING: half the barriers of one a tile, with the same
+// two tiles of cover as the 3-tile ring (see its loop below).
+#ifndef PIPE_PAIR
+#define PIPE_PAIR 0
+#endif
+#if PIPE_PAIR || PIPE_SPREAD
+#define PIPE_RING_N 4
+#elif defined(PIPE_OWN_RING)  // a variant's own ring (mma37), whatever the program's
+#define PIPE_RING_N PIPE_OWN_RING
+#elif defined(PIPE_RING)  // the program's option; PIPE_RING_N is this variant's (undefined at the end)
 #define PIPE_RING_N PIPE_RING
 #else
 #define PIPE_RING_N PIPE_STAGES
+#endif
+// mma37: PIPE_FAST 1 (the GEMMs' own A loads only) sets each item's copies up once before the K
+// loop: every copy of a K tile that lies wholly inside K is then an address add and the copy
+// (load_rows recomputed the rows, the swizzle and the bounds of every copy, and the implicit
+// convolution's division with them: probed, the K loop ran 1.64x as long with its copies as
+// without). PIPE_SPREAD 1 (with PIPE_FAST, a ring of 4) issues tile kt + 3's copies in three
+// parts between tile kt's first three k steps, into the slot tile kt - 1 left, instead of all at
+// the barrier, so the warps that feed the tensor cores never stop for a burst of copies.
+#ifndef PIPE_FAST
+#define PIPE_FAST 0
+#endif
+#ifndef PIPE_SPREAD
+#define PIPE_SPREAD 0
+#endif
+// mma37's probe (probes/wgmma, PIPE_PROBE, never in the op layer): time with a part of the K loop
+// left out, to place the loop's time by differences. 1: no copies in the loop (the prologue's ring
+// is re-read), 2: nor barriers, 3: nor ldmatrix (the first fragments, reused). The products are
+// then wrong; only the time means anything.
+#ifndef PIPE_PROBE
+#define PIPE_PROBE 0
 #endif
 #if PIPE_RING_N == 4
 #define PIPE_WAIT_RING_1() CP_ASYNC_WAIT(3)
@@ -51,6 +84,7 @@
 #define PIPE_JOIN2(a, b) a##_##b
 #define PIPE_JOIN(a, b) PIPE_JOIN2(a, b)
 #define PIPE_LOAD_FRAGS PIPE_JOIN(load_frags, PIPE_NAME)
+#define PIPE_MMA_FRAGS PIPE_JOIN(mma_frags, PIPE_NAME)
 
 // The fragments of k step `ks` (2 chunks: k16 f16, k8 tf32, k32 s8) of the tile at `as`; the
 // lane's ldmatrix rows and chunks as the kernel computes them. `convert`: apply PIPE_FRAG here
@@ -71,6 +105,18 @@ inline void PIPE_LOAD_FRAGS(__local const uint4* as, int ks, int a_row, int a_ch
     for (int e = 0; e < 4; ++e)
       if (convert) b[nj][e] = PIPE_FRAG(b[nj][e]);
   }
+}
+
+// One k step's PIPE_MI x PIPE_NI mma on fragments a and b.
+inline void PIPE_MMA_FRAGS(PIPE_ACC acc[PIPE_MI][PIPE_NI][4], uint a[PIPE_MI][4],
+                           uint b[PIPE_NJ][4]) {
+#pragma unroll
+  for (int mi = 0; mi < PIPE_MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < PIPE_NI; ++ni)
+      PIPE_MMA(acc[mi][ni], PIPE_FRAG(a[mi][0]), PIPE_FRAG(a[mi][1]), PIPE_FRAG(a[mi][2]),
+               PIPE_FRAG(a[mi][3]), PIPE_FRAG(b[ni >> 1][(ni & 1) * 2]),
+               PIPE_FRAG(b[ni >> 1][(ni & 1) * 2 + 1]));
 }
 
 __kernel __attribute__((reqd_work_group_size(PIPE_THREADS, 1, 1)))
@@ -108,6 +154,44 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     cp_async_commit();                                                                          \
   }
 
+#if PIPE_FAST
+  // The item's copies: rows cp_row + i x PIPE_THREADS / 8 of each tile (a multiple of 8 apart,
+  // so one swizzle for all: the destinations are cp_dst + constants), chunk cp_c of each row.
+  const int cp_row = tid >> 3, cp_c = tid & 7, cp_dst = swz(cp_row, cp_c);
+  const size_t cp_row_bytes = (size_t)K * sizeof(PIPE_ELEM);
+  __global const uchar* a_src =
+      (__global const uchar*)x + (size_t)(m0 + cp_row) * cp_row_bytes + cp_c * 16;
+  __global const uchar* b_src =
+      (__global const uchar*)w + (size_t)(n0 + cp_row) * cp_row_bytes + cp_c * 16;
+#define PIPE_RS (PIPE_THREADS / 8)                          // rows between an item's copies
+#define PIPE_A_PER (PIPE_TILE_M * 8 / PIPE_THREADS)         // its copies of A a tile
+#define PIPE_B_PER (PIPE_BN * 8 / PIPE_THREADS)             // and of B
+  // Whether tile kt takes the set-up copies: a plain product's tile wholly inside K.
+#define PIPE_FAST_TILE(kt) (conv_taps == 0 && ((kt) + 1) * PIPE_BK <= K)
+#define PIPE_COPY_A(stage, kt)                                                                 \
+  pipe_copy_rows((stage) + cp_dst, a_src, (__global const uchar*)x, cp_row_bytes, (kt) * 128,    \
+                 M - m0 - cp_row, 0, PIPE_A_PER, PIPE_RS)
+#define PIPE_COPY_B(stage, kt, from, to)                                                       \
+  pipe_copy_rows((stage) + PIPE_A_CH + cp_dst, b_src, (__global const uchar*)w, cp_row_bytes,   \
+                 (kt) * 128, N - n0 - cp_row, from, to, PIPE_RS)
+#undef PIPE_LOAD_TILE
+#define PIPE_LOAD_TILE(kt)                                                                     \
+  {                                                                                           \
+    if ((kt) < k_tiles) {                                                                     \
+      __local uint4* stage = smem + ((kt) % PIPE_RING_N) * PIPE_STAGE_CHUNKS;                   \
+      if (PIPE_FAST_TILE(kt)) {                                                               \
+        PIPE_COPY_A(stage, kt);                                                               \
+        PIPE_COPY_B(stage, kt, 0, PIPE_B_PER);                                                \
+      } else {                                                                                \
+        PIPE_LOAD_A(stage, (kt) * PIPE_BK);                                                   \
+        load_rows(stage + PIPE_A_CH, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, \
+                  N, K, (kt) * PIPE_BK, tid, PIPE_THREADS);                                   \
+      }                                                                                       \
+    }                                                                                         \
+    cp_async_commit();                                                                        \
+  }
+#endif
+
   // Lane -> the row and chunk it addresses for ldmatrix.x4: A's four 8 x 8 matrices are rows
   // 0-7 / 8-15 at k 0-7, then at k 8-15 (a0..a3 of m16n8k16); B's are columns n 0-7 at k 0-7
   // and 8-15 (b0, b1 of one n8 block), then n 8-15 (the next block's).
@@ -122,38 +206,130 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // holds that tile's last fragments in registers, so its slot is refilled at once and the next
   // tile's first fragments load during the last step's mma. tf32 rounds the fragments as the
   // mma takes them: rounded when loaded, two sets stay live and the 128-wide tile spilled.
+#if PIPE_SPREAD
+#pragma unroll
+  for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_LOAD_TILE(s);  // the loop fills the last slot
+#else
 #pragma unroll
   for (int s = 0; s < PIPE_RING_N; ++s) PIPE_LOAD_TILE(s);
+#endif
+#if PIPE_PAIR || PIPE_SPREAD
+  CP_ASYNC_WAIT(2);  // pair: tiles 0 and 1 have landed for this item; spread: tile 0
+#else
   PIPE_WAIT_RING_1();  // PIPE_RING_N - 1: tile 0 has landed for this item
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
   PIPE_LOAD_FRAGS(smem, 0, a_row, a_chunk, b_row, b_chunk, a[0], b[0], false);
 
+#define PIPE_MMA_STEP(set) PIPE_MMA_FRAGS(acc, a[set], b[set])
+#if PIPE_PROBE >= 3
+#define PIPE_STEP_FRAGS(as, ks, set)
+#else
+#define PIPE_STEP_FRAGS(as, ks, set) \
+  PIPE_LOAD_FRAGS(as, ks, a_row, a_chunk, b_row, b_chunk, a[set], b[set], false)
+#endif
+#if PIPE_PROBE >= 3
+  PIPE_LOAD_FRAGS(smem, 1, a_row, a_chunk, b_row, b_chunk, a[1], b[1], false);
+#endif
+#if PIPE_SPREAD
+  // Tile kt + 3 goes into the slot of tile kt - 1, which every warp left before the previous
+  // barrier; its three parts (A, B's halves) go out after the first three k steps' ldmatrix, and
+  // its commit group closes before the barrier, which then waits for tile kt + 1 (three groups
+  // out, two may stay pending). A tile that needs bounds or taps is copied at once, as before.
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+    const int nt = kt + PIPE_RING_N - 1;
+    __local uint4* ns = smem + (nt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+    const bool fast = nt < k_tiles && PIPE_FAST_TILE(nt);
+    if (nt < k_tiles && !fast) {
+      PIPE_LOAD_A(ns, nt * PIPE_BK);
+      load_rows(ns + PIPE_A_CH, (__global const uchar*)w, sizeof(PIPE_ELEM), n0, PIPE_BN, N, K,
+                nt * PIPE_BK, tid, PIPE_THREADS);
+    }
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      if (ks < 3) {
+        PIPE_STEP_FRAGS(as, ks + 1, (ks + 1) & 1);
+        if (fast) {
+          if (ks == 0) PIPE_COPY_A(ns, nt);
+          if (ks == 1) PIPE_COPY_B(ns, nt, 0, PIPE_B_PER / 2);
+          if (ks == 2) PIPE_COPY_B(ns, nt, PIPE_B_PER / 2, PIPE_B_PER);
+        }
+      } else {
+        cp_async_commit();  // tile nt's group (empty past K)
+        CP_ASYNC_WAIT(2);   // tile kt + 1 has landed for this item
+        barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and every warp is done with tile kt
+        if (kt + 1 < k_tiles)
+          PIPE_STEP_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, 0);
+      }
+      PIPE_MMA_STEP(ks & 1);
+    }
+  }
+#elif PIPE_PAIR
+  // Tiles kt and kt + 1 between barriers (mma37): the barrier sits before kt + 1's last step,
+  // when every warp holds that step's fragments, so both slots are free; it first waits for
+  // every copy (tiles kt + 2 and kt + 3, issued at the previous barrier), then refills the two
+  // slots with kt + 4 and kt + 5. An odd last tile leaves the loop after its first half.
+  for (int kt = 0; kt < k_tiles; kt += 2) {
+    __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+    __local const uint4* as1 = smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      if (ks < 3) {
+        PIPE_STEP_FRAGS(as, ks + 1, (ks + 1) & 1);
+      } else if (kt + 1 < k_tiles) {
+        PIPE_STEP_FRAGS(as1, 0, 0);
+      }
+      PIPE_MMA_STEP(ks & 1);
+    }
+    if (kt + 1 >= k_tiles) break;
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      if (ks < 3) {
+        PIPE_STEP_FRAGS(as1, ks + 1, (ks + 1) & 1);
+      } else {
+#if PIPE_PROBE < 1
+        CP_ASYNC_WAIT(0);  // tiles kt + 2 and kt + 3 have landed for this item
+#endif
+#if PIPE_PROBE < 2
+        barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and every warp is done with kt, kt + 1
+#endif
+#if PIPE_PROBE < 1
+        PIPE_LOAD_TILE(kt + 4);
+        PIPE_LOAD_TILE(kt + 5);
+#endif
+        if (kt + 2 < k_tiles) PIPE_STEP_FRAGS(smem + ((kt + 2) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, 0);
+      }
+      PIPE_MMA_STEP(ks & 1);
+    }
+  }
+#else
   for (int kt = 0; kt < k_tiles; ++kt) {
     __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
       if (ks < 3) {
-        PIPE_LOAD_FRAGS(as, ks + 1, a_row, a_chunk, b_row, b_chunk, a[(ks + 1) & 1],
-                        b[(ks + 1) & 1], false);
+        PIPE_STEP_FRAGS(as, ks + 1, (ks + 1) & 1);
       } else {
+#if PIPE_PROBE < 1
         PIPE_WAIT_RING_2();  // PIPE_RING_N - 2: tile kt + 1 has landed for this item
+#endif
+#if PIPE_PROBE < 2
         barrier(CLK_LOCAL_MEM_FENCE);  // ... for every item, and every warp is done with tile kt
+#endif
+#if PIPE_PROBE < 1
         PIPE_LOAD_TILE(kt + PIPE_RING_N);
+#endif
         if (kt + 1 < k_tiles)
-          PIPE_LOAD_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
-                          b_row, b_chunk, a[0], b[0], false);
+          PIPE_STEP_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, 0);
       }
-#pragma unroll
-      for (int mi = 0; mi < PIPE_MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < PIPE_NI; ++ni)
-          PIPE_MMA(acc[mi][ni], PIPE_FRAG(a[ks & 1][mi][0]), PIPE_FRAG(a[ks & 1][mi][1]),
-                   PIPE_FRAG(a[ks & 1][mi][2]), PIPE_FRAG(a[ks & 1][mi][3]),
-                   PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2]),
-                   PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2 + 1]));
+      PIPE_MMA_STEP(ks & 1);
     }
   }
+#endif
+#undef PIPE_MMA_STEP
+#undef PIPE_STEP_FRAGS
 #else
   // One set of fragments, loaded after the barrier that starts each tile. It won on Geneformer's
   // GEMMs (K of 256 to 1024: few tiles, where the deeper prologue does not pay) on the H200;
@@ -211,9 +387,21 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_NJ
 #undef PIPE_LOAD_TILE
 #undef PIPE_LOAD_FRAGS
+#undef PIPE_MMA_FRAGS
 #undef PIPE_JOIN
 #undef PIPE_JOIN2
 #undef PIPE_BK
 #undef PIPE_RING_N
 #undef PIPE_WAIT_RING_1
 #undef PIPE_WAIT_RING_2
+#undef PIPE_PAIR
+#undef PIPE_FAST
+#undef PIPE_SPREAD
+#undef PIPE_RS
+#undef PIPE_A_PER
+#undef PIPE_B_PER
+#undef PIPE_FAST_TILE
+#undef PIPE_COPY_A
+#undef PIPE_COPY_B
+#undef PIPE_OWN_RING
+#undef PIPE_PROBE

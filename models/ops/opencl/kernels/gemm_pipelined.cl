@@ -68,8 +68,9 @@ inline int swz(int row, int c) {
 // Copies K tile `k0` of rows [r0, r0 + rows) of `src` ([R, K] elements of `esize` bytes: half
 // or tf32) into `tile`, `threads` items sharing the work. A tile row is 8 chunks of 16 bytes.
 // rows x 8 is a multiple of threads, and both are constants where the kernel calls it: the loop
-// counts from 0, not from tid, so it unrolls and what does not change from tile to tile (each
-// item's rows, columns and addresses but k0's) is computed once, outside the K loop.
+// counts from 0, not from tid, so it unrolls. NVIDIA's compiler does not hoist what does not
+// change from tile to tile out of the K loop (mma37 read its PTX: rows, swizzle and bounds again
+// for every copy); the f16 GEMMs' PIPE_FAST forms set their copies up once (pipe_copy_rows).
 inline void load_rows(__local uint4* tile, __global const uchar* src, int esize, int r0, int rows,
                       int R, int K, int k0, int tid, int threads) {
   const int per_chunk = 16 / esize;
@@ -81,6 +82,20 @@ inline void load_rows(__local uint4* tile, __global const uchar* src, int esize,
     const int bytes = inside ? min(16, (K - gk) * esize) : 0;
     __global const uchar* from = inside ? src + ((size_t)gr * K + gk) * esize : src;
     cp_async16(tile + swz(row, c), from, bytes);
+  }
+}
+
+// mma37 (gemm_pipe_body.cl's PIPE_FAST): an item's copies `from` .. `to` - 1 of a K tile wholly
+// inside K, set up once: copy i is row i x rs of the item's (rows_left rows from its first are
+// inside), `k_bytes` into it, to dst + i x rs rows (rs a multiple of 8 keeps the swizzle).
+inline void pipe_copy_rows(__local uint4* dst, __global const uchar* first,
+                           __global const uchar* fallback, size_t row_bytes, int k_bytes,
+                           int rows_left, int from, int to, int rs) {
+#pragma unroll
+  for (int i = from; i < to; ++i) {
+    const bool in = i * rs < rows_left;
+    cp_async16(dst + i * rs * 8, in ? first + i * rs * row_bytes + k_bytes : fallback,
+               in ? 16 : 0);
   }
 }
 

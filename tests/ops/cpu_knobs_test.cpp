@@ -1,0 +1,47 @@
+// Every knob the CPU backend reads when it is made refuses a value it does not know: making the
+// backend throws std::invalid_argument naming the variable and the value, which the CLI reports
+// as bad input (exit 2) before anything is measured. Until 2026-11-29 STAGEBENCH_CPU_F32_GEMM and
+// STAGEBENCH_CPU_F32_LINEAR took any value but "eigen" as the default path.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "models/ops/cpu/cpu_backend.h"
+#include "tests/ops/test_env.h"
+
+namespace sb::testing {
+namespace {
+
+class OpsCpuKnobs : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OpsCpuKnobs, AnUnknownValueFailsTheBackend) {
+  const char* variable = GetParam();
+  const ScopedEnv env(variable, "eign");
+  try {
+    make_cpu_backend();
+    ADD_FAILURE() << variable << "=eign accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(std::string(variable) + "=eign"), std::string::npos) << what;
+  }
+}
+
+TEST_P(OpsCpuKnobs, ItsNamedValuesAreAccepted) {
+  const char* variable = GetParam();
+  for (const char* value :
+       {"", std::string(variable).find("OP_TIMES") != std::string::npos ? "on" : "eigen"}) {
+    const ScopedEnv env(variable, value);
+    EXPECT_NO_THROW(make_cpu_backend()) << variable << "=" << value;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadWhenMade, OpsCpuKnobs,
+                         ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
+                                           "STAGEBENCH_CPU_OP_TIMES"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param).substr(std::string("STAGEBENCH_").size());
+                         });
+
+}  // namespace
+}  // namespace sb::testing
