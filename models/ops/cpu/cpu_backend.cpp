@@ -68,10 +68,37 @@ CpuBackend::CpuBackend()
   const bool linear_on_onednn =
       read_knob("STAGEBENCH_CPU_F32_LINEAR", true, {{"onednn", true}, {"eigen", false}});
   onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ && linear_on_onednn;
+  gemm_bias_ = read_on_off_knob("STAGEBENCH_CPU_GEMM_BIAS");
 }
 
 // Out of line: DnnlGemm is incomplete in the header.
 CpuBackend::~CpuBackend() = default;
+
+void CpuBackend::hold_read_only(const Tensor& t) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+    dnnl_->hold_read_only(f32_data(t, "held tensor"), t.numel());
+#else
+  (void)t;
+#endif
+}
+
+void CpuBackend::release_read_only(const Tensor& t) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+    dnnl_->release_read_only(f32_data(t, "held tensor"));
+#else
+  (void)t;
+#endif
+}
+
+size_t CpuBackend::bf16_image_blocks() const {
+#ifdef STAGEBENCH_HAVE_DNNL
+  return dnnl_->bf16_image_blocks();
+#else
+  return 0;
+#endif
+}
 
 Tensor CpuBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
   return make_host_tensor(std::move(shape), dtype, host_);
