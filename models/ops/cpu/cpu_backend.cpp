@@ -8,7 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "models/ops/cpu/bf16_images.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
@@ -69,6 +71,14 @@ CpuBackend::CpuBackend()
       read_knob("STAGEBENCH_CPU_F32_LINEAR", true, {{"onednn", true}, {"eigen", false}});
   onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ && linear_on_onednn;
   gemm_bias_ = read_on_off_knob("STAGEBENCH_CPU_GEMM_BIAS");
+  // Read once where they are used; read here too, so that a bad value fails the backend.
+  (void)read_parallel_grain();
+  (void)read_fused_dropout();
+  (void)read_sum_axis1_block();
+  (void)HostPool::pool_requested();
+#ifdef STAGEBENCH_HAVE_DNNL
+  (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
+#endif
 }
 
 // Out of line: DnnlGemm is incomplete in the header.

@@ -110,4 +110,9 @@ class CpuBackend final : public Backend {
   KernelLog op_log_;
 };
 
+// The knobs that their ops read once, read again (uncached) when a backend is made, so that a bad
+// value is refused then, before anything is measured, as every other knob is.
+bool read_fused_dropout();       // STAGEBENCH_CPU_FUSED_DROPOUT (dropout.cpp)
+int64_t read_sum_axis1_block();  // STAGEBENCH_CPU_SUM_BLOCK (reductions.cpp)
+
 }  // namespace sb::cpu

@@ -27,18 +27,22 @@ void dropout_range(const float* xp, float* yp, uint32_t k, uint32_t threshold, f
   }
 }
 
-// STAGEBENCH_CPU_FUSED_DROPOUT: on (default: activation_dropout and
-// dropout_activation_backward in one pass over each chunk) or off (two ops, two passes).
-bool fused_dropout() {
-  static const bool on = read_on_off_knob("STAGEBENCH_CPU_FUSED_DROPOUT");
-  return on;
-}
-
 int64_t activation_cost(Act act) {
   return act == Act::none || act == Act::relu ? kCheapOp : kExpOp;
 }
 
 }  // namespace
+
+// STAGEBENCH_CPU_FUSED_DROPOUT: on (default: activation_dropout and
+// dropout_activation_backward in one pass over each chunk) or off (two ops, two passes).
+bool read_fused_dropout() {
+  return read_on_off_knob("STAGEBENCH_CPU_FUSED_DROPOUT");
+}
+
+bool fused_dropout() {
+  static const bool on = read_fused_dropout();
+  return on;
+}
 
 void CpuBackend::do_dropout(const Tensor& x, const DropoutKey& key, Tensor& y) {
   const OpScope op_scope(op_log(), [&] { return "dropout " + std::to_string(x.numel()); });

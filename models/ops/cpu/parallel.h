@@ -15,10 +15,12 @@ inline constexpr int64_t kParallelGrain = 1 << 15;
 // parallel_for's grain: kParallelGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384 or
 // 32768; read once), an A/B knob for the 16-core host, where a cheap op of DeepFM's 131,072
 // elements made 4 chunks, 4 busy threads of 16 (dfmcpu37).
+inline int64_t read_parallel_grain() {
+  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
+                            {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});
+}
 inline int64_t parallel_grain() {
-  static const int64_t grain =
-      read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
-                         {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});
+  static const int64_t grain = read_parallel_grain();
   return grain;
 }
 

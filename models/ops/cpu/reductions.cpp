@@ -11,6 +11,10 @@
 
 namespace sb::cpu {
 
+int64_t read_sum_axis1_block() {
+  return read_knob<int64_t>("STAGEBENCH_CPU_SUM_BLOCK", 16, {{"16", 16}, {"64", 64}});
+}
+
 void CpuBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
   const OpScope op_scope(op_log(), [&] { return "row_moments " + std::to_string(x.numel()); });
   const int64_t c = x.dim(-1), rows = mean.numel();
@@ -42,8 +46,7 @@ void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y)
   // line a row): with 64, a bias gradient of 256 columns made 4 tasks, 4 busy threads of 16
   // (DeepFM's 1,024 x 256 ones took 45 us each on the 16-core host, cpu36).
   // STAGEBENCH_CPU_SUM_BLOCK=64: the blocks before (A/B runs).
-  static const int64_t kCols =
-      read_knob<int64_t>("STAGEBENCH_CPU_SUM_BLOCK", 16, {{"16", 16}, {"64", 64}});
+  static const int64_t kCols = read_sum_axis1_block();
   const int64_t col_blocks = (inner + kCols - 1) / kCols;
   parallel_for(outer * col_blocks, 2 * n * std::min(kCols, inner), [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
