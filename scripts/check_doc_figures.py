@@ -34,7 +34,10 @@ import sys
 
 UNITS = (r"(ms|us|µs|TFLOP/s|GFLOP/s|TOP/s|TB/s|GB/s|GiB|GB|MB|cells/s|samples/s|sequences/s|"
          r"volumes/s)")
-FIGURE = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?" + UNITS + r"(?![\w/])")
+# "1,239.70 GFLOP/s" is one figure: thousands with decimals too (read as "239.70" until
+# 2026-11-29, so such a figure was checked against the wrong number).
+FIGURE = re.compile(r"(?<![\w.,\-/])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?" + UNITS +
+                    r"(?![\w/])")
 SOURCE = re.compile(r"results/[A-Za-z0-9_.\-/*]+")
 CITED = re.compile(r"results/[A-Za-z0-9_.\-/*{},]+")  # any results path, braces included
 MANIFEST_COMMIT = re.compile(r"^- commit:", re.M | re.I)

@@ -60,7 +60,7 @@ bundle() {
   done
   # Every reference module but the tests: the model scripts import their helpers
   # (geneformer_torch.py: cuda_timing.py and synthetic_cells.py; without them its peer exited 1,
-  # gfcpu37's first call).
+  # gfcpu37's first call and dfmcpu37's).
   find "$here/reference" -maxdepth 1 -name '*.py' ! -name 'test_*' -exec cp {} "$dir/reference/" \;
   cp "$here"/cpu_server_ops.py "$here"/cpu_server_noise.py "$here"/cpu_server_ab.py "$dir/"
   # PROBE: scripts/cpu_server_gemm_probe.cpp built for the host (it links the same oneDNN).

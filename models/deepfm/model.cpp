@@ -133,8 +133,10 @@ void Trainer::notice_input(const Tensor& t) {
   if (sw_.precision == Precision::f16) be_.will_hold_read_only(t, Precision::f16);
 }
 
+// Held at f16 (OpenCL: the producer's f16 copy) and at bf16 (the CPU backend: the products read
+// a bf16 image made once a hold, not a pack per product; dfmcpu37).
 void Trainer::hold_input(const Tensor& t) {
-  if (sw_.precision != Precision::f16) return;
+  if (sw_.precision == Precision::f32) return;
   be_.hold_read_only(t);
   held_inputs_.push_back(&t);
 }
@@ -512,7 +514,7 @@ StepResult Trainer::update() {
   release_params();
   if (sw_.precision == Precision::f16) be_.will_hold_read_only(flat_p_, Precision::f16);
   be_.adamw(flat_p_, flat_g_, flat_m_, flat_v_, s);
-  if (sw_.precision == Precision::f16) {
+  if (sw_.precision != Precision::f32) {
     be_.hold_read_only(flat_p_);
     params_held_ = true;
   }

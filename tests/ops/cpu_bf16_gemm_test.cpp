@@ -9,13 +9,20 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/cpu_backend.h"
+#ifdef STAGEBENCH_HAVE_DNNL
+#include "models/ops/cpu/bf16_images.h"
+#include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/host_storage.h"
+#endif
 #include "tests/ops/op_case.h"
 #include "tests/ops/reference.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
@@ -79,6 +86,8 @@ TEST(OpsCpuBf16, EveryPathComputesTheBf16Product) {
       // one product: oneDNN writes C itself, with alpha and beta
       {"one_trans_a", 1, 70, 50, 40, true, false, true, 2.f, 0.5f},
       {"one_trans_b", 1, 64, 48, 96, false, true, true, 1.f, 0.f},
+      // neither transposed (a linear layer's dx = dy W), as in the held-operand test below
+      {"one_plain", 1, 96, 80, 48, false, false, true, 1.f, 0.f},
       // batched: C stepping evenly (direct) and unevenly (scratch, then the epilogue)
       {"batched_even_c_trans_b", 3, 48, 40, 36, false, true, true, 1.f, 1.f},
       {"batched_uneven_c_trans_a", 3, 48, 40, 36, true, false, false, 0.25f, 0.5f},
@@ -124,6 +133,118 @@ TEST(OpsCpuBf16, EveryPathComputesTheBf16Product) {
     const std::string failure =
         compare({std::string("C ") + s.name, be->download(ct), want, Precision::f32, 1e-5});
     EXPECT_TRUE(failure.empty()) << failure;
+  }
+}
+
+#ifdef STAGEBENCH_HAVE_DNNL
+// A held tensor's image: its values as to_bf16 gives them, converted only where asked, gone at
+// the last release and fresh at the next hold (a stale image would hand a product old values).
+TEST(OpsCpuBf16, ImagesConvertHeldRangesOnlyAndForgetThemOnRelease) {
+  cpu::Bf16Images images(std::make_shared<AllocationTracker>());
+  if (!images.enabled()) GTEST_SKIP() << "STAGEBENCH_CPU_BF16_IMAGES=off";
+  Vec x = random_vec(20000, 93, -3, 3);
+  EXPECT_EQ(images.find(x.data() + 10, 100), nullptr);  // not held
+  images.hold(x.data(), 20000);
+  images.hold(x.data(), 20000);  // nested
+  const uint16_t* got = images.find(x.data() + 5000, 300);
+  ASSERT_NE(got, nullptr);
+  for (int64_t i = 0; i < 300; ++i) ASSERT_EQ(got[i], cpu::to_bf16(x[5000 + i])) << i;
+  EXPECT_EQ(images.converted_blocks(), 1u);               // one block of 4,096 covers [5000, 5300)
+  EXPECT_EQ(images.find(x.data() + 19990, 20), nullptr);  // past the held extent
+  images.release(x.data());
+  EXPECT_NE(images.find(x.data(), 10), nullptr);  // still held once
+  images.release(x.data());
+  EXPECT_EQ(images.find(x.data(), 10), nullptr);
+  x[5001] = 7.0f;  // written between holds
+  images.hold(x.data(), 20000);
+  got = images.find(x.data() + 5000, 2);
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got[1], cpu::to_bf16(7.0f));
+  images.release(x.data());
+}
+
+// DeepFM's linear products at bf16 with their operands inside held tensors (a weight inside a
+// flat parameter buffer, an activation): read from the images, the same bits as packed.
+TEST(OpsCpuBf16, HeldOperandsGiveThePackedProductsBits) {
+  auto be = make_cpu_backend();
+  if (!be->unsupported_reason(Precision::bf16).empty())
+    GTEST_SKIP() << be->unsupported_reason(Precision::bf16);
+  const int64_t rows = 96, in = 80, out = 48, offset = 1000;
+  const Vec x = random_vec(static_cast<size_t>(rows * in), 94),
+            flat = random_vec(static_cast<size_t>(offset + out * in + 50), 95),
+            dy = random_vec(static_cast<size_t>(rows * out), 96);
+  const Tensor xt = be->upload(x, {rows, in}), ft = be->upload(flat, {int64_t(flat.size())}),
+               dyt = be->upload(dy, {rows, out});
+  GemmBatch fwd;  // y = x W^T, W at `offset` inside the flat buffer
+  fwd.m = rows, fwd.n = out, fwd.k = in, fwd.trans_b = true, fwd.lda = in, fwd.ldb = in;
+  fwd.ldc = out, fwd.a_offsets = {0}, fwd.b_offsets = {offset}, fwd.c_offsets = {0};
+  fwd.precision = Precision::bf16;
+  GemmBatch dw;  // dW = dy^T x
+  dw.m = out, dw.n = in, dw.k = rows, dw.trans_a = true, dw.trans_b = false, dw.lda = out;
+  dw.ldb = in;
+  dw.ldc = in, dw.a_offsets = dw.b_offsets = dw.c_offsets = {0}, dw.precision = Precision::bf16;
+  GemmBatch dx;  // dx = dy W
+  dx.m = rows, dx.n = in, dx.k = out, dx.trans_b = false, dx.lda = out, dx.ldb = in, dx.ldc = in;
+  dx.a_offsets = {0}, dx.b_offsets = {offset}, dx.c_offsets = {0}, dx.precision = Precision::bf16;
+  auto run = [&](cpu::DnnlGemm& gemm) {
+    std::vector<Vec> outs;
+    Tensor y = be->upload(Vec(rows * out, 0.f), {rows, out}),
+           dwt = be->upload(Vec(out * in, 0.f), {out, in}),
+           dxt = be->upload(Vec(rows * in, 0.f), {rows, in});
+    gemm.gemm_batched(fwd, xt, ft, y);
+    gemm.gemm_batched(dw, dyt, xt, dwt);
+    gemm.gemm_batched(dx, dyt, ft, dxt);
+    for (const Tensor* t : {&y, &dwt, &dxt}) outs.push_back(be->download(*t));
+    return outs;
+  };
+  cpu::DnnlGemm packed(std::make_shared<AllocationTracker>());
+  const std::vector<Vec> want = run(packed);
+  cpu::DnnlGemm held(std::make_shared<AllocationTracker>());
+  held.hold_read_only(cpu::f32_data(ft, "flat"), ft.numel());
+  held.hold_read_only(cpu::f32_data(xt, "x"), xt.numel());
+  const std::vector<Vec> got = run(held);
+  if (cpu::bf16_images_requested()) {
+    EXPECT_GT(held.bf16_image_blocks(), 0u);
+  }
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "product " << i;
+  held.release_read_only(cpu::f32_data(ft, "flat"));
+  held.release_read_only(cpu::f32_data(xt, "x"));
+}
+#endif
+
+// A linear layer's product with its bias: added in oneDNN's epilogue (the default) or by the
+// affine_channels pass after the product (STAGEBENCH_CPU_GEMM_BIAS=off), at fp32 and bf16: the
+// same values (both add the bias once to the f32 result), and the bias's (a product without it
+// differs).
+TEST(OpsCpuBf16, BiasInTheEpilogueMatchesThePassAfter) {
+  const int64_t m = 96, n = 80, k = 64;
+  const Vec a = random_vec(m * k, 97), b = random_vec(n * k, 98), bias = random_vec(n, 99, 1, 2);
+  for (Precision p : {Precision::f32, Precision::bf16}) {
+    std::vector<Vec> outs;
+    for (const char* knob : {"off", "on"}) {
+      const ScopedEnv env("STAGEBENCH_CPU_GEMM_BIAS", knob);
+      auto be = make_cpu_backend();
+      if (!be->unsupported_reason(p).empty()) GTEST_SKIP() << be->unsupported_reason(p);
+      GemmBatch g;
+      g.m = m, g.n = n, g.k = k, g.trans_b = true, g.lda = k, g.ldb = k, g.ldc = n;
+      g.a_offsets = g.b_offsets = g.c_offsets = {0}, g.precision = p;
+      const Tensor bias_t = be->upload(bias, {n});
+      g.bias = &bias_t;
+      Tensor c = be->empty({m, n});
+      be->gemm_batched(g, be->upload(a, {m * k}), be->upload(b, {n * k}), c);
+      outs.push_back(be->download(c));
+      if (std::string(knob) == "on") {
+        g.bias = nullptr;
+        Tensor plain = be->empty({m, n});
+        be->gemm_batched(g, be->upload(a, {m * k}), be->upload(b, {n * k}), plain);
+        const Vec pv = be->download(plain);
+        for (int64_t i = 0; i < m * n; ++i)
+          ASSERT_NEAR(outs.back()[i], pv[i] + bias[i % n], 1e-5f * (1 + std::fabs(pv[i]))) << i;
+      }
+    }
+    for (int64_t i = 0; i < m * n; ++i)
+      ASSERT_NEAR(outs[1][i], outs[0][i], 1e-6f * (1 + std::fabs(outs[0][i])))
+          << precision_name(p) << " " << i;
   }
 }
 

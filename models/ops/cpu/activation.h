@@ -43,6 +43,9 @@ void with_activation(Act act, const In& in, Emit&& emit) {
   }
 }
 
+// dx[i] = dy[i] * act'(x[i]) over n elements (backward.cpp); dx may be dy.
+void activation_backward_range(Act act, const float* x, const float* dy, float* dx, int64_t n);
+
 // y[i] = act(x[i] * scale[i] + shift[i]) over n elements; scale/shift may be null; y may be x.
 void affine_act(const float* x, const float* scale, const float* shift, Act act, float* y,
                 int64_t n);

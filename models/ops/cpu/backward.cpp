@@ -70,6 +70,20 @@ void CpuBackend::do_embedding_backward(const Tensor& dy, const Tensor& ids, Tens
                });
 }
 
+void activation_backward_range(Act act, const float* xp, const float* dyp, float* dxp, int64_t n) {
+  if (act == Act::relu) {  // vectorized; the switch per element below is not
+    ArrayMap(dxp, n) = (ConstArrayMap(xp, n) > 0.0f).select(ConstArrayMap(dyp, n), 0.0f);
+    return;
+  }
+  if (act == Act::gelu_erf) {  // Phi(x) + x phi(x) as one vectorized Eigen expression
+    const ConstArrayMap v(xp, n);
+    ArrayMap(dxp, n) = ConstArrayMap(dyp, n) * (0.5f * (1.0f + (v * 0.70710678f).erf()) +
+                                                v * 0.39894228f * (-0.5f * v * v).exp());
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dxp[i] = dyp[i] * act_derivative(act, xp[i]);
+}
+
 void CpuBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act act, Tensor& dx) {
   const OpScope op_scope(op_log(),
                          [&] { return "activation_backward " + std::to_string(x.numel()); });
@@ -77,19 +91,7 @@ void CpuBackend::do_activation_backward(const Tensor& x, const Tensor& dy, Act a
   const float* dyp = f32_data(dy, "activation_backward dy");
   float* dxp = f32_data(dx, "activation_backward dx");
   parallel_for(x.numel(), kExpOp, [&](int64_t i0, int64_t i1) {
-    if (act == Act::relu) {  // vectorized; the switch per element below is not
-      ArrayMap(dxp + i0, i1 - i0) =
-          (ConstArrayMap(xp + i0, i1 - i0) > 0.0f).select(ConstArrayMap(dyp + i0, i1 - i0), 0.0f);
-      return;
-    }
-    if (act == Act::gelu_erf) {  // Phi(x) + x phi(x) as one vectorized Eigen expression
-      const ConstArrayMap v(xp + i0, i1 - i0);
-      ArrayMap(dxp + i0, i1 - i0) =
-          ConstArrayMap(dyp + i0, i1 - i0) *
-          (0.5f * (1.0f + (v * 0.70710678f).erf()) + v * 0.39894228f * (-0.5f * v * v).exp());
-      return;
-    }
-    for (int64_t i = i0; i < i1; ++i) dxp[i] = dyp[i] * act_derivative(act, xp[i]);
+    activation_backward_range(act, xp + i0, dyp + i0, dxp + i0, i1 - i0);
   });
 }
 
@@ -115,13 +117,21 @@ void CpuBackend::do_layernorm_backward(const Tensor& x, const Tensor& gamma, flo
   // At most about 256 blocks, so the partials stay small for long inputs.
   const int64_t block_rows = std::max<int64_t>(8, (rows + 255) / 256);
   const int64_t blocks = (rows + block_rows - 1) / block_rows;
-  std::vector<float> pg(static_cast<size_t>(blocks * c)), pb(static_cast<size_t>(blocks * c));
+  // The partials' buffers kept from call to call: fresh vectors of 128 KB each were zeroed (and
+  // could be faulted in) at every call, and each block zeroes its own rows anyway.
+  static thread_local std::vector<float> pg_buffer, pb_buffer;
+  if (pg_buffer.size() < static_cast<size_t>(blocks * c)) {
+    pg_buffer.resize(static_cast<size_t>(blocks * c));
+    pb_buffer.resize(static_cast<size_t>(blocks * c));
+  }
+  float* const pg = pg_buffer.data();
+  float* const pb = pb_buffer.data();
   const float inv_c = 1.0f / static_cast<float>(c);
   parallel_for(blocks, 8 * block_rows * c, [&](int64_t b0, int64_t b1) {
     Eigen::ArrayXf xhat(c);
     const ConstArrayMap gm(g, c);
     for (int64_t b = b0; b < b1; ++b) {
-      ArrayMap sg(pg.data() + b * c, c), sb(pb.data() + b * c, c);
+      ArrayMap sg(pg + b * c, c), sb(pb + b * c, c);
       sg.setZero();
       sb.setZero();
       for (int64_t r = b * block_rows, r_end = std::min(rows, r + block_rows); r < r_end; ++r) {

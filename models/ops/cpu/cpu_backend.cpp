@@ -8,7 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "models/ops/cpu/bf16_images.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
@@ -68,12 +70,46 @@ CpuBackend::CpuBackend()
   const bool linear_on_onednn =
       read_knob("STAGEBENCH_CPU_F32_LINEAR", true, {{"onednn", true}, {"eigen", false}});
   onednn_linear_ = dnnl_ != nullptr && cpu30_f32_kernels_ && linear_on_onednn;
-  // Read again at each fused attention (attention_masked.cpp); here so a bad value fails first.
-  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");
+  gemm_bias_ = read_on_off_knob("STAGEBENCH_CPU_GEMM_BIAS");
+  // Read once where they are used; read here too, so that a bad value fails the backend.
+  (void)read_parallel_grain();
+  (void)read_fused_dropout();
+  (void)read_sum_axis1_block();
+  (void)HostPool::pool_requested();
+  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
+#ifdef STAGEBENCH_HAVE_DNNL
+  (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
+#endif
 }
 
 // Out of line: DnnlGemm is incomplete in the header.
 CpuBackend::~CpuBackend() = default;
+
+void CpuBackend::hold_read_only(const Tensor& t) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+    dnnl_->hold_read_only(f32_data(t, "held tensor"), t.numel());
+#else
+  (void)t;
+#endif
+}
+
+void CpuBackend::release_read_only(const Tensor& t) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+    dnnl_->release_read_only(f32_data(t, "held tensor"));
+#else
+  (void)t;
+#endif
+}
+
+size_t CpuBackend::bf16_image_blocks() const {
+#ifdef STAGEBENCH_HAVE_DNNL
+  return dnnl_->bf16_image_blocks();
+#else
+  return 0;
+#endif
+}
 
 Tensor CpuBackend::do_empty(std::vector<int64_t> shape, DType dtype) {
   return make_host_tensor(std::move(shape), dtype, host_);

@@ -34,6 +34,20 @@ class CpuBackend final : public Backend {
   std::vector<std::pair<std::string, std::string>> autotune_choices() const override;
   // Each op's wall time (op_times.h), only when STAGEBENCH_CPU_OP_TIMES asks for it.
   KernelLog* kernel_log() override { return op_times_ ? &op_log_ : nullptr; }
+  // Held tensors' bf16 images for the bf16 products (bf16_images.h; oneDNN builds only).
+  void hold_read_only(const Tensor& t) override;
+  void release_read_only(const Tensor& t) override;
+  // bf16 image blocks converted so far (0 without oneDNN): what the tests check the holds by.
+  size_t bf16_image_blocks() const;
+  // One product on oneDNN (f32 on its matmul by default, bf16 above the small items), alpha 1,
+  // beta 0: the bias in the matmul's epilogue rather than an affine_channels pass over C after
+  // it (gemm_eigen.cpp; STAGEBENCH_CPU_GEMM_BIAS=off: the pass, for A/B runs).
+  bool fuses_gemm_bias(const GemmBatch& g) const override;
+  // At bf16, dy held for the op's two products (dW = dy^T x, dx = dy W), so that both read one
+  // bf16 image of it rather than packing it each (linear.cpp).
+  void do_linear_backward(const GemmBatch& dw_g, const GemmBatch* dx_g, const Tensor& x,
+                          const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                          Tensor* dx) override;
 
  private:
   // Every op of op_list.h, each in the file the header comment names; the 3-D convolutions
@@ -64,11 +78,15 @@ class CpuBackend final : public Backend {
   };
   static const char* batched_kernel_name(BatchedKernel k);
   BatchedKernel default_batched_kernel(const GemmBatch& g) const;
+  // bias: non-null only where fuses_gemm_bias(g) (the onednn_matmul kernel adds it).
   void gemm_batched_f32(BatchedKernel kernel, const GemmBatch& g, const float* a, const float* b,
-                        float* c);
+                        float* c, const float* bias = nullptr);
   // gemm_batched at bf16 (gemm_bf16.cpp, with oneDNN only): small items as bf16-rounded
   // operands through the f32 kernels, the others on oneDNN's bf16 matmul.
-  void gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  void gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
+                         const float* bias = nullptr);
+  // Whether gemm_batched_bf16 runs g on oneDNN's bf16 matmul (not the small-item kernels).
+  static bool bf16_on_onednn(const GemmBatch& g);
   // Times every candidate on a scratch copy of C (c itself is not written) and returns the
   // median-fastest.
   BatchedKernel tune_gemm_batched(const GemmBatch& g, const float* a, const float* b,
@@ -88,7 +106,13 @@ class CpuBackend final : public Backend {
   // (results/h200-host/srv28-2026-11-28). False with STAGEBENCH_CPU_F32_LINEAR=eigen or
   // STAGEBENCH_CPU_F32_GEMM=eigen: Eigen's row blocks with the epilogue fused (gemm_eigen.cpp).
   bool onednn_linear_ = false;
+  bool gemm_bias_ = true;  // STAGEBENCH_CPU_GEMM_BIAS (fuses_gemm_bias)
   KernelLog op_log_;
 };
+
+// The knobs that their ops read once, read again (uncached) when a backend is made, so that a bad
+// value is refused then, before anything is measured, as every other knob is.
+bool read_fused_dropout();       // STAGEBENCH_CPU_FUSED_DROPOUT (dropout.cpp)
+int64_t read_sum_axis1_block();  // STAGEBENCH_CPU_SUM_BLOCK (reductions.cpp)
 
 }  // namespace sb::cpu

@@ -1,4 +1,6 @@
 // gemm_batched at bf16: which kernel runs the products (oneDNN builds only).
+#include <stdexcept>
+
 #include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/gemm_dnnl.h"
@@ -19,9 +21,14 @@ constexpr int64_t kSmallItemMacs = 32 * 32 * 32;
 
 }  // namespace
 
-void CpuBackend::gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b,
-                                   Tensor& c) {
-  if (g.m * g.n * g.k >= kSmallItemMacs) return dnnl_->gemm_batched(g, a, b, c);
+bool CpuBackend::bf16_on_onednn(const GemmBatch& g) {
+  return g.m * g.n * g.k >= kSmallItemMacs;
+}
+
+void CpuBackend::gemm_batched_bf16(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
+                                   const float* bias) {
+  if (bf16_on_onednn(g)) return dnnl_->gemm_batched(g, a, b, c, bias);
+  if (bias != nullptr) throw std::logic_error("gemm_batched: a bias only on oneDNN's matmul");
   if (small_items(g))
     return gemm_small_items(g, f32_data(a, "gemm_batched A"), f32_data(b, "gemm_batched B"),
                             f32_data(c, "gemm_batched C"), true);

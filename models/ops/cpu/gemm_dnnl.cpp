@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/ops/cpu/bf16_images.h"
 #include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
@@ -254,7 +255,8 @@ struct DnnlGemm::Impl {
   using MatmulCache = std::map<std::vector<memory::dim>, dnnl::matmul>;
   dnnl::matmul& matmul_cached(MatmulCache& cache, const std::vector<memory::dim>& key,
                               const memory::desc& src, const memory::desc& wei,
-                              const memory::desc& dst, float alpha, float beta) {
+                              const memory::desc& dst, float alpha, float beta,
+                              const memory::desc* bias = nullptr) {
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     dnnl::primitive_attr attr;
@@ -264,7 +266,9 @@ struct DnnlGemm::Impl {
       ops.append_sum(beta);
       attr.set_post_ops(ops);
     }
-    dnnl::matmul mm(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, engine));
+    const dnnl::matmul::desc d = bias != nullptr ? dnnl::matmul::desc(src, wei, *bias, dst)
+                                                 : dnnl::matmul::desc(src, wei, dst);
+    dnnl::matmul mm(dnnl::matmul::primitive_desc(d, attr, engine));
     return cache.emplace(key, std::move(mm)).first->second;
   }
 
@@ -293,6 +297,7 @@ struct DnnlGemm::Impl {
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
+  Bf16Images images{tracker};
   std::vector<float> dequant_scales;
   std::map<PrimitiveKey, CachedMatmul> matmuls;
   std::map<std::pair<memory::dim, memory::dim>, dnnl::reorder> bf16_reorders;
@@ -429,7 +434,8 @@ memory::dim even_step(const std::vector<int64_t>& o) {
 
 }  // namespace
 
-void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c) {
+void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
+                            const float* bias) {
   Impl& im = *impl_;
   const int64_t count = static_cast<int64_t>(g.a_offsets.size()), m = g.m, n = g.n, k = g.k;
   const float* ap = f32_data(a, "gemm_batched A");
@@ -463,16 +469,41 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
   const bool view = g.trans_a && im.optimized(im.bf16_view_ok, key, src_view, wei, dst);
   key.push_back(view ? 1 : 0);
   const memory::desc& src = view ? src_view : src_dense;
-  pack_bf16(ap, g.a_offsets, g.trans_a ? k : m, g.trans_a ? m : k, g.lda, g.trans_a && !view, pa);
-  pack_bf16(bp, g.b_offsets, g.trans_b ? n : k, g.trans_b ? k : n, g.ldb, false, pb);
+  // An operand whose packed form is its stored rows as they lie (dense, items back to back)
+  // inside a held tensor is read from that tensor's bf16 image: the same bits, converted once a
+  // hold rather than once a product.
+  const uint16_t* a_bits = nullptr;
+  const uint16_t* b_bits = nullptr;
+  const int64_t a_rows = g.trans_a ? k : m, a_cols = g.trans_a ? m : k;
+  const int64_t b_rows = g.trans_b ? n : k, b_cols = g.trans_b ? k : n;
+  if (!(g.trans_a && !view) && g.lda == a_cols &&
+      (count == 1 || even_step(g.a_offsets) == a_rows * a_cols))
+    a_bits = im.images.find(ap + g.a_offsets[0], count * a_rows * a_cols);
+  if (g.ldb == b_cols && (count == 1 || even_step(g.b_offsets) == b_rows * b_cols))
+    b_bits = im.images.find(bp + g.b_offsets[0], count * b_rows * b_cols);
+  if (a_bits == nullptr) pack_bf16(ap, g.a_offsets, a_rows, a_cols, g.lda, g.trans_a && !view, pa);
+  if (b_bits == nullptr) pack_bf16(bp, g.b_offsets, b_rows, b_cols, g.ldb, false, pb);
   const ThreadCap cap(im.gemm_mflop_per_thread, 2.0 * count * m * n * k);
   key.push_back(cap.threads());
-  dnnl::matmul& mm = im.matmul_cached(im.bf16_batched, key, src, wei, dst, alpha, beta);
+  // The bias in the matmul's own epilogue (fuses_bias: one product writing C itself).
+  const bool with_bias = bias != nullptr && direct && count == 1;
+  if (bias != nullptr && !with_bias)
+    throw std::logic_error("gemm_batched: a bias only for one product that writes C itself");
+  key.push_back(with_bias ? 1 : 0);
+  const memory::desc bias_desc({1, 1, n}, DT::f32, {n, n, 1});
+  dnnl::matmul& mm = im.matmul_cached(im.bf16_batched, key, src, wei, dst, alpha, beta,
+                                      with_bias ? &bias_desc : nullptr);
   float* pt = direct
                   ? cp + g.c_offsets[0]
                   : static_cast<float*>(im.batched_c.get(static_cast<size_t>(count * m * n) * 4));
-  memory sm(src, im.engine, pa), wm(wei, im.engine, pb), dm(dst, im.engine, pt);
-  mm.execute(im.stream, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dm}});
+  memory sm(src, im.engine, const_cast<uint16_t*>(a_bits != nullptr ? a_bits : pa)),
+      wm(wei, im.engine, const_cast<uint16_t*>(b_bits != nullptr ? b_bits : pb)),
+      dm(dst, im.engine, pt);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, sm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dm}};
+  if (with_bias)
+    args.emplace(DNNL_ARG_BIAS, memory(bias_desc, im.engine, const_cast<float*>(bias)));
+  mm.execute(im.stream, args);
   im.stream.wait();
   if (direct) return;
   // C = alpha T + beta C, in fp32, a row of an item per task; beta = 0 never reads C.
@@ -494,7 +525,8 @@ void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b
 
 namespace sb::cpu {
 
-void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c) {
+void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c,
+                                const float* bias) {
   Impl& im = *impl_;
   const auto count = static_cast<memory::dim>(g.a_offsets.size());
   // Offsets without a common step > 0: one matmul per item.
@@ -516,17 +548,37 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
   std::memcpy(&alpha_bits, &g.alpha, 4);
   std::memcpy(&beta_bits, &g.beta, 4);
   const ThreadCap cap(im.gemm_mflop_per_thread, 2.0 * count * g.m * g.n * g.k);
-  const std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,       a_step,
-                                     b_step,  c_step, a_rc[0],    a_rc[1],   b_rc[0],
-                                     b_rc[1], g.ldc,  alpha_bits, beta_bits, cap.threads()};
-  dnnl::matmul& mm = im.matmul_cached(im.f32_batched, key, src, wei, dst, g.alpha, g.beta);
+  std::vector<memory::dim> key{batch,   g.m,    g.n,        g.k,       a_step,
+                               b_step,  c_step, a_rc[0],    a_rc[1],   b_rc[0],
+                               b_rc[1], g.ldc,  alpha_bits, beta_bits, cap.threads()};
+  // The bias in the matmul's own epilogue, broadcast over rows (and items).
+  const memory::desc bias_desc({1, 1, g.n}, DT::f32, {g.n, g.n, 1});
+  key.push_back(bias != nullptr ? 1 : 0);
+  dnnl::matmul& mm = im.matmul_cached(im.f32_batched, key, src, wei, dst, g.alpha, g.beta,
+                                      bias != nullptr ? &bias_desc : nullptr);
   for (memory::dim it = 0; it < count; it += batch) {
     memory am(src, im.engine, const_cast<float*>(a + g.a_offsets[it]));
     memory bm(wei, im.engine, const_cast<float*>(b + g.b_offsets[it]));
     memory cm(dst, im.engine, c + g.c_offsets[it]);
-    mm.execute(im.stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+    if (bias != nullptr)
+      args.emplace(DNNL_ARG_BIAS, memory(bias_desc, im.engine, const_cast<float*>(bias)));
+    mm.execute(im.stream, args);
   }
   im.stream.wait();
+}
+
+void DnnlGemm::hold_read_only(const float* data, int64_t numel) {
+  impl_->images.hold(data, numel);
+}
+
+void DnnlGemm::release_read_only(const float* data) {
+  impl_->images.release(data);
+}
+
+size_t DnnlGemm::bf16_image_blocks() const {
+  return impl_->images.converted_blocks();
 }
 
 }  // namespace sb::cpu

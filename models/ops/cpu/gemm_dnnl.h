@@ -32,11 +32,21 @@ class DnnlGemm {
   // batched matmul with fp32 accumulation, writing C
   // itself (alpha as output scale, beta as a sum post-op) when the items' C steps evenly, else
   // an f32 scratch and C = alpha T + beta C in fp32.
-  void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c);
+  // bias (f32 [n], or null): added in the matmul's epilogue, for one product only (g.bias is
+  // not read: the caller says whether the bias is this call's to add).
+  void gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
+                    const float* bias = nullptr);
   // gemm_batched in f32 (an autotune candidate) on raw pointers to A, B and C's storage: one
   // batched matmul when every offset list steps evenly by > 0, else one matmul per item; alpha
   // as output scale and beta as a sum post-op (beta = 0 never reads C).
-  void gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c);
+  // bias as in gemm_batched (here for any batch: broadcast over rows and items).
+  void gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c,
+                        const float* bias = nullptr);
+  // Backend::hold_read_only's promise for t's storage: gemm_batched reads an operand that lies
+  // densely inside a held tensor from its bf16 image (bf16_images.h) instead of packing it.
+  void hold_read_only(const float* data, int64_t numel);
+  void release_read_only(const float* data);
+  size_t bf16_image_blocks() const;  // blocks converted so far (tests)
 
  private:
   struct Impl;

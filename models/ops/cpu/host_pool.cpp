@@ -50,13 +50,14 @@ uint64_t HostPool::reused() const {
   return reused_;
 }
 
+bool HostPool::pool_requested() {
+  return read_knob("STAGEBENCH_CPU_POOL", true,
+                   {{"on", true}, {"1", true}, {"off", false}, {"0", false}});
+}
+
 HostPool& HostPool::process() {
   // Never destroyed: tensors that outlive main's objects (static ones) still give blocks back.
-  static HostPool* pool = [] {
-    const bool on = read_knob("STAGEBENCH_CPU_POOL", true,
-                              {{"on", true}, {"1", true}, {"off", false}, {"0", false}});
-    return new HostPool(on ? kDefaultCapBytes : 0);
-  }();
+  static HostPool* pool = [] { return new HostPool(pool_requested() ? kDefaultCapBytes : 0); }();
   return *pool;
 }
 

@@ -39,6 +39,9 @@ class HostPool {
 
   // The process's pool: cap kDefaultCapBytes, 0 when STAGEBENCH_CPU_POOL is off (read once).
   static HostPool& process();
+  // STAGEBENCH_CPU_POOL read now (process() reads it once; the backend reads it when it is made,
+  // so that a bad value is refused before anything runs).
+  static bool pool_requested();
 
  private:
   mutable std::mutex mutex_;

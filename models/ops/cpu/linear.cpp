@@ -57,4 +57,16 @@ void CpuBackend::do_linear(const Tensor& x, const Weight& w, Tensor& y, const Ep
                               precision_name(w.precision) + " weight");
 }
 
+void CpuBackend::do_linear_backward(const GemmBatch& dw_g, const GemmBatch* dx_g, const Tensor& x,
+                                    const Tensor& dy, const Tensor& w, Tensor& dw, Tensor& db,
+                                    Tensor* dx) {
+  // The hold's promise: nothing writes dy during the op. dW and db are not dy (the front checks);
+  // dx could share dy's storage only if a caller passed it so, and then dy is not held.
+  const bool hold = dw_g.precision == Precision::bf16 && dx_g != nullptr &&
+                    (dx == nullptr || dx->storage() != dy.storage());
+  if (hold) hold_read_only(dy);
+  Backend::do_linear_backward(dw_g, dx_g, x, dy, w, dw, db, dx);
+  if (hold) release_read_only(dy);
+}
+
 }  // namespace sb::cpu

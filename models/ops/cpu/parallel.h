@@ -5,10 +5,24 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/ops/knobs.h"
+
 namespace sb::cpu {
 
 // Below this many element-operations a chunk is not worth a thread wake-up.
 inline constexpr int64_t kParallelGrain = 1 << 15;
+
+// parallel_for's grain: kParallelGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384 or
+// 32768; read once), an A/B knob for the 16-core host, where a cheap op of DeepFM's 131,072
+// elements made 4 chunks, 4 busy threads of 16 (dfmcpu37).
+inline int64_t read_parallel_grain() {
+  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
+                            {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});
+}
+inline int64_t parallel_grain() {
+  static const int64_t grain = read_parallel_grain();
+  return grain;
+}
 
 // Rough costs in element-operations for `parallel_for`'s cost_per_item, so that transcendental
 // ops split into threads sooner than cheap ones.
@@ -22,7 +36,7 @@ void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
   if (n <= 0) return;
   const int64_t threads = omp_get_max_threads();
   const int64_t min_items =
-      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, cost_per_item));
+      std::max<int64_t>(1, parallel_grain() / std::max<int64_t>(1, cost_per_item));
   // A few chunks per thread so uneven rows still balance; never chunks below the grain.
   const int64_t per_chunk = std::max(min_items, (n + threads * 4 - 1) / (threads * 4));
   const int64_t chunks = (n + per_chunk - 1) / per_chunk;

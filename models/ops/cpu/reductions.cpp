@@ -7,8 +7,13 @@
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
+#include "models/ops/knobs.h"
 
 namespace sb::cpu {
+
+int64_t read_sum_axis1_block() {
+  return read_knob<int64_t>("STAGEBENCH_CPU_SUM_BLOCK", 16, {{"16", 16}, {"64", 64}});
+}
 
 void CpuBackend::do_row_moments(const Tensor& x, Tensor& mean, Tensor& var) {
   const OpScope op_scope(op_log(), [&] { return "row_moments " + std::to_string(x.numel()); });
@@ -37,8 +42,11 @@ void CpuBackend::do_sum_axis1(const Tensor& x, const Tensor* weights, Tensor& y)
   float* yp = f32_data(y, "sum_axis1 output");
   // Tasks are (outer, column block) pairs: with outer = 1 (a bias gradient over all rows) a task
   // per outer index ran on one thread. Each element still adds its rows in order j = 0, 1, ...,
-  // so the bits do not depend on the split.
-  constexpr int64_t kCols = 64;
+  // so the bits do not depend on the split. Blocks of 16 columns (one AVX-512 vector, a cache
+  // line a row): with 64, a bias gradient of 256 columns made 4 tasks, 4 busy threads of 16
+  // (DeepFM's 1,024 x 256 ones took 45 us each on the 16-core host, cpu36).
+  // STAGEBENCH_CPU_SUM_BLOCK=64: the blocks before (A/B runs).
+  static const int64_t kCols = read_sum_axis1_block();
   const int64_t col_blocks = (inner + kCols - 1) / kCols;
   parallel_for(outer * col_blocks, 2 * n * std::min(kCols, inner), [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
