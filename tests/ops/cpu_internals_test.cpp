@@ -263,10 +263,19 @@ TEST(OpsCpu, MaskedAttentionTrimsTrailingMaskedKeys) {
 // on and off the 16-float vectors; and not within fp32's tolerance (so the bf16 products ran).
 // STAGEBENCH_CPU_ATTENTION_BF16=off keeps the fp32 path at the same precision.
 TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
+  setenv("STAGEBENCH_CPU_ATTENTION_BF16", "on", 1);  // opt-in (attention_masked.cpp)
   AttentionShape probe;
   probe.precision = Precision::bf16, probe.dh = 64;
-  if (!cpu::masked_attention_uses_bf16(probe))
+  if (!cpu::masked_attention_uses_bf16(probe)) {
+    unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
     GTEST_SKIP() << "no bf16 attention kernel in this build (needs AVX512-BF16)";
+  }
+  // Unset, the knob keeps the fp32 kernel.
+  {
+    unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
+    EXPECT_FALSE(cpu::masked_attention_uses_bf16(probe));
+    setenv("STAGEBENCH_CPU_ATTENTION_BF16", "on", 1);
+  }
   const int64_t batch = 2, heads = 2;
   for (int64_t dh : {64, 40}) {
     for (int64_t n : {37, 70}) {
@@ -302,9 +311,10 @@ TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
       cpu::masked_attention_streaming(
           s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()});
       EXPECT_EQ(compare({"out", out, want}), "") << "dh " << dh << " n " << n << " knob off";
-      unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
+      setenv("STAGEBENCH_CPU_ATTENTION_BF16", "on", 1);
     }
   }
+  unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
 }
 
 // gemm_batched at a precision the CPU lacks is refused by the front, with the backend's reason.

@@ -7,8 +7,10 @@
 // everything is fp32. At a reduced precision (bf16, or f16, which the CPU computes as bf16) the
 // two products of each block run on bf16 operands with fp32 accumulation
 // (attention_masked_bf16.cpp; softmax and accumulator fp32), where the build targets
-// AVX512-BF16 and the head width is even; STAGEBENCH_CPU_ATTENTION_BF16=off keeps the fp32
-// path there too, to time the two in one session.
+// AVX512-BF16, the head width is even and STAGEBENCH_CPU_ATTENTION_BF16=on asks for it. Off by
+// default: on the 16-core host (Sapphire Rapids) Geneformer small's engine-fp16 took 11.63 ms
+// with it against 10.25 without, one process each in one call
+// (results/h200-host/gfbf37-2026-11-29/README.md); on the 2-core EPYC VM it was 1.12x faster.
 //
 // The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
 // default, as on OpenCL): their weights exp(kMaskedLogit - max) are exactly 0, so only the
@@ -137,7 +139,7 @@ void run_tasks(const AttentionShape& s, int64_t query_block, int64_t key_block,
 bool masked_attention_uses_bf16(const AttentionShape& s) {
   const bool reduced = s.precision == Precision::bf16 || s.precision == Precision::f16;
   return reduced && masked_attention_bf16_built() && s.dh % 2 == 0 &&
-         read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");
+         read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16", false);
 }
 
 void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
