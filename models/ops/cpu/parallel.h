@@ -9,14 +9,19 @@
 
 namespace sb::cpu {
 
-// Below this many element-operations a chunk is not worth a thread wake-up.
+// Below this many element-operations a task is not worth a thread wake-up (the batched GEMMs'
+// and the masked attention's test whether to go parallel at all).
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
-// parallel_for's grain: kParallelGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384 or
-// 32768; read once), an A/B knob for the 16-core host, where a cheap op of DeepFM's 131,072
-// elements made 4 chunks, 4 busy threads of 16 (dfmcpu37).
+// parallel_for's smallest chunk by default: 8192 since cpuf38 (kParallelGrain before). On the
+// 16-core host 32768 left a cheap op of DeepFM's 131,072 elements in 4 chunks (4 busy threads of
+// 16) and its LayerNorms over 1,024 rows of 256 in 8 (dfmcpu37, cpuf38).
+inline constexpr int64_t kParallelForGrain = 1 << 13;
+
+// parallel_for's grain: kParallelForGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384
+// or 32768, the grain before cpuf38; read once), an A/B knob for the 16-core host.
 inline int64_t read_parallel_grain() {
-  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
+  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelForGrain,
                             {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});
 }
 inline int64_t parallel_grain() {
