@@ -9,19 +9,16 @@
 
 namespace sb::cpu {
 
-// Below this many element-operations a task is not worth a thread wake-up (the batched GEMMs'
-// and the masked attention's test whether to go parallel at all).
+// Below this many element-operations a chunk is not worth a thread wake-up.
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
-// parallel_for's smallest chunk by default: 8192 since cpuf38 (kParallelGrain before). On the
-// 16-core host 32768 left a cheap op of DeepFM's 131,072 elements in 4 chunks (4 busy threads of
-// 16) and its LayerNorms over 1,024 rows of 256 in 8 (dfmcpu37, cpuf38).
-inline constexpr int64_t kParallelForGrain = 1 << 13;
-
-// parallel_for's grain: kParallelForGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384
-// or 32768, the grain before cpuf38; read once), an A/B knob for the 16-core host.
+// parallel_for's grain: kParallelGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384 or
+// 32768; read once), an A/B knob for the 16-core host. 8192 was not made the default: it ran
+// DeepFM's fp32 stages 1.12x faster than 32768 in dfmcpu37's processes but 1.06-1.09x slower in
+// cpuf38's, and Geneformer's and DynUNet's ladders 1.00-1.09x slower there; the host's spread
+// from process to process (5-10%) is as large as the effect.
 inline int64_t read_parallel_grain() {
-  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelForGrain,
+  return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
                             {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});
 }
 inline int64_t parallel_grain() {
