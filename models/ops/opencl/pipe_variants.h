@@ -33,6 +33,11 @@ struct PipeTile {
   // once before the K loop (PIPE_FAST); pair, two K tiles a barrier on a ring of 4 (PIPE_PAIR);
   // spread, a ring of 4 whose next tile's copies go out between the k steps (PIPE_SPREAD).
   bool pair = false, fast = false, spread = false;
+  // mma38 (with spread; kernels/gemm_pipe_body.cl): clean 1, the K loop's steady part apart where
+  // the tile lies wholly inside the product, its copies without bounds (PIPE_CLEAN 1); 2, those
+  // copies woven one after each row of mma (PIPE_CLEAN 2); 3, the next k step's ldmatrix woven
+  // too (PIPE_CLEAN 3); raster R > 0, tiles walked in bands of R tile rows (PIPE_RASTER).
+  int clean = 0, raster = 0;
   int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
@@ -40,8 +45,15 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // double-buffered, with the copies set up once (gemm_f16_pipe_256_fc_db) and also spread over
 // the k steps on a ring of 4 (gemm_f16_pipe_256_spread_db). In the probe at 8192^3, in turns:
 // 315.1 and 362.5 TFLOP/s against the default's 300.2 (docs/wgmma.md, "mma37").
-inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, false},
-                                             {256, true, false, 0, false, true, true}};
+// mma38: four more, all spread, their steady loop's copies without bounds and woven one after
+// each row of mma (_spread_wv_db), with the next k step's ldmatrix woven too (_spread_wl_db), and
+// both in bands of 8 tile rows (_r8). In the probe at 8192^3, in turns: 359.2 (wv) and 355.7
+// (wv_r8) TFLOP/s against mma37's spread at 333.2; the steady loop with its copies in bursts
+// (PIPE_CLEAN 1) ran at 346.8 and was left out (docs/wgmma.md, "mma38").
+inline constexpr PipeTile kPipeTilesF16[] = {
+    {256, true, false, 0, false, true, false},   {256, true, false, 0, false, true, true},
+    {256, true, false, 0, false, true, true, 2}, {256, true, false, 0, false, true, true, 2, 8},
+    {256, true, false, 0, false, true, true, 3}, {256, true, false, 0, false, true, true, 3, 8}};
 // STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
 // candidate. Throws where the name is none of them.
 const char* pipe_only_knob();
@@ -112,7 +124,7 @@ int parse_pipe_ring(const char* value);
 int pipe_ring_requested();  // the environment's, read once
 
 // The mma.sync pipeline kernel's name for an operand kind's name ("f16", "tf32", "s8") and a
-// tile: gemm_<kind>_pipe_<bn>[_w16][_pair][_db].
+// tile: gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_db].
 std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
