@@ -121,9 +121,8 @@ TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
     EXPECT_EQ(t.threads(), 2 * t.bn / 64 * 32) << name;
   }
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_db"));
-  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_fc_db"));
-  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wl_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wv_r8_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wl_db"));
 }
 
 }  // namespace

@@ -41,19 +41,23 @@ struct PipeTile {
   int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
-// mma37: the f16 GEMMs' further candidates, timed beside kPipeTiles: 128 x 256, 8 warps,
-// double-buffered, with the copies set up once (gemm_f16_pipe_256_fc_db) and also spread over
-// the k steps on a ring of 4 (gemm_f16_pipe_256_spread_db). In the probe at 8192^3, in turns:
-// 315.1 and 362.5 TFLOP/s against the default's 300.2 (docs/wgmma.md, "mma37").
-// mma38: four more, all spread, their steady loop's copies without bounds and woven one after
-// each row of mma (_spread_wv_db), with the next k step's ldmatrix woven too (_spread_wl_db), and
-// both in bands of 8 tile rows (_r8). In the probe at 8192^3, in turns: 359.2 (wv) and 355.7
-// (wv_r8) TFLOP/s against mma37's spread at 333.2; the steady loop with its copies in bursts
-// (PIPE_CLEAN 1) ran at 346.8 and was left out (docs/wgmma.md, "mma38").
-inline constexpr PipeTile kPipeTilesF16[] = {
-    {256, true, false, 0, false, true, false},   {256, true, false, 0, false, true, true},
-    {256, true, false, 0, false, true, true, 2}, {256, true, false, 0, false, true, true, 2, 8},
-    {256, true, false, 0, false, true, true, 3}, {256, true, false, 0, false, true, true, 3, 8}};
+// The f16 GEMMs' further candidates, timed beside kPipeTiles (128 x 256, 8 warps, double-buffered,
+// a ring of 4, copies set up once and spread over the k steps; kernels/gemm_pipe_body.cl):
+// - mma37's gemm_f16_pipe_256_spread_db: 362.5 TFLOP/s at 8192^3 in the probe against the old
+//   default's 300.2 (docs/wgmma.md, "mma37");
+// - mma38's steady loop apart, its copies without bounds and woven one after each row of mma, in
+//   bands of 8 tile rows (gemm_f16_pipe_256_spread_wv_r8_db: the stage's choice at 8192^3 in
+//   mma38's call 1, 2.890 ms against the spread kernel's 3.039), and with the next k step's
+//   ldmatrix woven too (gemm_f16_pipe_256_spread_wl_db: the probe's fastest in call 2, 355.1
+//   TFLOP/s against 320.2 for the spread kernel in turns). docs/wgmma.md, "mma38".
+// Left out (each costs the program's build time on every NVIDIA start): mma37's copies set up
+// once without the spread (_fc_db, slower than the spread kernel in every timing) and mma38's
+// steady loop with its copies in bursts (_cl, slower than the woven ones); the bands of 8 tile
+// rows gained nothing consistent (1-3% either way in the probe), so one woven form has them and
+// one not. All stay in the probe's list (probes/wgmma).
+inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, true},
+                                             {256, true, false, 0, false, true, true, 2, 8},
+                                             {256, true, false, 0, false, true, true, 3}};
 // STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
 // candidate. Throws where the name is none of them.
 const char* pipe_only_knob();
