@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Per-op breakdown of a CPU run made with STAGEBENCH_CPU_OP_TIMES=1 (docs/scripts.md,
 scripts/cpu-server.sh): for every stage, each op's time per forward, its share, and for the GEMMs
-(ops named "linear PRECISION MxKxN ..." or "gemm_batched Cx MxKxN") the GFLOP/s it reached.
+(ops named "linear PRECISION MxKxN ..." or "gemm_batched Cx MxKxN") and the convolutions
+(ops named "conv3d PASS MxKxN" or "conv_transpose3d PASS MxKxN": the implicit GEMM of equal FLOPs)
+the GFLOP/s it reached.
 
   cpu_server_ops.py RESULT.json [TOP]
 """
@@ -9,7 +11,7 @@ import json
 import re
 import sys
 
-GEMM = re.compile(r"^(linear \S+|gemm_batched (\d+)x) (\d+)x(\d+)x(\d+)")
+GEMM = re.compile(r"^(linear \S+|gemm_batched (\d+)x|conv3d \S+|conv_transpose3d \S+) (\d+)x(\d+)x(\d+)")
 
 
 def op_flops(name):
@@ -30,7 +32,7 @@ def table(stage, top):
     median = stage["time"]["median_ms"]
     gemm_ns = sum(k["total_ns"] for k in kernels if op_flops(k["name"]))
     lines = [f"## {stage['id']}: forward median {median:.2f} ms, ops' sum {total / 1e6:.2f} ms, "
-             f"GEMMs {gemm_ns / 1e6:.2f} ms ({100 * gemm_ns / total:.0f}%)",
+             f"products {gemm_ns / 1e6:.2f} ms ({100 * gemm_ns / total:.0f}%)",
              "| ms | share | calls | GFLOP/s | op |", "|---|---|---|---|---|"]
     for k in kernels[:top]:
         flops = op_flops(k["name"])

@@ -75,6 +75,11 @@ void activation_backward_range(Act act, const float* xp, const float* dyp, float
     ArrayMap(dxp, n) = (ConstArrayMap(xp, n) > 0.0f).select(ConstArrayMap(dyp, n), 0.0f);
     return;
   }
+  if (act == Act::leaky_relu) {  // DynUNet's: the scalar loop took 12% of its CPU step
+    const ConstArrayMap dy(dyp, n);
+    ArrayMap(dxp, n) = (ConstArrayMap(xp, n) > 0.0f).select(dy, dy * 0.01f);
+    return;
+  }
   if (act == Act::gelu_erf) {  // Phi(x) + x phi(x) as one vectorized Eigen expression
     const ConstArrayMap v(xp, n);
     ArrayMap(dxp, n) = ConstArrayMap(dyp, n) * (0.5f * (1.0f + (v * 0.70710678f).erf()) +

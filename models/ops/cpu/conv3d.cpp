@@ -1,8 +1,8 @@
 // conv3d and its two backward ops on the CPU: oneDNN's convolution_forward,
 // convolution_backward_data and convolution_backward_weights in fp32, each created with the
 // layouts its jit kernels choose, the tensors reordered in and out per call (descs_of says
-// which). One primitive per (pass, shape, bias), built on first use and cached for the
-// backend's life.
+// which). One primitive per (pass, shape, bias), with its reorders, built on first use and cached
+// for the backend's life; the reordered copies live in three buffers the backend holds.
 //
 // Without oneDNN in the build (STAGEBENCH_DNNL=OFF) the same ops run as direct loops (OpenMP
 // over independent outputs, fp32 accumulation in a fixed order): the forward sums each output
@@ -14,13 +14,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
+#include "models/ops/cpu/scratch.h"
 
 #ifdef STAGEBENCH_HAVE_DNNL
 #include <dnnl.hpp>
@@ -236,12 +239,31 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool bias,
           engine};
 }
 
-// A primitive and the layouts it chose for its source (or diff-source), weights (or
-// diff-weights) and destination (or diff-destination).
+// One of a primitive's three tensors (source, weights, destination, or their gradients): the
+// layout the primitive chose, the tensor's own, and the reorder between them, made once with the
+// primitive (each call used to make its reorder and allocate its copy anew).
+struct Operand {
+  memory::desc chosen, plain;
+  dnnl::reorder to_chosen, to_plain;
+  bool reordered() const { return chosen != plain; }
+};
+
 struct ConvPrimitive {
   dnnl::primitive p;
-  memory::desc src, weights, dst;
+  Operand src, weights, dst;
+  memory::desc bias;  // plain, when the primitive has one
 };
+
+Operand operand(const memory::desc& chosen, const memory::desc& plain, const dnnl::engine& e) {
+  Operand o{chosen, plain, {}, {}};
+  if (o.reordered()) {
+    o.to_chosen = dnnl::reorder(dnnl::reorder::primitive_desc(e, plain, e, chosen));
+    o.to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(e, chosen, e, plain));
+  }
+  return o;
+}
+
+enum Role { kSrc, kWeights, kDst };
 
 }  // namespace
 
@@ -249,6 +271,17 @@ struct CpuBackend::Conv3dPrimitives {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::map<Key, ConvPrimitive> cache;
+  // Where an operand's copy in the chosen layout lives during its call: one buffer per role,
+  // grown to the largest copy any shape needs (ops run one at a time; a call uses each role
+  // once). A fresh multi-megabyte buffer per call was fresh pages to fault in, every call.
+  Scratch src_copy, weights_copy, dst_copy;
+
+  explicit Conv3dPrimitives(const std::shared_ptr<AllocationTracker>& host)
+      : src_copy(host), weights_copy(host), dst_copy(host) {}
+  void* scratch(Role role, size_t bytes) {
+    Scratch& s = role == kSrc ? src_copy : role == kWeights ? weights_copy : dst_copy;
+    return s.get(bytes);
+  }
 
   ConvPrimitive& get(Pass pass, const Conv3dShape& s, bool bias) {
     const Key key = key_of(pass, s, bias);
@@ -258,17 +291,24 @@ struct CpuBackend::Conv3dPrimitives {
     const auto algo = dnnl::algorithm::convolution_direct;
     const auto hint = forward_pd(d, bias, engine);
     ConvPrimitive p;
+    p.bias = d.bias;
+    auto operands = [&](const memory::desc& src, const memory::desc& weights,
+                        const memory::desc& dst) {
+      p.src = operand(src, d.src, engine);
+      p.weights = operand(weights, d.weights, engine);
+      p.dst = operand(dst, d.dst, engine);
+    };
     switch (pass) {
       case Pass::forward:
-        p = {dnnl::convolution_forward(hint), hint.src_desc(), hint.weights_desc(),
-             hint.dst_desc()};
+        p.p = dnnl::convolution_forward(hint);
+        operands(hint.src_desc(), hint.weights_desc(), hint.dst_desc());
         break;
       case Pass::backward_data: {
         const dnnl::convolution_backward_data::primitive_desc pd(
             {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding}, engine,
             hint);
-        p = {dnnl::convolution_backward_data(pd), pd.diff_src_desc(), pd.weights_desc(),
-             pd.diff_dst_desc()};
+        p.p = dnnl::convolution_backward_data(pd);
+        operands(pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc());
         break;
       }
       case Pass::backward_weights: {
@@ -280,8 +320,8 @@ struct CpuBackend::Conv3dPrimitives {
                  : dnnl::convolution_backward_weights::primitive_desc(
                        {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding},
                        engine, hint);
-        p = {dnnl::convolution_backward_weights(pd), pd.src_desc(), pd.diff_weights_desc(),
-             pd.diff_dst_desc()};
+        p.p = dnnl::convolution_backward_weights(pd);
+        operands(pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc());
         break;
       }
     }
@@ -292,35 +332,50 @@ struct CpuBackend::Conv3dPrimitives {
     return dnnl::memory(desc, engine, f32_data(t, what));
   }
 
-  // An input in the primitive's layout: the tensor itself, or a reordered copy.
-  dnnl::memory in(const memory::desc& chosen, const memory::desc& plain, const Tensor& t,
-                  const char* what) {
-    dnnl::memory user = wrap(plain, t, what);
-    if (chosen == plain) return user;
-    dnnl::memory work(chosen, engine);
-    dnnl::reorder(user, work).execute(stream, user, work);
+  // An input in the primitive's layout: the tensor itself, or its copy in the role's scratch.
+  dnnl::memory in(Operand& o, Role role, const Tensor& t, const char* what, KernelLog* log) {
+    dnnl::memory user = wrap(o.plain, t, what);
+    if (!o.reordered()) return user;
+    const OpScope op_scope(log, [&] { return "conv3d reorder in " + std::to_string(t.numel()); });
+    dnnl::memory work(o.chosen, engine, scratch(role, o.chosen.get_size()));
+    o.to_chosen.execute(stream, user, work);
     return work;
   }
 
-  // An output: the primitive writes `work`, which finish() reorders into the tensor when the
-  // layouts differ.
+  // An output: the primitive writes `work` (the role's scratch when the layouts differ), which
+  // finish() reorders into the tensor.
   struct Output {
+    Operand* operand;
     dnnl::memory user, work;
   };
-  Output out(const memory::desc& chosen, const memory::desc& plain, const Tensor& t,
-             const char* what) {
-    Output o{wrap(plain, t, what), {}};
-    o.work = chosen == plain ? o.user : dnnl::memory(chosen, engine);
-    return o;
+  Output out(Operand& o, Role role, const Tensor& t, const char* what) {
+    Output r{&o, wrap(o.plain, t, what), {}};
+    r.work =
+        o.reordered() ? dnnl::memory(o.chosen, engine, scratch(role, o.chosen.get_size())) : r.user;
+    return r;
   }
-  void finish(Output& o) {
-    if (o.work.get() != o.user.get()) dnnl::reorder(o.work, o.user).execute(stream, o.work, o.user);
+  void finish(Output& o, KernelLog* log) {
+    if (o.operand->reordered()) {
+      const OpScope op_scope(log, [&] {
+        return "conv3d reorder out " + std::to_string(o.operand->plain.get_size() / sizeof(float));
+      });
+      o.operand->to_plain.execute(stream, o.work, o.user);
+      stream.wait();
+    }
+  }
+
+  // The primitive itself, timed apart from the reorders around it.
+  void execute(ConvPrimitive& p, const std::unordered_map<int, dnnl::memory>& args, KernelLog* log,
+               const char* pass, const Conv3dShape& s) {
+    const OpScope op_scope(
+        log, [&] { return std::string("conv3d ") + pass + " " + conv_gemm_shape(s, false); });
+    p.p.execute(stream, args);
     stream.wait();
   }
 };
 
 CpuBackend::Conv3dPrimitives& CpuBackend::conv3d_primitives() {
-  if (!conv3d_) conv3d_ = std::make_shared<Conv3dPrimitives>();
+  if (!conv3d_) conv3d_ = std::make_shared<Conv3dPrimitives>(host_);
   return *conv3d_;
 }
 
@@ -329,15 +384,14 @@ void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& 
   expect_f32_products(s, "conv3d");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::forward, s, bias != nullptr);
-  const Descs d = descs_of(s, bias != nullptr);
-  auto out = c.out(p.dst, d.dst, y, "conv3d output");
+  auto out = c.out(p.dst, kDst, y, "conv3d output");
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, c.in(p.src, d.src, x, "conv3d input")},
-      {DNNL_ARG_WEIGHTS, c.in(p.weights, d.weights, w, "conv3d weight")},
+      {DNNL_ARG_SRC, c.in(p.src, kSrc, x, "conv3d input", op_log())},
+      {DNNL_ARG_WEIGHTS, c.in(p.weights, kWeights, w, "conv3d weight", op_log())},
       {DNNL_ARG_DST, out.work}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, c.wrap(d.bias, *bias, "conv3d bias"));
-  p.p.execute(c.stream, args);
-  c.finish(out);
+  if (bias) args.emplace(DNNL_ARG_BIAS, c.wrap(p.bias, *bias, "conv3d bias"));
+  c.execute(p, args, op_log(), "fwd", s);
+  c.finish(out, op_log());
 }
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
@@ -345,13 +399,14 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
   expect_f32_products(s, "conv3d_backward_data");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_data, s, false);
-  const Descs d = descs_of(s, false);
-  auto out = c.out(p.src, d.src, dx, "conv3d_backward_data dx");
-  p.p.execute(c.stream,
-              {{DNNL_ARG_DIFF_DST, c.in(p.dst, d.dst, dy, "conv3d_backward_data dy")},
-               {DNNL_ARG_WEIGHTS, c.in(p.weights, d.weights, w, "conv3d_backward_data weight")},
-               {DNNL_ARG_DIFF_SRC, out.work}});
-  c.finish(out);
+  auto out = c.out(p.src, kSrc, dx, "conv3d_backward_data dx");
+  c.execute(
+      p,
+      {{DNNL_ARG_DIFF_DST, c.in(p.dst, kDst, dy, "conv3d_backward_data dy", op_log())},
+       {DNNL_ARG_WEIGHTS, c.in(p.weights, kWeights, w, "conv3d_backward_data weight", op_log())},
+       {DNNL_ARG_DIFF_SRC, out.work}},
+      op_log(), "bwd_data", s);
+  c.finish(out, op_log());
 }
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
@@ -359,16 +414,15 @@ void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& 
   expect_f32_products(s, "conv3d_backward_weights");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
-  const Descs d = descs_of(s, dbias != nullptr);
-  auto out = c.out(p.weights, d.weights, dw, "conv3d_backward_weights dw");
+  auto out = c.out(p.weights, kWeights, dw, "conv3d_backward_weights dw");
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, c.in(p.src, d.src, x, "conv3d_backward_weights input")},
-      {DNNL_ARG_DIFF_DST, c.in(p.dst, d.dst, dy, "conv3d_backward_weights dy")},
+      {DNNL_ARG_SRC, c.in(p.src, kSrc, x, "conv3d_backward_weights input", op_log())},
+      {DNNL_ARG_DIFF_DST, c.in(p.dst, kDst, dy, "conv3d_backward_weights dy", op_log())},
       {DNNL_ARG_DIFF_WEIGHTS, out.work}};
   if (dbias)
-    args.emplace(DNNL_ARG_DIFF_BIAS, c.wrap(d.bias, *dbias, "conv3d_backward_weights dbias"));
-  p.p.execute(c.stream, args);
-  c.finish(out);
+    args.emplace(DNNL_ARG_DIFF_BIAS, c.wrap(p.bias, *dbias, "conv3d_backward_weights dbias"));
+  c.execute(p, args, op_log(), "bwd_weights", s);
+  c.finish(out, op_log());
 }
 
 #else  // the loops

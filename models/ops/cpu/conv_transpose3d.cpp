@@ -17,6 +17,7 @@
 
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 
 #ifdef STAGEBENCH_HAVE_DNNL
@@ -285,6 +286,8 @@ memory weights_in(Dnnl& st, Cached& c, const float* w) {
 
 void CpuBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                      const Tensor* bias, Tensor& y) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "conv_transpose3d fwd " + conv_gemm_shape(s, true); });
   const float* xp = f32_data(x, "conv_transpose3d input");
   const float* wp = f32_data(w, "conv_transpose3d weight");
   const float* bp = bias ? f32_data(*bias, "conv_transpose3d bias") : nullptr;
@@ -308,6 +311,8 @@ void CpuBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, cons
 
 void CpuBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
                                                    const Tensor& w, Tensor& dx) {
+  const OpScope op_scope(op_log(),
+                         [&] { return "conv_transpose3d bwd_data " + conv_gemm_shape(s, true); });
   const float* dyp = f32_data(dy, "conv_transpose3d_backward_data dy");
   const float* wp = f32_data(w, "conv_transpose3d_backward_data weight");
   float* dxp = f32_data(dx, "conv_transpose3d_backward_data dx");
@@ -327,6 +332,8 @@ void CpuBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const T
 
 void CpuBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
                                                       const Tensor& dy, Tensor& dw, Tensor* dbias) {
+  const OpScope op_scope(
+      op_log(), [&] { return "conv_transpose3d bwd_weights " + conv_gemm_shape(s, true); });
   const float* xp = f32_data(x, "conv_transpose3d_backward_weights input");
   const float* dyp = f32_data(dy, "conv_transpose3d_backward_weights dy");
   float* dwp = f32_data(dw, "conv_transpose3d_backward_weights dw");

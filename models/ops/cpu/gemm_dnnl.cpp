@@ -40,6 +40,7 @@
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/parallel.h"
 #include "models/ops/cpu/quantize.h"
+#include "models/ops/cpu/scratch.h"
 #include "models/ops/knobs.h"
 
 namespace sb::cpu {
@@ -64,35 +65,6 @@ struct DnnlWeightStorage : Storage {
   memory mem;
   size_t bytes;
   std::shared_ptr<AllocationTracker> tracker;
-};
-
-// A grow-only aligned buffer for per-call conversions, counted like any other host memory.
-class Scratch {
- public:
-  explicit Scratch(std::shared_ptr<AllocationTracker> t) : tracker_(std::move(t)) {}
-  ~Scratch() { reset(); }
-  void* get(size_t bytes) {
-    if (bytes > capacity_) {
-      reset();
-      capacity_ = (bytes + 63) / 64 * 64;
-      data_ = std::aligned_alloc(64, capacity_);
-      if (data_ == nullptr) throw std::bad_alloc();
-      tracker_->allocated(capacity_);
-    }
-    return data_;
-  }
-
- private:
-  void reset() {
-    if (data_ == nullptr) return;
-    std::free(data_);
-    tracker_->released(capacity_);
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-  std::shared_ptr<AllocationTracker> tracker_;
-  void* data_ = nullptr;
-  size_t capacity_ = 0;
 };
 
 enum class ResidualMode : int { none, sum, binary };

@@ -10,6 +10,7 @@
 
 #include "instrument/host_ranges.h"
 #include "instrument/kernel_log.h"
+#include "models/ops/op_types.h"
 
 namespace sb::cpu {
 
@@ -43,6 +44,18 @@ class OpScope {
 // "MxKxN": a GEMM's shape in an op's name.
 inline std::string gemm_shape(int64_t m, int64_t k, int64_t n) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+}
+
+// A convolution's shape as the implicit GEMM of equal FLOPs, so the op table's GFLOP/s column
+// covers convolutions too: a convolution's M = output voxels (batch included), K = C_in k^3,
+// N = C_out; a transposed one's M = input voxels, K = C_in, N = C_out k^3 (each input voxel
+// spreads over k^3 outputs). Its backward passes do the same FLOPs.
+inline std::string conv_gemm_shape(const Conv3dShape& s, bool transposed) {
+  const int64_t taps = int64_t{s.kernel} * s.kernel * s.kernel;
+  if (transposed)
+    return gemm_shape(s.batch * s.d * s.h * s.w, s.in_channels, s.out_channels * taps);
+  const int64_t out = s.out_size(s.d, false) * s.out_size(s.h, false) * s.out_size(s.w, false);
+  return gemm_shape(s.batch * out, s.in_channels * taps, s.out_channels);
 }
 
 }  // namespace sb::cpu
