@@ -2,6 +2,7 @@
 // The streaming masked (BERT) attention kernel with its block sizes exposed, so tests can run
 // it with blocks smaller than their sequence and cover the block edges.
 #include <cstdint>
+#include <vector>
 
 #include "models/ops/backend.h"
 
@@ -21,6 +22,11 @@ struct MaskedAttentionData {
 // 10.99 against 10.63 ms with its padded keys trimmed (scratch benchmark, gfcpu37).
 inline constexpr int64_t kMaskedQueryBlock = 128;
 inline constexpr int64_t kMaskedKeyBlock = 512;
+
+// Keys [0, end) of each item: past `end` every key carries the mask's bias (kMaskedLogit or
+// below). An item with no unmasked key keeps all n, as the untrimmed kernel computes it. Without
+// `trim` (or a bias) every item keeps all n.
+std::vector<int64_t> masked_key_ends(const AttentionShape& s, const float* key_bias, bool trim);
 
 // Whether a call of this shape takes the bf16 block kernel (attention_masked_bf16.h): a reduced
 // precision, a build with AVX512-BF16, an even head width and STAGEBENCH_CPU_ATTENTION_BF16=on

@@ -76,7 +76,9 @@ CpuBackend::CpuBackend()
   (void)read_fused_dropout();
   (void)read_sum_axis1_block();
   (void)HostPool::pool_requested();
-  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
+  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");    // read at each fused attention
+  (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_ONEDNN");  // likewise
+  (void)read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID");      // read at each batched GEMM
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
 #endif
