@@ -332,13 +332,14 @@ TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
 TEST(OpsCpu, MaskedAttentionOnOneDnnBf16) {
   AttentionShape probe;
   probe.precision = Precision::bf16, probe.dh = 64;
+  {
+    const ScopedEnv off("STAGEBENCH_CPU_ATTENTION_ONEDNN", "");
+    EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe)) << "opt-in (attention_masked.h)";
+  }
+  const ScopedEnv on("STAGEBENCH_CPU_ATTENTION_ONEDNN", "items");
   if (!cpu::masked_attention_uses_onednn(probe))
     GTEST_SKIP() << "oneDNN has no bf16 here: "
                  << cpu::DnnlGemm::unsupported_reason(Precision::bf16);
-  {
-    const ScopedEnv off("STAGEBENCH_CPU_ATTENTION_ONEDNN", "off");
-    EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe));
-  }
   probe.precision = Precision::f32;
   EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe));
   const int64_t batch = 3, heads = 2;
@@ -355,42 +356,49 @@ TEST(OpsCpu, MaskedAttentionOnOneDnnBf16) {
       for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
       for (int64_t j = 0; j < n; ++j) bias[2 * n + j] = kMaskedLogit;
       const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
-      for (bool trim : {true, false}) {
+      for (auto [trim, mode] : {std::pair{true, cpu::OneDnnAttention::items},
+                                {false, cpu::OneDnnAttention::items},
+                                {true, cpu::OneDnnAttention::batched}}) {
         const std::vector<int64_t> ends = cpu::masked_key_ends(s, bias.data(), trim);
         EXPECT_EQ(ends[1], trim ? n - n * 2 / 5 : n);
-        std::vector<float> scratch(cpu::masked_attention_onednn_scratch(s) + 16);
+        // NaN-filled, so that a read of scratch the call did not write shows.
+        std::vector<float> scratch(cpu::masked_attention_onednn_scratch(s) + 16, std::nanf(""));
         float* aligned =
             scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) % 64 / 4) % 16;
         Vec out(want.size(), -1.0f);
         cpu::masked_attention_onednn(
-            s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, ends, aligned);
-        const std::string where =
-            "dh " + std::to_string(dh) + " n " + std::to_string(n) + (trim ? " trim" : " whole");
+            s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, ends, aligned, mode);
+        const std::string where = "dh " + std::to_string(dh) + " n " + std::to_string(n) +
+                                  (trim ? " trim" : " whole") +
+                                  (mode == cpu::OneDnnAttention::batched ? " batched" : "");
         EXPECT_EQ(compare({"out", out, want, Precision::bf16}), "") << where;
         EXPECT_NE(compare({"out", out, want}), "") << where << ": fp32-exact, bf16 not used?";
         EXPECT_NE(cpu::masked_attention_onednn_impls(), "") << where;
       }
       // Through the backend: separate tensors, wider leading dimensions, out's extra columns kept.
-      auto be = make_cpu_backend();
-      AttentionShape t = s;
-      t.ld_q = d + 8, t.q_col = 5, t.ld_k = d, t.k_col = 0, t.ld_v = d + 4, t.v_col = 4;
-      t.ld_out = d + 3;
-      const int64_t rows = batch * n;
-      const Vec q = random_vec(rows * t.ld_q, 70 + n, -2, 2);
-      const Vec k = random_vec(rows * t.ld_k, 71 + n, -2, 2);
-      const Vec v = random_vec(rows * t.ld_v, 72 + n, -2, 2);
-      const Vec out0 = random_vec(rows * t.ld_out, 73);
-      Tensor out = be->upload(out0, {batch, n, t.ld_out});
-      const Tensor bt = be->upload(bias, {batch, n});
-      be->attention_fused(t, be->upload(q, {batch, n, t.ld_q}), be->upload(k, {batch, n, t.ld_k}),
-                          be->upload(v, {batch, n, t.ld_v}), &bt, out);
-      DVec bwant = attention_ref(t, q, k, v, bias);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t col = d; col < t.ld_out; ++col)
-          bwant[r * t.ld_out + col] = out0[r * t.ld_out + col];
-      const Vec got = be->download(out);
-      EXPECT_EQ(compare({"out", got, bwant, Precision::bf16}), "") << "backend dh " << dh;
-      EXPECT_NE(compare({"out", got, bwant}), "") << "backend dh " << dh << ": bf16 not used?";
+      for (const char* mode : {"items", "batched"}) {
+        const ScopedEnv knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", mode);
+        auto be = make_cpu_backend();
+        AttentionShape t = s;
+        t.ld_q = d + 8, t.q_col = 5, t.ld_k = d, t.k_col = 0, t.ld_v = d + 4, t.v_col = 4;
+        t.ld_out = d + 3;
+        const int64_t rows = batch * n;
+        const Vec q = random_vec(rows * t.ld_q, 70 + n, -2, 2);
+        const Vec k = random_vec(rows * t.ld_k, 71 + n, -2, 2);
+        const Vec v = random_vec(rows * t.ld_v, 72 + n, -2, 2);
+        const Vec out0 = random_vec(rows * t.ld_out, 73);
+        Tensor out = be->upload(out0, {batch, n, t.ld_out});
+        const Tensor bt = be->upload(bias, {batch, n});
+        be->attention_fused(t, be->upload(q, {batch, n, t.ld_q}), be->upload(k, {batch, n, t.ld_k}),
+                            be->upload(v, {batch, n, t.ld_v}), &bt, out);
+        DVec bwant = attention_ref(t, q, k, v, bias);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t col = d; col < t.ld_out; ++col)
+            bwant[r * t.ld_out + col] = out0[r * t.ld_out + col];
+        const Vec got = be->download(out);
+        EXPECT_EQ(compare({"out", got, bwant, Precision::bf16}), "") << "backend dh " << dh;
+        EXPECT_NE(compare({"out", got, bwant}), "") << "backend dh " << dh << ": bf16 not used?";
+      }
     }
   }
 }

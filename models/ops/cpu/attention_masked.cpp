@@ -143,6 +143,14 @@ void run_tasks(const AttentionShape& s, int64_t query_block, int64_t key_block,
 
 }  // namespace
 
+OneDnnAttention onednn_attention_mode() {
+  return read_knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", OneDnnAttention::off,
+                   {{"off", OneDnnAttention::off},
+                    {"items", OneDnnAttention::items},
+                    {"on", OneDnnAttention::items},
+                    {"batched", OneDnnAttention::batched}});
+}
+
 bool masked_attention_uses_bf16(const AttentionShape& s) {
   const bool reduced = s.precision == Precision::bf16 || s.precision == Precision::f16;
   return reduced && masked_attention_bf16_built() && s.dh % 2 == 0 &&
@@ -183,7 +191,7 @@ void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, co
     Tensor scratch = do_empty({masked_attention_onednn_scratch(s)}, DType::f32);
     masked_attention_onednn(s, d,
                             masked_key_ends(s, bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM")),
-                            f32_data(scratch, "attention_fused scratch"));
+                            f32_data(scratch, "attention_fused scratch"), onednn_attention_mode());
     return;
   }
 #endif

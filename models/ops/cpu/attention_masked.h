@@ -28,6 +28,13 @@ inline constexpr int64_t kMaskedKeyBlock = 512;
 // `trim` (or a bias) every item keeps all n.
 std::vector<int64_t> masked_key_ends(const AttentionShape& s, const float* key_bias, bool trim);
 
+// STAGEBENCH_CPU_ATTENTION_ONEDNN, for oneDNN builds at a reduced precision
+// (attention_masked_onednn.h): off (the default: the streaming kernels here), items (or on: a
+// pair of bf16 matmuls per batch item over its own keys) or batched (one pair over every item,
+// each item's keys padded to the longest's). Read in every build, so a bad value fails anywhere.
+enum class OneDnnAttention { off, items, batched };
+OneDnnAttention onednn_attention_mode();
+
 // Whether a call of this shape takes the bf16 block kernel (attention_masked_bf16.h): a reduced
 // precision, a build with AVX512-BF16, an even head width and STAGEBENCH_CPU_ATTENTION_BF16=on
 // (off by default: slower than the fp32 kernel on the 16-core host, attention_masked.cpp).
