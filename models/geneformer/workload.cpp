@@ -45,7 +45,7 @@ const char* attention_kind(const Switches& sw) {
   if (sw.attention == Precision::tf32) return "fused, tf32 tensor cores, fp32 softmax";
   if (sw.attention == Precision::bf16)
     return "fused, bf16 products with fp32 accumulation where the CPU has AVX512-BF16 (oneDNN "
-           "matmuls per item, AMX where present), fp32 softmax";
+           "matmuls over the batch, AMX where present), fp32 softmax";
   return "fused (online softmax), fp32";
 }
 

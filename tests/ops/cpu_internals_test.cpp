@@ -333,8 +333,10 @@ TEST(OpsCpu, MaskedAttentionOnOneDnnBf16) {
   AttentionShape probe;
   probe.precision = Precision::bf16, probe.dh = 64;
   {
-    const ScopedEnv off("STAGEBENCH_CPU_ATTENTION_ONEDNN", "");
-    EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe)) << "opt-in (attention_masked.h)";
+    const ScopedEnv unset("STAGEBENCH_CPU_ATTENTION_ONEDNN", "");
+    EXPECT_EQ(cpu::onednn_attention_mode(), cpu::OneDnnAttention::batched);
+    const ScopedEnv off("STAGEBENCH_CPU_ATTENTION_ONEDNN", "off");
+    EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe));
   }
   const ScopedEnv on("STAGEBENCH_CPU_ATTENTION_ONEDNN", "items");
   if (!cpu::masked_attention_uses_onednn(probe))

@@ -7,12 +7,15 @@
 // everything is fp32. At a reduced precision (bf16, or f16, which the CPU computes as bf16) the
 // backend runs the attention on oneDNN's bf16 matmul instead (attention_masked_onednn.cpp: AMX
 // tiles on Sapphire Rapids), in oneDNN builds on CPUs with bf16, unless
-// STAGEBENCH_CPU_ATTENTION_ONEDNN=off. Else (or off) the two products of each block here run on
-// bf16 operands with fp32 accumulation (attention_masked_bf16.cpp; softmax and accumulator fp32),
-// where the build targets AVX512-BF16, the head width is even and STAGEBENCH_CPU_ATTENTION_BF16=on
-// asks for it. Off by default: on the 16-core host (Sapphire Rapids) Geneformer small's
-// engine-fp16 took 11.63 ms with it against 10.25 without, one process each in one call
-// (results/h200-host/gfbf37-2026-11-29/README.md); on the 2-core EPYC VM it was 1.12x faster.
+// STAGEBENCH_CPU_ATTENTION_ONEDNN=off: on the 16-core host Geneformer small's engine-fp16 took
+// 9.61-9.84 ms with it (batched) against 11.26-11.48 ms without, two alternating rounds in one call
+// (results/h200-host/gfamx38-2026-11-29/README.md). Else (or off) the two products of each block
+// here run on bf16 operands with fp32 accumulation (attention_masked_bf16.cpp; softmax and
+// accumulator fp32), where the build targets AVX512-BF16, the head width is even and
+// STAGEBENCH_CPU_ATTENTION_BF16=on asks for it. Off by default: on the 16-core host (Sapphire
+// Rapids) Geneformer small's engine-fp16 took 11.63 ms with it against 10.25 without, one process
+// each in one call (results/h200-host/gfbf37-2026-11-29/README.md); on the 2-core EPYC VM it
+// was 1.12x faster.
 //
 // The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
 // default, as on OpenCL): their weights exp(kMaskedLogit - max) are exactly 0, so only the
@@ -144,7 +147,7 @@ void run_tasks(const AttentionShape& s, int64_t query_block, int64_t key_block,
 }  // namespace
 
 OneDnnAttention onednn_attention_mode() {
-  return read_knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", OneDnnAttention::off,
+  return read_knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", OneDnnAttention::batched,
                    {{"off", OneDnnAttention::off},
                     {"items", OneDnnAttention::items},
                     {"on", OneDnnAttention::items},

@@ -18,7 +18,7 @@ namespace sb::cpu {
 
 // Whether a call of this shape takes it: a reduced precision (bf16, or f16, which the CPU
 // computes as bf16), a CPU on which oneDNN runs bf16 (DnnlGemm::unsupported_reason) and
-// STAGEBENCH_CPU_ATTENTION_ONEDNN not off (off leaves the older paths:
+// STAGEBENCH_CPU_ATTENTION_ONEDNN not off (unset is batched; off leaves the older paths:
 // STAGEBENCH_CPU_ATTENTION_BF16's kernel, else the fp32 streaming kernel).
 bool masked_attention_uses_onednn(const AttentionShape& s);
 
