@@ -9,6 +9,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${1:-$root/.wgmma}"
 mkdir -p "$dest/lib" "$dest/kernels" "$dest/mma-kernels"
 c++ -std=c++20 -O2 -Wall -Wextra -I"$root" "$root/probes/wgmma/wgmma_probe.cpp" \
+  "$root/probes/wgmma/probe_cl.cpp" "$root/probes/wgmma/probe_numerics.cpp" \
   "$root/models/ops/opencl/wgmma_ptx.cpp" "$root/models/ops/opencl/wgmma_program.cpp" -lOpenCL -o "$dest/wgmma_probe"
 cp -L "$(ldd "$dest/wgmma_probe" | awk '/libOpenCL/{print $3}')" "$dest/lib/"
 cp "$root/probes/wgmma/wgmma_gemm.cl" "$dest/kernels/"

@@ -163,6 +163,39 @@ const MmaForm kMmaForms[] = {
     {"gemm_f16_pipe_256_spread_db", 256, 256,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
      "mma37: copies set up once and spread over the k steps, 4-tile ring"},
+    {"gemm_f16_pipe_256_spread_r8_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define "
+     "PIPE_RASTER "
+     "8\n",
+     "mma38: spread, tiles in bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_spread_cl_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "1\n",
+     "mma38: spread, the steady loop's copies without bounds or branches"},
+    {"gemm_f16_pipe_256_spread_wv_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "2\n",
+     "mma38: spread, the steady loop's copies woven one a row of mma"},
+    {"gemm_f16_pipe_256_spread_wl_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "3\n",
+     "mma38: spread, the steady loop's copies and next fragments woven into the rows of mma"},
+    {"gemm_f16_pipe_256_spread_wl_r8_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "3\n#define PIPE_RASTER 8\n",
+     "mma38: copies and fragments woven, bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_spread_cl_r8_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "1\n#define PIPE_RASTER 8\n",
+     "mma38: steady loop without bounds, bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_spread_wv_r8_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "2\n#define PIPE_RASTER 8\n",
+     "mma38: woven copies, bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_spread_wv_r16_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
+     "2\n#define PIPE_RASTER 16\n",
+     "mma38: woven copies, bands of 16 tile rows"},
     {"gemm_f16_pipe_128_spread_db", 128, 128,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
      "mma37: 128x128, copies set up once and spread, 4-tile ring (two work-groups an SM)"},

@@ -150,6 +150,14 @@ std::vector<OpCase> gemm_cases() {
       {Op::linear, "tf32_aligned_k_relu", needs_precision(Precision::tf32), [](Backend& be) {
          return run_linear(be, Precision::tf32, false, Act::relu, Res::none, false, 200, 300);
        }});
+  // K = 320 (5 K tiles of 64), M = N = 300: the work-groups whose 128 x 256 tile lies wholly
+  // inside take the f16 pipeline's steady K loop (mma38's PIPE_CLEAN forms, the first two tiles),
+  // the others its general loop; the cases above have K of 200, which never does.
+  c.push_back({Op::linear, "f16_whole_k_tiles_bias_gelu_residual", needs_precision(Precision::f16),
+               [](Backend& be) {
+                 return run_linear(be, Precision::f16, true, Act::gelu, Res::separate, false, 320,
+                                   300);
+               }});
   // N = 302, not a multiple of 4: the pipelines' epilogue takes its scalar path for every row.
   c.push_back(
       {Op::linear, "f16_aligned_k_n_off_quads", needs_precision(Precision::f16), [](Backend& be) {

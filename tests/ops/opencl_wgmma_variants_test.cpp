@@ -110,12 +110,19 @@ TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
     EXPECT_FALSE(t.wgmma) << name;
     EXPECT_TRUE(t.double_buffered) << name << ": the new loops are the double-buffered one's";
     EXPECT_TRUE(!t.spread || t.fast) << name << ": the spread copies are the set-up ones";
+    // mma38: the steady loop is the spread loop's part (PIPE_CLEAN needs PIPE_SPREAD), and a
+    // weave puts an item's A_PER + B_PER copies of a tile after three k steps' 4 rows of mma
+    // (the kernel's #error checks it too, and that PIPE_CLEAN 3 has one B pair a row).
+    EXPECT_TRUE(t.clean == 0 || t.spread) << name;
+    EXPECT_TRUE(t.clean < 2 || (128 + t.bn) * 8 / t.threads() == 3 * 4) << name;
+    EXPECT_GE(t.raster, 0) << name;
     const int ring = t.pair || t.spread ? 4 : 3;
     EXPECT_LE(ring * (128 + t.bn) * 128, kMaxLocal) << name;
     EXPECT_EQ(t.threads(), 2 * t.bn / 64 * 32) << name;
   }
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_db"));
-  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_fc_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wv_r8_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wl_db"));
 }
 
 }  // namespace

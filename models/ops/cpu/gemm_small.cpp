@@ -48,13 +48,19 @@ void item(const GemmBatch& g, const float* a, const float* b, float* c) {
           row[j] += av * load<R>(TB ? b + j * ldb + p : b + p * ldb + j);
       }
   }
+  // alpha and beta in locals: read through g, every store to C might have changed them (C is a
+  // float*), so the loops reloaded them each element and did not vectorize.
+  const float alpha = g.alpha, beta = g.beta;
+  const int64_t ldc = g.ldc;
   for (int64_t i = 0; i < m; ++i) {
-    float* ci = c + i * g.ldc;
+    float* ci = c + i * ldc;
     const float* ai = acc + i * n;
-    if (g.beta == 0.0f) {
-      for (int64_t j = 0; j < n; ++j) ci[j] = g.alpha * ai[j];
+    if (beta == 0.0f) {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) ci[j] = alpha * ai[j];
     } else {
-      for (int64_t j = 0; j < n; ++j) ci[j] = g.alpha * ai[j] + g.beta * ci[j];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) ci[j] = alpha * ai[j] + beta * ci[j];
     }
   }
 }

@@ -13,8 +13,10 @@ namespace sb::cpu {
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
 // parallel_for's grain: kParallelGrain, or STAGEBENCH_CPU_PARALLEL_GRAIN (4096, 8192, 16384 or
-// 32768; read once), an A/B knob for the 16-core host, where a cheap op of DeepFM's 131,072
-// elements made 4 chunks, 4 busy threads of 16 (dfmcpu37).
+// 32768; read once), an A/B knob for the 16-core host. 8192 was not made the default: it ran
+// DeepFM's fp32 stages 1.12x faster than 32768 in dfmcpu37's processes but 1.06-1.09x slower in
+// cpuf38's, and Geneformer's and DynUNet's ladders 1.00-1.09x slower there; the host's spread
+// from process to process (5-10%) is as large as the effect.
 inline int64_t read_parallel_grain() {
   return read_knob<int64_t>("STAGEBENCH_CPU_PARALLEL_GRAIN", kParallelGrain,
                             {{"4096", 4096}, {"8192", 8192}, {"16384", 16384}, {"32768", 32768}});

@@ -242,11 +242,16 @@ std::vector<std::pair<std::string, std::string>> OpenCLBackend::autotune_choices
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, kernel] : autotuned_) out.emplace_back(key, batched_kernel_name(kernel));
   for (const auto& [key, tile] : pipe_tiles_)
-    out.emplace_back(key, (tile.wgmma ? "wgmma 128x" : "pipelined 128x") + std::to_string(tile.bn) +
-                              (tile.fast ? ", copies set up once" : "") +
-                              (tile.pair ? ", two K tiles a barrier" : "") +
-                              (tile.spread ? ", copies spread over the k steps" : "") +
-                              (tile.double_buffered ? ", fragments double-buffered" : ""));
+    out.emplace_back(
+        key, (tile.wgmma ? "wgmma 128x" : "pipelined 128x") + std::to_string(tile.bn) +
+                 (tile.fast ? ", copies set up once" : "") +
+                 (tile.pair ? ", two K tiles a barrier" : "") +
+                 (tile.spread ? ", copies spread over the k steps" : "") +
+                 (tile.clean == 1 ? ", steady loop without bounds" : "") +
+                 (tile.clean == 2 ? ", steady loop's copies woven into the mma" : "") +
+                 (tile.clean == 3 ? ", steady loop's copies and ldmatrix woven into the mma" : "") +
+                 (tile.raster ? ", bands of " + std::to_string(tile.raster) + " tile rows" : "") +
+                 (tile.double_buffered ? ", fragments double-buffered" : ""));
   for (const auto& [key, splits] : split_ks_)
     if (splits > 1)
       out.emplace_back(key, "wgmma 128x128, K in " + std::to_string(splits) + " slices");

@@ -88,6 +88,8 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.pair) d += "#define PIPE_PAIR 1\n";
   if (tile.fast) d += "#define PIPE_FAST 1\n";
   if (tile.spread) d += "#define PIPE_SPREAD 1\n";
+  if (tile.clean) d += "#define PIPE_CLEAN " + std::to_string(tile.clean) + "\n";
+  if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
@@ -194,7 +196,13 @@ bool gemm_pipelined(Precision p, int64_t k) {
 std::string pipe_kernel_name(const char* kind, PipeTile tile) {
   return std::string("gemm_") + kind + "_pipe_" + std::to_string(tile.bn) +
          (tile.fast && !tile.spread ? "_fc" : "") + (tile.pair ? "_pair" : "") +
-         (tile.spread ? "_spread" : "") + (tile.double_buffered ? "_db" : "");
+         (tile.spread ? "_spread" : "") +
+         (tile.clean == 1   ? "_cl"
+          : tile.clean == 2 ? "_wv"
+          : tile.clean == 3 ? "_wl"
+                            : "") +
+         (tile.raster > 0 ? "_r" + std::to_string(tile.raster) : "") +
+         (tile.double_buffered ? "_db" : "");
 }
 
 const char* pipe_only_knob() {

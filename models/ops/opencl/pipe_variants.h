@@ -33,15 +33,31 @@ struct PipeTile {
   // once before the K loop (PIPE_FAST); pair, two K tiles a barrier on a ring of 4 (PIPE_PAIR);
   // spread, a ring of 4 whose next tile's copies go out between the k steps (PIPE_SPREAD).
   bool pair = false, fast = false, spread = false;
+  // mma38 (with spread; kernels/gemm_pipe_body.cl): clean 1, the K loop's steady part apart where
+  // the tile lies wholly inside the product, its copies without bounds (PIPE_CLEAN 1); 2, those
+  // copies woven one after each row of mma (PIPE_CLEAN 2); 3, the next k step's ldmatrix woven
+  // too (PIPE_CLEAN 3); raster R > 0, tiles walked in bands of R tile rows (PIPE_RASTER).
+  int clean = 0, raster = 0;
   int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
-// mma37: the f16 GEMMs' further candidates, timed beside kPipeTiles: 128 x 256, 8 warps,
-// double-buffered, with the copies set up once (gemm_f16_pipe_256_fc_db) and also spread over
-// the k steps on a ring of 4 (gemm_f16_pipe_256_spread_db). In the probe at 8192^3, in turns:
-// 315.1 and 362.5 TFLOP/s against the default's 300.2 (docs/wgmma.md, "mma37").
-inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, false},
-                                             {256, true, false, 0, false, true, true}};
+// The f16 GEMMs' further candidates, timed beside kPipeTiles (128 x 256, 8 warps, double-buffered,
+// a ring of 4, copies set up once and spread over the k steps; kernels/gemm_pipe_body.cl):
+// - mma37's gemm_f16_pipe_256_spread_db: 362.5 TFLOP/s at 8192^3 in the probe against the old
+//   default's 300.2 (docs/wgmma.md, "mma37");
+// - mma38's steady loop apart, its copies without bounds and woven one after each row of mma, in
+//   bands of 8 tile rows (gemm_f16_pipe_256_spread_wv_r8_db: the stage's choice at 8192^3 in
+//   mma38's call 1, 2.890 ms against the spread kernel's 3.039), and with the next k step's
+//   ldmatrix woven too (gemm_f16_pipe_256_spread_wl_db: the probe's fastest in call 2, 355.1
+//   TFLOP/s against 320.2 for the spread kernel in turns). docs/wgmma.md, "mma38".
+// Left out (each costs the program's build time on every NVIDIA start): mma37's copies set up
+// once without the spread (_fc_db, slower than the spread kernel in every timing) and mma38's
+// steady loop with its copies in bursts (_cl, slower than the woven ones); the bands of 8 tile
+// rows gained nothing consistent (1-3% either way in the probe), so one woven form has them and
+// one not. All stay in the probe's list (probes/wgmma).
+inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, true},
+                                             {256, true, false, 0, false, true, true, 2, 8},
+                                             {256, true, false, 0, false, true, true, 3}};
 // STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
 // candidate. Throws where the name is none of them.
 const char* pipe_only_knob();
@@ -112,7 +128,7 @@ int parse_pipe_ring(const char* value);
 int pipe_ring_requested();  // the environment's, read once
 
 // The mma.sync pipeline kernel's name for an operand kind's name ("f16", "tf32", "s8") and a
-// tile: gemm_<kind>_pipe_<bn>[_w16][_pair][_db].
+// tile: gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_db].
 std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).

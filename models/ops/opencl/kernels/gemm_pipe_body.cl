@@ -61,6 +61,23 @@
 #ifndef PIPE_SPREAD
 #define PIPE_SPREAD 0
 #endif
+// mma38 (the GEMMs' f16 forms, with PIPE_SPREAD): PIPE_CLEAN 1 runs the K loop's steady part
+// (every tile but the ring's last three) apart when the work-group's tile lies wholly inside M, N
+// and K of a plain product: its copies then have no bounds, no branch and no fallback, two
+// pointers stepping 128 bytes a tile (the spread loop kept the bounds' selects and a branch
+// between every k step, and the implicit convolution's path in the loop). PIPE_CLEAN 2: the same,
+// with the copies woven one after each row of mma (4 a k step) instead of one burst a k step, so
+// that a warp whose copy waits for the load/store queue stalls before 8 mma rather than 32.
+// PIPE_CLEAN 3: as 2, and the next k step's ldmatrix woven too (one A block and one pair of B
+// blocks after each row of mma) instead of 8 before the step's 32 mma.
+// PIPE_RASTER R [0: launch order]: the work-groups walk the tiles in bands of R tile rows (the
+// wgmma kernels' WG_RASTER), so that a wave's B tiles are read from DRAM once per band.
+#ifndef PIPE_CLEAN
+#define PIPE_CLEAN 0
+#endif
+#ifndef PIPE_RASTER
+#define PIPE_RASTER 0
+#endif
 // mma37's probe (probes/wgmma, PIPE_PROBE, never in the op layer): time with a part of the K loop
 // left out, to place the loop's time by differences. 1: no copies in the loop (the prologue's ring
 // is re-read), 2: nor barriers, 3: nor ldmatrix (the first fragments, reused). The products are
@@ -130,7 +147,17 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int g = lane >> 2, t = lane & 3;
   const int warps_n = PIPE_BN / PIPE_WN;
   const int wm = (warp / warps_n) * (PIPE_MI * 16), wn = (warp % warps_n) * PIPE_WN;  // its block
+#if PIPE_RASTER
+  // Grouped order: group ids in launch order (x fastest) fill bands of PIPE_RASTER tile rows
+  // column by column, as gemm_wgmma.cl's tiles do.
+  const int tiles_n = get_num_groups(0), tiles_m = get_num_groups(1);
+  const int pid = get_group_id(1) * tiles_n + get_group_id(0), per_band = PIPE_RASTER * tiles_n;
+  const int band_m = pid / per_band * PIPE_RASTER, band_rows = min(tiles_m - band_m, PIPE_RASTER);
+  const int m0 = (band_m + (pid % per_band) % band_rows) * PIPE_TILE_M;
+  const int n0 = (pid % per_band) / band_rows * PIPE_BN;
+#else
   const int m0 = get_group_id(1) * PIPE_TILE_M, n0 = get_group_id(0) * PIPE_BN;
+#endif
   const int k_tiles = (K + PIPE_BK - 1) / PIPE_BK;
 
   PIPE_ACC acc[PIPE_MI][PIPE_NI][4];
@@ -237,7 +264,85 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // barrier; its three parts (A, B's halves) go out after the first three k steps' ldmatrix, and
   // its commit group closes before the barrier, which then waits for tile kt + 1 (three groups
   // out, two may stay pending). A tile that needs bounds or taps is copied at once, as before.
-  for (int kt = 0; kt < k_tiles; ++kt) {
+  int kt_first = 0;  // the general loop's first tile (past the steady part's, where it ran)
+#if PIPE_CLEAN
+#if !PIPE_FAST
+#error "PIPE_CLEAN needs PIPE_FAST and PIPE_SPREAD"
+#endif
+#if PIPE_CLEAN >= 2 && PIPE_A_PER + PIPE_B_PER != 3 * PIPE_MI
+#error "PIPE_CLEAN weaves an item's copies of a tile into three k steps' rows of mma"
+#endif
+#if PIPE_CLEAN == 3 && PIPE_NJ != PIPE_MI
+#error "PIPE_CLEAN 3 loads one A block and one B pair after each row of mma"
+#endif
+  // The steady part (see PIPE_CLEAN above): tile kt + 3's copies into tile kt - 1's slot, as the
+  // spread loop below issues them, without bounds. Work-group uniform, so the barrier is safe.
+  if (conv_taps == 0 && K % PIPE_BK == 0 && m0 + PIPE_TILE_M <= M && n0 + PIPE_BN <= N) {
+    const size_t row_step = (size_t)PIPE_RS * cp_row_bytes;  // between an item's rows
+    __global const uchar* ap = a_src + (PIPE_RING_N - 1) * 128;  // tile 3's 16 bytes of A
+    __global const uchar* bp = b_src + (PIPE_RING_N - 1) * 128;  // ... and of B
+    for (; kt_first < k_tiles - (PIPE_RING_N - 1); ++kt_first) {
+      const int kt = kt_first;
+      __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+      __local uint4* nd = smem + ((kt + PIPE_RING_N - 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS + cp_dst;
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        if (ks < 3) {
+#if PIPE_CLEAN < 3
+          PIPE_STEP_FRAGS(as, ks + 1, (ks + 1) & 1);
+#endif
+        } else {
+          cp_async_commit();  // tile kt + 3's group
+          CP_ASYNC_WAIT(2);   // tile kt + 1 has landed for this item
+          barrier(CLK_LOCAL_MEM_FENCE);
+#if PIPE_CLEAN < 3
+          PIPE_STEP_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, 0);
+#endif
+        }
+#if PIPE_CLEAN == 3
+        // The next k step's fragments: step ks + 1 of this tile, or step 0 of the next.
+        __local const uint4* fs = ks < 3 ? as : smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+        const int fk = ks < 3 ? ks + 1 : 0;
+#endif
+#if PIPE_CLEAN >= 2
+        // Copy j = ks x PIPE_MI + mi after row mi's mma: A's first, then B's. PIPE_CLEAN 3: the
+        // next step's fragments too, A's block mi and B's pair of n8 blocks mi after row mi.
+#pragma unroll
+        for (int mi = 0; mi < PIPE_MI; ++mi) {
+#pragma unroll
+          for (int ni = 0; ni < PIPE_NI; ++ni)
+            PIPE_MMA(acc[mi][ni], PIPE_FRAG(a[ks & 1][mi][0]), PIPE_FRAG(a[ks & 1][mi][1]),
+                     PIPE_FRAG(a[ks & 1][mi][2]), PIPE_FRAG(a[ks & 1][mi][3]),
+                     PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2]),
+                     PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2 + 1]));
+#if PIPE_CLEAN == 3
+          ldmatrix_x4(fs + swz(a_row + mi * 16, fk * 2 + a_chunk), a[(ks + 1) & 1][mi]);
+          ldmatrix_x4(fs + PIPE_A_CH + swz(b_row + mi * 16, fk * 2 + b_chunk), b[(ks + 1) & 1][mi]);
+#endif
+          const int j = ks * PIPE_MI + mi;
+          if (ks < 3 && j < PIPE_A_PER) cp_async16_full(nd + j * PIPE_RS * 8, ap + j * row_step);
+          if (ks < 3 && j >= PIPE_A_PER)
+            cp_async16_full(nd + PIPE_A_CH + (j - PIPE_A_PER) * PIPE_RS * 8,
+                            bp + (j - PIPE_A_PER) * row_step);
+        }
+#else
+        if (ks == 0)
+#pragma unroll
+          for (int i = 0; i < PIPE_A_PER; ++i)
+            cp_async16_full(nd + i * PIPE_RS * 8, ap + i * row_step);
+        if (ks == 1 || ks == 2)
+#pragma unroll
+          for (int i = (ks - 1) * PIPE_B_PER / 2; i < ks * PIPE_B_PER / 2; ++i)
+            cp_async16_full(nd + PIPE_A_CH + i * PIPE_RS * 8, bp + i * row_step);
+        PIPE_MMA_STEP(ks & 1);
+#endif
+      }
+      ap += 128;
+      bp += 128;
+    }
+  }
+#endif
+  for (int kt = kt_first; kt < k_tiles; ++kt) {
     __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
     const int nt = kt + PIPE_RING_N - 1;
     __local uint4* ns = smem + (nt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
@@ -405,3 +510,5 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_COPY_B
 #undef PIPE_OWN_RING
 #undef PIPE_PROBE
+#undef PIPE_CLEAN
+#undef PIPE_RASTER

@@ -47,6 +47,14 @@ inline void cp_async16(__local uint4* dst, __global const uchar* src, int bytes)
                : "memory");
 }
 
+// cp_async16 of all 16 bytes (mma38's steady loop: no src-size operand to keep in a register).
+inline void cp_async16_full(__local uint4* dst, __global const uchar* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :
+               : "r"(smem_addr(dst)), "l"(src)
+               : "memory");
+}
+
 inline void cp_async_commit(void) {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }

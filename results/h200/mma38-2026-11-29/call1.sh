@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# mma38 call 1 (issue 27: the f16 GEMM on mma.sync alone, >= 450 TFLOP/s at 8192^3): in one call,
+# (1) the wgmma probe's mma phase at 8192^3: the old default, mma37's spread kernel and mma38's
+# forms (steady loop without bounds, copies woven into the mma, bands of tile rows), and the
+# timing-only form without copies, checked and timed in turns; (2) cuBLAS f16; (3) stagebench's
+# 8192^3 fp16 stage with STAGEBENCH_WGMMA=off (every mma.sync candidate) and with mma37's kernel
+# alone; (4) the NVIDIA op-table cases of the products with each new op-layer kernel forced;
+# (5) the default (wgmma) fp16 stage. From the checkout's root with build-mma38/ carried
+# (scripts/wgmma-build.sh's .wgmma and /work/tools/bundle-with-tests.sh's .gpu there):
+#   BUDGET=300 bash build-mma38/call1.sh "$OUT"
+set -u
+OUT=${1:?out}
+W=build-mma38/.wgmma
+N=build-mma38/.gpu
+O=$OUT/mma38
+mkdir -p "$O/forms"
+t0=$(date +%s)
+BUDGET=${BUDGET:-300}
+log() { echo "$(date -u +%T) [$(($(date +%s) - t0))s] $*" | tee -a "$O/call.log"; }
+cap() { local left=$((BUDGET - ($(date +%s) - t0) - 6)); echo $((left < 1 ? 1 : ($1 < left ? $1 : left))); }
+pack() { tar czf "$OUT/mma38.tar.gz" -C "$OUT" mma38 2>/dev/null; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$O/gpu.txt" 2>&1
+# (1) the probe
+FORMS=gemm_f16_pipe_256_db,gemm_f16_pipe_256_spread_db,gemm_f16_pipe_256_spread_r8_db
+FORMS+=,gemm_f16_pipe_256_spread_cl_db,gemm_f16_pipe_256_spread_wv_db
+FORMS+=,gemm_f16_pipe_256_spread_cl_r8_db,gemm_f16_pipe_256_spread_wv_r8_db
+FORMS+=,gemm_f16_pipe_256_spread_wv_r16_db,probe_nocopy
+(. $W/nvidia-opencl-env.sh && nvidia_opencl_env "$W/lib" &&
+  MMA_FORMS=$FORMS timeout -s INT "$(cap 95)" $W/wgmma_probe --kernels $W/kernels \
+    --mma-kernels $W/mma-kernels --out "$O/forms" --phase mma --sizes 8192 --rounds 8 \
+    > "$O/mma.txt" 2>&1)
+log "probe mma rc=$?"; grep -E "^time|FAIL|ERROR|check 256|BUILD" "$O/mma.txt" | cut -c1-220
+for f in "$O"/forms/*-build.txt; do  # the driver's own ptxas -v (-cl-nv-verbose), per form
+  n=$(basename "$f" -build.txt)
+  echo "$n: $(grep -A3 "Function properties for $n\$" "$f" | grep -E 'registers|spill' | tr '\n' ' ')"
+done > "$O/build-logs-regs.txt"
+gzip -f "$O"/forms/*.ptx 2>/dev/null; pack
+# (2) cuBLAS
+timeout -s INT "$(cap 20)" python3 $W/cublas_f16.py "$O/cublas.json" 8192 > "$O/cublas.txt" 2>&1
+log "cublas rc=$?"; grep -h median "$O/cublas.txt"; pack
+gemm() {  # name, knobs, cap
+  env $2 timeout -s INT "$(cap "$3")" $N/gpu-run.sh run gemm --size 8192x8192x8192 \
+    --backend opencl --stages fp16 --max-time 3 -q -o "$O/gemm-$1.json" \
+    --timeline "$O/gemm-$1.trace.json" > "$O/gemm-$1.log" 2>&1
+  log "gemm $1 (${2:-defaults}) rc=$?"
+  PYTHONPATH=$N python3 -m sbgpu kernels "$O/gemm-$1.trace.json" 8 > "$O/gemm-$1-kernels.txt" 2>&1
+  rm -f "$O/gemm-$1.trace.json"; head -4 "$O/gemm-$1-kernels.txt"; pack
+}
+ops() {  # name, knobs, cap
+  T='Backends/OpTable.MatchesTheReference/opencl_conv1d*'
+  T+=':Backends/OpTable.MatchesTheReference/opencl_linear*'
+  T+=':Backends/OpTable.MatchesTheReference/opencl_gemm_batched*:OpsOpenCL.Conv1d*'
+  (. $N/nvidia-opencl-env.sh && nvidia_opencl_env $N/lib && export $2 &&
+    timeout -s INT "$(cap "$3")" $N/ops_test --gtest_filter="$T" > "$O/ops-$1.txt" 2>&1)
+  log "ops_test $1 ($2) rc=$? $(grep -hE '^\[  (PASSED|FAILED) ' "$O/ops-$1.txt" | tr '\n' ' ')"; pack
+}
+# (3) the stage
+gemm mma-new "STAGEBENCH_WGMMA=off" 90
+gemm mma-spread "STAGEBENCH_WGMMA=off STAGEBENCH_PIPE_ONLY=gemm_f16_pipe_256_spread_db" 25
+# (4) correctness of each new op-layer kernel on NVIDIA
+ops wv_r8 "STAGEBENCH_WGMMA=off STAGEBENCH_PIPE_ONLY=gemm_f16_pipe_256_spread_wv_r8_db" 30
+ops cl "STAGEBENCH_WGMMA=off STAGEBENCH_PIPE_ONLY=gemm_f16_pipe_256_spread_cl_db" 25
+ops wv "STAGEBENCH_WGMMA=off STAGEBENCH_PIPE_ONLY=gemm_f16_pipe_256_spread_wv_db" 25
+# (5) the default path
+gemm wgmma "" 35
+for f in "$O"/gemm-*.json; do
+  [ -f "$f" ] || continue
+  $N/gpu-run.sh report "$f" > "${f%.json}.md" 2>> "$O/call.log"
+  echo "== $(basename "$f")"; grep -E "^\| [0-9a-z]" "${f%.json}.md" | cut -c1-140 | head -6
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); p=r['runs'][0]['params']; print('gemm_paths:', p.get('gemm_paths'))" "$f" 2>/dev/null
+done | tee "$O/summary.txt"
+grep -hE "FAILED  \]" "$O"/ops-*.txt 2>/dev/null | head -20
+gzip -f "$O"/*.json 2>/dev/null
+pack
+log "done"
