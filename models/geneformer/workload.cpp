@@ -44,8 +44,8 @@ const char* attention_kind(const Switches& sw) {
   if (sw.attention == Precision::f16) return "fused, fp16 tensor cores, fp32 softmax";
   if (sw.attention == Precision::tf32) return "fused, tf32 tensor cores, fp32 softmax";
   if (sw.attention == Precision::bf16)
-    return "fused (online softmax), bf16 products with fp32 accumulation where the CPU has "
-           "AVX512-BF16, fp32 softmax";
+    return "fused, bf16 products with fp32 accumulation where the CPU has AVX512-BF16 (oneDNN "
+           "matmuls over the batch, AMX where present), fp32 softmax";
   return "fused (online softmax), fp32";
 }
 

@@ -14,6 +14,9 @@
 #endif
 
 #include "models/ops/cpu/attention_masked.h"
+#ifdef STAGEBENCH_HAVE_DNNL
+#include "models/ops/cpu/attention_masked_onednn.h"
+#endif
 #include "models/ops/cpu/attention_relative.h"
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/ops/cpu/gemm_dnnl.h"
@@ -21,6 +24,7 @@
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/quantize.h"
 #include "tests/ops/op_case.h"
+#include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
@@ -316,6 +320,141 @@ TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
   }
   unsetenv("STAGEBENCH_CPU_ATTENTION_BF16");
 }
+
+#ifdef STAGEBENCH_HAVE_DNNL
+// The attention on oneDNN's bf16 matmul (attention_masked_onednn.cpp), run directly and through
+// the backend, against the double reference at bf16's tolerance, and not within fp32's (so the
+// bf16 products ran): head widths on and off oneDNN's blocks (64, 40), n off them (37, 70), the
+// first item's leading keys masked, the second's trailing ones, the third's all (kept whole:
+// uniform weights), trimmed and not; through the backend with separate q, k, v of wider leading
+// dimensions and an output whose extra columns must keep what they held.
+// STAGEBENCH_CPU_ATTENTION_ONEDNN=off leaves it.
+TEST(OpsCpu, MaskedAttentionOnOneDnnBf16) {
+  AttentionShape probe;
+  probe.precision = Precision::bf16, probe.dh = 64;
+  {
+    const ScopedEnv unset("STAGEBENCH_CPU_ATTENTION_ONEDNN", "");
+    EXPECT_EQ(cpu::onednn_attention_mode(), cpu::OneDnnAttention::batched);
+    const ScopedEnv off("STAGEBENCH_CPU_ATTENTION_ONEDNN", "off");
+    EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe));
+  }
+  const ScopedEnv on("STAGEBENCH_CPU_ATTENTION_ONEDNN", "items");
+  if (!cpu::masked_attention_uses_onednn(probe))
+    GTEST_SKIP() << "oneDNN has no bf16 here: "
+                 << cpu::DnnlGemm::unsupported_reason(Precision::bf16);
+  probe.precision = Precision::f32;
+  EXPECT_FALSE(cpu::masked_attention_uses_onednn(probe));
+  const int64_t batch = 3, heads = 2;
+  for (int64_t dh : {64, 40}) {
+    for (int64_t n : {37, 70}) {
+      const int64_t d = heads * dh;
+      AttentionShape s;
+      s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 1.0f / std::sqrt(dh * 1.0f);
+      s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+      s.precision = Precision::bf16;
+      const Vec qkv = random_vec(batch * n * 3 * d, 60 + n + dh, -2, 2);
+      Vec bias = random_vec(batch * n, 61 + n, -0.5f, 0.5f);
+      for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
+      for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+      for (int64_t j = 0; j < n; ++j) bias[2 * n + j] = kMaskedLogit;
+      const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
+      for (auto [trim, mode] : {std::pair{true, cpu::OneDnnAttention::items},
+                                {false, cpu::OneDnnAttention::items},
+                                {true, cpu::OneDnnAttention::batched}}) {
+        const std::vector<int64_t> ends = cpu::masked_key_ends(s, bias.data(), trim);
+        EXPECT_EQ(ends[1], trim ? n - n * 2 / 5 : n);
+        // NaN-filled, so that a read of scratch the call did not write shows.
+        std::vector<float> scratch(cpu::masked_attention_onednn_scratch(s) + 16, std::nanf(""));
+        float* aligned =
+            scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) % 64 / 4) % 16;
+        Vec out(want.size(), -1.0f);
+        cpu::masked_attention_onednn(
+            s, {qkv.data(), qkv.data(), qkv.data(), bias.data(), out.data()}, ends, aligned, mode);
+        const std::string where = "dh " + std::to_string(dh) + " n " + std::to_string(n) +
+                                  (trim ? " trim" : " whole") +
+                                  (mode == cpu::OneDnnAttention::batched ? " batched" : "");
+        EXPECT_EQ(compare({"out", out, want, Precision::bf16}), "") << where;
+        EXPECT_NE(compare({"out", out, want}), "") << where << ": fp32-exact, bf16 not used?";
+        EXPECT_NE(cpu::masked_attention_onednn_impls(), "") << where;
+      }
+      // Through the backend: separate tensors, wider leading dimensions, out's extra columns kept.
+      for (const char* mode : {"items", "batched"}) {
+        const ScopedEnv knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", mode);
+        auto be = make_cpu_backend();
+        AttentionShape t = s;
+        t.ld_q = d + 8, t.q_col = 5, t.ld_k = d, t.k_col = 0, t.ld_v = d + 4, t.v_col = 4;
+        t.ld_out = d + 3;
+        const int64_t rows = batch * n;
+        const Vec q = random_vec(rows * t.ld_q, 70 + n, -2, 2);
+        const Vec k = random_vec(rows * t.ld_k, 71 + n, -2, 2);
+        const Vec v = random_vec(rows * t.ld_v, 72 + n, -2, 2);
+        const Vec out0 = random_vec(rows * t.ld_out, 73);
+        Tensor out = be->upload(out0, {batch, n, t.ld_out});
+        const Tensor bt = be->upload(bias, {batch, n});
+        be->attention_fused(t, be->upload(q, {batch, n, t.ld_q}), be->upload(k, {batch, n, t.ld_k}),
+                            be->upload(v, {batch, n, t.ld_v}), &bt, out);
+        DVec bwant = attention_ref(t, q, k, v, bias);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t col = d; col < t.ld_out; ++col)
+            bwant[r * t.ld_out + col] = out0[r * t.ld_out + col];
+        const Vec got = be->download(out);
+        EXPECT_EQ(compare({"out", got, bwant, Precision::bf16}), "") << "backend dh " << dh;
+        EXPECT_NE(compare({"out", got, bwant}), "") << "backend dh " << dh << ": bf16 not used?";
+      }
+    }
+  }
+}
+// An attention's f32 batched products, whose items (b * n * ld + h * dh) have no common step,
+// as one 4-D oneDNN matmul (DnnlGemm::takes_as_grid): the scores Q K^T (trans_b, C evenly
+// stepped) and the weighted sum P V (B and C on the grid, beta = 1 and alpha 0.5 so that both
+// are read), through the backend and through DnnlGemm directly, against the reference; a list
+// with no grid (one offset out of place) is not taken, nor any with the knob off.
+TEST(OpsCpu, BatchedGemmOnAGridAsOneMatmul) {
+  const int64_t batch = 2, heads = 3, n = 19, dh = 8, ld = 3 * heads * dh + 5;
+  GemmBatch scores{n, n, dh, true, 0.35f, ld, ld, n, {}, {}, {}};
+  GemmBatch mix{n, dh, n, false, 0.5f, n, ld, ld, {}, {}, {}};
+  mix.beta = 1.0f;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t item = b * heads + h;
+      scores.a_offsets.push_back(b * n * ld + h * dh);
+      scores.b_offsets.push_back(b * n * ld + heads * dh + h * dh);
+      scores.c_offsets.push_back(item * n * n);
+      mix.a_offsets.push_back(item * n * n);
+      mix.b_offsets.push_back(b * n * ld + 2 * heads * dh + h * dh);
+      mix.c_offsets.push_back(b * n * ld + h * dh);
+    }
+  cpu::DnnlGemm dnnl(std::make_shared<AllocationTracker>());
+  if (!dnnl.takes_as_grid(scores)) GTEST_SKIP() << "no optimized 4-D f32 matmul in oneDNN here";
+  EXPECT_TRUE(dnnl.takes_as_grid(mix));
+  GemmBatch broken = mix;
+  broken.b_offsets[4] += 1;
+  EXPECT_FALSE(dnnl.takes_as_grid(broken));
+  {
+    const ScopedEnv off("STAGEBENCH_CPU_BATCHED_GRID", "off");
+    EXPECT_FALSE(dnnl.takes_as_grid(scores));
+  }
+  const Vec x = random_vec(batch * n * ld, 90);
+  const Vec s0 = random_vec(batch * heads * n * n, 91);
+  const Vec y0 = random_vec(batch * n * ld, 92);
+  auto be = make_cpu_backend();
+  for (const GemmBatch* g : {&scores, &mix}) {
+    const bool is_mix = g == &mix;
+    const Vec& a = is_mix ? s0 : x;
+    const Vec& c0 = is_mix ? y0 : s0;
+    const DVec want = gemm_batched_ref(*g, a, x, c0);
+    Tensor at = be->upload(a, {static_cast<int64_t>(a.size())});
+    Tensor bt = be->upload(x, {static_cast<int64_t>(x.size())});
+    Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+    be->gemm_batched(*g, at, bt, ct);
+    EXPECT_EQ(compare({"C", be->download(ct), want}), "") << (is_mix ? "P V" : "Q K^T");
+    Vec c = c0;
+    dnnl.gemm_batched_f32(*g, a.data(), x.data(), c.data());
+    EXPECT_EQ(compare({"C", c, want}), "") << (is_mix ? "P V direct" : "Q K^T direct");
+  }
+}
+
+#endif
 
 // gemm_batched at a precision the CPU lacks is refused by the front, with the backend's reason.
 TEST(OpsCpu, BatchedGemmRefusesF16AndTf32WithTheReason) {

@@ -53,7 +53,9 @@ INSTANTIATE_TEST_SUITE_P(ReadWhenMade, OpsCpuKnobs,
                                            "STAGEBENCH_CPU_FUSED_DROPOUT",
                                            "STAGEBENCH_CPU_PARALLEL_GRAIN",
                                            "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
-                                           "STAGEBENCH_CPU_ATTENTION_BF16"),
+                                           "STAGEBENCH_CPU_ATTENTION_BF16",
+                                           "STAGEBENCH_CPU_ATTENTION_ONEDNN",
+                                           "STAGEBENCH_CPU_BATCHED_GRID"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param).substr(std::string("STAGEBENCH_").size());
                          });

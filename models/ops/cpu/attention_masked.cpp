@@ -5,12 +5,17 @@
 // against one key block at a time (two Eigen GEMMs on strided maps of the packed tensors) and
 // keeps per-query running max, sum and output accumulator. At f32 and tf32 (the CPU has no tf32)
 // everything is fp32. At a reduced precision (bf16, or f16, which the CPU computes as bf16) the
-// two products of each block run on bf16 operands with fp32 accumulation
-// (attention_masked_bf16.cpp; softmax and accumulator fp32), where the build targets
-// AVX512-BF16, the head width is even and STAGEBENCH_CPU_ATTENTION_BF16=on asks for it. Off by
-// default: on the 16-core host (Sapphire Rapids) Geneformer small's engine-fp16 took 11.63 ms
-// with it against 10.25 without, one process each in one call
-// (results/h200-host/gfbf37-2026-11-29/README.md); on the 2-core EPYC VM it was 1.12x faster.
+// backend runs the attention on oneDNN's bf16 matmul instead (attention_masked_onednn.cpp: AMX
+// tiles on Sapphire Rapids), in oneDNN builds on CPUs with bf16, unless
+// STAGEBENCH_CPU_ATTENTION_ONEDNN=off: on the 16-core host Geneformer small's engine-fp16 took
+// 9.61-9.84 ms with it (batched) against 11.26-11.48 ms without, two alternating rounds in one call
+// (results/h200-host/gfamx38-2026-11-29/README.md). Else (or off) the two products of each block
+// here run on bf16 operands with fp32 accumulation (attention_masked_bf16.cpp; softmax and
+// accumulator fp32), where the build targets AVX512-BF16, the head width is even and
+// STAGEBENCH_CPU_ATTENTION_BF16=on asks for it. Off by default: on the 16-core host (Sapphire
+// Rapids) Geneformer small's engine-fp16 took 11.63 ms with it against 10.25 without, one process
+// each in one call (results/h200-host/gfbf37-2026-11-29/README.md); on the 2-core EPYC VM it
+// was 1.12x faster.
 //
 // The keys after an item's last unmasked key are skipped (STAGEBENCH_ATTENTION_TRIM, on by
 // default, as on OpenCL): their weights exp(kMaskedLogit - max) are exactly 0, so only the
@@ -26,6 +31,9 @@
 
 #include "models/ops/cpu/activation.h"
 #include "models/ops/cpu/attention_masked_bf16.h"
+#ifdef STAGEBENCH_HAVE_DNNL
+#include "models/ops/cpu/attention_masked_onednn.h"
+#endif
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
@@ -49,9 +57,9 @@ struct Workspace {
   Eigen::ArrayXf row_max, row_sum;
 };
 
-// Keys [0, end) of each item: past `end` every key carries the mask's bias (kMaskedLogit or
-// below). An item with no unmasked key keeps all n, as the untrimmed kernel computes it.
-std::vector<int64_t> key_ends(const AttentionShape& s, const float* key_bias, bool trim) {
+}  // namespace
+
+std::vector<int64_t> masked_key_ends(const AttentionShape& s, const float* key_bias, bool trim) {
   std::vector<int64_t> ends(static_cast<size_t>(s.batch), s.n);
   if (key_bias == nullptr || !trim) return ends;
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -61,6 +69,8 @@ std::vector<int64_t> key_ends(const AttentionShape& s, const float* key_bias, bo
   }
   return ends;
 }
+
+namespace {
 
 void attend_query_block(const AttentionShape& s, const MaskedAttentionData& d, int64_t b, int64_t h,
                         int64_t i0, int64_t bq, int64_t kb, int64_t key_end, Workspace& w) {
@@ -136,6 +146,14 @@ void run_tasks(const AttentionShape& s, int64_t query_block, int64_t key_block,
 
 }  // namespace
 
+OneDnnAttention onednn_attention_mode() {
+  return read_knob("STAGEBENCH_CPU_ATTENTION_ONEDNN", OneDnnAttention::batched,
+                   {{"off", OneDnnAttention::off},
+                    {"items", OneDnnAttention::items},
+                    {"on", OneDnnAttention::items},
+                    {"batched", OneDnnAttention::batched}});
+}
+
 bool masked_attention_uses_bf16(const AttentionShape& s) {
   const bool reduced = s.precision == Precision::bf16 || s.precision == Precision::f16;
   return reduced && masked_attention_bf16_built() && s.dh % 2 == 0 &&
@@ -145,7 +163,7 @@ bool masked_attention_uses_bf16(const AttentionShape& s) {
 void masked_attention_streaming(const AttentionShape& s, const MaskedAttentionData& d,
                                 int64_t query_block, int64_t key_block) {
   const std::vector<int64_t> ends =
-      key_ends(s, d.key_bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM"));
+      masked_key_ends(s, d.key_bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM"));
   if (masked_attention_uses_bf16(s)) {
     run_tasks<MaskedAttentionBf16Workspace>(s, query_block, key_block, ends,
                                             [&](int64_t b, int64_t h, int64_t i0, int64_t bq,
@@ -168,9 +186,19 @@ void CpuBackend::do_attention_fused(const AttentionShape& s, const Tensor& q, co
                          [&] { return "attention_fused " + std::to_string(out.numel()); });
   const float* bias =
       key_bias != nullptr ? f32_data(*key_bias, "attention_fused key_bias") : nullptr;
-  masked_attention_streaming(
-      s, {f32_data(q, "attention_fused q"), f32_data(k, "attention_fused k"),
-          f32_data(v, "attention_fused v"), bias, f32_data(out, "attention_fused out")});
+  const MaskedAttentionData d{f32_data(q, "attention_fused q"), f32_data(k, "attention_fused k"),
+                              f32_data(v, "attention_fused v"), bias,
+                              f32_data(out, "attention_fused out")};
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (masked_attention_uses_onednn(s)) {
+    Tensor scratch = do_empty({masked_attention_onednn_scratch(s)}, DType::f32);
+    masked_attention_onednn(s, d,
+                            masked_key_ends(s, bias, read_on_off_knob("STAGEBENCH_ATTENTION_TRIM")),
+                            f32_data(scratch, "attention_fused scratch"), onednn_attention_mode());
+    return;
+  }
+#endif
+  masked_attention_streaming(s, d);
 }
 
 }  // namespace sb::cpu

@@ -2,6 +2,7 @@
 // The streaming masked (BERT) attention kernel with its block sizes exposed, so tests can run
 // it with blocks smaller than their sequence and cover the block edges.
 #include <cstdint>
+#include <vector>
 
 #include "models/ops/backend.h"
 
@@ -21,6 +22,20 @@ struct MaskedAttentionData {
 // 10.99 against 10.63 ms with its padded keys trimmed (scratch benchmark, gfcpu37).
 inline constexpr int64_t kMaskedQueryBlock = 128;
 inline constexpr int64_t kMaskedKeyBlock = 512;
+
+// Keys [0, end) of each item: past `end` every key carries the mask's bias (kMaskedLogit or
+// below). An item with no unmasked key keeps all n, as the untrimmed kernel computes it. Without
+// `trim` (or a bias) every item keeps all n.
+std::vector<int64_t> masked_key_ends(const AttentionShape& s, const float* key_bias, bool trim);
+
+// STAGEBENCH_CPU_ATTENTION_ONEDNN, for oneDNN builds at a reduced precision
+// (attention_masked_onednn.h): batched (the default: one pair of bf16 matmuls over every item,
+// each item's keys padded to the longest's), items (or on: a pair per batch item over its own
+// keys) or off (the streaming kernels here). On the 16-core host batched was 1.17x faster than
+// off for Geneformer small's engine-fp16, items 1.12x (gfamx38). Read in every build, so that a
+// bad value fails anywhere.
+enum class OneDnnAttention { off, items, batched };
+OneDnnAttention onednn_attention_mode();
 
 // Whether a call of this shape takes the bf16 block kernel (attention_masked_bf16.h): a reduced
 // precision, a build with AVX512-BF16, an even head width and STAGEBENCH_CPU_ATTENTION_BF16=on

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "models/ops/cpu/attention_masked.h"
 #include "models/ops/cpu/bf16_images.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
 #include "models/ops/cpu/host_pool.h"
@@ -77,6 +78,8 @@ CpuBackend::CpuBackend()
   (void)read_sum_axis1_block();
   (void)HostPool::pool_requested();
   (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
+  (void)onednn_attention_mode();                            // likewise
+  (void)read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID");    // read at each batched GEMM
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
 #endif

@@ -32,6 +32,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/ops/cpu/bf16_images.h"
@@ -263,8 +264,8 @@ struct DnnlGemm::Impl {
 
   dnnl::engine engine;
   dnnl::stream stream;
-  MatmulCache f32_batched, bf16_batched;
-  std::map<std::vector<memory::dim>, bool> bf16_view_ok;
+  MatmulCache f32_batched, bf16_batched, f32_grid;
+  std::map<std::vector<memory::dim>, bool> bf16_view_ok, grid_ok;
   const double gemm_mflop_per_thread = mflop_per_thread();
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
@@ -404,6 +405,33 @@ memory::dim even_step(const std::vector<int64_t>& o) {
   return d > 0 ? d : 0;
 }
 
+// Offsets as a grid of `inner` items a row: {outer step, inner step}, or {0, 0} when they are
+// not (steps > 0; inner = 1 leaves the inner step 0).
+std::pair<memory::dim, memory::dim> grid_steps(const std::vector<int64_t>& o, size_t inner) {
+  if (inner == 0 || o.size() % inner != 0 || o.size() / inner < 1) return {0, 0};
+  const memory::dim in = inner > 1 ? o[1] - o[0] : 0;
+  const memory::dim out = o.size() > inner ? o[inner] - o[0] : 1;
+  if ((inner > 1 && in <= 0) || out <= 0) return {0, 0};
+  for (size_t i = 0; i < o.size(); ++i)
+    if (o[i] != o[0] + static_cast<int64_t>(i / inner) * out + static_cast<int64_t>(i % inner) * in)
+      return {0, 0};
+  return {out, in};
+}
+
+// The inner count of g's grid (items a row): where the first unevenly stepped offset list
+// breaks its step; 0 when every list steps evenly (one 3-D batch) or none is a grid.
+size_t grid_inner(const GemmBatch& g) {
+  for (const auto* o : {&g.a_offsets, &g.b_offsets, &g.c_offsets}) {
+    if (o->size() < 3 || even_step(*o) > 0) continue;
+    size_t inner = 1;
+    while (inner < o->size() && (*o)[inner] - (*o)[inner - 1] == (*o)[1] - (*o)[0]) ++inner;
+    for (const auto* p : {&g.a_offsets, &g.b_offsets, &g.c_offsets})
+      if (grid_steps(*p, inner).first == 0) return 0;
+    return inner;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void DnnlGemm::gemm_batched(const GemmBatch& g, const Tensor& a, const Tensor& b, Tensor& c,
@@ -505,6 +533,7 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
   const memory::dim sa = even_step(g.a_offsets), sb = even_step(g.b_offsets),
                     sc = even_step(g.c_offsets);
   const bool batched = count > 1 && sa > 0 && sb > 0 && sc > 0;
+  if (!batched && count > 1 && bias == nullptr && takes_as_grid(g)) return grid_f32(g, a, b, c);
   const memory::dim batch = batched ? count : 1;
   // op(A) [m, k], op(B) [k, n] and C [m, n] as strided views: a transpose is a stride swap.
   const memory::dims a_rc = g.trans_a ? memory::dims{1, g.lda} : memory::dims{g.lda, 1};
@@ -538,6 +567,56 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
       args.emplace(DNNL_ARG_BIAS, memory(bias_desc, im.engine, const_cast<float*>(bias)));
     mm.execute(im.stream, args);
   }
+  im.stream.wait();
+}
+
+namespace {
+
+// g's 4-D view: {rows of the grid, items a row, m, k} (and k, n; m, n) with the grid's steps.
+struct GridDescs {
+  memory::desc src, wei, dst;
+  std::vector<memory::dim> key;
+};
+
+GridDescs grid_descs(const GemmBatch& g, size_t inner) {
+  const auto [ao, ai] = grid_steps(g.a_offsets, inner);
+  const auto [bo, bi] = grid_steps(g.b_offsets, inner);
+  const auto [co, ci] = grid_steps(g.c_offsets, inner);
+  const memory::dim rows = static_cast<memory::dim>(g.a_offsets.size() / inner);
+  const memory::dim in = static_cast<memory::dim>(inner);
+  const memory::dims a_rc = g.trans_a ? memory::dims{1, g.lda} : memory::dims{g.lda, 1};
+  const memory::dims b_rc = g.trans_b ? memory::dims{1, g.ldb} : memory::dims{g.ldb, 1};
+  uint32_t alpha_bits, beta_bits;
+  std::memcpy(&alpha_bits, &g.alpha, 4);
+  std::memcpy(&beta_bits, &g.beta, 4);
+  return {memory::desc({rows, in, g.m, g.k}, DT::f32, {ao, ai, a_rc[0], a_rc[1]}),
+          memory::desc({rows, in, g.k, g.n}, DT::f32, {bo, bi, b_rc[0], b_rc[1]}),
+          memory::desc({rows, in, g.m, g.n}, DT::f32, {co, ci, g.ldc, 1}),
+          {rows, in, g.m, g.n, g.k, ao, ai, bo, bi, co, ci, a_rc[0], a_rc[1], b_rc[0], b_rc[1],
+           g.ldc, alpha_bits, beta_bits, omp_get_max_threads()}};
+}
+
+}  // namespace
+
+// STAGEBENCH_CPU_BATCHED_GRID=off keeps such batches on the per-item paths (A/B).
+bool DnnlGemm::takes_as_grid(const GemmBatch& g) {
+  if (g.precision != Precision::f32 || g.a_offsets.size() < 2 ||
+      !read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID"))
+    return false;
+  const size_t inner = grid_inner(g);
+  if (inner == 0) return false;
+  const GridDescs d = grid_descs(g, inner);
+  return impl_->optimized(impl_->grid_ok, d.key, d.src, d.wei, d.dst);
+}
+
+void DnnlGemm::grid_f32(const GemmBatch& g, const float* a, const float* b, float* c) {
+  Impl& im = *impl_;
+  const GridDescs d = grid_descs(g, grid_inner(g));
+  dnnl::matmul& mm = im.matmul_cached(im.f32_grid, d.key, d.src, d.wei, d.dst, g.alpha, g.beta);
+  mm.execute(im.stream,
+             {{DNNL_ARG_SRC, memory(d.src, im.engine, const_cast<float*>(a + g.a_offsets[0]))},
+              {DNNL_ARG_WEIGHTS, memory(d.wei, im.engine, const_cast<float*>(b + g.b_offsets[0]))},
+              {DNNL_ARG_DST, memory(d.dst, im.engine, c + g.c_offsets[0])}});
   im.stream.wait();
 }
 

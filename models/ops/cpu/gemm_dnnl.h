@@ -42,6 +42,11 @@ class DnnlGemm {
   // bias as in gemm_batched (here for any batch: broadcast over rows and items).
   void gemm_batched_f32(const GemmBatch& g, const float* a, const float* b, float* c,
                         const float* bias = nullptr);
+  // Whether gemm_batched_f32 takes g as one 4-D matmul: its offsets, unevenly stepped, form a
+  // grid (item i at o0 + (i / inner) outer_step + (i % inner) inner_step, the same inner count
+  // for A, B and C: an attention's items b * n * ld + h * dh) on which oneDNN has an optimized
+  // (not reference) kernel. Asked once per shape.
+  bool takes_as_grid(const GemmBatch& g);
   // Backend::hold_read_only's promise for t's storage: gemm_batched reads an operand that lies
   // densely inside a held tensor from its bf16 image (bf16_images.h) instead of packing it.
   void hold_read_only(const float* data, int64_t numel);
@@ -49,6 +54,7 @@ class DnnlGemm {
   size_t bf16_image_blocks() const;  // blocks converted so far (tests)
 
  private:
+  void grid_f32(const GemmBatch& g, const float* a, const float* b, float* c);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

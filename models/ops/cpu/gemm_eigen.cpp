@@ -144,6 +144,13 @@ CpuBackend::BatchedKernel CpuBackend::default_batched_kernel(const GemmBatch& g)
   const size_t threads = static_cast<size_t>(omp_get_max_threads());
   const double flops = 2.0 * g.m * g.n * g.k;
   if (cpu30_f32_kernels_ && small_items(g)) return BatchedKernel::small_items;
+#ifdef STAGEBENCH_HAVE_DNNL
+  // An attention's items (b * n * ld + h * dh) as one 4-D oneDNN matmul (DnnlGemm::takes_as_grid,
+  // unless STAGEBENCH_CPU_BATCHED_GRID=off): Eigen ran Geneformer small's 16 of them one a
+  // thread at 61-63% of the host's f32 ceiling (gfcpu37), oneDNN's linears at 74-84%.
+  if (dnnl_ && cpu30_f32_kernels_ && count > 1 && dnnl_->takes_as_grid(g))
+    return BatchedKernel::onednn_matmul;
+#endif
   if (dnnl_ && cpu30_f32_kernels_ && (count == 1 || count < threads))
     return BatchedKernel::onednn_matmul;
   return count >= threads && count > 1 && flops * count > kParallelGrain
