@@ -1,8 +1,9 @@
 // The 3-D volume ops that are not convolutions: InstanceNorm3d and its backward, the axis-1
 // concatenation and slice, and the soft Dice loss. A (n, c) instance's voxels sit at
 // base(n, c) + v * stride: ncdhw [N, C, V] (stride 1), ndhwc [N, V, C] (stride C). Statistics
-// run in double, one (n, c) per task in voxel order, and per-channel sums over the batch in batch
-// order: the same bits on every call, whatever the threads.
+// run in double, in an order fixed by the shape (ncdhw: one (n, c) per task, 16 interleaved
+// lanes; ndhwc: fixed voxel blocks added in block order), and per-channel sums over the batch in
+// batch order: the same bits on every call, whatever the threads.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -117,22 +118,49 @@ void store_row(const float* x, const float* r, ActFn act, const float* scale, co
   }
 }
 
-// ndhwc: the statistics of every channel of sample n in one walk over its voxels (contiguous
-// rows of C), double sums per channel in voxel order: the same values as the strided walk, but
-// each cache line is read once per pass instead of once per channel.
-void channels_last_moments(const float* x, int64_t channels, int64_t voxels, float eps,
-                           std::vector<double>& mean, std::vector<double>& rstd) {
-  std::vector<double> s(static_cast<size_t>(channels), 0.0), q(s);
-  for (int64_t v = 0; v < voxels; ++v)
-    for (int64_t c = 0; c < channels; ++c) s[c] += x[v * channels + c];
-  for (int64_t c = 0; c < channels; ++c) mean[c] = s[c] / static_cast<double>(voxels);
-  for (int64_t v = 0; v < voxels; ++v)
-    for (int64_t c = 0; c < channels; ++c) {
-      const double d = x[v * channels + c] - mean[c];
-      q[c] += d * d;
+// ndhwc: sample n is V rows of C channels. Its per-channel sums run over fixed blocks of
+// kVoxelBlock rows in parallel, each block's partials in double, then added in block order, so
+// the bits depend on the shape alone. (One task per sample before, and its sums one chain per
+// channel: two busy threads of 16 for DynUNet small's batch of 2, and channels-last's norms 3-4x
+// the ncdhw path's.)
+constexpr int64_t kVoxelBlock = 512;
+
+// out[c] = sum over v < voxels of f(v, c).
+template <class F>
+void channel_sums(int64_t voxels, int64_t channels, F&& f, std::vector<double>& out,
+                  std::vector<double>& partial) {
+  const int64_t blocks = (voxels + kVoxelBlock - 1) / kVoxelBlock;
+  partial.assign(static_cast<size_t>(blocks * channels), 0.0);
+  parallel_for(blocks, kVoxelBlock * channels, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      double* part = partial.data() + b * channels;
+      const int64_t v1 = std::min(voxels, (b + 1) * kVoxelBlock);
+      for (int64_t v = b * kVoxelBlock; v < v1; ++v)
+        for (int64_t c = 0; c < channels; ++c) part[c] += f(v, c);
     }
-  for (int64_t c = 0; c < channels; ++c)
-    rstd[c] = 1.0 / std::sqrt(q[c] / static_cast<double>(voxels) + static_cast<double>(eps));
+  });
+  out.assign(static_cast<size_t>(channels), 0.0);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t c = 0; c < channels; ++c) out[c] += partial[b * channels + c];
+}
+
+// Every channel's mean and 1 / sqrt(biased variance + eps) of one ndhwc sample, two passes.
+void channels_last_moments(const float* x, int64_t channels, int64_t voxels, float eps,
+                           std::vector<double>& mean, std::vector<double>& rstd,
+                           std::vector<double>& partial) {
+  channel_sums(
+      voxels, channels, [&](int64_t v, int64_t c) { return double{x[v * channels + c]}; }, mean,
+      partial);
+  for (double& m : mean) m /= static_cast<double>(voxels);
+  channel_sums(
+      voxels, channels,
+      [&](int64_t v, int64_t c) {
+        const double d = x[v * channels + c] - mean[c];
+        return d * d;
+      },
+      rstd, partial);
+  for (double& r : rstd)
+    r = 1.0 / std::sqrt(r / static_cast<double>(voxels) + static_cast<double>(eps));
 }
 
 }  // namespace
@@ -148,25 +176,25 @@ void CpuBackend::do_instance_norm(const Tensor& x, Layout3d layout, int64_t batc
   const float* rp = ep.residual ? f32_data(*ep.residual, "instance_norm residual") : nullptr;
   float* yp = f32_data(y, "instance_norm output");
   if (layout == Layout3d::ndhwc) {
-    parallel_for(batch, 4 * in.voxels * channels, [&](int64_t n0, int64_t n1) {
-      std::vector<double> mean(static_cast<size_t>(channels)), rstd(mean);
-      for (int64_t n = n0; n < n1; ++n) {
-        const int64_t at = n * in.voxels * channels;
-        channels_last_moments(xp + at, channels, in.voxels, eps, mean, rstd);
-        std::vector<float> scale(mean.size()), shift(mean.size());
-        for (int64_t c = 0; c < channels; ++c) {
-          scale[c] = static_cast<float>(rstd[c] * gp[c]);
-          shift[c] = static_cast<float>(bp[c] - mean[c] * rstd[c] * gp[c]);
-        }
-        with_scalar_act(ep.act, [&](auto act) {
-          for (int64_t v = 0; v < in.voxels; ++v) {
-            const int64_t e = at + v * channels;
-            store_row(xp + e, rp ? rp + e : nullptr, act, scale.data(), shift.data(), channels,
-                      yp + e);
+    const int64_t C = channels, V = in.voxels;
+    std::vector<double> mean, rstd, partial;
+    std::vector<float> scale(static_cast<size_t>(C)), shift(scale);
+    for (int64_t n = 0; n < batch; ++n) {
+      const int64_t at = n * V * C;
+      channels_last_moments(xp + at, C, V, eps, mean, rstd, partial);
+      for (int64_t c = 0; c < C; ++c) {
+        scale[c] = static_cast<float>(rstd[c] * gp[c]);
+        shift[c] = static_cast<float>(bp[c] - mean[c] * rstd[c] * gp[c]);
+      }
+      with_scalar_act(ep.act, [&](auto act) {
+        parallel_for(V, 4 * C, [&](int64_t v0, int64_t v1) {
+          for (int64_t v = v0; v < v1; ++v) {
+            const int64_t e = at + v * C;
+            store_row(xp + e, rp ? rp + e : nullptr, act, scale.data(), shift.data(), C, yp + e);
           }
         });
-      }
-    });
+      });
+    }
     return;
   }
   parallel_for(in.count(), 4 * in.voxels, [&](int64_t i0, int64_t i1) {
@@ -200,34 +228,38 @@ void CpuBackend::do_instance_norm_backward(const Tensor& x, Layout3d layout, int
   float* dbp = f32_data(dbeta, "instance_norm_backward dbeta");
   std::vector<double> sums(static_cast<size_t>(2 * in.count()));  // [i] sum dy xhat, sum dy
   if (layout == Layout3d::ndhwc) {
-    const double inv = 1.0 / static_cast<double>(in.voxels);
-    parallel_for(batch, 8 * in.voxels * channels, [&](int64_t n0, int64_t n1) {
-      const auto C = static_cast<size_t>(channels);
-      std::vector<double> mean(C), rstd(C), sdy(C), sdyx(C);
-      for (int64_t n = n0; n < n1; ++n) {
-        const int64_t at = n * in.voxels * channels;
-        channels_last_moments(xp + at, channels, in.voxels, eps, mean, rstd);
-        std::fill(sdy.begin(), sdy.end(), 0.0);
-        std::fill(sdyx.begin(), sdyx.end(), 0.0);
-        for (int64_t v = 0; v < in.voxels; ++v)
-          for (int64_t c = 0; c < channels; ++c) {
-            const int64_t e = at + v * channels + c;
-            sdy[c] += dyp[e];
-            sdyx[c] += dyp[e] * ((xp[e] - mean[c]) * rstd[c]);
-          }
-        for (int64_t c = 0; c < channels; ++c) {
-          sums[2 * (n * channels + c)] = sdyx[c];
-          sums[2 * (n * channels + c) + 1] = sdy[c];
-        }
-        for (int64_t v = 0; v < in.voxels; ++v)
-          for (int64_t c = 0; c < channels; ++c) {
-            const int64_t e = at + v * channels + c;
-            const double xhat = (xp[e] - mean[c]) * rstd[c];
-            const double mg = gp[c] * sdy[c] * inv, mgx = gp[c] * sdyx[c] * inv;
-            dxp[e] = static_cast<float>(rstd[c] * (gp[c] * dyp[e] - mg - xhat * mgx));
-          }
+    const int64_t C = channels, V = in.voxels;
+    const double inv = 1.0 / static_cast<double>(V);
+    std::vector<double> mean, rstd, sdy, sdyx, partial;
+    for (int64_t n = 0; n < batch; ++n) {
+      const int64_t at = n * V * C;
+      const float* xs = xp + at;
+      const float* dys = dyp + at;
+      channels_last_moments(xs, C, V, eps, mean, rstd, partial);
+      channel_sums(
+          V, C, [&](int64_t v, int64_t c) { return double{dys[v * C + c]}; }, sdy, partial);
+      channel_sums(
+          V, C,
+          [&](int64_t v, int64_t c) {
+            const int64_t e = v * C + c;
+            return dys[e] * ((xs[e] - mean[c]) * rstd[c]);
+          },
+          sdyx, partial);
+      for (int64_t c = 0; c < C; ++c) {
+        sums[2 * (n * C + c)] = sdyx[c];
+        sums[2 * (n * C + c) + 1] = sdy[c];
       }
-    });
+      float* dxs = dxp + at;
+      parallel_for(V, 8 * C, [&](int64_t v0, int64_t v1) {
+        for (int64_t v = v0; v < v1; ++v)
+          for (int64_t c = 0; c < C; ++c) {  // dx may be dy: dy[e] is read before dx[e]
+            const int64_t e = v * C + c;
+            const double xhat = (xs[e] - mean[c]) * rstd[c];
+            const double mg = gp[c] * sdy[c] * inv, mgx = gp[c] * sdyx[c] * inv;
+            dxs[e] = static_cast<float>(rstd[c] * (gp[c] * dys[e] - mg - xhat * mgx));
+          }
+      });
+    }
   } else {
     parallel_for(in.count(), 8 * in.voxels, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
