@@ -379,6 +379,10 @@ CpuBackend::Conv3dPrimitives& CpuBackend::conv3d_primitives() {
   return *conv3d_;
 }
 
+void* CpuBackend::conv_copy(int role, size_t bytes) {
+  return conv3d_primitives().scratch(static_cast<Role>(role), bytes);
+}
+
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
   expect_f32_products(s, "conv3d");

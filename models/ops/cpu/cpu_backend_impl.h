@@ -60,6 +60,10 @@ class CpuBackend final : public Backend {
   struct Conv3dPrimitives;
   Conv3dPrimitives& conv3d_primitives();
   std::shared_ptr<Conv3dPrimitives> conv3d_;
+  // The held, counted buffers that conv3d's reordered copies live in, by role (0 source, 1
+  // weights, 2 destination), for conv_transpose3d's too: `bytes` at least, valid until the
+  // role's next call.
+  void* conv_copy(int role, size_t bytes);
 
   // The log an op's OpScope reports to (op_times.h): null unless op times were asked for.
   KernelLog* op_log() { return op_times_ ? &op_log_ : nullptr; }
