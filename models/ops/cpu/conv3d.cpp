@@ -27,6 +27,8 @@
 
 #ifdef STAGEBENCH_HAVE_DNNL
 #include <dnnl.hpp>
+
+#include "models/ops/cpu/dnnl_reordered.h"
 #endif
 
 namespace sb::cpu {
@@ -239,29 +241,13 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool bias,
           engine};
 }
 
-// One of a primitive's three tensors (source, weights, destination, or their gradients): the
-// layout the primitive chose, the tensor's own, and the reorder between them, made once with the
-// primitive (each call used to make its reorder and allocate its copy anew).
-struct Operand {
-  memory::desc chosen, plain;
-  dnnl::reorder to_chosen, to_plain;
-  bool reordered() const { return chosen != plain; }
-};
-
+// A primitive and its three tensors (source, weights, destination, or their gradients), each
+// with its reorders made once (each call used to make its reorders and allocate its copies anew).
 struct ConvPrimitive {
   dnnl::primitive p;
-  Operand src, weights, dst;
+  ReorderedOperand src, weights, dst;
   memory::desc bias;  // plain, when the primitive has one
 };
-
-Operand operand(const memory::desc& chosen, const memory::desc& plain, const dnnl::engine& e) {
-  Operand o{chosen, plain, {}, {}};
-  if (o.reordered()) {
-    o.to_chosen = dnnl::reorder(dnnl::reorder::primitive_desc(e, plain, e, chosen));
-    o.to_plain = dnnl::reorder(dnnl::reorder::primitive_desc(e, chosen, e, plain));
-  }
-  return o;
-}
 
 enum Role { kSrc, kWeights, kDst };
 
@@ -294,9 +280,9 @@ struct CpuBackend::Conv3dPrimitives {
     p.bias = d.bias;
     auto operands = [&](const memory::desc& src, const memory::desc& weights,
                         const memory::desc& dst) {
-      p.src = operand(src, d.src, engine);
-      p.weights = operand(weights, d.weights, engine);
-      p.dst = operand(dst, d.dst, engine);
+      p.src = ReorderedOperand(src, d.src, engine);
+      p.weights = ReorderedOperand(weights, d.weights, engine);
+      p.dst = ReorderedOperand(dst, d.dst, engine);
     };
     switch (pass) {
       case Pass::forward:
@@ -333,35 +319,33 @@ struct CpuBackend::Conv3dPrimitives {
   }
 
   // An input in the primitive's layout: the tensor itself, or its copy in the role's scratch.
-  dnnl::memory in(Operand& o, Role role, const Tensor& t, const char* what, KernelLog* log) {
-    dnnl::memory user = wrap(o.plain, t, what);
-    if (!o.reordered()) return user;
+  dnnl::memory in(ReorderedOperand& o, Role role, const Tensor& t, const char* what,
+                  KernelLog* log) {
+    const float* data = f32_data(t, what);
+    if (!o.reordered()) return o.in(engine, stream, data, nullptr);
     const OpScope op_scope(log, [&] { return "conv3d reorder in " + std::to_string(t.numel()); });
-    dnnl::memory work(o.chosen, engine, scratch(role, o.chosen.get_size()));
-    o.to_chosen.execute(stream, user, work);
-    return work;
+    return o.in(engine, stream, data, scratch(role, o.chosen.get_size()));
   }
 
   // An output: the primitive writes `work` (the role's scratch when the layouts differ), which
   // finish() reorders into the tensor.
   struct Output {
-    Operand* operand;
-    dnnl::memory user, work;
+    ReorderedOperand* operand;
+    float* data;
+    dnnl::memory work;
   };
-  Output out(Operand& o, Role role, const Tensor& t, const char* what) {
-    Output r{&o, wrap(o.plain, t, what), {}};
-    r.work =
-        o.reordered() ? dnnl::memory(o.chosen, engine, scratch(role, o.chosen.get_size())) : r.user;
-    return r;
+  Output out(ReorderedOperand& o, Role role, const Tensor& t, const char* what) {
+    float* data = f32_data(t, what);
+    return {&o, data,
+            o.work(engine, data, o.reordered() ? scratch(role, o.chosen.get_size()) : nullptr)};
   }
   void finish(Output& o, KernelLog* log) {
-    if (o.operand->reordered()) {
-      const OpScope op_scope(log, [&] {
-        return "conv3d reorder out " + std::to_string(o.operand->plain.get_size() / sizeof(float));
-      });
-      o.operand->to_plain.execute(stream, o.work, o.user);
-      stream.wait();
-    }
+    if (!o.operand->reordered()) return;
+    const OpScope op_scope(log, [&] {
+      return "conv3d reorder out " + std::to_string(o.operand->user.get_size() / sizeof(float));
+    });
+    o.operand->out(engine, stream, o.work, o.data);
+    stream.wait();
   }
 
   // The primitive itself, timed apart from the reorders around it.

@@ -27,6 +27,8 @@
 #ifdef STAGEBENCH_HAVE_DNNL
 #include <dnnl.hpp>
 
+#include "models/ops/cpu/dnnl_reordered.h"
+
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -183,26 +185,9 @@ enum class Kind : int { forward, backward_data, backward_weights };
 using TransposeKey = std::tuple<Kind, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
                                 int, int, Layout3d, bool>;
 
-// An activation as the primitive reads or writes it: the tensor's own layout, or the one the
-// primitive chose, with the reorders between them made once.
-struct Activation {
-  memory::desc chosen, user;
-  dnnl::reorder to_chosen, to_user;
-  bool reordered() const { return chosen != user; }
-};
-
-Activation activation(const memory::desc& chosen, const memory::desc& user, const dnnl::engine& e) {
-  Activation a{chosen, user, {}, {}};
-  if (a.reordered()) {
-    a.to_chosen = dnnl::reorder(dnnl::reorder::primitive_desc(e, user, e, chosen));
-    a.to_user = dnnl::reorder(dnnl::reorder::primitive_desc(e, chosen, e, user));
-  }
-  return a;
-}
-
 struct Cached {
   dnnl::primitive primitive;
-  Activation src, dst;
+  ReorderedOperand src, dst;      // activations (weights: below)
   memory::desc weights, bias;     // the primitive's (weights: possibly blocked)
   memory::desc user_weights;      // iodhw
   memory weights_scratch;         // in the primitive's layout when it differs
@@ -256,8 +241,8 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
     case Kind::forward:
       c.primitive = dnnl::deconvolution_forward(fwd_pd);
       c.weights = fwd_pd.weights_desc();
-      c.src = activation(fwd_pd.src_desc(), src_user, st.engine);
-      c.dst = activation(fwd_pd.dst_desc(), dst_user, st.engine);
+      c.src = ReorderedOperand(fwd_pd.src_desc(), src_user, st.engine);
+      c.dst = ReorderedOperand(fwd_pd.dst_desc(), dst_user, st.engine);
       break;
     case Kind::backward_data: {
       const dnnl::deconvolution_backward_data::desc d(alg, src, any_weights, dst, strides, pad,
@@ -265,8 +250,8 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
       const dnnl::deconvolution_backward_data::primitive_desc pd(d, st.engine, fwd_pd);
       c.primitive = dnnl::deconvolution_backward_data(pd);
       c.weights = pd.weights_desc();
-      c.src = activation(pd.diff_src_desc(), src_user, st.engine);
-      c.dst = activation(pd.diff_dst_desc(), dst_user, st.engine);
+      c.src = ReorderedOperand(pd.diff_src_desc(), src_user, st.engine);
+      c.dst = ReorderedOperand(pd.diff_dst_desc(), dst_user, st.engine);
       break;
     }
     case Kind::backward_weights: {
@@ -277,8 +262,8 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
       const dnnl::deconvolution_backward_weights::primitive_desc pd(d, st.engine, fwd_pd);
       c.primitive = dnnl::deconvolution_backward_weights(pd);
       c.weights = pd.diff_weights_desc();
-      c.src = activation(pd.src_desc(), src_user, st.engine);
-      c.dst = activation(pd.diff_dst_desc(), dst_user, st.engine);
+      c.src = ReorderedOperand(pd.src_desc(), src_user, st.engine);
+      c.dst = ReorderedOperand(pd.diff_dst_desc(), dst_user, st.engine);
       break;
     }
   }
@@ -311,26 +296,6 @@ memory weights_in(Dnnl& st, Cached& c, const float* w) {
 // conv_copy's roles (cpu_backend_impl.h): the weights keep their own scratch.
 constexpr int kSrcCopy = 0, kDstCopy = 2;
 
-// An input activation as the primitive reads it: the tensor itself, or its copy in `copy`.
-memory activation_in(Dnnl& st, Activation& a, const float* p, void* copy) {
-  memory user(a.user, st.engine, const_cast<float*>(p));
-  if (!a.reordered()) return user;
-  memory work(a.chosen, st.engine, copy);
-  a.to_chosen.execute(st.stream, user, work);
-  return work;
-}
-
-// An output activation: the primitive writes `work` (`copy` when the layouts differ), which
-// activation_out reorders into the tensor.
-memory activation_work(Dnnl& st, const Activation& a, float* p, void* copy) {
-  return a.reordered() ? memory(a.chosen, st.engine, copy) : memory(a.user, st.engine, p);
-}
-void activation_out(Dnnl& st, Activation& a, memory work, float* p) {
-  if (!a.reordered()) return;
-  memory user(a.user, st.engine, p);
-  a.to_user.execute(st.stream, work, user);
-}
-
 #endif  // STAGEBENCH_HAVE_DNNL
 
 }  // namespace
@@ -346,19 +311,19 @@ void CpuBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, cons
 #ifdef STAGEBENCH_HAVE_DNNL
   Dnnl& st = dnnl_state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  auto copy_for = [this](const Activation& a, int role) -> void* {
+  auto copy_for = [this](const ReorderedOperand& a, int role) -> void* {
     return a.reordered() ? conv_copy(role, a.chosen.get_size()) : nullptr;
   };
   Cached& c = primitive_for(st, Kind::forward, s, bp != nullptr);
-  const dnnl::memory y_work = activation_work(st, c.dst, yp, copy_for(c.dst, kDstCopy));
+  const dnnl::memory y_work = c.dst.work(st.engine, yp, copy_for(c.dst, kDstCopy));
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, activation_in(st, c.src, xp, copy_for(c.src, kSrcCopy))},
+      {DNNL_ARG_SRC, c.src.in(st.engine, st.stream, xp, copy_for(c.src, kSrcCopy))},
       {DNNL_ARG_WEIGHTS, weights_in(st, c, wp)},
       {DNNL_ARG_DST, y_work}};
   if (bp != nullptr)
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(c.bias, st.engine, const_cast<float*>(bp)));
   c.primitive.execute(st.stream, args);
-  activation_out(st, c.dst, y_work, yp);
+  c.dst.out(st.engine, st.stream, y_work, yp);
   st.stream.wait();
 #else
   loops_forward(s, xp, wp, bp, yp);
@@ -375,16 +340,16 @@ void CpuBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const T
 #ifdef STAGEBENCH_HAVE_DNNL
   Dnnl& st = dnnl_state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  auto copy_for = [this](const Activation& a, int role) -> void* {
+  auto copy_for = [this](const ReorderedOperand& a, int role) -> void* {
     return a.reordered() ? conv_copy(role, a.chosen.get_size()) : nullptr;
   };
   Cached& c = primitive_for(st, Kind::backward_data, s, false);
-  const dnnl::memory dx_work = activation_work(st, c.src, dxp, copy_for(c.src, kSrcCopy));
-  c.primitive.execute(
-      st.stream, {{DNNL_ARG_DIFF_DST, activation_in(st, c.dst, dyp, copy_for(c.dst, kDstCopy))},
-                  {DNNL_ARG_WEIGHTS, weights_in(st, c, wp)},
-                  {DNNL_ARG_DIFF_SRC, dx_work}});
-  activation_out(st, c.src, dx_work, dxp);
+  const dnnl::memory dx_work = c.src.work(st.engine, dxp, copy_for(c.src, kSrcCopy));
+  c.primitive.execute(st.stream, {{DNNL_ARG_DIFF_DST,
+                                   c.dst.in(st.engine, st.stream, dyp, copy_for(c.dst, kDstCopy))},
+                                  {DNNL_ARG_WEIGHTS, weights_in(st, c, wp)},
+                                  {DNNL_ARG_DIFF_SRC, dx_work}});
+  c.src.out(st.engine, st.stream, dx_work, dxp);
   st.stream.wait();
 #else
   loops_backward_data(s, dyp, wp, dxp);
@@ -402,14 +367,14 @@ void CpuBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, cons
 #ifdef STAGEBENCH_HAVE_DNNL
   Dnnl& st = dnnl_state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  auto copy_for = [this](const Activation& a, int role) -> void* {
+  auto copy_for = [this](const ReorderedOperand& a, int role) -> void* {
     return a.reordered() ? conv_copy(role, a.chosen.get_size()) : nullptr;
   };
   Cached& c = primitive_for(st, Kind::backward_weights, s, dbp != nullptr);
   dnnl::memory user(c.user_weights, st.engine, dwp);
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, activation_in(st, c.src, xp, copy_for(c.src, kSrcCopy))},
-      {DNNL_ARG_DIFF_DST, activation_in(st, c.dst, dyp, copy_for(c.dst, kDstCopy))},
+      {DNNL_ARG_SRC, c.src.in(st.engine, st.stream, xp, copy_for(c.src, kSrcCopy))},
+      {DNNL_ARG_DIFF_DST, c.dst.in(st.engine, st.stream, dyp, copy_for(c.dst, kDstCopy))},
       {DNNL_ARG_DIFF_WEIGHTS, c.reorder ? c.weights_scratch : user}};
   if (dbp != nullptr) args.emplace(DNNL_ARG_DIFF_BIAS, dnnl::memory(c.bias, st.engine, dbp));
   c.primitive.execute(st.stream, args);
