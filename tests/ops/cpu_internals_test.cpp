@@ -210,18 +210,30 @@ TEST(OpsCpu, RelativeAttentionAcrossBlockEdges) {
   }
 }
 
+// Q, K and V packed side by side in one [batch * n, 3 * heads * dh] buffer (the models' fused
+// projection), the output [batch * n, heads * dh]: the masked-attention tests' shape.
+AttentionShape packed_qkv(int64_t batch, int64_t n, int64_t heads, int64_t dh, float scale) {
+  const int64_t d = heads * dh;
+  AttentionShape s;
+  s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = scale;
+  s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+  return s;
+}
+
+// Item 0 loses its first 45% of keys (whole early key blocks masked before any real key
+// arrives), item 1 its last 40%.
+void mask_first_two_items(Vec& bias, int64_t n) {
+  for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
+  for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+}
+
 TEST(OpsCpu, MaskedAttentionAcrossBlockEdges) {
   const int64_t batch = 2, heads = 3, dh = 8, d = heads * dh;
   for (int64_t n : {37, 70}) {
-    AttentionShape s;
-    s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 0.35f;
-    s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+    const AttentionShape s = packed_qkv(batch, n, heads, dh, 0.35f);
     const Vec qkv = random_vec(batch * n * 3 * d, 20 + n, -2, 2);
-    // Item 0 loses its first 45% of keys (whole early key blocks masked before any real key
-    // arrives), item 1 its last 40%.
     Vec bias(batch * n, 0.0f);
-    for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
-    for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+    mask_first_two_items(bias, n);
     const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
     for (auto [qb, kb] : {std::pair<int64_t, int64_t>{16, 8}, {5, 32}}) {
       Vec out(want.size(), -1.0f);
@@ -238,9 +250,7 @@ TEST(OpsCpu, MaskedAttentionAcrossBlockEdges) {
 // block edges and at the default blocks, on the threaded path too.
 TEST(OpsCpu, MaskedAttentionTrimsTrailingMaskedKeys) {
   const int64_t batch = 3, n = 70, heads = 2, dh = 8, d = heads * dh;
-  AttentionShape s;
-  s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 0.35f;
-  s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+  const AttentionShape s = packed_qkv(batch, n, heads, dh, 0.35f);
   const Vec qkv = random_vec(batch * n * 3 * d, 31, -2, 2);
   Vec bias(batch * n, 0.0f);
   for (int64_t j = 41; j < n; ++j) bias[n + j] = kMaskedLogit;
@@ -284,14 +294,11 @@ TEST(OpsCpu, MaskedAttentionBf16AcrossBlockEdges) {
   for (int64_t dh : {64, 40}) {
     for (int64_t n : {37, 70}) {
       const int64_t d = heads * dh;
-      AttentionShape s;
-      s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 1.0f / std::sqrt(dh * 1.0f);
-      s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+      AttentionShape s = packed_qkv(batch, n, heads, dh, 1.0f / std::sqrt(dh * 1.0f));
       s.precision = Precision::bf16;
       const Vec qkv = random_vec(batch * n * 3 * d, 50 + n + dh, -2, 2);
       Vec bias(batch * n, 0.0f);
-      for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
-      for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+      mask_first_two_items(bias, n);
       const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
       for (const char* trim : {"on", "off"}) {
         setenv("STAGEBENCH_ATTENTION_TRIM", trim, 1);
@@ -348,14 +355,11 @@ TEST(OpsCpu, MaskedAttentionOnOneDnnBf16) {
   for (int64_t dh : {64, 40}) {
     for (int64_t n : {37, 70}) {
       const int64_t d = heads * dh;
-      AttentionShape s;
-      s.batch = batch, s.n = n, s.heads = heads, s.dh = dh, s.scale = 1.0f / std::sqrt(dh * 1.0f);
-      s.ld_q = s.ld_k = s.ld_v = 3 * d, s.k_col = d, s.v_col = 2 * d, s.ld_out = d;
+      AttentionShape s = packed_qkv(batch, n, heads, dh, 1.0f / std::sqrt(dh * 1.0f));
       s.precision = Precision::bf16;
       const Vec qkv = random_vec(batch * n * 3 * d, 60 + n + dh, -2, 2);
       Vec bias = random_vec(batch * n, 61 + n, -0.5f, 0.5f);
-      for (int64_t j = 0; j < n * 9 / 20; ++j) bias[j] = kMaskedLogit;
-      for (int64_t j = n - n * 2 / 5; j < n; ++j) bias[n + j] = kMaskedLogit;
+      mask_first_two_items(bias, n);
       for (int64_t j = 0; j < n; ++j) bias[2 * n + j] = kMaskedLogit;
       const DVec want = attention_ref(s, qkv, qkv, qkv, bias);
       for (auto [trim, mode] : {std::pair{true, cpu::OneDnnAttention::items},
