@@ -18,8 +18,10 @@
 #include "models/ops/cpu/attention_masked_onednn.h"
 #endif
 #include "models/ops/cpu/attention_relative.h"
+#include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/cpu_backend.h"
 #include "models/ops/cpu/gemm_dnnl.h"
+#include "models/ops/cpu/gemm_small.h"
 #include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/quantize.h"
@@ -576,6 +578,47 @@ TEST(OpsCpu, TinyItemsOnEitherDefaultKernel) {
                          be->upload(b, {static_cast<int64_t>(b.size())}), ct);
         EXPECT_EQ(compare({"C", be->download(ct), gemm_batched_ref(g, a, b, c0)}), "")
             << "kernel '" << kernel << "' ta " << ta << " tb " << tb;
+      }
+}
+
+// gemm_small's fixed-shape items (DeepFM's attention and FM shapes, compile-time loops) for
+// every transpose, with alpha and beta and uneven offsets, against the double reference; and
+// with bf16 operands, bit for bit what the f32 items compute on operands rounded beforehand.
+TEST(OpsCpu, FixedShapeTinyItems) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (const Shape& s : {Shape{4, 4, 32}, Shape{4, 32, 4}, Shape{4, 4, 64}, Shape{4, 64, 4},
+                         Shape{4, 256, 4}, Shape{4, 4, 256}, Shape{1, 1, 256}, Shape{1, 256, 1}})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        GemmBatch g;
+        g.m = s.m, g.n = s.n, g.k = s.k, g.trans_a = ta, g.trans_b = tb, g.alpha = 0.75f;
+        g.beta = tb ? 0.5f : 0.f;
+        ASSERT_TRUE(cpu::small_items(g));
+        const int64_t a_rows = ta ? g.k : g.m, b_rows = tb ? g.n : g.k;
+        g.lda = (ta ? g.m : g.k) + 1, g.ldb = (tb ? g.k : g.n) + 2, g.ldc = g.n + 3;
+        const int64_t items = 70;  // more than one chunk at every thread count
+        for (int64_t i = 0; i < items; ++i) {
+          g.a_offsets.push_back(1 + (items - 1 - i) * a_rows * g.lda);
+          g.b_offsets.push_back(i * b_rows * g.ldb);
+          g.c_offsets.push_back(i * g.m * g.ldc + (i % 2));
+        }
+        Vec a = random_vec(2 + items * a_rows * g.lda, 81),
+            b = random_vec(2 + items * b_rows * g.ldb, 82),
+            c0 = random_vec(4 + items * g.m * g.ldc, 83);
+        Vec c = c0;
+        cpu::gemm_small_items(g, a.data(), b.data(), c.data());
+        const std::string where = "shape " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                                  std::to_string(s.k) + " ta " + std::to_string(ta) + " tb " +
+                                  std::to_string(tb);
+        EXPECT_EQ(compare({"C", c, gemm_batched_ref(g, a, b, c0)}), "") << where;
+        Vec c_bf16 = c0, c_rounded = c0;
+        cpu::gemm_small_items(g, a.data(), b.data(), c_bf16.data(), true);
+        for (float& v : a) v = cpu::round_to_bf16(v);
+        for (float& v : b) v = cpu::round_to_bf16(v);
+        cpu::gemm_small_items(g, a.data(), b.data(), c_rounded.data());
+        EXPECT_EQ(c_bf16, c_rounded) << where;
       }
 }
 

@@ -7,12 +7,18 @@
 
 #include "models/ops/cpu/bf16_pack.h"
 #include "models/ops/cpu/parallel.h"
+#include "models/ops/knobs.h"
 
 namespace sb::cpu {
 
 namespace {
 
 constexpr int64_t kMaxCells = 1024, kMaxMacs = 16384;
+
+bool fixed_items() {
+  static const bool on = read_on_off_knob("STAGEBENCH_CPU_FIXED_ITEMS");
+  return on;
+}
 
 // R: operands rounded to bf16 as they are read (the bf16 product, exact in f32).
 template <bool R>
@@ -65,13 +71,107 @@ void item(const GemmBatch& g, const float* a, const float* b, float* c) {
   }
 }
 
+// One item of a shape fixed at compile time (M x N x K): the same arithmetic as item() in the
+// same order (each dot product's simd reduction over k, each row's accumulation over p in
+// turn), with every trip count known, so that GCC unrolls the loops and keeps the accumulator
+// in registers. DeepFM small's attention items (4 x 4 x 32 scores, 4 x 32 x 4 products) took
+// 142 and 48 ns an item single-threaded on the 2-core VM through item()'s runtime loops.
+template <int M, int N, int K, bool TA, bool TB, bool R>
+void fixed_item(const GemmBatch& g, const float* a, const float* b, float* c) {
+  const int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
+  float acc[M * N];
+  if constexpr (!TA && TB) {
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const float* ar = a + i * lda;
+        const float* br = b + j * ldb;
+        float s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int p = 0; p < K; ++p) s += load<R>(ar + p) * load<R>(br + p);
+        acc[i * N + j] = s;
+      }
+  } else {
+    for (int x = 0; x < M * N; ++x) acc[x] = 0.0f;
+    for (int i = 0; i < M; ++i)
+      for (int p = 0; p < K; ++p) {
+        const float av = load<R>(TA ? a + p * lda + i : a + i * lda + p);
+        float* row = acc + i * N;
+#pragma omp simd
+        for (int j = 0; j < N; ++j) row[j] += av * load<R>(TB ? b + j * ldb + p : b + p * ldb + j);
+      }
+  }
+  const float alpha = g.alpha, beta = g.beta;
+  for (int i = 0; i < M; ++i) {
+    float* ci = c + i * ldc;
+    const float* ai = acc + i * N;
+    if (beta == 0.0f) {
+#pragma omp simd
+      for (int j = 0; j < N; ++j) ci[j] = alpha * ai[j];
+    } else {
+#pragma omp simd
+      for (int j = 0; j < N; ++j) ci[j] = alpha * ai[j] + beta * ci[j];
+    }
+  }
+}
+
+using ItemFn = void (*)(const GemmBatch&, const float*, const float*, float*);
+
+// What parallel_for is told an item costs. An item's multiply-adds alone under-count it: its
+// operands were written by the op before on other cores, and moving them costs more than the
+// arithmetic on them. Counted by multiply-adds, DeepFM small's baseline FM items (256 dot
+// products of 256, 256 rank-one updates of 256) made 2 chunks a call, two threads each
+// reading 256 KB of the others' caches: 17.5 us a call on the 16-core host
+// (results/h200-host/cpuf38-2026-11-29, op table), about 5 single-threaded on the 2-core VM.
+// With each element read or written weighed as kTrafficCost multiply-adds, the FM items make
+// 19 and 29 chunks of 14 and 9 items, and the attention's 2,048 items of 4 x 4 x 32 (4 x 32 x 4)
+// 64 chunks of 32 rather than 32 of 64.
+// STAGEBENCH_CPU_SMALL_ITEMS_COST=macs: the multiply-adds alone (the split before).
+constexpr int64_t kTrafficCost = 4;
+
+bool traffic_cost() {
+  static const bool on = read_knob<bool>("STAGEBENCH_CPU_SMALL_ITEMS_COST", true,
+                                         {{"traffic", true}, {"macs", false}});
+  return on;
+}
+
+int64_t item_cost(const GemmBatch& g) {
+  const int64_t macs = g.m * g.n * g.k;
+  if (!traffic_cost()) return macs;
+  const int64_t elements = g.m * g.k + g.k * g.n + g.m * g.n * (g.beta == 0.0f ? 1 : 2);
+  return macs + kTrafficCost * elements;
+}
+
+void run_items(const GemmBatch& g, const float* a, const float* b, float* c, ItemFn fn) {
+  const int64_t count = static_cast<int64_t>(g.a_offsets.size());
+  parallel_for(count, item_cost(g), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      fn(g, a + g.a_offsets[i], b + g.b_offsets[i], c + g.c_offsets[i]);
+  });
+}
+
+// The item function for g's shape: a fixed-shape one for the shapes listed (DeepFM's attention
+// and FM items), else item()'s runtime loops. STAGEBENCH_CPU_FIXED_ITEMS=off: always item().
+template <bool TA, bool TB, bool R>
+ItemFn item_for(const GemmBatch& g) {
+  if (fixed_items()) {
+    const auto is = [&](int64_t m, int64_t n, int64_t k) {
+      return g.m == m && g.n == n && g.k == k;
+    };
+    if (is(4, 4, 32)) return fixed_item<4, 4, 32, TA, TB, R>;
+    if (is(4, 32, 4)) return fixed_item<4, 32, 4, TA, TB, R>;
+    if (is(4, 4, 64)) return fixed_item<4, 4, 64, TA, TB, R>;
+    if (is(4, 64, 4)) return fixed_item<4, 64, 4, TA, TB, R>;
+    if (is(4, 256, 4)) return fixed_item<4, 256, 4, TA, TB, R>;
+    if (is(4, 4, 256)) return fixed_item<4, 4, 256, TA, TB, R>;
+    if (is(1, 1, 256)) return fixed_item<1, 1, 256, TA, TB, R>;
+    if (is(1, 256, 1)) return fixed_item<1, 256, 1, TA, TB, R>;
+  }
+  return item<TA, TB, R>;
+}
+
 template <bool TA, bool TB, bool R>
 void items(const GemmBatch& g, const float* a, const float* b, float* c) {
-  const int64_t count = static_cast<int64_t>(g.a_offsets.size());
-  parallel_for(count, g.m * g.n * g.k, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i)
-      item<TA, TB, R>(g, a + g.a_offsets[i], b + g.b_offsets[i], c + g.c_offsets[i]);
-  });
+  run_items(g, a, b, c, item_for<TA, TB, R>(g));
 }
 
 template <bool R>
