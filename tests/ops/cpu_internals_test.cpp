@@ -581,9 +581,10 @@ TEST(OpsCpu, TinyItemsOnEitherDefaultKernel) {
       }
 }
 
-// gemm_small's fixed-shape items (DeepFM's attention and FM shapes, compile-time loops) for
-// every transpose, with alpha and beta and uneven offsets, against the double reference; and
-// with bf16 operands, bit for bit what the f32 items compute on operands rounded beforehand.
+// gemm_small's item kernels on DeepFM's attention and FM shapes, the fixed-shape items and the
+// runtime loops, for every transpose, with alpha and beta and uneven offsets, against the
+// double reference; and with bf16 operands, bit for bit what the f32 items compute on operands
+// rounded beforehand.
 TEST(OpsCpu, FixedShapeTinyItems) {
   struct Shape {
     int64_t m, n, k;
@@ -604,21 +605,26 @@ TEST(OpsCpu, FixedShapeTinyItems) {
           g.b_offsets.push_back(i * b_rows * g.ldb);
           g.c_offsets.push_back(i * g.m * g.ldc + (i % 2));
         }
-        Vec a = random_vec(2 + items * a_rows * g.lda, 81),
-            b = random_vec(2 + items * b_rows * g.ldb, 82),
-            c0 = random_vec(4 + items * g.m * g.ldc, 83);
-        Vec c = c0;
-        cpu::gemm_small_items(g, a.data(), b.data(), c.data());
-        const std::string where = "shape " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
-                                  std::to_string(s.k) + " ta " + std::to_string(ta) + " tb " +
-                                  std::to_string(tb);
-        EXPECT_EQ(compare({"C", c, gemm_batched_ref(g, a, b, c0)}), "") << where;
-        Vec c_bf16 = c0, c_rounded = c0;
-        cpu::gemm_small_items(g, a.data(), b.data(), c_bf16.data(), true);
-        for (float& v : a) v = cpu::round_to_bf16(v);
-        for (float& v : b) v = cpu::round_to_bf16(v);
-        cpu::gemm_small_items(g, a.data(), b.data(), c_rounded.data());
-        EXPECT_EQ(c_bf16, c_rounded) << where;
+        const Vec a = random_vec(2 + items * a_rows * g.lda, 81),
+                  b = random_vec(2 + items * b_rows * g.ldb, 82),
+                  c0 = random_vec(4 + items * g.m * g.ldc, 83);
+        const DVec want = gemm_batched_ref(g, a, b, c0);
+        Vec rounded_a = a, rounded_b = b;
+        for (float& v : rounded_a) v = cpu::round_to_bf16(v);
+        for (float& v : rounded_b) v = cpu::round_to_bf16(v);
+        for (const bool fixed : {true, false}) {
+          const std::string where = "shape " + std::to_string(s.m) + "x" + std::to_string(s.n) +
+                                    "x" + std::to_string(s.k) + " ta " + std::to_string(ta) +
+                                    " tb " + std::to_string(tb) + " fixed " + std::to_string(fixed);
+          Vec c = c0;
+          cpu::gemm_small_items_as(g, a.data(), b.data(), c.data(), false, fixed);
+          EXPECT_EQ(compare({"C", c, want}), "") << where;
+          Vec c_bf16 = c0, c_rounded = c0;
+          cpu::gemm_small_items_as(g, a.data(), b.data(), c_bf16.data(), true, fixed);
+          cpu::gemm_small_items_as(g, rounded_a.data(), rounded_b.data(), c_rounded.data(), false,
+                                   fixed);
+          EXPECT_EQ(c_bf16, c_rounded) << where;
+        }
       }
 }
 

@@ -15,8 +15,13 @@ namespace {
 
 constexpr int64_t kMaxCells = 1024, kMaxMacs = 16384;
 
+// STAGEBENCH_CPU_FIXED_ITEMS=on: the fixed-shape items (fixed_item below); off by default. On
+// the 2-core VM they ran 1.5-2.5x faster an item single-threaded, but in the 16-core host's op
+// tables (dfm39, one process each) DeepFM's four 2,048 x 4x4x32 calls (m x k x n: P V and the
+// attention's backward products) took 0.31-0.34 ms with them against 0.21 without; only the
+// scores (2,048 x 4x32x4) were faster (0.07 against 0.08-0.10).
 bool fixed_items() {
-  static const bool on = read_on_off_knob("STAGEBENCH_CPU_FIXED_ITEMS");
+  static const bool on = read_on_off_knob("STAGEBENCH_CPU_FIXED_ITEMS", false);
   return on;
 }
 
@@ -71,11 +76,13 @@ void item(const GemmBatch& g, const float* a, const float* b, float* c) {
   }
 }
 
-// One item of a shape fixed at compile time (M x N x K): the same arithmetic as item() in the
-// same order (each dot product's simd reduction over k, each row's accumulation over p in
-// turn), with every trip count known, so that GCC unrolls the loops and keeps the accumulator
-// in registers. DeepFM small's attention items (4 x 4 x 32 scores, 4 x 32 x 4 products) took
-// 142 and 48 ns an item single-threaded on the 2-core VM through item()'s runtime loops.
+// One item of a shape fixed at compile time (M x N x K): item()'s loops (each dot product a simd
+// reduction over k, each row accumulated over p in turn) with every trip count known, so that
+// GCC unrolls them and keeps the accumulator in registers. The dot products' sums may be split
+// across lanes differently from item()'s (not the same bits; OpsCpu.FixedShapeTinyItems holds
+// both to the double reference). DeepFM small's attention items (4 x 4 x 32 scores, 4 x 32 x 4
+// products) took 142 and 48 ns an item single-threaded on the 2-core VM through item()'s loops,
+// about half that here.
 template <int M, int N, int K, bool TA, bool TB, bool R>
 void fixed_item(const GemmBatch& g, const float* a, const float* b, float* c) {
   const int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
@@ -150,10 +157,10 @@ void run_items(const GemmBatch& g, const float* a, const float* b, float* c, Ite
 }
 
 // The item function for g's shape: a fixed-shape one for the shapes listed (DeepFM's attention
-// and FM items), else item()'s runtime loops. STAGEBENCH_CPU_FIXED_ITEMS=off: always item().
+// and FM items) when fixed, else item()'s runtime loops.
 template <bool TA, bool TB, bool R>
-ItemFn item_for(const GemmBatch& g) {
-  if (fixed_items()) {
+ItemFn item_for(const GemmBatch& g, bool fixed) {
+  if (fixed) {
     const auto is = [&](int64_t m, int64_t n, int64_t k) {
       return g.m == m && g.n == n && g.k == k;
     };
@@ -170,16 +177,17 @@ ItemFn item_for(const GemmBatch& g) {
 }
 
 template <bool TA, bool TB, bool R>
-void items(const GemmBatch& g, const float* a, const float* b, float* c) {
-  run_items(g, a, b, c, item_for<TA, TB, R>(g));
+void items(const GemmBatch& g, const float* a, const float* b, float* c, bool fixed) {
+  run_items(g, a, b, c, item_for<TA, TB, R>(g, fixed));
 }
 
 template <bool R>
-void dispatch(const GemmBatch& g, const float* a, const float* b, float* c) {
+void dispatch(const GemmBatch& g, const float* a, const float* b, float* c, bool fixed) {
   if (g.trans_a) {
-    g.trans_b ? items<true, true, R>(g, a, b, c) : items<true, false, R>(g, a, b, c);
+    g.trans_b ? items<true, true, R>(g, a, b, c, fixed) : items<true, false, R>(g, a, b, c, fixed);
   } else {
-    g.trans_b ? items<false, true, R>(g, a, b, c) : items<false, false, R>(g, a, b, c);
+    g.trans_b ? items<false, true, R>(g, a, b, c, fixed)
+              : items<false, false, R>(g, a, b, c, fixed);
   }
 }
 
@@ -191,7 +199,13 @@ bool small_items(const GemmBatch& g) {
 
 void gemm_small_items(const GemmBatch& g, const float* a, const float* b, float* c,
                       bool bf16_operands) {
-  bf16_operands ? dispatch<true>(g, a, b, c) : dispatch<false>(g, a, b, c);
+  gemm_small_items_as(g, a, b, c, bf16_operands, fixed_items());
+}
+
+void gemm_small_items_as(const GemmBatch& g, const float* a, const float* b, float* c,
+                         bool bf16_operands, bool fixed_shapes) {
+  bf16_operands ? dispatch<true>(g, a, b, c, fixed_shapes)
+                : dispatch<false>(g, a, b, c, fixed_shapes);
 }
 
 }  // namespace sb::cpu

@@ -14,5 +14,9 @@ bool small_items(const GemmBatch& g);
 // products, f32 sums), with no packed copy.
 void gemm_small_items(const GemmBatch& g, const float* a, const float* b, float* c,
                       bool bf16_operands = false);
+// The same with the item kernel chosen here rather than by STAGEBENCH_CPU_FIXED_ITEMS (tests run
+// both): fixed_shapes, the compile-time shapes where g's is one of them, else the runtime loops.
+void gemm_small_items_as(const GemmBatch& g, const float* a, const float* b, float* c,
+                         bool bf16_operands, bool fixed_shapes);
 
 }  // namespace sb::cpu
