@@ -581,11 +581,11 @@ TEST(OpsCpu, TinyItemsOnEitherDefaultKernel) {
       }
 }
 
-// gemm_small's item kernels on DeepFM's attention and FM shapes, the fixed-shape items and the
-// runtime loops, for every transpose, with alpha and beta and uneven offsets, against the
+// gemm_small's items on DeepFM's attention and FM shapes (split by the traffic-weighted cost
+// into many chunks), for every transpose, with alpha and beta and uneven offsets, against the
 // double reference; and with bf16 operands, bit for bit what the f32 items compute on operands
 // rounded beforehand.
-TEST(OpsCpu, FixedShapeTinyItems) {
+TEST(OpsCpu, DeepFmShapedTinyItems) {
   struct Shape {
     int64_t m, n, k;
   };
@@ -612,19 +612,16 @@ TEST(OpsCpu, FixedShapeTinyItems) {
         Vec rounded_a = a, rounded_b = b;
         for (float& v : rounded_a) v = cpu::round_to_bf16(v);
         for (float& v : rounded_b) v = cpu::round_to_bf16(v);
-        for (const bool fixed : {true, false}) {
-          const std::string where = "shape " + std::to_string(s.m) + "x" + std::to_string(s.n) +
-                                    "x" + std::to_string(s.k) + " ta " + std::to_string(ta) +
-                                    " tb " + std::to_string(tb) + " fixed " + std::to_string(fixed);
-          Vec c = c0;
-          cpu::gemm_small_items_as(g, a.data(), b.data(), c.data(), false, fixed);
-          EXPECT_EQ(compare({"C", c, want}), "") << where;
-          Vec c_bf16 = c0, c_rounded = c0;
-          cpu::gemm_small_items_as(g, a.data(), b.data(), c_bf16.data(), true, fixed);
-          cpu::gemm_small_items_as(g, rounded_a.data(), rounded_b.data(), c_rounded.data(), false,
-                                   fixed);
-          EXPECT_EQ(c_bf16, c_rounded) << where;
-        }
+        const std::string where = "shape " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                                  std::to_string(s.k) + " ta " + std::to_string(ta) + " tb " +
+                                  std::to_string(tb);
+        Vec c = c0;
+        cpu::gemm_small_items(g, a.data(), b.data(), c.data(), false);
+        EXPECT_EQ(compare({"C", c, want}), "") << where;
+        Vec c_bf16 = c0, c_rounded = c0;
+        cpu::gemm_small_items(g, a.data(), b.data(), c_bf16.data(), true);
+        cpu::gemm_small_items(g, rounded_a.data(), rounded_b.data(), c_rounded.data(), false);
+        EXPECT_EQ(c_bf16, c_rounded) << where;
       }
 }
 

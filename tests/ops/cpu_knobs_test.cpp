@@ -24,6 +24,7 @@ const char* accepted_value(const std::string& variable) {
   if (variable.find("GRAIN") != std::string::npos) return "8192";
   if (variable.find("SUM_BLOCK") != std::string::npos) return "64";
   if (variable.find("OP_TIMES") != std::string::npos) return "on";
+  if (variable.find("ITEMS_COST") != std::string::npos) return "macs";
   return "off";
 }
 
@@ -47,18 +48,17 @@ TEST_P(OpsCpuKnobs, ItsNamedValuesAreAccepted) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ReadWhenMade, OpsCpuKnobs,
-                         ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
-                                           "STAGEBENCH_CPU_OP_TIMES", "STAGEBENCH_CPU_GEMM_BIAS",
-                                           "STAGEBENCH_CPU_FUSED_DROPOUT",
-                                           "STAGEBENCH_CPU_PARALLEL_GRAIN",
-                                           "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
-                                           "STAGEBENCH_CPU_ATTENTION_BF16",
-                                           "STAGEBENCH_CPU_ATTENTION_ONEDNN",
-                                           "STAGEBENCH_CPU_BATCHED_GRID"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param).substr(std::string("STAGEBENCH_").size());
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    ReadWhenMade, OpsCpuKnobs,
+    ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
+                      "STAGEBENCH_CPU_OP_TIMES", "STAGEBENCH_CPU_GEMM_BIAS",
+                      "STAGEBENCH_CPU_FUSED_DROPOUT", "STAGEBENCH_CPU_PARALLEL_GRAIN",
+                      "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
+                      "STAGEBENCH_CPU_ATTENTION_BF16", "STAGEBENCH_CPU_ATTENTION_ONEDNN",
+                      "STAGEBENCH_CPU_BATCHED_GRID", "STAGEBENCH_CPU_SMALL_ITEMS_COST"),
+    [](const ::testing::TestParamInfo<const char*>& info) {
+      return std::string(info.param).substr(std::string("STAGEBENCH_").size());
+    });
 
 }  // namespace
 }  // namespace sb::testing

@@ -11,6 +11,7 @@
 #include "models/ops/cpu/attention_masked.h"
 #include "models/ops/cpu/bf16_images.h"
 #include "models/ops/cpu/cpu_backend_impl.h"
+#include "models/ops/cpu/gemm_small.h"
 #include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
 #include "models/ops/cpu/op_times.h"
@@ -80,6 +81,7 @@ CpuBackend::CpuBackend()
   (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
   (void)onednn_attention_mode();                            // likewise
   (void)read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID");    // read at each batched GEMM
+  (void)read_small_items_cost();
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
 #endif

@@ -15,16 +15,6 @@ namespace {
 
 constexpr int64_t kMaxCells = 1024, kMaxMacs = 16384;
 
-// STAGEBENCH_CPU_FIXED_ITEMS=on: the fixed-shape items (fixed_item below); off by default. On
-// the 2-core VM they ran 1.5-2.5x faster an item single-threaded, but in the 16-core host's op
-// tables (dfm39, one process each) DeepFM's four 2,048 x 4x4x32 calls (m x k x n: P V and the
-// attention's backward products) took 0.31-0.34 ms with them against 0.21 without; only the
-// scores (2,048 x 4x32x4) were faster (0.07 against 0.08-0.10).
-bool fixed_items() {
-  static const bool on = read_on_off_knob("STAGEBENCH_CPU_FIXED_ITEMS", false);
-  return on;
-}
-
 // R: operands rounded to bf16 as they are read (the bf16 product, exact in f32).
 template <bool R>
 inline float load(const float* p) {
@@ -76,53 +66,6 @@ void item(const GemmBatch& g, const float* a, const float* b, float* c) {
   }
 }
 
-// One item of a shape fixed at compile time (M x N x K): item()'s loops (each dot product a simd
-// reduction over k, each row accumulated over p in turn) with every trip count known, so that
-// GCC unrolls them and keeps the accumulator in registers. The dot products' sums may be split
-// across lanes differently from item()'s (not the same bits; OpsCpu.FixedShapeTinyItems holds
-// both to the double reference). DeepFM small's attention items (4 x 4 x 32 scores, 4 x 32 x 4
-// products) took 142 and 48 ns an item single-threaded on the 2-core VM through item()'s loops,
-// about half that here.
-template <int M, int N, int K, bool TA, bool TB, bool R>
-void fixed_item(const GemmBatch& g, const float* a, const float* b, float* c) {
-  const int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
-  float acc[M * N];
-  if constexpr (!TA && TB) {
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        const float* ar = a + i * lda;
-        const float* br = b + j * ldb;
-        float s = 0;
-#pragma omp simd reduction(+ : s)
-        for (int p = 0; p < K; ++p) s += load<R>(ar + p) * load<R>(br + p);
-        acc[i * N + j] = s;
-      }
-  } else {
-    for (int x = 0; x < M * N; ++x) acc[x] = 0.0f;
-    for (int i = 0; i < M; ++i)
-      for (int p = 0; p < K; ++p) {
-        const float av = load<R>(TA ? a + p * lda + i : a + i * lda + p);
-        float* row = acc + i * N;
-#pragma omp simd
-        for (int j = 0; j < N; ++j) row[j] += av * load<R>(TB ? b + j * ldb + p : b + p * ldb + j);
-      }
-  }
-  const float alpha = g.alpha, beta = g.beta;
-  for (int i = 0; i < M; ++i) {
-    float* ci = c + i * ldc;
-    const float* ai = acc + i * N;
-    if (beta == 0.0f) {
-#pragma omp simd
-      for (int j = 0; j < N; ++j) ci[j] = alpha * ai[j];
-    } else {
-#pragma omp simd
-      for (int j = 0; j < N; ++j) ci[j] = alpha * ai[j] + beta * ci[j];
-    }
-  }
-}
-
-using ItemFn = void (*)(const GemmBatch&, const float*, const float*, float*);
-
 // What parallel_for is told an item costs. An item's multiply-adds alone under-count it: its
 // operands were written by the op before on other cores, and moving them costs more than the
 // arithmetic on them. Counted by multiply-adds, DeepFM small's baseline FM items (256 dot
@@ -136,8 +79,7 @@ using ItemFn = void (*)(const GemmBatch&, const float*, const float*, float*);
 constexpr int64_t kTrafficCost = 4;
 
 bool traffic_cost() {
-  static const bool on = read_knob<bool>("STAGEBENCH_CPU_SMALL_ITEMS_COST", true,
-                                         {{"traffic", true}, {"macs", false}});
+  static const bool on = read_small_items_cost();
   return on;
 }
 
@@ -148,50 +90,30 @@ int64_t item_cost(const GemmBatch& g) {
   return macs + kTrafficCost * elements;
 }
 
-void run_items(const GemmBatch& g, const float* a, const float* b, float* c, ItemFn fn) {
+template <bool TA, bool TB, bool R>
+void items(const GemmBatch& g, const float* a, const float* b, float* c) {
   const int64_t count = static_cast<int64_t>(g.a_offsets.size());
   parallel_for(count, item_cost(g), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i)
-      fn(g, a + g.a_offsets[i], b + g.b_offsets[i], c + g.c_offsets[i]);
+      item<TA, TB, R>(g, a + g.a_offsets[i], b + g.b_offsets[i], c + g.c_offsets[i]);
   });
 }
 
-// The item function for g's shape: a fixed-shape one for the shapes listed (DeepFM's attention
-// and FM items) when fixed, else item()'s runtime loops.
-template <bool TA, bool TB, bool R>
-ItemFn item_for(const GemmBatch& g, bool fixed) {
-  if (fixed) {
-    const auto is = [&](int64_t m, int64_t n, int64_t k) {
-      return g.m == m && g.n == n && g.k == k;
-    };
-    if (is(4, 4, 32)) return fixed_item<4, 4, 32, TA, TB, R>;
-    if (is(4, 32, 4)) return fixed_item<4, 32, 4, TA, TB, R>;
-    if (is(4, 4, 64)) return fixed_item<4, 4, 64, TA, TB, R>;
-    if (is(4, 64, 4)) return fixed_item<4, 64, 4, TA, TB, R>;
-    if (is(4, 256, 4)) return fixed_item<4, 256, 4, TA, TB, R>;
-    if (is(4, 4, 256)) return fixed_item<4, 4, 256, TA, TB, R>;
-    if (is(1, 1, 256)) return fixed_item<1, 1, 256, TA, TB, R>;
-    if (is(1, 256, 1)) return fixed_item<1, 256, 1, TA, TB, R>;
-  }
-  return item<TA, TB, R>;
-}
-
-template <bool TA, bool TB, bool R>
-void items(const GemmBatch& g, const float* a, const float* b, float* c, bool fixed) {
-  run_items(g, a, b, c, item_for<TA, TB, R>(g, fixed));
-}
-
 template <bool R>
-void dispatch(const GemmBatch& g, const float* a, const float* b, float* c, bool fixed) {
+void dispatch(const GemmBatch& g, const float* a, const float* b, float* c) {
   if (g.trans_a) {
-    g.trans_b ? items<true, true, R>(g, a, b, c, fixed) : items<true, false, R>(g, a, b, c, fixed);
+    g.trans_b ? items<true, true, R>(g, a, b, c) : items<true, false, R>(g, a, b, c);
   } else {
-    g.trans_b ? items<false, true, R>(g, a, b, c, fixed)
-              : items<false, false, R>(g, a, b, c, fixed);
+    g.trans_b ? items<false, true, R>(g, a, b, c) : items<false, false, R>(g, a, b, c);
   }
 }
 
 }  // namespace
+
+bool read_small_items_cost() {
+  return read_knob<bool>("STAGEBENCH_CPU_SMALL_ITEMS_COST", true,
+                         {{"traffic", true}, {"macs", false}});
+}
 
 bool small_items(const GemmBatch& g) {
   return g.m * g.n <= kMaxCells && g.m * g.n * g.k <= kMaxMacs;
@@ -199,13 +121,7 @@ bool small_items(const GemmBatch& g) {
 
 void gemm_small_items(const GemmBatch& g, const float* a, const float* b, float* c,
                       bool bf16_operands) {
-  gemm_small_items_as(g, a, b, c, bf16_operands, fixed_items());
-}
-
-void gemm_small_items_as(const GemmBatch& g, const float* a, const float* b, float* c,
-                         bool bf16_operands, bool fixed_shapes) {
-  bf16_operands ? dispatch<true>(g, a, b, c, fixed_shapes)
-                : dispatch<false>(g, a, b, c, fixed_shapes);
+  bf16_operands ? dispatch<true>(g, a, b, c) : dispatch<false>(g, a, b, c);
 }
 
 }  // namespace sb::cpu
