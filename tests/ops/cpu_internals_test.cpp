@@ -677,6 +677,84 @@ TEST(OpsCpu, OnednnF32BatchedGemmCandidate) {
       EXPECT_EQ(compare({"C", c, want}), "") << "even " << even << " trans_a " << trans_a;
     }
 }
+
+// onnx-graph's attention products read Q, K and V from one fused [B, n, 3 H dh] tensor: views
+// at ld 3 H dh, which oneDNN's brgemm refuses. takes_as_grid packs A and B (Q K^T) or B (P V)
+// dense where that gets brgemm, and leaves eager's separate (dense) Q, K and V as views. Both
+// forms, packed and with STAGEBENCH_CPU_GRID_PACK=off, directly and through the backend, match
+// the double reference at fp32's tolerance; C outside the items and beta = 0's C are checked.
+TEST(OpsCpu, GridPacksFusedQkvViewsDense) {
+  const int64_t batch = 2, heads = 3, n = 40, dh = 16, d = heads * dh;
+  // fused: q, k and v at columns 0, d and 2d of one [batch, n, 3d] tensor (onnx-graph);
+  // separate: three [batch, n, d] tensors side by side in one buffer (eager's layout per tensor).
+  for (const bool fused : {true, false}) {
+    const int64_t ld = fused ? 3 * d : d, kc = fused ? d : batch * n * d, vc = 2 * kc;
+    GemmBatch scores{n, n, dh, true, 0.35f, ld, ld, n, {}, {}, {}};
+    GemmBatch mix{n, dh, n, false, 1.f, n, ld, d, {}, {}, {}};
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t item = b * heads + h, row = b * n * ld + h * dh;
+        scores.a_offsets.push_back(row);
+        scores.b_offsets.push_back(row + kc);
+        scores.c_offsets.push_back(item * n * n);
+        mix.a_offsets.push_back(item * n * n);
+        mix.b_offsets.push_back(row + vc);
+        mix.c_offsets.push_back(b * n * d + h * dh);
+      }
+    GemmBatch mix_beta = mix;  // P V accumulated into C (beta = 1, alpha 0.5)
+    mix_beta.alpha = 0.5f, mix_beta.beta = 1.f;
+    cpu::DnnlGemm dnnl(std::make_shared<AllocationTracker>());
+    if (!dnnl.takes_as_grid(scores)) GTEST_SKIP() << "no optimized 4-D f32 matmul in oneDNN here";
+    const int qk_packs = dnnl.grid_packs(scores), pv_packs = dnnl.grid_packs(mix);
+    if (fused) {
+      // brgemm (avx512_core) or nothing: then the views stay as they were.
+      EXPECT_TRUE(qk_packs == 3 || qk_packs == 0) << qk_packs;
+      EXPECT_EQ(pv_packs, qk_packs == 3 ? 2 : 0);
+      EXPECT_EQ(dnnl.grid_packs(mix_beta), pv_packs);
+    } else {
+      EXPECT_EQ(qk_packs, 0);
+      EXPECT_EQ(pv_packs, 0);
+    }
+    {
+      const ScopedEnv off("STAGEBENCH_CPU_GRID_PACK", "off");
+      EXPECT_TRUE(dnnl.takes_as_grid(scores));
+      EXPECT_EQ(dnnl.grid_packs(scores), 0);
+      EXPECT_EQ(dnnl.grid_packs(mix), 0);
+    }
+    const Vec x = random_vec(fused ? batch * n * ld : 3 * batch * n * d, 60 + fused, -2, 2);
+    const Vec s0 = random_vec(batch * heads * n * n, 62);
+    Vec y0 = random_vec(batch * n * d, 63);
+    for (const char* pack : {"on", "off"}) {
+      const ScopedEnv env("STAGEBENCH_CPU_GRID_PACK", pack);
+      auto be = make_cpu_backend();
+      for (const GemmBatch* g : {&scores, &mix, &mix_beta}) {
+        const bool is_mix = g != &scores;
+        const Vec& a = is_mix ? s0 : x;
+        Vec c0 = is_mix ? y0 : s0;
+        // beta = 0 never reads C: NaN in the items' elements must not come through.
+        if (g->beta == 0.f)
+          for (size_t it = 0; it < g->c_offsets.size(); ++it)
+            for (int64_t i = 0; i < g->m; ++i)
+              for (int64_t j = 0; j < g->n; ++j)
+                c0[g->c_offsets[it] + i * g->ldc + j] = std::nanf("");
+        const DVec want = gemm_batched_ref(*g, a, x, c0);
+        const std::string what = std::string(fused ? "fused " : "separate ") +
+                                 (g == &scores ? "Q K^T"
+                                  : g == &mix  ? "P V"
+                                               : "P V beta") +
+                                 " pack " + pack;
+        Tensor at = be->upload(a, {static_cast<int64_t>(a.size())});
+        Tensor bt = be->upload(x, {static_cast<int64_t>(x.size())});
+        Tensor ct = be->upload(c0, {static_cast<int64_t>(c0.size())});
+        be->gemm_batched(*g, at, bt, ct);
+        EXPECT_EQ(compare({"C", be->download(ct), want}), "") << what;
+        Vec c = c0;
+        dnnl.gemm_batched_f32(*g, a.data(), x.data(), c.data());
+        EXPECT_EQ(compare({"C", c, want}), "") << what << " direct";
+      }
+    }
+  }
+}
 #endif
 
 }  // namespace
