@@ -679,14 +679,19 @@ TEST(OpsCpu, OnednnF32BatchedGemmCandidate) {
 }
 
 // onnx-graph's attention products read Q, K and V from one fused [B, n, 3 H dh] tensor: views
-// at ld 3 H dh, which oneDNN's brgemm refuses. takes_as_grid packs A and B (Q K^T) or B (P V)
-// dense where that gets brgemm, and leaves eager's separate (dense) Q, K and V as views. Both
-// forms, packed and with STAGEBENCH_CPU_GRID_PACK=off, directly and through the backend, match
-// the double reference at fp32's tolerance; C outside the items and beta = 0's C are checked.
+// at ld 3 H dh, which oneDNN's brgemm refuses. takes_as_grid packs B (P V: A is dense) by
+// default, A and B too (Q K^T) with STAGEBENCH_CPU_GRID_PACK=on, where that gets brgemm, and
+// leaves eager's separate (dense) Q, K and V as views. Each form under each mode (on, b, off),
+// directly and through the backend, matches the double reference at fp32's tolerance; C outside
+// the items, and beta = 0's C (NaN there), are checked.
 TEST(OpsCpu, GridPacksFusedQkvViewsDense) {
   const int64_t batch = 2, heads = 3, n = 40, dh = 16, d = heads * dh;
+  {
+    const ScopedEnv unset("STAGEBENCH_CPU_GRID_PACK", "");
+    EXPECT_EQ(cpu::grid_packs_allowed(), 2);
+  }
   // fused: q, k and v at columns 0, d and 2d of one [batch, n, 3d] tensor (onnx-graph);
-  // separate: three [batch, n, d] tensors side by side in one buffer (eager's layout per tensor).
+  // separate: three [batch, n, d] tensors one after another (eager's layout per tensor).
   for (const bool fused : {true, false}) {
     const int64_t ld = fused ? 3 * d : d, kc = fused ? d : batch * n * d, vc = 2 * kc;
     GemmBatch scores{n, n, dh, true, 0.35f, ld, ld, n, {}, {}, {}};
@@ -705,26 +710,35 @@ TEST(OpsCpu, GridPacksFusedQkvViewsDense) {
     mix_beta.alpha = 0.5f, mix_beta.beta = 1.f;
     cpu::DnnlGemm dnnl(std::make_shared<AllocationTracker>());
     if (!dnnl.takes_as_grid(scores)) GTEST_SKIP() << "no optimized 4-D f32 matmul in oneDNN here";
-    const int qk_packs = dnnl.grid_packs(scores), pv_packs = dnnl.grid_packs(mix);
-    if (fused) {
-      // brgemm (avx512_core) or nothing: then the views stay as they were.
-      EXPECT_TRUE(qk_packs == 3 || qk_packs == 0) << qk_packs;
-      EXPECT_EQ(pv_packs, qk_packs == 3 ? 2 : 0);
-      EXPECT_EQ(dnnl.grid_packs(mix_beta), pv_packs);
-    } else {
-      EXPECT_EQ(qk_packs, 0);
-      EXPECT_EQ(pv_packs, 0);
+    int all_packs = 0;  // what `on` packs: 3 and 2 with brgemm (avx512_core), else 0 and 0
+    {
+      const ScopedEnv on("STAGEBENCH_CPU_GRID_PACK", "on");
+      all_packs = dnnl.grid_packs(scores);
+      if (fused) {
+        EXPECT_TRUE(all_packs == 3 || all_packs == 0) << all_packs;
+        EXPECT_EQ(dnnl.grid_packs(mix), all_packs == 3 ? 2 : 0);
+        EXPECT_EQ(dnnl.grid_packs(mix_beta), all_packs == 3 ? 2 : 0);
+      } else {
+        EXPECT_EQ(all_packs, 0);
+        EXPECT_EQ(dnnl.grid_packs(mix), 0);
+      }
+    }
+    {
+      const ScopedEnv b("STAGEBENCH_CPU_GRID_PACK", "b");
+      EXPECT_EQ(dnnl.grid_packs(scores), 0);
+      EXPECT_EQ(dnnl.grid_packs(mix), fused && all_packs == 3 ? 2 : 0);
     }
     {
       const ScopedEnv off("STAGEBENCH_CPU_GRID_PACK", "off");
       EXPECT_TRUE(dnnl.takes_as_grid(scores));
+      EXPECT_TRUE(dnnl.takes_as_grid(mix));
       EXPECT_EQ(dnnl.grid_packs(scores), 0);
       EXPECT_EQ(dnnl.grid_packs(mix), 0);
     }
     const Vec x = random_vec(fused ? batch * n * ld : 3 * batch * n * d, 60 + fused, -2, 2);
     const Vec s0 = random_vec(batch * heads * n * n, 62);
-    Vec y0 = random_vec(batch * n * d, 63);
-    for (const char* pack : {"on", "off"}) {
+    const Vec y0 = random_vec(batch * n * d, 63);
+    for (const char* pack : {"on", "b", "off"}) {
       const ScopedEnv env("STAGEBENCH_CPU_GRID_PACK", pack);
       auto be = make_cpu_backend();
       for (const GemmBatch* g : {&scores, &mix, &mix_beta}) {

@@ -81,10 +81,10 @@ CpuBackend::CpuBackend()
   (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
   (void)onednn_attention_mode();                            // likewise
   (void)read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID");    // read at each batched GEMM
-  (void)read_on_off_knob("STAGEBENCH_CPU_GRID_PACK");       // likewise
   (void)read_small_items_cost();
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
+  (void)grid_packs_allowed();     // read at each batched GEMM that forms a grid
 #endif
 }
 

@@ -659,8 +659,16 @@ void pack_items(const float* src, const std::vector<int64_t>& offsets, int64_t r
 
 }  // namespace
 
-// STAGEBENCH_CPU_BATCHED_GRID=off keeps such batches on the per-item paths (A/B);
-// STAGEBENCH_CPU_GRID_PACK=off never packs (gfamx38's views only).
+// On the VM (AMD EPYC, oneDNN 2.6.3, one thread; results/cpu-2core/gfonnx39-2026-11-29), packing
+// made onnx-graph's P V 21% faster (gemm:jit 3.81 ms, copy of V and brgemm 3.01) but its Q K^T
+// 8% slower (gemm:jit ran the views at brgemm's rate, 3.03 ms, and the copy of Q and K cost
+// 0.29): hence `b` by default.
+int grid_packs_allowed() {
+  return read_knob("STAGEBENCH_CPU_GRID_PACK", kPackB,
+                   {{"off", 0}, {"b", kPackB}, {"on", kPackA | kPackB}});
+}
+
+// STAGEBENCH_CPU_BATCHED_GRID=off keeps such batches on the per-item paths (A/B).
 bool DnnlGemm::takes_as_grid(const GemmBatch& g) {
   if (g.precision != Precision::f32 || g.a_offsets.size() < 2 ||
       !read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID"))
@@ -676,9 +684,9 @@ DnnlGemm::GridPlan DnnlGemm::grid_plan(const GemmBatch& g) {
   Impl& im = *impl_;
   const size_t inner = grid_inner(g);
   if (inner == 0) return {};
-  const bool may_pack = read_on_off_knob("STAGEBENCH_CPU_GRID_PACK");
+  const int allowed = grid_packs_allowed();
   GridDescs view = grid_descs(g, inner, 0);
-  view.key.push_back(may_pack ? 1 : 0);
+  view.key.push_back(allowed);
   auto it = im.grid_plans.find(view.key);
   if (it != im.grid_plans.end()) return it->second;
   const std::string impl = im.implementation(view.src, view.wei, view.dst);
@@ -688,7 +696,7 @@ DnnlGemm::GridPlan DnnlGemm::grid_plan(const GemmBatch& g) {
   // each a layer); brgemm ran eager's dense views 25-45% faster than gemm:jit (gfamx38).
   const int pack =
       (dense_permutation(view.src) ? 0 : kPackA) | (dense_permutation(view.wei) ? 0 : kPackB);
-  if (may_pack && impl.rfind("brg", 0) != 0 && pack != 0) {
+  if (pack != 0 && (pack & ~allowed) == 0 && impl.rfind("brg", 0) != 0) {
     const GridDescs packed = grid_descs(g, inner, pack);
     if (im.implementation(packed.src, packed.wei, packed.dst).rfind("brg", 0) == 0)
       plan = {true, pack};

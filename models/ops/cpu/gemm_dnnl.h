@@ -11,6 +11,11 @@
 
 namespace sb::cpu {
 
+// STAGEBENCH_CPU_GRID_PACK: the operands DnnlGemm::takes_as_grid may pack (bit 1 A, bit 2 B), a
+// batch packing only within them: `b` (the default) B alone, where A is already dense
+// (onnx-graph's P V); `on` A and B too (its Q K^T); `off` none (gfamx38's views). Read per call.
+int grid_packs_allowed();
+
 class DnnlGemm {
  public:
   explicit DnnlGemm(std::shared_ptr<AllocationTracker> tracker);
@@ -47,8 +52,8 @@ class DnnlGemm {
   // for A, B and C: an attention's items b * n * ld + h * dh) on which oneDNN has an optimized
   // (not reference) kernel. Asked once per shape. Where the views keep oneDNN off its brgemm
   // kernel (A or B not a permutation of a dense tensor: onnx-graph's Q, K and V at ld 3 H dh)
-  // and a dense copy of them gets it, those operands are packed first, at each call
-  // (unless STAGEBENCH_CPU_GRID_PACK=off).
+  // and a dense copy of them gets it, those operands are packed first, at each call, as far as
+  // grid_packs_allowed() lets.
   bool takes_as_grid(const GemmBatch& g);
   // The operands takes_as_grid packs for g: bit 1 A, bit 2 B; 0 when it runs on the views or is
   // not taken (tests).
