@@ -659,12 +659,15 @@ void pack_items(const float* src, const std::vector<int64_t>& offsets, int64_t r
 
 }  // namespace
 
-// On the VM (AMD EPYC, oneDNN 2.6.3, one thread; results/cpu-2core/gfonnx39-2026-11-29), packing
-// made onnx-graph's P V 21% faster (gemm:jit 3.81 ms, copy of V and brgemm 3.01) but its Q K^T
-// 8% slower (gemm:jit ran the views at brgemm's rate, 3.03 ms, and the copy of Q and K cost
-// 0.29): hence `b` by default.
+// Off by default: on the VM (AMD EPYC, oneDNN 2.6.3, one thread;
+// results/cpu-2core/gfonnx39-2026-11-29) a oneDNN-only probe had the pack make P V 21% faster
+// (gemm:jit 3.81 ms, copy of V and brgemm 3.01) and Q K^T 8% slower (gemm:jit ran those views at
+// brgemm's rate, 3.03 ms; the copy of Q and K cost 0.29), but inside Geneformer's onnx-graph
+// stage gemm:jit ran P V at brgemm's rate too, and no mode moved the stage (onnx-graph / eager
+// 0.815-0.819 in 3 alternating rounds). The 16-core host, where eager's brgemm ran both
+// products 4-9% faster than onnx-graph's gemm:jit (gfamx38), decides.
 int grid_packs_allowed() {
-  return read_knob("STAGEBENCH_CPU_GRID_PACK", kPackB,
+  return read_knob("STAGEBENCH_CPU_GRID_PACK", 0,
                    {{"off", 0}, {"b", kPackB}, {"on", kPackA | kPackB}});
 }
 

@@ -12,8 +12,8 @@
 namespace sb::cpu {
 
 // STAGEBENCH_CPU_GRID_PACK: the operands DnnlGemm::takes_as_grid may pack (bit 1 A, bit 2 B), a
-// batch packing only within them: `b` (the default) B alone, where A is already dense
-// (onnx-graph's P V); `on` A and B too (its Q K^T); `off` none (gfamx38's views). Read per call.
+// batch packing only within them: `off` (the default) none, gfamx38's views; `b` B alone, where
+// A is already dense (onnx-graph's P V); `on` A and B too (its Q K^T). Read per call.
 int grid_packs_allowed();
 
 class DnnlGemm {
