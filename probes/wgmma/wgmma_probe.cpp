@@ -196,6 +196,13 @@ const MmaForm kMmaForms[] = {
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
      "2\n#define PIPE_RASTER 16\n",
      "mma38: woven copies, bands of 16 tile rows"},
+    {"gemm_f16_pipe_256_bulk_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n",
+     "mma39: ring of 4 filled by cp.async.bulk rows (144-byte rows, mbarriers)"},
+    {"gemm_f16_pipe_256_bulk2_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n",
+     "mma39: bulk copies, the slots released by mbarriers (no barrier in the K loop)"},
+    {"gemm_f16_pipe_256_bulk_ring3_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n#define PIPE_OWN_RING 3\n",
+     "mma39: ring of 3 filled by cp.async.bulk rows"},
     {"gemm_f16_pipe_128_spread_db", 128, 128,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
      "mma37: 128x128, copies set up once and spread, 4-tile ring (two work-groups an SM)"},

@@ -90,6 +90,8 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.spread) d += "#define PIPE_SPREAD 1\n";
   if (tile.clean) d += "#define PIPE_CLEAN " + std::to_string(tile.clean) + "\n";
   if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
+  if (tile.bulk) d += "#define PIPE_BULK " + std::to_string(tile.bulk) + "\n";
+  if (tile.ring) d += "#define PIPE_OWN_RING " + std::to_string(tile.ring) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
@@ -202,6 +204,10 @@ std::string pipe_kernel_name(const char* kind, PipeTile tile) {
           : tile.clean == 3 ? "_wl"
                             : "") +
          (tile.raster > 0 ? "_r" + std::to_string(tile.raster) : "") +
+         (tile.bulk == 1   ? "_bulk"
+          : tile.bulk == 2 ? "_bulk2"
+                           : "") +
+         (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
          (tile.double_buffered ? "_db" : "");
 }
 
@@ -360,6 +366,8 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   if (path != GemmPath::wgmma || tf32) {
     const std::string only = pipe_only_knob();  // mma37: one kernel alone, for A/B runs
     const auto add = [&](PipeTile tile) {
+      // mma39: the bulk-copy form copies whole 128-byte K-tile rows (no zero fill, no taps)
+      if (tile.bulk && (conv.taps > 0 || k % 64 != 0)) return;
       if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
         tiles.push_back(tile);
     };

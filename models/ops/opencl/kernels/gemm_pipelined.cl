@@ -68,6 +68,57 @@ inline void ldmatrix_x4(__local const uint4* p, uint* r) {
                : "memory");
 }
 
+// mma39 (gemm_pipe_body.cl's PIPE_BULK): a ring slot filled by the copy engine instead of the
+// items' 16-byte cp.async. Each slot has one mbarrier (count 1): the item that arms it announces
+// the slot's bytes (expect_tx), each 128-byte row copy (cp.async.bulk, a whole K-tile row)
+// completes its bytes on it, and a reader waits for the phase by parity. The copies leave the
+// load/store unit's queue, which the items' cp.async shared with ldmatrix (docs/wgmma.md, mma38).
+inline void pipe_bar_init(__local ulong* b) {
+  asm volatile("mbarrier.init.shared.b64 [%0], 1;" : : "r"((uint)(size_t)b) : "memory");
+}
+
+inline void pipe_bar_init_n(__local ulong* b, uint count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;" : : "r"((uint)(size_t)b), "r"(count) : "memory");
+}
+
+inline void pipe_bar_arrive(__local ulong* b) {
+  asm volatile("{\n\t.reg .b64 pba_state;\n\tmbarrier.arrive.shared.b64 pba_state, [%0];\n\t}"
+               :
+               : "r"((uint)(size_t)b)
+               : "memory");
+}
+
+inline void pipe_bar_expect(__local ulong* b, uint bytes) {
+  asm volatile(
+      "{\n\t.reg .b64 pbe_state;\n\t"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 pbe_state, [%0], %1;\n\t}"
+      :
+      : "r"((uint)(size_t)b), "r"(bytes)
+      : "memory");
+}
+
+// 128 bytes from `src` (16-byte aligned) to `dst`, completing on `b`.
+inline void pipe_bulk_row(__local uint4* dst, __global const uchar* src, __local ulong* b) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 128, [%2];"
+      :
+      : "r"(smem_addr(dst)), "l"(src), "r"((uint)(size_t)b)
+      : "memory");
+}
+
+// Until the phase of parity `parity` of `b` has completed.
+inline void pipe_bar_wait(__local ulong* b, uint parity) {
+  uint done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred pbw_p;\n\tmbarrier.try_wait.parity.shared.b64 pbw_p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, pbw_p;\n\t}"
+        : "=r"(done)
+        : "r"((uint)(size_t)b), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
 // Chunk (row, c) of a tile with 8 chunks per row, swizzled.
 inline int swz(int row, int c) {
   return row * 8 + (c ^ (row & 7));
