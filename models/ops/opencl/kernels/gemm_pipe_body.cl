@@ -51,11 +51,21 @@
 // have taken the slot's last fragments; a warp waits on it before issuing its copies into that
 // slot, one k step later than BULK 1's barrier, so warps drift up to a step apart instead of
 // meeting every tile.
+// PIPE_PACKED 1 (with PIPE_BULK): x and w arrive packed by pipe_pack_f16 (gemm_pipelined.cl:
+// 128-row blocks of each K tile contiguous and already swizzled, rows padded with zeros to a
+// multiple of 128), so a slot is three 16 KB bulk copies that one item issues (A's block, B's
+// two) instead of 384 of 128 bytes: the copy engine took about 13 cycles a copy whatever its size
+// (mma39 call 1), and the layout is the swizzled one of the other forms.
 #ifndef PIPE_BULK
 #define PIPE_BULK 0
 #endif
+#ifndef PIPE_PACKED
+#define PIPE_PACKED 0
+#endif
 #if PIPE_BULK
+#if !PIPE_PACKED
 #define PIPE_PITCH 9
+#endif
 #ifdef PIPE_OWN_RING
 #define PIPE_RING_N PIPE_OWN_RING
 #else
@@ -280,9 +290,18 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   ((r) < PIPE_TILE_M                                                                        \
        ? (__global const uchar*)x + (size_t)min(m0 + (r), M - 1) * row_bytes                \
        : (__global const uchar*)w + (size_t)min(n0 + (r) - PIPE_TILE_M, N - 1) * row_bytes)
+#if PIPE_PACKED
+#if PIPE_TILE_M != 128 || PIPE_BN % 128 != 0
+#error "PIPE_PACKED reads 128-row blocks"
+#endif
+  // Block (rb, kt) of a packed operand is 16 KB at (rb x k_tiles + kt) x 16 KB.
+  __global const uchar* bulk_src0 = (__global const uchar*)x + (size_t)(m0 >> 7) * k_tiles * 16384;
+  __global const uchar* bulk_src1 = (__global const uchar*)w + (size_t)(n0 >> 7) * k_tiles * 16384;
+#else
   const int bulk_r1 = min(tid + PIPE_THREADS, PIPE_BULK_ROWS - 1);
   __global const uchar* bulk_src0 = PIPE_BULK_SRC(tid);
   __global const uchar* bulk_src1 = PIPE_BULK_SRC(bulk_r1);
+#endif
 #undef PIPE_BULK_SRC
   if (tid == 0) {
     for (int s = 0; s < PIPE_RING_N; ++s) pipe_bar_init(pipe_full + s);
@@ -292,6 +311,22 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if PIPE_PACKED
+#define PIPE_BULK_ISSUER (tid == 0)
+#define PIPE_BULK_TILE(t)                                                                      \
+  {                                                                                            \
+    if ((t) < k_tiles && tid == 0) {                                                           \
+      const int slot = (t) % PIPE_RING_N;                                                      \
+      __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                     \
+      pipe_bar_expect(pipe_full + slot, PIPE_BULK_ROWS * 128);                                 \
+      pipe_bulk_block(st, bulk_src0 + (size_t)(t) * 16384, pipe_full + slot);                  \
+      for (int j = 0; j < PIPE_BN / 128; ++j)                                                  \
+        pipe_bulk_block(st + PIPE_A_CH + j * 1024,                                             \
+                        bulk_src1 + ((size_t)j * k_tiles + (t)) * 16384, pipe_full + slot);    \
+    }                                                                                          \
+  }
+#else
+#define PIPE_BULK_ISSUER 1
 #define PIPE_BULK_TILE(t)                                                                      \
   {                                                                                            \
     if ((t) < k_tiles) {                                                                       \
@@ -304,6 +339,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                       pipe_full + slot);                                                       \
     }                                                                                          \
   }
+#endif
 #pragma unroll
   for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_BULK_TILE(s);
   pipe_bar_wait(pipe_full, 0);
@@ -334,7 +370,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
       // Step 1's mma are issued (in order, so the warp's tile kt - 1 fragments were taken long
       // ago): wait until every warp is done with tile kt - 1's slot, then refill it.
       if (ks == 1) {
-        if (kt > 0 && kt + PIPE_RING_N - 1 < k_tiles)
+        if (PIPE_BULK_ISSUER && kt > 0 && kt + PIPE_RING_N - 1 < k_tiles)
           pipe_bar_wait(pipe_empty + (kt - 1) % PIPE_RING_N, ((kt - 1) / PIPE_RING_N) & 1);
         PIPE_BULK_TILE(kt + PIPE_RING_N - 1);
       }
@@ -344,6 +380,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     }
   }
 #undef PIPE_BULK_TILE
+#undef PIPE_BULK_ISSUER
 #undef PIPE_BULK_ROWS
 #elif PIPE_DOUBLE_BUFFER
   // The whole ring in flight, then fragments double-buffered: each k step's ldmatrix is issued
@@ -633,5 +670,6 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_CLEAN
 #undef PIPE_RASTER
 #undef PIPE_BULK
+#undef PIPE_PACKED
 #undef PIPE_PITCH
 #undef PIPE_CHUNK

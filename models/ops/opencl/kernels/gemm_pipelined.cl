@@ -106,6 +106,15 @@ inline void pipe_bulk_row(__local uint4* dst, __global const uchar* src, __local
       : "memory");
 }
 
+// 16 KB (a packed 128-row block of a K tile, PIPE_PACKED) from `src` to `dst`, completing on `b`.
+inline void pipe_bulk_block(__local uint4* dst, __global const uchar* src, __local ulong* b) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16384, [%2];"
+      :
+      : "r"(smem_addr(dst)), "l"(src), "r"((uint)(size_t)b)
+      : "memory");
+}
+
 // Until the phase of parity `parity` of `b` has completed.
 inline void pipe_bar_wait(__local ulong* b, uint parity) {
   uint done = 0;
@@ -429,4 +438,17 @@ __kernel void f32_to_s8_dynamic(__global const float* src, __global char* dst,
   } else {
     for (int j = i; j < n; ++j) dst[j] = to_s8(act_load(src, j, in_half) * inv_scale);
   }
+}
+
+// mma39: an f16 operand [R, K] (K a multiple of 64) packed for PIPE_PACKED: K tile kt of rows
+// 128 rb .. 128 rb + 127 becomes one 16 KB block at (rb x K / 64 + kt) x 16 KB, row r's chunk c
+// at c ^ (r & 7) as the ring's slots hold it; rows from R up to a multiple of 128 are zeros. One
+// item a 16-byte chunk: reads along rows, writes within 128-byte rows.
+__kernel void pipe_pack_f16(__global const uint4* src, __global uint4* dst, int R, int K) {
+  const int kc = K / 8;  // chunks a row
+  const size_t e = get_global_id(0);
+  const int row = (int)(e / kc), cc = (int)(e % kc);
+  const int kt = cc >> 3, c = cc & 7, rb = row >> 7, r = row & 127;
+  const size_t to = (((size_t)rb * (kc >> 3) + kt) * 128 + r) * 8 + (c ^ (r & 7));
+  dst[to] = row < R ? src[(size_t)row * kc + cc] : (uint4)(0);
 }
