@@ -62,6 +62,9 @@
 #ifndef PIPE_PACKED
 #define PIPE_PACKED 0
 #endif
+#ifndef PIPE_BULK_AT  // PIPE_BULK 2: the k step after whose mma tile kt + RING - 1 goes out
+#define PIPE_BULK_AT 1
+#endif
 #if PIPE_BULK
 #if !PIPE_PACKED
 #define PIPE_PITCH 9
@@ -367,9 +370,9 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
       }
       PIPE_MMA_FRAGS(acc, a[ks & 1], b[ks & 1]);
 #if PIPE_BULK == 2
-      // Step 1's mma are issued (in order, so the warp's tile kt - 1 fragments were taken long
-      // ago): wait until every warp is done with tile kt - 1's slot, then refill it.
-      if (ks == 1) {
+      // Step PIPE_BULK_AT's mma are issued (in order, so the warp's tile kt - 1 fragments were
+      // taken long ago): wait until every warp is done with tile kt - 1's slot, then refill it.
+      if (ks == PIPE_BULK_AT) {
         if (PIPE_BULK_ISSUER && kt > 0 && kt + PIPE_RING_N - 1 < k_tiles)
           pipe_bar_wait(pipe_empty + (kt - 1) % PIPE_RING_N, ((kt - 1) / PIPE_RING_N) & 1);
         PIPE_BULK_TILE(kt + PIPE_RING_N - 1);
@@ -671,5 +674,6 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_RASTER
 #undef PIPE_BULK
 #undef PIPE_PACKED
+#undef PIPE_BULK_AT
 #undef PIPE_PITCH
 #undef PIPE_CHUNK
