@@ -10,9 +10,10 @@ O=$OUT/mma39
 mkdir -p "$O/forms"
 t0=$(date +%s)
 BUDGET=${BUDGET:-40}
-FORMS=gemm_f16_pipe_256_spread_wv_r8_db,gemm_f16_pipe_256_bulk_pk_db,gemm_f16_pipe_256_bulk2_pk_db
-FORMS+=,gemm_f16_pipe_256_bulk2_pk_r8_db,gemm_f16_pipe_256_bulk2_pk_at0_db
-FORMS+=,gemm_f16_pipe_256_bulk2_pk_at2_db,probe_nocopy
+DEFAULT=gemm_f16_pipe_256_spread_wv_r8_db,gemm_f16_pipe_256_bulk_pk_db,gemm_f16_pipe_256_bulk2_pk_db
+DEFAULT+=,gemm_f16_pipe_256_bulk2_pk_r8_db,gemm_f16_pipe_256_bulk2_pk_at0_db
+DEFAULT+=,gemm_f16_pipe_256_bulk2_pk_at2_db,probe_nocopy
+FORMS=${FORMS:-$DEFAULT}
 cat $W/BUILD_INFO > "$O/build-info.txt"
 (. $W/nvidia-opencl-env.sh && nvidia_opencl_env "$W/lib" &&
   MMA_FORMS=$FORMS timeout -s INT $((BUDGET - 4)) $W/wgmma_probe --kernels $W/kernels \
