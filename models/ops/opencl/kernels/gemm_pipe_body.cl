@@ -54,8 +54,9 @@
 // PIPE_PACKED 1 (with PIPE_BULK): x and w arrive packed by pipe_pack_f16 (gemm_pipelined.cl:
 // 128-row blocks of each K tile contiguous and already swizzled, rows padded with zeros to a
 // multiple of 128), so a slot is three 16 KB bulk copies that one item issues (A's block, B's
-// two) instead of 384 of 128 bytes: the copy engine took about 13 cycles a copy whatever its size
-// (mma39 call 1), and the layout is the swizzled one of the other forms.
+// two) instead of 384 of 128 bytes, which kept the copy engine at about 13 cycles a copy and ran
+// the 8192^3 product at half the speed (mma39 call 1); the layout is the swizzled one of the
+// other forms. The op layer packs on every call (gemm_mma.cpp's launch_pipe).
 #ifndef PIPE_BULK
 #define PIPE_BULK 0
 #endif
