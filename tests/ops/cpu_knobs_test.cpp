@@ -47,18 +47,17 @@ TEST_P(OpsCpuKnobs, ItsNamedValuesAreAccepted) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ReadWhenMade, OpsCpuKnobs,
-                         ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
-                                           "STAGEBENCH_CPU_OP_TIMES", "STAGEBENCH_CPU_GEMM_BIAS",
-                                           "STAGEBENCH_CPU_FUSED_DROPOUT",
-                                           "STAGEBENCH_CPU_PARALLEL_GRAIN",
-                                           "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
-                                           "STAGEBENCH_CPU_ATTENTION_BF16",
-                                           "STAGEBENCH_CPU_ATTENTION_ONEDNN",
-                                           "STAGEBENCH_CPU_BATCHED_GRID"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param).substr(std::string("STAGEBENCH_").size());
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    ReadWhenMade, OpsCpuKnobs,
+    ::testing::Values("STAGEBENCH_CPU_F32_GEMM", "STAGEBENCH_CPU_F32_LINEAR",
+                      "STAGEBENCH_CPU_OP_TIMES", "STAGEBENCH_CPU_GEMM_BIAS",
+                      "STAGEBENCH_CPU_FUSED_DROPOUT", "STAGEBENCH_CPU_PARALLEL_GRAIN",
+                      "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
+                      "STAGEBENCH_CPU_ATTENTION_BF16", "STAGEBENCH_CPU_ATTENTION_ONEDNN",
+                      "STAGEBENCH_CPU_BATCHED_GRID", "STAGEBENCH_CPU_DICE_BLOCKS"),
+    [](const ::testing::TestParamInfo<const char*>& info) {
+      return std::string(info.param).substr(std::string("STAGEBENCH_").size());
+    });
 
 }  // namespace
 }  // namespace sb::testing
