@@ -49,20 +49,32 @@ Tally tally(const Config& c) {
     t.res(i == 0 ? c.in_channels : f[i - 1], f[i], i == 0 ? p : e[i - 1], e[i], c.kernels[i],
           i == 0);
   for (int64_t l = levels - 1; l > 0; --l) t.up(f[l], f[l - 1], e[l], e[l - 1], c.kernels[l]);
-  t.conv(f[0], c.out_channels, p, p, 1, true);
   return t;
+}
+
+// The output block: a 1x1x1 convolution to the classes.
+void output_conv(Tally& t) {
+  const Config& c = t.c;
+  t.conv(c.filters[0], c.out_channels, c.patch, c.patch, 1, true);
 }
 
 }  // namespace
 
 PassCounts forward_counts(const Config& c) {
-  const Tally t = tally(c);
+  Tally t = tally(c);
+  output_conv(t);
   return {t.fwd_flops, t.fwd_bytes};
 }
 
 PassCounts step_counts(const Config& c) {
-  const Tally t = tally(c);
+  Tally t = tally(c);
+  output_conv(t);
   return {t.fwd_flops + t.bwd_flops, t.fwd_bytes + t.bwd_bytes};
+}
+
+PassCounts recompute_counts(const Config& c) {
+  const Tally t = tally(c);  // the blocks without the output convolution
+  return {t.fwd_flops, t.fwd_bytes};
 }
 
 }  // namespace sb::dynunet

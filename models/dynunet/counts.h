@@ -16,5 +16,10 @@ PassCounts forward_counts(const Config& c);
 // (each the forward's products again; the input convolutions have no backward-data) and the
 // norms' backward (three reads, one write).
 PassCounts step_counts(const Config& c);
+// What gradient checkpointing executes beyond step_counts: backward runs each block's forward
+// again (every residual and up block; the output convolution's result is kept), so its step
+// executes step_counts + this. A second figure beside the model's (as HFU beside MFU); the
+// stage's GFLOP/s stays the model's work over its time.
+PassCounts recompute_counts(const Config& c);
 
 }  // namespace sb::dynunet

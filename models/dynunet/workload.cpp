@@ -392,6 +392,16 @@ nlohmann::json DynUnetWorkload::summaries(size_t stage) {
   s["last_dice"] = r.last.dice;
   s[summary::kSteps.key] = r.net->steps();
   s["conv_precision"] = precision_name(r.sw.precision);
+  if (r.sw.checkpoint) {
+    // The recomputed forwards, named apart: the stage's GFLOP/s and share of the roofline stay
+    // the model's work (step_counts) over its time; executed x that rate / model is its HFU.
+    const double model = step_counts(config_).flops,
+                 executed = model + recompute_counts(config_).flops;
+    s["executed_flops"] = {{"model_gflop", model / 1e9},
+                           {"executed_gflop", executed / 1e9},
+                           {"ratio", executed / model},
+                           {"what", "each block's forward run again in backward"}};
+  }
   if (r.loader) s["loader"] = {{"workers", kLoaderWorkers}, {"slots", kLoaderSlots}};
   // Inference on the stage's switches: the forward alone on a resident batch, synchronized
   // (the graph-replay stage: its recorded forward replayed).

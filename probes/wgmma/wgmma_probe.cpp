@@ -111,6 +111,9 @@ struct Variant {
   std::function<void(int, int, Variant&)> grid;  // sets global, global_y for M, N
   int bm = 128, bn = 128;
   bool timing_only = false;  // mma37's PIPE_PROBE forms: wrong products by design, timed only
+  // mma39's PIPE_PACKED forms: x and w packed by the program's pipe_pack_f16 once per size,
+  // outside the timing (the op layer packs on every call: the stage counts it)
+  cl_kernel pack = nullptr;
 };
 
 // The project's mma.sync pipeline kernel `name` (gemm_pipe_body.cl) with `defines`: the tile
@@ -196,6 +199,31 @@ const MmaForm kMmaForms[] = {
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n#define PIPE_CLEAN "
      "2\n#define PIPE_RASTER 16\n",
      "mma38: woven copies, bands of 16 tile rows"},
+    {"gemm_f16_pipe_256_bulk_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n",
+     "mma39: ring of 4 filled by cp.async.bulk rows (144-byte rows, mbarriers)"},
+    {"gemm_f16_pipe_256_bulk2_db", 256, 256, "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n",
+     "mma39: bulk copies, the slots released by mbarriers (no barrier in the K loop)"},
+    {"gemm_f16_pipe_256_bulk_pk_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n#define PIPE_PACKED 1\n",
+     "mma39: operands packed first (not timed here), three 16 KB bulk copies a slot"},
+    {"gemm_f16_pipe_256_bulk2_pk_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n",
+     "mma39: packed, bulk copies, slots released by mbarriers"},
+    {"gemm_f16_pipe_256_bulk2_pk_r8_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_RASTER 8\n",
+     "mma39: packed, mbarrier release, bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_bulk2_pk_at0_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_BULK_AT 0\n",
+     "mma39: packed, mbarrier release, the next copies after k step 0 (not 1)"},
+    {"gemm_f16_pipe_256_bulk2_pk_at2_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_BULK_AT 2\n",
+     "mma39: packed, mbarrier release, the next copies after k step 2 (not 1)"},
+    {"gemm_f16_pipe_256_bulk_ring3_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n#define PIPE_OWN_RING 3\n",
+     "mma39: ring of 3 filled by cp.async.bulk rows"},
     {"gemm_f16_pipe_128_spread_db", 128, 128,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_FAST 1\n#define PIPE_SPREAD 1\n",
      "mma37: 128x128, copies set up once and spread, 4-tile ring (two work-groups an SM)"},
@@ -297,6 +325,10 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
         v.local = static_cast<size_t>(f.threads);
         v.bn = f.bn;
         v.timing_only = name.rfind("probe_", 0) == 0;
+        if (std::string(f.defines).find("PIPE_PACKED 1") != std::string::npos) {
+          v.pack = clCreateKernel(p, "pipe_pack_f16", &err);
+          check(err, "clCreateKernel pipe_pack_f16");
+        }
         v.args = [](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
           const cl_mem none = nullptr;
           const int zero = 0;
@@ -343,6 +375,24 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
     const auto a = random_halves(static_cast<size_t>(M) * K, seed++);
     const auto b = random_halves(static_cast<size_t>(N) * K, seed++);
     cl_mem ba = buffer(cl, a.size() * 2, a.data()), bb = buffer(cl, b.size() * 2, b.data());
+    // mma39: the packed forms' operands (pipe_pack_f16: 128-row blocks, rows padded to 128)
+    cl_mem pa = nullptr, pb = nullptr;
+    for (const Variant& v : vs)
+      if (v.pack && !pa) {
+        const auto pack = [&](cl_mem src, int rows) {
+          const int padded = (rows + 127) / 128 * 128;
+          cl_mem dst = buffer(cl, static_cast<size_t>(padded) * K * 2);
+          set_arg(v.pack, 0, src);
+          set_arg(v.pack, 1, dst);
+          set_arg(v.pack, 2, rows);
+          set_arg(v.pack, 3, K);
+          const double t = run_timed(cl, v.pack, static_cast<size_t>(padded) * K / 8, 128);
+          std::printf("pack %dx%d: %.3f ms\n", rows, K, t * 1e3);
+          return dst;
+        };
+        pa = pack(ba, M);
+        pb = pack(bb, N);
+      }
     const size_t cn = static_cast<size_t>(M) * N;
     std::vector<cl_mem> outs;
     std::vector<std::pair<int, int>> pairs;
@@ -358,7 +408,7 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
       if (broken[vi]) continue;
       poison(cl, bc, cn);
       v.grid(M, N, v);
-      v.args(v.kernel, ba, bb, bc, M, N, K);
+      v.args(v.kernel, v.pack ? pa : ba, v.pack ? pb : bb, bc, M, N, K);
       std::string result;
       try {
         run_timed(cl, v.kernel, v.global, v.local, v.global_y);
@@ -392,7 +442,7 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
         for (size_t vi = 0; vi < vs.size(); ++vi) {
           if (broken[vi]) continue;
           Variant& v = vs[vi];
-          v.args(v.kernel, ba, bb, outs[vi], M, N, K);
+          v.args(v.kernel, v.pack ? pa : ba, v.pack ? pb : bb, outs[vi], M, N, K);
           const double t = run_timed(cl, v.kernel, v.global, v.local, v.global_y);
           if (r >= 3) times[vi].push_back(t);
         }
@@ -419,9 +469,14 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
     for (cl_mem m : outs) clReleaseMemObject(m);
     clReleaseMemObject(ba);
     clReleaseMemObject(bb);
+    if (pa) clReleaseMemObject(pa);
+    if (pb) clReleaseMemObject(pb);
   }
   json << "\n  ]\n}\n";
-  for (auto& v : vs) clReleaseKernel(v.kernel);
+  for (auto& v : vs) {
+    clReleaseKernel(v.kernel);
+    if (v.pack) clReleaseKernel(v.pack);
+  }
   for (auto p : programs) clReleaseProgram(p);
   return failures;
 }

@@ -39,6 +39,18 @@ TEST(DynUnetCounts, ForwardFlopsAsDocumented) {
   EXPECT_GT(step.bytes, forward_counts(config_for("small")).bytes);
 }
 
+TEST(DynUnetCounts, CheckpointingRecomputesTheBlocksForwards) {
+  // Every block's forward again, not the output convolution (its logits are kept): the forward
+  // less that 1x1x1 convolution's 2 x batch x voxels x filters[0] x classes.
+  for (const char* size : {"tiny", "small"}) {
+    const Config c = config_for(size);
+    const double out =
+        2.0 * static_cast<double>(c.batch * c.voxels() * c.filters[0] * c.out_channels);
+    EXPECT_DOUBLE_EQ(recompute_counts(c).flops, forward_counts(c).flops - out) << size;
+    EXPECT_GT(recompute_counts(c).flops, 0.99 * forward_counts(c).flops) << size;
+  }
+}
+
 TEST(DynUnetVolumes, DeterministicLearnableBalls) {
   const int64_t p = 16, n = p * p * p;
   std::vector<float> a(2 * n), am(2 * n), b(n), bm(n);

@@ -219,6 +219,22 @@ std::vector<OpCase> instance_norm_backward_cases() {
                                   {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
                                   {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
                  }});
+    // More channels than the CPU backend's channel group (16) and three voxel blocks (512) a
+    // sample, the last ones short: every (sample, block, group) task of its channels-last sums.
+    c.push_back({Op::instance_norm_backward, name + "_channel_groups", {}, [layout](Backend& be) {
+                   const Volume s{2, 40, 1100, layout};
+                   const Vec x = random_vec(s.size(), 440, -2, 3),
+                             g = random_vec(40, 441, 0.5, 1.5), dy = random_vec(s.size(), 442);
+                   Tensor dx = be.empty(s.shape()), dg = be.empty({40}), db = be.empty({40});
+                   be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c,
+                                             up(be, g, {40}), kInstanceNormEps,
+                                             up(be, dy, s.shape()), dx, dg, db);
+                   DVec dxw, dgw, dbw;
+                   instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dxw, dgw, dbw);
+                   return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
+                                  {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
+                                  {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
+                 }});
     c.push_back(
         {Op::instance_norm_backward, name + "_gradient", {}, [layout](Backend& be) {
            const Volume s{2, 2, 5, layout};
@@ -251,7 +267,9 @@ struct AxisCase {
   const char* name;
   int64_t outer, inner;
 };
-constexpr AxisCase kAxisCases[] = {{"ncdhw", 2, 6}, {"ndhwc", 10, 1}};
+// ncdhw_pieces: each sample's block longer than the CPU backend's copy piece (16,384 floats), so
+// the copies split into pieces with a short last one.
+constexpr AxisCase kAxisCases[] = {{"ncdhw", 2, 6}, {"ndhwc", 10, 1}, {"ncdhw_pieces", 2, 9000}};
 
 std::vector<OpCase> axis1_cases() {
   std::vector<OpCase> c;

@@ -116,13 +116,21 @@ TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
     EXPECT_TRUE(t.clean == 0 || t.spread) << name;
     EXPECT_TRUE(t.clean < 2 || (128 + t.bn) * 8 / t.threads() == 3 * 4) << name;
     EXPECT_GE(t.raster, 0) << name;
-    const int ring = t.pair || t.spread ? 4 : 3;
-    EXPECT_LE(ring * (128 + t.bn) * 128, kMaxLocal) << name;
+    // mma39: the bulk forms' rows are padded to 144 bytes, with an mbarrier (two for bulk 2) a slot
+    const int ring = t.ring ? t.ring : t.pair || t.spread || t.bulk ? 4 : 3;
+    const int row_bytes = t.bulk && !t.packed ? 144 : 128;
+    EXPECT_LE(ring * ((128 + t.bn) * row_bytes + 16), kMaxLocal) << name;
+    EXPECT_TRUE(t.bulk == 0 || (!t.spread && !t.pair && !t.fast && t.clean == 0)) << name;
+    EXPECT_TRUE(!t.packed || (t.bulk > 0 && t.bn % 128 == 0)) << name;  // 128-row blocks
     EXPECT_EQ(t.threads(), 2 * t.bn / 64 * 32) << name;
   }
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wv_r8_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wl_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_bulk_pk_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_bulk2_pk_db"));
+  EXPECT_EQ(pipe_kernel_name("f16", PipeTile{256, true, false, 0, false, false, false, 0, 0, 1, 3}),
+            "gemm_f16_pipe_256_bulk_ring3_db");  // the probe's name for its ring of 3
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ CpuBackend::CpuBackend()
   (void)read_parallel_grain();
   (void)read_fused_dropout();
   (void)read_sum_axis1_block();
+  (void)read_dice_blocks();
   (void)HostPool::pool_requested();
   (void)read_on_off_knob("STAGEBENCH_CPU_ATTENTION_BF16");  // read at each fused attention
   (void)onednn_attention_mode();                            // likewise

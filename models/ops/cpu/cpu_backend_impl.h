@@ -118,5 +118,6 @@ class CpuBackend final : public Backend {
 // value is refused then, before anything is measured, as every other knob is.
 bool read_fused_dropout();       // STAGEBENCH_CPU_FUSED_DROPOUT (dropout.cpp)
 int64_t read_sum_axis1_block();  // STAGEBENCH_CPU_SUM_BLOCK (reductions.cpp)
+bool read_dice_blocks();         // STAGEBENCH_CPU_DICE_BLOCKS (volume.cpp)
 
 }  // namespace sb::cpu

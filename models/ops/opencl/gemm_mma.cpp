@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -90,6 +91,9 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.spread) d += "#define PIPE_SPREAD 1\n";
   if (tile.clean) d += "#define PIPE_CLEAN " + std::to_string(tile.clean) + "\n";
   if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
+  if (tile.bulk) d += "#define PIPE_BULK " + std::to_string(tile.bulk) + "\n";
+  if (tile.packed) d += "#define PIPE_PACKED 1\n";
+  if (tile.ring) d += "#define PIPE_OWN_RING " + std::to_string(tile.ring) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
   d += s8 ? "#define PIPE_ACC int\n"
@@ -202,6 +206,10 @@ std::string pipe_kernel_name(const char* kind, PipeTile tile) {
           : tile.clean == 3 ? "_wl"
                             : "") +
          (tile.raster > 0 ? "_r" + std::to_string(tile.raster) : "") +
+         (tile.bulk == 1   ? "_bulk"
+          : tile.bulk == 2 ? "_bulk2"
+                           : "") +
+         (tile.packed ? "_pk" : "") + (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
          (tile.double_buffered ? "_db" : "");
 }
 
@@ -306,9 +314,23 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
   const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
                            round_up(m, kPipeTileM) / kPipeTileM);
   const std::string name = pipe_kernel(kind, tile);
+  // mma39: the packed bulk forms read x and w packed into 128-row blocks (pipe_pack_f16), made
+  // here on every call (a weight's could be kept; not yet), so that their time counts.
+  std::optional<Tensor> xp, wp;
+  if (tile.packed) {
+    const auto pack = [&](const Tensor& src, int64_t rows) {
+      const int64_t padded = round_up(rows, kPipeTileM);
+      Tensor dst = do_empty({padded, k}, DType::f16);
+      launch_mma("pipe_pack_f16", cl::NDRange(static_cast<size_t>(padded * k / 8)),
+                 cl::NDRange(128), src, dst, to_cl_int(rows, "pack rows"), to_cl_int(k, "pack k"));
+      return dst;
+    };
+    xp = pack(x, m);
+    wp = pack(w, n);
+  }
   cl::Kernel& kernel = mma_kernel(name);
-  set_args(kernel, 0, x, w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y), ep.residual,
-           ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
+  set_args(kernel, 0, xp ? *xp : x, wp ? *wp : w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y),
+           ep.residual, ep.residual ? 1 : 0, to_cl_int(m, "linear m"), to_cl_int(n, "linear n"),
            to_cl_int(k, "linear k"), y, to_cl_int(conv.taps, "conv taps"),
            to_cl_int(conv.len, "conv length"));
   if (kind == PipeKind::s8)
@@ -360,6 +382,8 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
   if (path != GemmPath::wgmma || tf32) {
     const std::string only = pipe_only_knob();  // mma37: one kernel alone, for A/B runs
     const auto add = [&](PipeTile tile) {
+      // mma39: the bulk-copy form copies whole 128-byte K-tile rows (no zero fill, no taps)
+      if (tile.bulk && (conv.taps > 0 || k % 64 != 0)) return;
       if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
         tiles.push_back(tile);
     };

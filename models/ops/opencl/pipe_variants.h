@@ -38,6 +38,15 @@ struct PipeTile {
   // copies woven one after each row of mma (PIPE_CLEAN 2); 3, the next k step's ldmatrix woven
   // too (PIPE_CLEAN 3); raster R > 0, tiles walked in bands of R tile rows (PIPE_RASTER).
   int clean = 0, raster = 0;
+  // mma39 (f16, double-buffered, none of the above): bulk 1, the ring filled by the copy engine
+  // (cp.async.bulk of whole 128-byte rows into 144-byte rows, mbarriers; PIPE_BULK); 2, the same
+  // with mbarriers for the slots' release instead of the work-group barrier; ring its K tiles
+  // (0: the kernel's 4). Plain products with K a multiple of 64 only (pipe_tile). packed (with
+  // bulk): x and w packed first into 128-row blocks of each K tile (pipe_pack_f16), three 16 KB
+  // bulk copies a slot (PIPE_PACKED).
+  int bulk = 0;
+  int ring = 0;
+  bool packed = false;
   int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
@@ -55,9 +64,18 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 // steady loop with its copies in bursts (_cl, slower than the woven ones); the bands of 8 tile
 // rows gained nothing consistent (1-3% either way in the probe), so one woven form has them and
 // one not. All stay in the probe's list (probes/wgmma).
-inline constexpr PipeTile kPipeTilesF16[] = {{256, true, false, 0, false, true, true},
-                                             {256, true, false, 0, false, true, true, 2, 8},
-                                             {256, true, false, 0, false, true, true, 3}};
+// - mma39's ring filled by bulk copies from operands packed first into 128-row blocks
+//   (gemm_f16_pipe_256_bulk_pk_db: PIPE_BULK 1, PIPE_PACKED) and the same without the K loop's
+//   barrier (_bulk2_pk_db), timed beside them where a product can take them (plain, K a multiple
+//   of 64). Its bulk copies of 128-byte rows from unpacked operands (_bulk_db, _bulk2_db) ran the
+//   8192^3 product at half the speed (5.5 ms against 2.9) and stay in the probe only.
+//   docs/wgmma.md, "mma39".
+inline constexpr PipeTile kPipeTilesF16[] = {
+    {256, true, false, 0, false, true, true},
+    {256, true, false, 0, false, true, true, 2, 8},
+    {256, true, false, 0, false, true, true, 3},
+    {256, true, false, 0, false, false, false, 0, 0, 1, 0, true},
+    {256, true, false, 0, false, false, false, 0, 0, 2, 0, true}};
 // STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
 // candidate. Throws where the name is none of them.
 const char* pipe_only_knob();
@@ -128,7 +146,8 @@ int parse_pipe_ring(const char* value);
 int pipe_ring_requested();  // the environment's, read once
 
 // The mma.sync pipeline kernel's name for an operand kind's name ("f16", "tf32", "s8") and a
-// tile: gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_db].
+// tile:
+// gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_bulk|_bulk2][_pk][_ring<n>][_db].
 std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).

@@ -39,7 +39,43 @@
 #ifndef PIPE_PAIR
 #define PIPE_PAIR 0
 #endif
-#if PIPE_PAIR || PIPE_SPREAD
+// mma39: PIPE_BULK 1 (the GEMMs' f16 forms, plain products with K a multiple of the K tile: the
+// host's choice, gemm_mma.cpp) fills the ring with the copy engine: one cp.async.bulk of 128
+// bytes per tile row (1 or 2 an item a K tile instead of 12 cp.async.cg of 16), completing on the
+// slot's mbarrier, which the readers wait on (no cp.async group, no wait_group). A bulk copy
+// cannot swizzle, so rows are padded to 144 bytes (PIPE_PITCH 9 chunks): the eight rows one
+// ldmatrix phase reads still land in eight bank groups. Rows past M or N re-read the last row
+// (the epilogue stores none of them). Its ring is PIPE_OWN_RING's, else 4 tiles (4 x 54 KB).
+// PIPE_BULK 2: the same without the work-group barrier in the K loop: each slot has a second
+// mbarrier, `empty` (count: the warps), on which lane 0 of each warp arrives once the warp's mma
+// have taken the slot's last fragments; a warp waits on it before issuing its copies into that
+// slot, one k step later than BULK 1's barrier, so warps drift up to a step apart instead of
+// meeting every tile.
+// PIPE_PACKED 1 (with PIPE_BULK): x and w arrive packed by pipe_pack_f16 (gemm_pipelined.cl:
+// 128-row blocks of each K tile contiguous and already swizzled, rows padded with zeros to a
+// multiple of 128), so a slot is three 16 KB bulk copies that one item issues (A's block, B's
+// two) instead of 384 of 128 bytes, which kept the copy engine at about 13 cycles a copy and ran
+// the 8192^3 product at half the speed (mma39 call 1); the layout is the swizzled one of the
+// other forms. The op layer packs on every call (gemm_mma.cpp's launch_pipe).
+#ifndef PIPE_BULK
+#define PIPE_BULK 0
+#endif
+#ifndef PIPE_PACKED
+#define PIPE_PACKED 0
+#endif
+#ifndef PIPE_BULK_AT  // PIPE_BULK 2: the k step after whose mma tile kt + RING - 1 goes out
+#define PIPE_BULK_AT 1
+#endif
+#if PIPE_BULK
+#if !PIPE_PACKED
+#define PIPE_PITCH 9
+#endif
+#ifdef PIPE_OWN_RING
+#define PIPE_RING_N PIPE_OWN_RING
+#else
+#define PIPE_RING_N 4
+#endif
+#elif PIPE_PAIR || PIPE_SPREAD
 #define PIPE_RING_N 4
 #elif defined(PIPE_OWN_RING)  // a variant's own ring (mma37), whatever the program's
 #define PIPE_RING_N PIPE_OWN_RING
@@ -92,10 +128,18 @@
 #define PIPE_WAIT_RING_1() CP_ASYNC_WAIT(2)
 #define PIPE_WAIT_RING_2() CP_ASYNC_WAIT(1)
 #endif
-#define PIPE_A_CH (PIPE_TILE_M * 8)  // 16-byte chunks of A per stage
-#define PIPE_NI (PIPE_WN / 8)        // n8 blocks a warp
-#define PIPE_NJ (PIPE_WN / 16)       // ldmatrix.x4 of B a k step
-#define PIPE_STAGE_CHUNKS (PIPE_A_CH + PIPE_BN * 8)
+#ifndef PIPE_PITCH
+#define PIPE_PITCH 8  // 16-byte chunks a tile row: swizzled (8), or padded (PIPE_BULK's 9)
+#endif
+#if PIPE_PITCH == 8
+#define PIPE_CHUNK(row, c) swz(row, c)
+#else
+#define PIPE_CHUNK(row, c) ((row) * PIPE_PITCH + (c))
+#endif
+#define PIPE_A_CH (PIPE_TILE_M * PIPE_PITCH)  // 16-byte chunks of A per stage
+#define PIPE_NI (PIPE_WN / 8)                 // n8 blocks a warp
+#define PIPE_NJ (PIPE_WN / 16)                // ldmatrix.x4 of B a k step
+#define PIPE_STAGE_CHUNKS (PIPE_A_CH + PIPE_BN * PIPE_PITCH)
 #define PIPE_BK (128 / (int)sizeof(PIPE_ELEM))  // K elements per tile: 128 bytes a row
 
 #define PIPE_JOIN2(a, b) a##_##b
@@ -110,14 +154,14 @@ inline void PIPE_LOAD_FRAGS(__local const uint4* as, int ks, int a_row, int a_ch
                             int b_chunk, uint a[PIPE_MI][4], uint b[PIPE_NJ][4], bool convert) {
 #pragma unroll
   for (int mi = 0; mi < PIPE_MI; ++mi) {
-    ldmatrix_x4(as + swz(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
+    ldmatrix_x4(as + PIPE_CHUNK(a_row + mi * 16, ks * 2 + a_chunk), a[mi]);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       if (convert) a[mi][e] = PIPE_FRAG(a[mi][e]);
   }
 #pragma unroll
   for (int nj = 0; nj < PIPE_NJ; ++nj) {
-    ldmatrix_x4(as + PIPE_A_CH + swz(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
+    ldmatrix_x4(as + PIPE_A_CH + PIPE_CHUNK(b_row + nj * 16, ks * 2 + b_chunk), b[nj]);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       if (convert) b[nj][e] = PIPE_FRAG(b[nj][e]);
@@ -226,7 +270,123 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int b_row = wn + ((lane >> 4) << 3) + (lane & 7), b_chunk = (lane >> 3) & 1;
   PIPE_A_SETUP
 
-#if PIPE_DOUBLE_BUFFER
+#if PIPE_BULK
+#if !PIPE_DOUBLE_BUFFER || PIPE_PROBE || PIPE_SPREAD || PIPE_PAIR
+#error "PIPE_BULK is a double-buffered loop of its own"
+#endif
+  // The loop of the double-buffered one below (the barrier before each tile's last k step, the
+  // next tile's first fragments during its mma), with the ring filled by bulk copies: tile
+  // kt + RING - 1 goes out at tile kt's start into the slot that tile kt - 1 left (every warp
+  // passed the barrier after its last ldmatrix), and a warp waits on tile kt + 1's mbarrier
+  // before its first ldmatrix of it. Tile t is slot t % RING's phase t / RING.
+  __local ulong pipe_full[PIPE_RING_N];
+#if PIPE_BULK == 2
+  __local ulong pipe_empty[PIPE_RING_N];
+#endif
+#define PIPE_BULK_ROWS (PIPE_TILE_M + PIPE_BN)  // a slot's rows: A's, then B's
+  const size_t row_bytes = (size_t)K * sizeof(PIPE_ELEM);
+  // The item's rows: tid and tid + PIPE_THREADS of the slot (the second only where the slot has
+  // it), each clamped to x's or w's last row.
+#if PIPE_BULK_ROWS > 2 * PIPE_THREADS
+#error "PIPE_BULK copies two rows an item at most"
+#endif
+#define PIPE_BULK_SRC(r)                                                                    \
+  ((r) < PIPE_TILE_M                                                                        \
+       ? (__global const uchar*)x + (size_t)min(m0 + (r), M - 1) * row_bytes                \
+       : (__global const uchar*)w + (size_t)min(n0 + (r) - PIPE_TILE_M, N - 1) * row_bytes)
+#if PIPE_PACKED
+#if PIPE_TILE_M != 128 || PIPE_BN % 128 != 0
+#error "PIPE_PACKED reads 128-row blocks"
+#endif
+  // Block (rb, kt) of a packed operand is 16 KB at (rb x k_tiles + kt) x 16 KB.
+  __global const uchar* bulk_src0 = (__global const uchar*)x + (size_t)(m0 >> 7) * k_tiles * 16384;
+  __global const uchar* bulk_src1 = (__global const uchar*)w + (size_t)(n0 >> 7) * k_tiles * 16384;
+#else
+  const int bulk_r1 = min(tid + PIPE_THREADS, PIPE_BULK_ROWS - 1);
+  __global const uchar* bulk_src0 = PIPE_BULK_SRC(tid);
+  __global const uchar* bulk_src1 = PIPE_BULK_SRC(bulk_r1);
+#endif
+#undef PIPE_BULK_SRC
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_RING_N; ++s) pipe_bar_init(pipe_full + s);
+#if PIPE_BULK == 2
+    for (int s = 0; s < PIPE_RING_N; ++s) pipe_bar_init_n(pipe_empty + s, PIPE_THREADS / 32);
+#endif
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if PIPE_PACKED
+#define PIPE_BULK_ISSUER (tid == 0)
+#define PIPE_BULK_TILE(t)                                                                      \
+  {                                                                                            \
+    if ((t) < k_tiles && tid == 0) {                                                           \
+      const int slot = (t) % PIPE_RING_N;                                                      \
+      __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                     \
+      pipe_bar_expect(pipe_full + slot, PIPE_BULK_ROWS * 128);                                 \
+      pipe_bulk_block(st, bulk_src0 + (size_t)(t) * 16384, pipe_full + slot);                  \
+      for (int j = 0; j < PIPE_BN / 128; ++j)                                                  \
+        pipe_bulk_block(st + PIPE_A_CH + j * 1024,                                             \
+                        bulk_src1 + ((size_t)j * k_tiles + (t)) * 16384, pipe_full + slot);    \
+    }                                                                                          \
+  }
+#else
+#define PIPE_BULK_ISSUER 1
+#define PIPE_BULK_TILE(t)                                                                      \
+  {                                                                                            \
+    if ((t) < k_tiles) {                                                                       \
+      const int slot = (t) % PIPE_RING_N;                                                      \
+      __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                     \
+      if (tid == 0) pipe_bar_expect(pipe_full + slot, PIPE_BULK_ROWS * 128);                   \
+      pipe_bulk_row(st + tid * PIPE_PITCH, bulk_src0 + (size_t)(t) * 128, pipe_full + slot);   \
+      if (tid + PIPE_THREADS < PIPE_BULK_ROWS)                                                 \
+        pipe_bulk_row(st + bulk_r1 * PIPE_PITCH, bulk_src1 + (size_t)(t) * 128,                \
+                      pipe_full + slot);                                                       \
+    }                                                                                          \
+  }
+#endif
+#pragma unroll
+  for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_BULK_TILE(s);
+  pipe_bar_wait(pipe_full, 0);
+  uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
+  PIPE_LOAD_FRAGS(smem, 0, a_row, a_chunk, b_row, b_chunk, a[0], b[0], false);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    __local const uint4* as = smem + (kt % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+#if PIPE_BULK == 1
+    PIPE_BULK_TILE(kt + PIPE_RING_N - 1);
+#endif
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      if (ks < 3) {
+        PIPE_LOAD_FRAGS(as, ks + 1, a_row, a_chunk, b_row, b_chunk, a[(ks + 1) & 1],
+                        b[(ks + 1) & 1], false);
+      } else {
+#if PIPE_BULK == 1
+        barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with tile kt's slot
+#endif
+        if (kt + 1 < k_tiles) {
+          pipe_bar_wait(pipe_full + (kt + 1) % PIPE_RING_N, ((kt + 1) / PIPE_RING_N) & 1);
+          PIPE_LOAD_FRAGS(smem + ((kt + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
+                          b_row, b_chunk, a[0], b[0], false);
+        }
+      }
+      PIPE_MMA_FRAGS(acc, a[ks & 1], b[ks & 1]);
+#if PIPE_BULK == 2
+      // Step PIPE_BULK_AT's mma are issued (in order, so the warp's tile kt - 1 fragments were
+      // taken long ago): wait until every warp is done with tile kt - 1's slot, then refill it.
+      if (ks == PIPE_BULK_AT) {
+        if (PIPE_BULK_ISSUER && kt > 0 && kt + PIPE_RING_N - 1 < k_tiles)
+          pipe_bar_wait(pipe_empty + (kt - 1) % PIPE_RING_N, ((kt - 1) / PIPE_RING_N) & 1);
+        PIPE_BULK_TILE(kt + PIPE_RING_N - 1);
+      }
+      // Step 3's mma hold this warp's last fragments of tile kt: its slot is free of this warp.
+      if (ks == 3 && lane == 0) pipe_bar_arrive(pipe_empty + kt % PIPE_RING_N);
+#endif
+    }
+  }
+#undef PIPE_BULK_TILE
+#undef PIPE_BULK_ISSUER
+#undef PIPE_BULK_ROWS
+#elif PIPE_DOUBLE_BUFFER
   // The whole ring in flight, then fragments double-buffered: each k step's ldmatrix is issued
   // before the previous step's 32 mma, so no mma waits on local memory (CUTLASS's
   // warp-level pipelining). The barrier sits before the tile's last step: by then every warp
@@ -316,8 +476,9 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
                      PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2]),
                      PIPE_FRAG(b[ks & 1][ni >> 1][(ni & 1) * 2 + 1]));
 #if PIPE_CLEAN == 3
-          ldmatrix_x4(fs + swz(a_row + mi * 16, fk * 2 + a_chunk), a[(ks + 1) & 1][mi]);
-          ldmatrix_x4(fs + PIPE_A_CH + swz(b_row + mi * 16, fk * 2 + b_chunk), b[(ks + 1) & 1][mi]);
+          ldmatrix_x4(fs + PIPE_CHUNK(a_row + mi * 16, fk * 2 + a_chunk), a[(ks + 1) & 1][mi]);
+          ldmatrix_x4(fs + PIPE_A_CH + PIPE_CHUNK(b_row + mi * 16, fk * 2 + b_chunk),
+                      b[(ks + 1) & 1][mi]);
 #endif
           const int j = ks * PIPE_MI + mi;
           if (ks < 3 && j < PIPE_A_PER) cp_async16_full(nd + j * PIPE_RS * 8, ap + j * row_step);
@@ -512,3 +673,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_PROBE
 #undef PIPE_CLEAN
 #undef PIPE_RASTER
+#undef PIPE_BULK
+#undef PIPE_PACKED
+#undef PIPE_BULK_AT
+#undef PIPE_PITCH
+#undef PIPE_CHUNK

@@ -68,6 +68,66 @@ inline void ldmatrix_x4(__local const uint4* p, uint* r) {
                : "memory");
 }
 
+// mma39 (gemm_pipe_body.cl's PIPE_BULK): a ring slot filled by the copy engine instead of the
+// items' 16-byte cp.async. Each slot has one mbarrier (count 1): the item that arms it announces
+// the slot's bytes (expect_tx), each 128-byte row copy (cp.async.bulk, a whole K-tile row)
+// completes its bytes on it, and a reader waits for the phase by parity. The copies leave the
+// load/store unit's queue, which the items' cp.async shared with ldmatrix (docs/wgmma.md, mma38).
+inline void pipe_bar_init(__local ulong* b) {
+  asm volatile("mbarrier.init.shared.b64 [%0], 1;" : : "r"((uint)(size_t)b) : "memory");
+}
+
+inline void pipe_bar_init_n(__local ulong* b, uint count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;" : : "r"((uint)(size_t)b), "r"(count) : "memory");
+}
+
+inline void pipe_bar_arrive(__local ulong* b) {
+  asm volatile("{\n\t.reg .b64 pba_state;\n\tmbarrier.arrive.shared.b64 pba_state, [%0];\n\t}"
+               :
+               : "r"((uint)(size_t)b)
+               : "memory");
+}
+
+inline void pipe_bar_expect(__local ulong* b, uint bytes) {
+  asm volatile(
+      "{\n\t.reg .b64 pbe_state;\n\t"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 pbe_state, [%0], %1;\n\t}"
+      :
+      : "r"((uint)(size_t)b), "r"(bytes)
+      : "memory");
+}
+
+// 128 bytes from `src` (16-byte aligned) to `dst`, completing on `b`.
+inline void pipe_bulk_row(__local uint4* dst, __global const uchar* src, __local ulong* b) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 128, [%2];"
+      :
+      : "r"(smem_addr(dst)), "l"(src), "r"((uint)(size_t)b)
+      : "memory");
+}
+
+// 16 KB (a packed 128-row block of a K tile, PIPE_PACKED) from `src` to `dst`, completing on `b`.
+inline void pipe_bulk_block(__local uint4* dst, __global const uchar* src, __local ulong* b) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16384, [%2];"
+      :
+      : "r"(smem_addr(dst)), "l"(src), "r"((uint)(size_t)b)
+      : "memory");
+}
+
+// Until the phase of parity `parity` of `b` has completed.
+inline void pipe_bar_wait(__local ulong* b, uint parity) {
+  uint done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred pbw_p;\n\tmbarrier.try_wait.parity.shared.b64 pbw_p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, pbw_p;\n\t}"
+        : "=r"(done)
+        : "r"((uint)(size_t)b), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
 // Chunk (row, c) of a tile with 8 chunks per row, swizzled.
 inline int swz(int row, int c) {
   return row * 8 + (c ^ (row & 7));
@@ -378,4 +438,17 @@ __kernel void f32_to_s8_dynamic(__global const float* src, __global char* dst,
   } else {
     for (int j = i; j < n; ++j) dst[j] = to_s8(act_load(src, j, in_half) * inv_scale);
   }
+}
+
+// mma39: an f16 operand [R, K] (K a multiple of 64) packed for PIPE_PACKED: K tile kt of rows
+// 128 rb .. 128 rb + 127 becomes one 16 KB block at (rb x K / 64 + kt) x 16 KB, row r's chunk c
+// at c ^ (r & 7) as the ring's slots hold it; rows from R up to a multiple of 128 are zeros. One
+// item a 16-byte chunk: reads along rows, writes within 128-byte rows.
+__kernel void pipe_pack_f16(__global const uint4* src, __global uint4* dst, int R, int K) {
+  const int kc = K / 8;  // chunks a row
+  const size_t e = get_global_id(0);
+  const int row = (int)(e / kc), cc = (int)(e % kc);
+  const int kt = cc >> 3, c = cc & 7, rb = row >> 7, r = row & 127;
+  const size_t to = (((size_t)rb * (kc >> 3) + kt) * 128 + r) * 8 + (c ^ (r & 7));
+  dst[to] = row < R ? src[(size_t)row * kc + cc] : (uint4)(0);
 }
