@@ -611,29 +611,13 @@ GridDescs grid_descs(const GemmBatch& g, size_t inner, int pack) {
   uint32_t alpha_bits, beta_bits;
   std::memcpy(&alpha_bits, &g.alpha, 4);
   std::memcpy(&beta_bits, &g.beta, 4);
-  return {memory::desc({rows, in, g.m, g.k}, DT::f32, {ao, ai, a_rc[0], a_rc[1]}),
-          memory::desc({rows, in, g.k, g.n}, DT::f32, {bo, bi, b_rc[0], b_rc[1]}),
-          memory::desc({rows, in, g.m, g.n}, DT::f32, {co, ci, g.ldc, 1}),
-          {rows,
-           in,
-           g.m,
-           g.n,
-           g.k,
-           ao,
-           ai,
-           bo,
-           bi,
-           co,
-           ci,
-           a_rc[0],
-           a_rc[1],
-           b_rc[0],
-           b_rc[1],
-           g.ldc,
-           alpha_bits,
-           beta_bits,
-           omp_get_max_threads(),
-           pack}};
+  GridDescs d{memory::desc({rows, in, g.m, g.k}, DT::f32, {ao, ai, a_rc[0], a_rc[1]}),
+              memory::desc({rows, in, g.k, g.n}, DT::f32, {bo, bi, b_rc[0], b_rc[1]}),
+              memory::desc({rows, in, g.m, g.n}, DT::f32, {co, ci, g.ldc, 1}),
+              {rows, in, g.m, g.n, g.k, ao, ai, bo, bi, co, ci, a_rc[0], a_rc[1], b_rc[0], b_rc[1],
+               g.ldc, alpha_bits, beta_bits, omp_get_max_threads()}};
+  d.key.push_back(pack);
+  return d;
 }
 
 // Whether d is a permutation of a dense tensor, the only 4-D layouts oneDNN 2.6's brgemm
@@ -696,7 +680,8 @@ DnnlGemm::GridPlan DnnlGemm::grid_plan(const GemmBatch& g) {
   GridPlan plan{!impl.empty() && impl.rfind("ref", 0) != 0, 0};
   // A strided view that keeps oneDNN off brgemm: pack the operands that are not dense when
   // that gets brgemm. The pack moves each operand once (onnx-graph: Q and K, then V, 2 MB
-  // each a layer); brgemm ran eager's dense views 25-45% faster than gemm:jit (gfamx38).
+  // each a layer); on the host eager's brgemm ran these products 4-9% faster than
+  // onnx-graph's gemm:jit on the views (gfamx38).
   const int pack =
       (dense_permutation(view.src) ? 0 : kPackA) | (dense_permutation(view.wei) ? 0 : kPackB);
   if (pack != 0 && (pack & ~allowed) == 0 && impl.rfind("brg", 0) != 0) {
