@@ -55,8 +55,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "STAGEBENCH_CPU_FUSED_DROPOUT", "STAGEBENCH_CPU_PARALLEL_GRAIN",
                       "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
                       "STAGEBENCH_CPU_ATTENTION_BF16", "STAGEBENCH_CPU_ATTENTION_ONEDNN",
-                      "STAGEBENCH_CPU_BATCHED_GRID", "STAGEBENCH_CPU_GRID_PACK",
-                      "STAGEBENCH_CPU_SMALL_ITEMS_COST", "STAGEBENCH_CPU_DICE_BLOCKS"),
+                      "STAGEBENCH_CPU_BATCHED_GRID", "STAGEBENCH_CPU_SMALL_ITEMS_COST",
+                      "STAGEBENCH_CPU_DICE_BLOCKS"),
     [](const ::testing::TestParamInfo<const char*>& info) {
       return std::string(info.param).substr(std::string("STAGEBENCH_").size());
     });

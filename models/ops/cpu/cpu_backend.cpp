@@ -85,7 +85,6 @@ CpuBackend::CpuBackend()
   (void)read_small_items_cost();
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
-  (void)grid_packs_allowed();     // read at each batched GEMM that forms a grid
 #endif
 }
 

@@ -124,8 +124,6 @@ DT source_type(Precision p) {
   return p == Precision::f32 ? DT::f32 : p == Precision::bf16 ? DT::bf16 : DT::u8;
 }
 
-constexpr int kPackA = 1, kPackB = 2;  // DnnlGemm::GridPlan::pack's bits
-
 }  // namespace
 
 struct DnnlGemm::Impl {
@@ -266,26 +264,12 @@ struct DnnlGemm::Impl {
 
   dnnl::engine engine;
   dnnl::stream stream;
-  // The implementation oneDNN picks for these descriptors ("" when it has none): what
-  // takes_as_grid weighs, a view against its dense pack.
-  std::string implementation(const memory::desc& src, const memory::desc& wei,
-                             const memory::desc& dst) {
-    try {
-      return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), engine)
-          .impl_info_str();
-    } catch (const dnnl::error&) {
-      return "";
-    }
-  }
-
   MatmulCache f32_batched, bf16_batched, f32_grid;
-  std::map<std::vector<memory::dim>, bool> bf16_view_ok;
-  std::map<std::vector<memory::dim>, GridPlan> grid_plans;
+  std::map<std::vector<memory::dim>, bool> bf16_view_ok, grid_ok;
   const double gemm_mflop_per_thread = mflop_per_thread();
   std::shared_ptr<AllocationTracker> tracker;
   Scratch source_scratch;
   Scratch batched_a{tracker}, batched_b{tracker}, batched_c{tracker};
-  Scratch grid_a{tracker}, grid_b{tracker};  // a grid's operands packed dense (GridPlan::pack)
   Bf16Images images{tracker};
   std::vector<float> dequant_scales;
   std::map<PrimitiveKey, CachedMatmul> matmuls;
@@ -588,131 +572,51 @@ void DnnlGemm::gemm_batched_f32(const GemmBatch& g, const float* a, const float*
 
 namespace {
 
-// g's 4-D view: {rows of the grid, items a row, m, k} (and k, n; m, n) with the grid's steps;
-// an operand in `pack` is described as its dense copy instead (pack_items).
+// g's 4-D view: {rows of the grid, items a row, m, k} (and k, n; m, n) with the grid's steps.
 struct GridDescs {
   memory::desc src, wei, dst;
   std::vector<memory::dim> key;
 };
 
-GridDescs grid_descs(const GemmBatch& g, size_t inner, int pack) {
-  auto [ao, ai] = grid_steps(g.a_offsets, inner);
-  auto [bo, bi] = grid_steps(g.b_offsets, inner);
+GridDescs grid_descs(const GemmBatch& g, size_t inner) {
+  const auto [ao, ai] = grid_steps(g.a_offsets, inner);
+  const auto [bo, bi] = grid_steps(g.b_offsets, inner);
   const auto [co, ci] = grid_steps(g.c_offsets, inner);
   const memory::dim rows = static_cast<memory::dim>(g.a_offsets.size() / inner);
   const memory::dim in = static_cast<memory::dim>(inner);
-  // A packed operand's rows are its stored ones, back to back: ld = its stored width.
-  const int64_t a_cols = g.trans_a ? g.m : g.k, b_cols = g.trans_b ? g.k : g.n;
-  const int64_t lda = pack & kPackA ? a_cols : g.lda, ldb = pack & kPackB ? b_cols : g.ldb;
-  if (pack & kPackA) ai = g.m * g.k, ao = in * ai;
-  if (pack & kPackB) bi = g.k * g.n, bo = in * bi;
-  const memory::dims a_rc = g.trans_a ? memory::dims{1, lda} : memory::dims{lda, 1};
-  const memory::dims b_rc = g.trans_b ? memory::dims{1, ldb} : memory::dims{ldb, 1};
+  const memory::dims a_rc = g.trans_a ? memory::dims{1, g.lda} : memory::dims{g.lda, 1};
+  const memory::dims b_rc = g.trans_b ? memory::dims{1, g.ldb} : memory::dims{g.ldb, 1};
   uint32_t alpha_bits, beta_bits;
   std::memcpy(&alpha_bits, &g.alpha, 4);
   std::memcpy(&beta_bits, &g.beta, 4);
-  GridDescs d{memory::desc({rows, in, g.m, g.k}, DT::f32, {ao, ai, a_rc[0], a_rc[1]}),
-              memory::desc({rows, in, g.k, g.n}, DT::f32, {bo, bi, b_rc[0], b_rc[1]}),
-              memory::desc({rows, in, g.m, g.n}, DT::f32, {co, ci, g.ldc, 1}),
-              {rows, in, g.m, g.n, g.k, ao, ai, bo, bi, co, ci, a_rc[0], a_rc[1], b_rc[0], b_rc[1],
-               g.ldc, alpha_bits, beta_bits, omp_get_max_threads()}};
-  d.key.push_back(pack);
-  return d;
-}
-
-// Whether d is a permutation of a dense tensor, the only 4-D layouts oneDNN 2.6's brgemm
-// matmul takes (brgemm_matmul_utils.cpp matches A and B against abcd, abdc, acbd and adbc with
-// their dense strides): onnx-graph's Q, K and V, read at ld 3 H dh from one fused tensor, are
-// not, and ran on gemm:jit at Eigen's rate (gfamx38).
-bool dense_permutation(const memory::desc& d) {
-  for (Tag t : {Tag::abcd, Tag::abdc, Tag::acbd, Tag::adbc})
-    if (memory::desc(d.dims(), d.data_type(), t) == d) return true;
-  return false;
-}
-
-// Copies each item's stored rows x cols (row stride ld, at offsets[i]) back to back into out.
-void pack_items(const float* src, const std::vector<int64_t>& offsets, int64_t rows, int64_t cols,
-                int64_t ld, float* out) {
-  const int64_t count = static_cast<int64_t>(offsets.size());
-  parallel_for(count * rows, cols, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      std::memcpy(out + r * cols, src + offsets[r / rows] + (r % rows) * ld,
-                  static_cast<size_t>(cols) * sizeof(float));
-  });
+  return {memory::desc({rows, in, g.m, g.k}, DT::f32, {ao, ai, a_rc[0], a_rc[1]}),
+          memory::desc({rows, in, g.k, g.n}, DT::f32, {bo, bi, b_rc[0], b_rc[1]}),
+          memory::desc({rows, in, g.m, g.n}, DT::f32, {co, ci, g.ldc, 1}),
+          {rows, in, g.m, g.n, g.k, ao, ai, bo, bi, co, ci, a_rc[0], a_rc[1], b_rc[0], b_rc[1],
+           g.ldc, alpha_bits, beta_bits, omp_get_max_threads()}};
 }
 
 }  // namespace
-
-// Off by default: on the VM (AMD EPYC, oneDNN 2.6.3, one thread;
-// results/cpu-2core/gfonnx39-2026-11-29) a oneDNN-only probe had the pack make P V 21% faster
-// (gemm:jit 3.81 ms, copy of V and brgemm 3.01) and Q K^T 8% slower (gemm:jit ran those views at
-// brgemm's rate, 3.03 ms; the copy of Q and K cost 0.29), but inside Geneformer's onnx-graph
-// stage gemm:jit ran P V at brgemm's rate too, and no mode moved the stage (onnx-graph / eager
-// 0.815-0.819 in 3 alternating rounds). The 16-core host, where eager's brgemm ran both
-// products 4-9% faster than onnx-graph's gemm:jit (gfamx38), decides.
-int grid_packs_allowed() {
-  return read_knob("STAGEBENCH_CPU_GRID_PACK", 0,
-                   {{"off", 0}, {"b", kPackB}, {"on", kPackA | kPackB}});
-}
 
 // STAGEBENCH_CPU_BATCHED_GRID=off keeps such batches on the per-item paths (A/B).
 bool DnnlGemm::takes_as_grid(const GemmBatch& g) {
   if (g.precision != Precision::f32 || g.a_offsets.size() < 2 ||
       !read_on_off_knob("STAGEBENCH_CPU_BATCHED_GRID"))
     return false;
-  return grid_plan(g).take;
-}
-
-int DnnlGemm::grid_packs(const GemmBatch& g) {
-  return takes_as_grid(g) ? grid_plan(g).pack : 0;
-}
-
-DnnlGemm::GridPlan DnnlGemm::grid_plan(const GemmBatch& g) {
-  Impl& im = *impl_;
   const size_t inner = grid_inner(g);
-  if (inner == 0) return {};
-  const int allowed = grid_packs_allowed();
-  GridDescs view = grid_descs(g, inner, 0);
-  view.key.push_back(allowed);
-  auto it = im.grid_plans.find(view.key);
-  if (it != im.grid_plans.end()) return it->second;
-  const std::string impl = im.implementation(view.src, view.wei, view.dst);
-  GridPlan plan{!impl.empty() && impl.rfind("ref", 0) != 0, 0};
-  // A strided view that keeps oneDNN off brgemm: pack the operands that are not dense when
-  // that gets brgemm. The pack moves each operand once (onnx-graph: Q and K, then V, 2 MB
-  // each a layer); on the host eager's brgemm ran these products 4-9% faster than
-  // onnx-graph's gemm:jit on the views (gfamx38).
-  const int pack =
-      (dense_permutation(view.src) ? 0 : kPackA) | (dense_permutation(view.wei) ? 0 : kPackB);
-  if (pack != 0 && (pack & ~allowed) == 0 && impl.rfind("brg", 0) != 0) {
-    const GridDescs packed = grid_descs(g, inner, pack);
-    if (im.implementation(packed.src, packed.wei, packed.dst).rfind("brg", 0) == 0)
-      plan = {true, pack};
-  }
-  return im.grid_plans.emplace(view.key, plan).first->second;
+  if (inner == 0) return false;
+  const GridDescs d = grid_descs(g, inner);
+  return impl_->optimized(impl_->grid_ok, d.key, d.src, d.wei, d.dst);
 }
 
 void DnnlGemm::grid_f32(const GemmBatch& g, const float* a, const float* b, float* c) {
   Impl& im = *impl_;
-  const GridPlan plan = grid_plan(g);
-  const GridDescs d = grid_descs(g, grid_inner(g), plan.pack);
-  const int64_t count = static_cast<int64_t>(g.a_offsets.size());
-  const float* ap = a + g.a_offsets[0];
-  const float* bp = b + g.b_offsets[0];
-  if (plan.pack & kPackA) {
-    auto* pa = static_cast<float*>(im.grid_a.get(static_cast<size_t>(count * g.m * g.k) * 4));
-    pack_items(a, g.a_offsets, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, g.lda, pa);
-    ap = pa;
-  }
-  if (plan.pack & kPackB) {
-    auto* pb = static_cast<float*>(im.grid_b.get(static_cast<size_t>(count * g.k * g.n) * 4));
-    pack_items(b, g.b_offsets, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, g.ldb, pb);
-    bp = pb;
-  }
+  const GridDescs d = grid_descs(g, grid_inner(g));
   dnnl::matmul& mm = im.matmul_cached(im.f32_grid, d.key, d.src, d.wei, d.dst, g.alpha, g.beta);
-  mm.execute(im.stream, {{DNNL_ARG_SRC, memory(d.src, im.engine, const_cast<float*>(ap))},
-                         {DNNL_ARG_WEIGHTS, memory(d.wei, im.engine, const_cast<float*>(bp))},
-                         {DNNL_ARG_DST, memory(d.dst, im.engine, c + g.c_offsets[0])}});
+  mm.execute(im.stream,
+             {{DNNL_ARG_SRC, memory(d.src, im.engine, const_cast<float*>(a + g.a_offsets[0]))},
+              {DNNL_ARG_WEIGHTS, memory(d.wei, im.engine, const_cast<float*>(b + g.b_offsets[0]))},
+              {DNNL_ARG_DST, memory(d.dst, im.engine, c + g.c_offsets[0])}});
   im.stream.wait();
 }
 

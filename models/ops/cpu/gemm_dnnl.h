@@ -11,11 +11,6 @@
 
 namespace sb::cpu {
 
-// STAGEBENCH_CPU_GRID_PACK: the operands DnnlGemm::takes_as_grid may pack (bit 1 A, bit 2 B), a
-// batch packing only within them: `off` (the default) none, gfamx38's views; `b` B alone, where
-// A is already dense (onnx-graph's P V); `on` A and B too (its Q K^T). Read per call.
-int grid_packs_allowed();
-
 class DnnlGemm {
  public:
   explicit DnnlGemm(std::shared_ptr<AllocationTracker> tracker);
@@ -50,14 +45,8 @@ class DnnlGemm {
   // Whether gemm_batched_f32 takes g as one 4-D matmul: its offsets, unevenly stepped, form a
   // grid (item i at o0 + (i / inner) outer_step + (i % inner) inner_step, the same inner count
   // for A, B and C: an attention's items b * n * ld + h * dh) on which oneDNN has an optimized
-  // (not reference) kernel. Asked once per shape. Where the views keep oneDNN off its brgemm
-  // kernel (A or B not a permutation of a dense tensor: onnx-graph's Q, K and V at ld 3 H dh)
-  // and a dense copy of them gets it, those operands are packed first, at each call, as far as
-  // grid_packs_allowed() lets.
+  // (not reference) kernel. Asked once per shape.
   bool takes_as_grid(const GemmBatch& g);
-  // The operands takes_as_grid packs for g: bit 1 A, bit 2 B; 0 when it runs on the views or is
-  // not taken (tests).
-  int grid_packs(const GemmBatch& g);
   // Backend::hold_read_only's promise for t's storage: gemm_batched reads an operand that lies
   // densely inside a held tensor from its bf16 image (bf16_images.h) instead of packing it.
   void hold_read_only(const float* data, int64_t numel);
@@ -65,14 +54,6 @@ class DnnlGemm {
   size_t bf16_image_blocks() const;  // blocks converted so far (tests)
 
  private:
-  // How a batch that forms a grid runs: not at all (take = false: the per-item paths), as one
-  // matmul over its views, or with A (pack bit 1) and/or B (bit 2) first copied dense, item
-  // after item, where only that gets oneDNN's brgemm kernel. Asked once per shape.
-  struct GridPlan {
-    bool take = false;
-    int pack = 0;
-  };
-  GridPlan grid_plan(const GemmBatch& g);
   void grid_f32(const GemmBatch& g, const float* a, const float* b, float* c);
   struct Impl;
   std::unique_ptr<Impl> impl_;
