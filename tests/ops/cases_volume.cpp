@@ -185,6 +185,23 @@ std::vector<OpCase> instance_norm_cases() {
   return c;
 }
 
+// instance_norm_backward on s (x drawn from [lo, hi) by seed, gamma and dy by the next two
+// seeds) against the double reference: dx, dgamma and dbeta.
+OpCase plain_backward_case(const std::string& name, Volume s, unsigned seed, float lo, float hi) {
+  return {Op::instance_norm_backward, name, {}, [s, seed, lo, hi](Backend& be) {
+            const Vec x = random_vec(s.size(), seed, lo, hi),
+                      g = random_vec(s.c, seed + 1, 0.5, 1.5), dy = random_vec(s.size(), seed + 2);
+            Tensor dx = be.empty(s.shape()), dg = be.empty({s.c}), db = be.empty({s.c});
+            be.instance_norm_backward(up(be, x, s.shape()), s.layout, s.n, s.c, up(be, g, {s.c}),
+                                      kInstanceNormEps, up(be, dy, s.shape()), dx, dg, db);
+            DVec dxw, dgw, dbw;
+            instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dxw, dgw, dbw);
+            return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
+                           {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
+                           {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
+          }};
+}
+
 std::vector<OpCase> instance_norm_backward_cases() {
   std::vector<OpCase> c;
   for (Layout3d layout : {Layout3d::ncdhw, Layout3d::ndhwc}) {
@@ -205,36 +222,10 @@ std::vector<OpCase> instance_norm_backward_cases() {
                           {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
                           {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
          }});
-    c.push_back({Op::instance_norm_backward, name + "_chunks_offset", {}, [layout](Backend& be) {
-                   const Volume s{2, 16, 4100, layout};
-                   const Vec x = random_vec(s.size(), 434, 95, 105),
-                             g = random_vec(16, 435, 0.5, 1.5), dy = random_vec(s.size(), 436);
-                   Tensor dx = be.empty(s.shape()), dg = be.empty({16}), db = be.empty({16});
-                   be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c,
-                                             up(be, g, {16}), kInstanceNormEps,
-                                             up(be, dy, s.shape()), dx, dg, db);
-                   DVec dxw, dgw, dbw;
-                   instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dxw, dgw, dbw);
-                   return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
-                                  {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
-                                  {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
-                 }});
+    c.push_back(plain_backward_case(name + "_chunks_offset", {2, 16, 4100, layout}, 434, 95, 105));
     // More channels than the CPU backend's channel group (16) and three voxel blocks (512) a
     // sample, the last ones short: every (sample, block, group) task of its channels-last sums.
-    c.push_back({Op::instance_norm_backward, name + "_channel_groups", {}, [layout](Backend& be) {
-                   const Volume s{2, 40, 1100, layout};
-                   const Vec x = random_vec(s.size(), 440, -2, 3),
-                             g = random_vec(40, 441, 0.5, 1.5), dy = random_vec(s.size(), 442);
-                   Tensor dx = be.empty(s.shape()), dg = be.empty({40}), db = be.empty({40});
-                   be.instance_norm_backward(up(be, x, s.shape()), layout, s.n, s.c,
-                                             up(be, g, {40}), kInstanceNormEps,
-                                             up(be, dy, s.shape()), dx, dg, db);
-                   DVec dxw, dgw, dbw;
-                   instance_norm_backward_ref(s, x, g, dy, kInstanceNormEps, dxw, dgw, dbw);
-                   return checks({{"dx", be.download(dx), dxw, Precision::f32, 1e-4},
-                                  {"dgamma", be.download(dg), dgw, Precision::f32, 1e-4},
-                                  {"dbeta", be.download(db), dbw, Precision::f32, 1e-4}});
-                 }});
+    c.push_back(plain_backward_case(name + "_channel_groups", {2, 40, 1100, layout}, 440, -2, 3));
     c.push_back(
         {Op::instance_norm_backward, name + "_gradient", {}, [layout](Backend& be) {
            const Volume s{2, 2, 5, layout};
