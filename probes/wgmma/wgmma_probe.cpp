@@ -125,10 +125,12 @@ std::string mma_source(const std::string& dir, const std::string& name, int bn, 
     codes = read_file(dir + "/activation_codes.h");  // common.cl's SB_ACT_* (since gemm34)
   } catch (const std::exception&) {
   }
+  // The probe runs on sm_90 only (wgmma's), so the bulk-copy helpers are always in.
   return codes + "\n" + read_file(dir + "/common.cl") + "\n" +
-         read_file(dir + "/gemm_mma_nvidia.cl") + "\n" + read_file(dir + "/gemm_pipelined.cl") +
-         "\n#define PIPE_NAME " + name + "\n#define PIPE_BN " + std::to_string(bn) +
-         "\n#define PIPE_THREADS " + std::to_string(threads) +
+         read_file(dir + "/gemm_mma_nvidia.cl") + "\n#define PIPE_HAS_BULK 1\n" +
+         read_file(dir + "/gemm_pipelined.cl") + "\n#define PIPE_NAME " + name +
+         "\n#define PIPE_BN " + std::to_string(bn) + "\n#define PIPE_THREADS " +
+         std::to_string(threads) +
          "\n#define PIPE_ELEM ushort\n#define PIPE_MMA mma_f16\n"
          "#define PIPE_FRAG(r) (r)\n#define PIPE_ACC float\n#define PIPE_EXTRA_PARAMS\n"
          "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n" +

@@ -1,7 +1,8 @@
 // The wgmma variants' table (opencl_backend_impl.h, gemm34): ids that the programs and kernels are
 // keyed by, the original two reachable by their widths (gemm_batched_mma.cpp's split products name
 // them so), every variant's ring within an sm_90 work-group's local memory, and a register cap
-// only where it lets two work-groups share an SM. No device needed.
+// only where it lets two work-groups share an SM; the pipeline variants' names, rings, and which
+// of them the program for a device before sm_90 leaves out. No device needed.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -131,6 +132,37 @@ TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_bulk2_pk_db"));
   EXPECT_EQ(pipe_kernel_name("f16", PipeTile{256, true, false, 0, false, false, false, 0, 0, 1, 3}),
             "gemm_f16_pipe_256_bulk_ring3_db");  // the probe's name for its ring of 3
+}
+
+// The NVIDIA program for a device before sm_90 (A100, L4: mma.sync is their path) has none of
+// the bulk-copy variants, and the sm_90 PTX their helpers hold (which its compiler would refuse
+// for the whole program) stands only inside the PIPE_HAS_BULK block, which it does not define;
+// the program for sm_90 defines it and has every variant.
+TEST(PipeVariants, BulkCopyFormsOnlyInTheProgramForSm90) {
+  const std::string before = mma_program_source(false), hopper = mma_program_source(true);
+  const std::string define = "#define PIPE_HAS_BULK 1";
+  EXPECT_EQ(before.find(define), std::string::npos);
+  EXPECT_NE(hopper.find(define), std::string::npos);
+  const size_t open = before.find("#ifdef PIPE_HAS_BULK"),
+               close = before.find("#endif  // PIPE_HAS_BULK");
+  ASSERT_NE(open, std::string::npos);
+  ASSERT_NE(close, std::string::npos);
+  for (const char* sm90_only : {"\"cp.async.bulk.", "expect_tx.shared", "try_wait.parity"}) {
+    size_t seen = 0;
+    for (size_t at = before.find(sm90_only); at != std::string::npos;
+         at = before.find(sm90_only, at + 1), ++seen)
+      EXPECT_TRUE(at > open && at < close) << sm90_only << " outside the guard at " << at;
+    EXPECT_GT(seen, 0u) << sm90_only << ": the helpers' PTX is not where the test looks";
+  }
+  const auto defines = [](const std::string& source, const std::string& kernel) {
+    return source.find("#define PIPE_NAME " + kernel + "\n") != std::string::npos;
+  };
+  for (const PipeTile t : kPipeTilesF16) {
+    const std::string name = pipe_kernel_name("f16", t);
+    EXPECT_EQ(defines(before, name), t.bulk == 0) << name;
+    EXPECT_TRUE(defines(hopper, name)) << name;
+  }
+  EXPECT_TRUE(defines(before, "gemm_f16_pipe_256_db"));
 }
 
 }  // namespace

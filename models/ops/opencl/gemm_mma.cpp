@@ -15,6 +15,7 @@
 #include "models/ops/opencl/attention_mma_source.h"
 #include "models/ops/opencl/kernel_sources.h"
 #include "models/ops/opencl/opencl_backend_impl.h"
+#include "models/ops/opencl/wgmma_program.h"
 
 namespace sb {
 namespace {
@@ -108,11 +109,12 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
          "#undef PIPE_EXTRA_PARAMS\n#undef PIPE_SCALE_ARGS\n";
 }
 
-std::string pipe_variants() {
+std::string pipe_variants(bool bulk_copies) {
   std::string all;
   for (const PipeKind kind : {PipeKind::f16, PipeKind::tf32, PipeKind::s8})
     for (const PipeTile tile : kPipeTiles) all += pipe_variant(kind, tile);
-  for (const PipeTile tile : kPipeTilesF16) all += pipe_variant(PipeKind::f16, tile);
+  for (const PipeTile tile : kPipeTilesF16)
+    if (bulk_copies || !tile.bulk) all += pipe_variant(PipeKind::f16, tile);
   return all;
 }
 
@@ -131,8 +133,11 @@ int forced_pipe_width() {
   return knob == "tile256" ? 256 : knob == "tile128" ? 128 : 0;
 }
 
-std::string mma_source() {
-  return cl_common_source() + "\n" + std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
+}  // namespace
+
+std::string mma_program_source(bool bulk_copies) {
+  return cl_common_source() + "\n" + (bulk_copies ? "#define PIPE_HAS_BULK 1\n" : "") +
+         std::string(embedded_cl_source("gemm_mma_nvidia.cl")) + "\n" +
          mma_variant(
              {"gemm_tf32_mma", "float", "(w)[(i)]", "STORE_TF32", "STORE_TF32", "warp_tile_tf32"}) +
          mma_variant({"gemm_f16_mma", "half", "vload_half((i), (w))", "STORE_F16", "STORE_F16",
@@ -141,12 +146,10 @@ std::string mma_source() {
                       "warp_tile_s8",
                       ", __global const float* col_scale, float x_inv_scale, float x_scale",
                       "((v) * x_scale * col_scale[(n)])", "int"}) +
-         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants() +
+         std::string(embedded_cl_source("gemm_pipelined.cl")) + "\n" + pipe_variants(bulk_copies) +
          attention_mma_source() + std::string(embedded_cl_source("gemm_pack.cl")) + "\n" +
          std::string(embedded_cl_source("layernorm_warp_nvidia.cl"));  // after shfl_xor
 }
-
-}  // namespace
 
 int epilogue_act(const Epilogue& ep, const Tensor& y) {
   return static_cast<int>(ep.act) | (y.dtype() == DType::f16 ? EPI_HALF_OUT : 0);
@@ -245,10 +248,20 @@ bool OpenCLBackend::has_mma() const {
   return *mma_probe_;
 }
 
+bool OpenCLBackend::has_bulk_copies() const {
+  if (!bulk_copies_)
+    bulk_copies_ = has_mma() && wgmma::compute_capability(runtime_->device()()).major >= 9;
+  return *bulk_copies_;
+}
+
 cl::Kernel& OpenCLBackend::mma_kernel(const std::string& name) {
   if (auto it = mma_kernels_.find(name); it != mma_kernels_.end()) return it->second;
   faults_.before_build(name);
-  static const std::string source = mma_source();
+  // mma39's bulk-copy variants are PTX of sm_90 (cp.async.bulk, mbarrier's expect_tx and
+  // try_wait): an sm_80/sm_89 device, for which mma.sync is the path, gets the program without
+  // them, which its compiler would reject whole.
+  static const std::string sources[2] = {mma_program_source(false), mma_program_source(true)};
+  const std::string& source = sources[has_bulk_copies() ? 1 : 0];
   // -cl-nv-maxrregcount of 64 to 128 measured no different on an H100 (Geneformer full, b32).
   // gemm36: STAGEBENCH_PIPE_RING=4 gives the GEMM pipeline's variants a 4-tile ring.
   const cl::Program& program =
@@ -383,7 +396,7 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
     const std::string only = pipe_only_knob();  // mma37: one kernel alone, for A/B runs
     const auto add = [&](PipeTile tile) {
       // mma39: the bulk-copy form copies whole 128-byte K-tile rows (no zero fill, no taps)
-      if (tile.bulk && (conv.taps > 0 || k % 64 != 0)) return;
+      if (tile.bulk && (conv.taps > 0 || k % 64 != 0 || !has_bulk_copies())) return;
       if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
         tiles.push_back(tile);
     };

@@ -171,6 +171,8 @@ class OpenCLBackend : public Backend {
   uint64_t pooled_bytes() const { return pool_->pooled_bytes(); }
   // True when the NVIDIA tensor-core (inline PTX mma.sync) kernels serve tf32 and f16 here.
   bool has_mma() const;
+  // has_mma() on compute capability 9.0 or later: the bulk-copy pipeline variants (mma39).
+  bool has_bulk_copies() const;
   // conv3d_igemm.cpp: the implicit-GEMM forward conv3d. Why a call stays on vol2col ("" when
   // it does not); the knob (tests and the per-shape comparison set it after construction).
   std::string conv3d_implicit_unavailable(const Conv3dShape& s) const;
@@ -543,7 +545,7 @@ class OpenCLBackend : public Backend {
   std::map<std::string, cl::Kernel> kernels_;
   std::string portable_source_;  // the portable program for this device, built on first use
   std::map<std::string, cl::Kernel> mma_kernels_;
-  mutable std::optional<bool> mma_probe_;
+  mutable std::optional<bool> mma_probe_, bulk_copies_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
   std::map<std::string, int> split_ks_;             // gemm_batched's measured K split per shape

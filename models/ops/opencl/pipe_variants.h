@@ -150,6 +150,11 @@ int pipe_ring_requested();  // the environment's, read once
 // gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_bulk|_bulk2][_pk][_ring<n>][_db].
 std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
+// The NVIDIA tensor-core program's source (every mma.sync kernel and pipeline variant);
+// bulk_copies: with mma39's bulk-copy variants and the sm_90 helpers they use (PIPE_HAS_BULK),
+// which only compute capability 9.0 and later compile.
+std::string mma_program_source(bool bulk_copies);
+
 // A pipeline variant's operand macros for gemm_pipe_body.cl (PIPE_ELEM, PIPE_MMA, PIPE_FRAG).
 std::string pipe_operand_defines(PipeKind kind);
 

@@ -68,6 +68,9 @@ inline void ldmatrix_x4(__local const uint4* p, uint* r) {
                : "memory");
 }
 
+// PIPE_HAS_BULK (compute capability 9.0 and later, mma_program_source): the helpers below are
+// PTX that sm_80/sm_89 do not have; without it, no bulk variant is in the program either.
+#ifdef PIPE_HAS_BULK
 // mma39 (gemm_pipe_body.cl's PIPE_BULK): a ring slot filled by the copy engine instead of the
 // items' 16-byte cp.async. Each slot has one mbarrier (count 1): the item that arms it announces
 // the slot's bytes (expect_tx), each 128-byte row copy (cp.async.bulk, a whole K-tile row)
@@ -127,6 +130,7 @@ inline void pipe_bar_wait(__local ulong* b, uint parity) {
         : "memory");
   } while (!done);
 }
+#endif  // PIPE_HAS_BULK
 
 // Chunk (row, c) of a tile with 8 chunks per row, swizzled.
 inline int swz(int row, int c) {
