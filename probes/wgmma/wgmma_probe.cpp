@@ -223,6 +223,14 @@ const MmaForm kMmaForms[] = {
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
      "PIPE_BULK_AT 2\n",
      "mma39: packed, mbarrier release, the next copies after k step 2 (not 1)"},
+    {"gemm_f16_pipe_256_bulk2_pk_ps_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_PERSIST 1\n",
+     "mma40: packed, mbarrier release, persistent (a work-group an SM), stored from registers"},
+    {"gemm_f16_pipe_256_r8_bulk2_pk_ps_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_PERSIST 1\n#define PIPE_RASTER 8\n",
+     "mma40: as the last, in bands of 8 tile rows"},
     {"gemm_f16_pipe_256_bulk_ring3_db", 256, 256,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n#define PIPE_OWN_RING 3\n",
      "mma39: ring of 3 filled by cp.async.bulk rows"},
@@ -348,9 +356,17 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
           set_arg(k, 11, zero);
           set_arg(k, 12, zero);
         };
-        v.grid = [](int M, int N, Variant& v) {
-          v.global = static_cast<size_t>(N / v.bn) * v.local;
-          v.global_y = static_cast<size_t>(M / 128);
+        // mma40: the persistent forms take one work-group a compute unit, a 1D grid
+        const bool persist = std::string(f.defines).find("PIPE_PERSIST 1") != std::string::npos;
+        cl_uint units = 0;
+        check(
+            clGetDeviceInfo(cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr),
+            "CL_DEVICE_MAX_COMPUTE_UNITS");
+        v.grid = [persist, units](int M, int N, Variant& v) {
+          const size_t tiles = static_cast<size_t>(N / v.bn) * static_cast<size_t>(M / 128);
+          v.global = persist ? std::min<size_t>(tiles, units) * v.local
+                             : static_cast<size_t>(N / v.bn) * v.local;
+          v.global_y = persist ? 1 : static_cast<size_t>(M / 128);
         };
         programs.push_back(p);
         vs.push_back(v);

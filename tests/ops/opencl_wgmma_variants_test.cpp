@@ -124,7 +124,21 @@ TEST(PipeVariants, NamesAreDistinctAndTheF16FormsRingsFit) {
     EXPECT_TRUE(t.bulk == 0 || (!t.spread && !t.pair && !t.fast && t.clean == 0)) << name;
     EXPECT_TRUE(!t.packed || (t.bulk > 0 && t.bn % 128 == 0)) << name;  // 128-row blocks
     EXPECT_EQ(t.threads(), 2 * t.bn / 64 * 32) << name;
+    // mma40: the persistent form is the packed bulk 2 loop (the kernel's #error), and its
+    // non-persistent sibling, which launch_pipe runs for a call with an epilogue, is built too
+    if (t.persist) {
+      EXPECT_TRUE(t.bulk == 2 && t.packed) << name;
+      PipeTile sibling = t;
+      sibling.persist = false;
+      sibling.raster = 0;
+      bool built = false;
+      for (const PipeTile u : kPipeTilesF16)
+        built = built || pipe_kernel_name("f16", u) == pipe_kernel_name("f16", sibling);
+      EXPECT_TRUE(built) << name << ": no " << pipe_kernel_name("f16", sibling);
+    }
   }
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_bulk2_pk_ps_db"));
+  EXPECT_TRUE(names.contains("gemm_f16_pipe_256_r8_bulk2_pk_ps_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wv_r8_db"));
   EXPECT_TRUE(names.contains("gemm_f16_pipe_256_spread_wl_db"));

@@ -94,6 +94,7 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
   if (tile.bulk) d += "#define PIPE_BULK " + std::to_string(tile.bulk) + "\n";
   if (tile.packed) d += "#define PIPE_PACKED 1\n";
+  if (tile.persist) d += "#define PIPE_PERSIST 1\n";
   if (tile.ring) d += "#define PIPE_OWN_RING " + std::to_string(tile.ring) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
@@ -212,7 +213,8 @@ std::string pipe_kernel_name(const char* kind, PipeTile tile) {
          (tile.bulk == 1   ? "_bulk"
           : tile.bulk == 2 ? "_bulk2"
                            : "") +
-         (tile.packed ? "_pk" : "") + (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
+         (tile.packed ? "_pk" : "") + (tile.persist ? "_ps" : "") +
+         (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
          (tile.double_buffered ? "_db" : "");
 }
 
@@ -323,23 +325,40 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
                                 const PipeScales& s8, const PipeConv& conv) {
   // gemm34: the wgmma variant by its id (opencl_backend_impl.h's kWgmmaVariants).
   if (tile.wgmma) return launch_wgmma(tile.id ? tile.id : tile.bn, x, w, y, ep, m, n, k, conv);
+  // mma40: the persistent form stores from registers with no epilogue: any other call runs its
+  // non-persistent sibling (launch order, as built: kPipeTilesF16).
+  if (tile.persist &&
+      (ep.bias || ep.residual || ep.act != Act::none || y.dtype() != DType::f32 || conv.taps > 0)) {
+    tile.persist = false;
+    tile.raster = 0;
+  }
   const auto threads = static_cast<size_t>(tile.threads());
-  const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
-                           round_up(m, kPipeTileM) / kPipeTileM);
+  const size_t tiles_n = round_up(n, tile.bn) / tile.bn,
+               tiles_m = round_up(m, kPipeTileM) / kPipeTileM;
+  // mma40: the persistent form's one work-group a compute unit (1D), each walking the tiles.
+  const cl::NDRange global =
+      tile.persist ? cl::NDRange(std::min<size_t>(
+                                     tiles_n * tiles_m,
+                                     runtime_->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()) *
+                                     threads,
+                                 1)
+                   : cl::NDRange(tiles_n * threads, tiles_m);
   const std::string name = pipe_kernel(kind, tile);
   // mma39: the packed bulk forms read x and w packed into 128-row blocks (pipe_pack_f16), made
-  // here on every call (a weight's could be kept; not yet), so that their time counts.
+  // here on every call (a weight's could be kept; not yet), so that their time counts. w's rows
+  // are padded to the tile's width (mma40: a 256-wide tile reads two blocks of 128 rows; padded
+  // to 128, the last tile of an N of 257 to 384 read one block past the buffer).
   std::optional<Tensor> xp, wp;
   if (tile.packed) {
-    const auto pack = [&](const Tensor& src, int64_t rows) {
-      const int64_t padded = round_up(rows, kPipeTileM);
+    const auto pack = [&](const Tensor& src, int64_t rows, int64_t multiple) {
+      const int64_t padded = round_up(rows, multiple);
       Tensor dst = do_empty({padded, k}, DType::f16);
       launch_mma("pipe_pack_f16", cl::NDRange(static_cast<size_t>(padded * k / 8)),
                  cl::NDRange(128), src, dst, to_cl_int(rows, "pack rows"), to_cl_int(k, "pack k"));
       return dst;
     };
-    xp = pack(x, m);
-    wp = pack(w, n);
+    xp = pack(x, m, kPipeTileM);
+    wp = pack(w, n, tile.bn);
   }
   cl::Kernel& kernel = mma_kernel(name);
   set_args(kernel, 0, xp ? *xp : x, wp ? *wp : w, ep.bias, ep.bias ? 1 : 0, epilogue_act(ep, y),
@@ -397,6 +416,7 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
     const auto add = [&](PipeTile tile) {
       // mma39: the bulk-copy form copies whole 128-byte K-tile rows (no zero fill, no taps)
       if (tile.bulk && (conv.taps > 0 || k % 64 != 0 || !has_bulk_copies())) return;
+      if (tile.persist && with_epilogue) return;  // mma40: plain products only
       if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
         tiles.push_back(tile);
     };

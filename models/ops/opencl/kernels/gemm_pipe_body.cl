@@ -63,6 +63,11 @@
 #ifndef PIPE_PACKED
 #define PIPE_PACKED 0
 #endif
+// mma40: PIPE_PERSIST 1 (with PIPE_BULK 2 and PIPE_PACKED) runs that loop persistently, one
+// work-group an SM walking the tiles, the ring continuing from one tile into the next (below).
+#ifndef PIPE_PERSIST
+#define PIPE_PERSIST 0
+#endif
 #ifndef PIPE_BULK_AT  // PIPE_BULK 2: the k step after whose mma tile kt + RING - 1 goes out
 #define PIPE_BULK_AT 1
 #endif
@@ -269,6 +274,126 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   const int a_row = wm + (lane & 15), a_chunk = lane >> 4;
   const int b_row = wn + ((lane >> 4) << 3) + (lane & 7), b_chunk = (lane >> 3) & 1;
   PIPE_A_SETUP
+
+#if PIPE_PERSIST
+#if PIPE_BULK != 2 || !PIPE_PACKED || PIPE_TILE_M != 128 || PIPE_BN % 128 != 0
+#error "PIPE_PERSIST is the packed bulk2 loop, walked over the tiles"
+#endif
+  // mma40: one work-group an SM (the host launches as many as the device has compute units, a
+  // 1D grid) walks tiles gid, gid + groups, ... (in bands of PIPE_RASTER tile rows) as one flat
+  // sequence of K tiles: step f = j x k_tiles + kt (the group's j-th tile, its K tile kt) is ring
+  // slot f % RING's phase f / RING, so the copies of the next tile's first RING - 1 K tiles go
+  // out during the current tile's last ones, as any other step's, and the ring never drains.
+  // The C tile then cannot go through local memory (the ring holds the next tile's data): each
+  // item stores its accumulators straight from registers, two floats a row, the eight rows of a
+  // fragment whole 32-byte sectors. Plain products only (no bias, activation, residual, f32 y):
+  // the host sends any other call to the non-persistent form (gemm_mma.cpp's launch_pipe).
+  __local ulong pipe_full[PIPE_RING_N], pipe_empty[PIPE_RING_N];
+  const int p_tiles_n = (N + PIPE_BN - 1) / PIPE_BN, p_tiles_m = (M + PIPE_TILE_M - 1) / PIPE_TILE_M;
+  const int groups = get_num_groups(0), gid = get_group_id(0);
+  const int my_tiles = gid < p_tiles_m * p_tiles_n ? (p_tiles_m * p_tiles_n - 1 - gid) / groups + 1 : 0;
+  const int total = my_tiles * k_tiles;  // the group's steps
+#define PIPE_P_BAND (PIPE_RASTER > 0 ? PIPE_RASTER : 1)
+  // Tile i's row and column of tiles: bands of PIPE_P_BAND tile rows, walked column by column.
+#define PIPE_P_TILE(i, tm, tn)                                                                 \
+  {                                                                                            \
+    const int per_band = PIPE_P_BAND * p_tiles_n, band_m = (i) / per_band * PIPE_P_BAND;          \
+    const int band_rows = min(p_tiles_m - band_m, PIPE_P_BAND);                                   \
+    tm = band_m + ((i) % per_band) % band_rows;                                                \
+    tn = ((i) % per_band) / band_rows;                                                         \
+  }
+  // Step f's three 16 KB blocks into its slot (item 0 only): A's block (tm, kt), B's (tn's).
+#define PIPE_P_ISSUE(f)                                                                        \
+  {                                                                                            \
+    if ((f) < total) {                                                                         \
+      const int slot = (f) % PIPE_RING_N, pk = (f) % k_tiles;                                  \
+      int tm, tn;                                                                              \
+      PIPE_P_TILE(gid + (f) / k_tiles * groups, tm, tn);                                       \
+      __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                     \
+      pipe_bar_expect(pipe_full + slot, (PIPE_TILE_M + PIPE_BN) * 128);                        \
+      pipe_bulk_block(st, (__global const uchar*)x + ((size_t)tm * k_tiles + pk) * 16384,      \
+                      pipe_full + slot);                                                       \
+      for (int j = 0; j < PIPE_BN / 128; ++j)                                                  \
+        pipe_bulk_block(                                                                       \
+            st + PIPE_A_CH + j * 1024,                                                         \
+            (__global const uchar*)w +                                                         \
+                (((size_t)tn * (PIPE_BN / 128) + j) * k_tiles + pk) * 16384,                    \
+            pipe_full + slot);                                                                 \
+    }                                                                                          \
+  }
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_RING_N; ++s) pipe_bar_init(pipe_full + s);
+    for (int s = 0; s < PIPE_RING_N; ++s) pipe_bar_init_n(pipe_empty + s, PIPE_THREADS / 32);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tid == 0)
+    for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_P_ISSUE(s);
+  uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
+  const bool n_even = (N & 1) == 0;
+  for (int j = 0; j < my_tiles; ++j) {
+    int tm, tn;
+    PIPE_P_TILE(gid + j * groups, tm, tn);
+    const int pm0 = tm * PIPE_TILE_M, pn0 = tn * PIPE_BN;
+#pragma unroll
+    for (int mi = 0; mi < PIPE_MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < PIPE_NI; ++ni)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
+    const int f0 = j * k_tiles;
+    pipe_bar_wait(pipe_full + f0 % PIPE_RING_N, (f0 / PIPE_RING_N) & 1);
+    PIPE_LOAD_FRAGS(smem + (f0 % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk, b_row,
+                    b_chunk, a[0], b[0], false);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int f = f0 + kt;
+      __local const uint4* as = smem + (f % PIPE_RING_N) * PIPE_STAGE_CHUNKS;
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        if (ks < 3) {
+          PIPE_LOAD_FRAGS(as, ks + 1, a_row, a_chunk, b_row, b_chunk, a[(ks + 1) & 1],
+                          b[(ks + 1) & 1], false);
+        } else if (kt + 1 < k_tiles) {  // the next tile's first fragments load after its stores
+          pipe_bar_wait(pipe_full + (f + 1) % PIPE_RING_N, ((f + 1) / PIPE_RING_N) & 1);
+          PIPE_LOAD_FRAGS(smem + ((f + 1) % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk,
+                          b_row, b_chunk, a[0], b[0], false);
+        }
+        PIPE_MMA_FRAGS(acc, a[ks & 1], b[ks & 1]);
+        // As PIPE_BULK 2's loop: once every warp is done with step f - 1's slot, step
+        // f + RING - 1 (this tile's or the next one's) goes into it.
+        if (ks == PIPE_BULK_AT && tid == 0 && f + PIPE_RING_N - 1 < total) {
+          if (f > 0) pipe_bar_wait(pipe_empty + (f - 1) % PIPE_RING_N, ((f - 1) / PIPE_RING_N) & 1);
+          PIPE_P_ISSUE(f + PIPE_RING_N - 1);
+        }
+        if (ks == 3 && lane == 0) pipe_bar_arrive(pipe_empty + f % PIPE_RING_N);
+      }
+    }
+    // The tile from registers: rows g and g + 8 of each 16-row block, columns 2t, 2t + 1.
+#pragma unroll
+    for (int mi = 0; mi < PIPE_MI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = pm0 + wm + mi * 16 + g + h * 8;
+        if (row < M) {
+          __global float* yr = y + (size_t)row * N;
+#pragma unroll
+          for (int ni = 0; ni < PIPE_NI; ++ni) {
+            const int col = pn0 + wn + ni * 8 + 2 * t;
+            const float2 v = (float2)((float)acc[mi][ni][2 * h], (float)acc[mi][ni][2 * h + 1]);
+            if (n_even && col + 1 < N) {
+              *(__global float2*)(yr + col) = v;
+            } else {
+              if (col < N) yr[col] = v.x;
+              if (col + 1 < N) yr[col + 1] = v.y;
+            }
+          }
+        }
+      }
+  }
+#undef PIPE_P_BAND
+#undef PIPE_P_TILE
+#undef PIPE_P_ISSUE
+#else
 
 #if PIPE_BULK
 #if !PIPE_DOUBLE_BUFFER || PIPE_PROBE || PIPE_SPREAD || PIPE_PAIR
@@ -640,6 +765,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   epilogue_rows((__local const float*)smem, PIPE_TILE_M, PIPE_BN, PIPE_THREADS, m0, n0, M, N, bias,
                 has_bias, act, residual, has_residual, y, PIPE_SCALE_ARGS, tid);
 #endif
+#endif  // PIPE_PERSIST
 }
 
 #undef PIPE_STAGE_CHUNKS
@@ -676,5 +802,6 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_BULK
 #undef PIPE_PACKED
 #undef PIPE_BULK_AT
+#undef PIPE_PERSIST
 #undef PIPE_PITCH
 #undef PIPE_CHUNK
