@@ -231,6 +231,11 @@ const MmaForm kMmaForms[] = {
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
      "PIPE_PERSIST 1\n#define PIPE_RASTER 8\n",
      "mma40: as the last, in bands of 8 tile rows"},
+    {"gemm_f16_pipe_256_r8_bulk2_pk_psd_db", 256, 256,
+     "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 2\n#define PIPE_PACKED 1\n#define "
+     "PIPE_PERSIST 2\n#define PIPE_RASTER 8\n#undef PIPE_EXTRA_PARAMS\n#define "
+     "PIPE_EXTRA_PARAMS , __global int* tile_counter\n",
+     "mma40: persistent, bands of 8 tile rows, each next tile from a counter (dynamic)"},
     {"gemm_f16_pipe_256_bulk_ring3_db", 256, 256,
      "#define PIPE_DOUBLE_BUFFER 1\n#define PIPE_BULK 1\n#define PIPE_OWN_RING 3\n",
      "mma39: ring of 3 filled by cp.async.bulk rows"},
@@ -339,7 +344,14 @@ int phase_gemm(const Cl& cl, const std::string& kdir, const std::string& mdir,
           v.pack = clCreateKernel(p, "pipe_pack_f16", &err);
           check(err, "clCreateKernel pipe_pack_f16");
         }
-        v.args = [](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
+        // mma40: the dynamic persistent forms' tile counter (zero; the kernel leaves it zero)
+        cl_mem counter = nullptr;
+        if (std::string(f.defines).find("PIPE_PERSIST 2") != std::string::npos) {
+          const int zero_count = 0;
+          counter = buffer(cl, sizeof zero_count, &zero_count);
+        }
+        v.args = [counter](cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int M, int N, int K) {
+          if (counter) set_arg(k, 13, counter);
           const cl_mem none = nullptr;
           const int zero = 0;
           set_arg(k, 0, a);

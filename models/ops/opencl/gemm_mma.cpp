@@ -94,7 +94,7 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
   if (tile.bulk) d += "#define PIPE_BULK " + std::to_string(tile.bulk) + "\n";
   if (tile.packed) d += "#define PIPE_PACKED 1\n";
-  if (tile.persist) d += "#define PIPE_PERSIST 1\n";
+  if (tile.persist) d += "#define PIPE_PERSIST " + std::to_string(tile.persist) + "\n";
   if (tile.ring) d += "#define PIPE_OWN_RING " + std::to_string(tile.ring) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
@@ -102,8 +102,12 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
             "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale, "
             "__global const float* x_scales, int x_dynamic\n"
             "#define PIPE_SCALE_ARGS col_scale, x_dynamic ? x_scales[0] : x_scale, 1\n"
-          : "#define PIPE_ACC float\n"
-            "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
+       : tile.persist == 2  // mma40: the tile counter
+           ? "#define PIPE_ACC float\n"
+             "#define PIPE_EXTRA_PARAMS , __global int* tile_counter\n"
+             "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n"
+           : "#define PIPE_ACC float\n"
+             "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
   return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
          "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
@@ -213,7 +217,10 @@ std::string pipe_kernel_name(const char* kind, PipeTile tile) {
          (tile.bulk == 1   ? "_bulk"
           : tile.bulk == 2 ? "_bulk2"
                            : "") +
-         (tile.packed ? "_pk" : "") + (tile.persist ? "_ps" : "") +
+         (tile.packed ? "_pk" : "") +
+         (tile.persist == 1   ? "_ps"
+          : tile.persist == 2 ? "_psd"
+                              : "") +
          (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
          (tile.double_buffered ? "_db" : "");
 }
@@ -329,7 +336,7 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
   // non-persistent sibling (launch order, as built: kPipeTilesF16).
   if (tile.persist &&
       (ep.bias || ep.residual || ep.act != Act::none || y.dtype() != DType::f32 || conv.taps > 0)) {
-    tile.persist = false;
+    tile.persist = 0;
     tile.raster = 0;
   }
   const auto threads = static_cast<size_t>(tile.threads());
@@ -367,6 +374,14 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
            to_cl_int(conv.len, "conv length"));
   if (kind == PipeKind::s8)
     set_args(kernel, 13, *s8.col_scale, s8.x_scale, s8.x_scales, s8.x_scales ? 1 : 0);
+  if (tile.persist == 2) {  // mma40: zero before the first launch; each launch leaves it zero
+    if (!tile_counter_) {
+      cl_int zero = 0;
+      tile_counter_ = cl::Buffer(runtime_->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 sizeof zero, &zero);
+    }
+    kernel.setArg(13, *tile_counter_);
+  }
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }

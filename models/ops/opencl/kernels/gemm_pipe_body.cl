@@ -64,7 +64,9 @@
 #define PIPE_PACKED 0
 #endif
 // mma40: PIPE_PERSIST 1 (with PIPE_BULK 2 and PIPE_PACKED) runs that loop persistently, one
-// work-group an SM walking the tiles, the ring continuing from one tile into the next (below).
+// work-group an SM walking the tiles, the ring continuing from one tile into the next (below);
+// PIPE_PERSIST 2 takes the tiles from a counter (a parameter tile_counter in
+// PIPE_EXTRA_PARAMS, zero before the first launch; the kernel leaves it zero).
 #ifndef PIPE_PERSIST
 #define PIPE_PERSIST 0
 #endif
@@ -280,45 +282,82 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #error "PIPE_PERSIST is the packed bulk2 loop, walked over the tiles"
 #endif
   // mma40: one work-group an SM (the host launches as many as the device has compute units, a
-  // 1D grid) walks tiles gid, gid + groups, ... (in bands of PIPE_RASTER tile rows) as one flat
-  // sequence of K tiles: step f = j x k_tiles + kt (the group's j-th tile, its K tile kt) is ring
-  // slot f % RING's phase f / RING, so the copies of the next tile's first RING - 1 K tiles go
-  // out during the current tile's last ones, as any other step's, and the ring never drains.
-  // The C tile then cannot go through local memory (the ring holds the next tile's data): each
-  // item stores its accumulators straight from registers, two floats a row, the eight rows of a
-  // fragment whole 32-byte sectors. Plain products only (no bias, activation, residual, f32 y):
-  // the host sends any other call to the non-persistent form (gemm_mma.cpp's launch_pipe).
+  // 1D grid) walks tiles (in bands of PIPE_RASTER tile rows) as one flat sequence of K tiles:
+  // step f = j x k_tiles + kt (the group's j-th tile, its K tile kt) is ring slot f % RING's
+  // phase f / RING, so the copies of the next tile's first RING - 1 K tiles go out during the
+  // current tile's last ones, as any other step's, and the ring never drains. PIPE_PERSIST 1:
+  // the group's tiles are gid, gid + groups, ... (static); 2: item 0 takes each next tile from
+  // a counter (tile_counter, an extra parameter) as it issues the tile's first copies, so that
+  // the tiles in flight stay the launch order's neighbours however the groups drift; the
+  // group's tile ids pass through p_tile (a slot a ring slot: a tile's id is written at most
+  // RING - 1 steps ahead, after every warp has read the id it replaces). The grab after the
+  // last tile gives -1, and its slot's mbarrier is completed without copies, so the readers see
+  // it; the last grab of all (tiles + groups of them) sets the counter back to 0 for the next
+  // launch. The C tile cannot go through local memory (the ring holds the next tile's data):
+  // each item stores its accumulators straight from registers, two floats a row, the eight rows
+  // of a fragment whole 32-byte sectors. Plain products only (no bias, activation, residual,
+  // f32 y): the host sends any other call to the non-persistent form (gemm_mma.cpp's
+  // launch_pipe).
   __local ulong pipe_full[PIPE_RING_N], pipe_empty[PIPE_RING_N];
   const int p_tiles_n = (N + PIPE_BN - 1) / PIPE_BN, p_tiles_m = (M + PIPE_TILE_M - 1) / PIPE_TILE_M;
+  const int p_tiles = p_tiles_m * p_tiles_n;
   const int groups = get_num_groups(0), gid = get_group_id(0);
-  const int my_tiles = gid < p_tiles_m * p_tiles_n ? (p_tiles_m * p_tiles_n - 1 - gid) / groups + 1 : 0;
+#if PIPE_PERSIST == 2
+  __local int p_tile[PIPE_RING_N];
+  bool p_done = false;  // item 0's: the counter ran out
+#define PIPE_P_MORE(f) (!p_done)
+#else
+  const int my_tiles = gid < p_tiles ? (p_tiles - 1 - gid) / groups + 1 : 0;
   const int total = my_tiles * k_tiles;  // the group's steps
+#define PIPE_P_MORE(f) ((f) < total)
+#endif
 #define PIPE_P_BAND (PIPE_RASTER > 0 ? PIPE_RASTER : 1)
   // Tile i's row and column of tiles: bands of PIPE_P_BAND tile rows, walked column by column.
 #define PIPE_P_TILE(i, tm, tn)                                                                 \
   {                                                                                            \
-    const int per_band = PIPE_P_BAND * p_tiles_n, band_m = (i) / per_band * PIPE_P_BAND;          \
-    const int band_rows = min(p_tiles_m - band_m, PIPE_P_BAND);                                   \
+    const int per_band = PIPE_P_BAND * p_tiles_n, band_m = (i) / per_band * PIPE_P_BAND;        \
+    const int band_rows = min(p_tiles_m - band_m, PIPE_P_BAND);                                 \
     tm = band_m + ((i) % per_band) % band_rows;                                                \
     tn = ((i) % per_band) / band_rows;                                                         \
   }
   // Step f's three 16 KB blocks into its slot (item 0 only): A's block (tm, kt), B's (tn's).
+#if PIPE_PERSIST == 2
+#define PIPE_P_ID(f)                                                                           \
+  int id;                                                                                      \
+  if ((f) % k_tiles == 0) {                                                                    \
+    id = atomic_inc(tile_counter);                                                             \
+    if (id >= p_tiles) {                                                                       \
+      if (id == p_tiles + groups - 1) atomic_xchg(tile_counter, 0);                            \
+      id = -1;                                                                                 \
+      p_done = true;                                                                           \
+    }                                                                                          \
+    p_tile[(f) / k_tiles % PIPE_RING_N] = id;                                                  \
+    if (id < 0) pipe_bar_arrive(pipe_full + (f) % PIPE_RING_N);                                \
+  } else {                                                                                     \
+    id = p_tile[(f) / k_tiles % PIPE_RING_N];                                                  \
+  }
+#else
+#define PIPE_P_ID(f) const int id = gid + (f) / k_tiles * groups;
+#endif
 #define PIPE_P_ISSUE(f)                                                                        \
   {                                                                                            \
-    if ((f) < total) {                                                                         \
-      const int slot = (f) % PIPE_RING_N, pk = (f) % k_tiles;                                  \
-      int tm, tn;                                                                              \
-      PIPE_P_TILE(gid + (f) / k_tiles * groups, tm, tn);                                       \
-      __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                     \
-      pipe_bar_expect(pipe_full + slot, (PIPE_TILE_M + PIPE_BN) * 128);                        \
-      pipe_bulk_block(st, (__global const uchar*)x + ((size_t)tm * k_tiles + pk) * 16384,      \
-                      pipe_full + slot);                                                       \
-      for (int j = 0; j < PIPE_BN / 128; ++j)                                                  \
-        pipe_bulk_block(                                                                       \
-            st + PIPE_A_CH + j * 1024,                                                         \
-            (__global const uchar*)w +                                                         \
-                (((size_t)tn * (PIPE_BN / 128) + j) * k_tiles + pk) * 16384,                    \
-            pipe_full + slot);                                                                 \
+    if (PIPE_P_MORE(f)) {                                                                      \
+      PIPE_P_ID(f)                                                                             \
+      if (id >= 0) {                                                                           \
+        const int slot = (f) % PIPE_RING_N, pk = (f) % k_tiles;                                \
+        int tm, tn;                                                                            \
+        PIPE_P_TILE(id, tm, tn);                                                               \
+        __local uint4* st = smem + slot * PIPE_STAGE_CHUNKS;                                   \
+        pipe_bar_expect(pipe_full + slot, (PIPE_TILE_M + PIPE_BN) * 128);                      \
+        pipe_bulk_block(st, (__global const uchar*)x + ((size_t)tm * k_tiles + pk) * 16384,    \
+                        pipe_full + slot);                                                     \
+        for (int j = 0; j < PIPE_BN / 128; ++j)                                                \
+          pipe_bulk_block(                                                                     \
+              st + PIPE_A_CH + j * 1024,                                                       \
+              (__global const uchar*)w +                                                       \
+                  (((size_t)tn * (PIPE_BN / 128) + j) * k_tiles + pk) * 16384,                  \
+              pipe_full + slot);                                                               \
+      }                                                                                        \
     }                                                                                          \
   }
   if (tid == 0) {
@@ -331,9 +370,19 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
     for (int s = 0; s < PIPE_RING_N - 1; ++s) PIPE_P_ISSUE(s);
   uint a[2][PIPE_MI][4], b[2][PIPE_NJ][4];
   const bool n_even = (N & 1) == 0;
-  for (int j = 0; j < my_tiles; ++j) {
+  for (int j = 0;; ++j) {
+    const int f0 = j * k_tiles;
+#if PIPE_PERSIST == 2
+    pipe_bar_wait(pipe_full + f0 % PIPE_RING_N, (f0 / PIPE_RING_N) & 1);
+    const int id = p_tile[j % PIPE_RING_N];  // written before the mbarrier's phase completed
+    if (id < 0) break;
+#else
+    if (j >= my_tiles) break;
+    const int id = gid + j * groups;
+    pipe_bar_wait(pipe_full + f0 % PIPE_RING_N, (f0 / PIPE_RING_N) & 1);
+#endif
     int tm, tn;
-    PIPE_P_TILE(gid + j * groups, tm, tn);
+    PIPE_P_TILE(id, tm, tn);
     const int pm0 = tm * PIPE_TILE_M, pn0 = tn * PIPE_BN;
 #pragma unroll
     for (int mi = 0; mi < PIPE_MI; ++mi)
@@ -341,8 +390,6 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
       for (int ni = 0; ni < PIPE_NI; ++ni)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0;
-    const int f0 = j * k_tiles;
-    pipe_bar_wait(pipe_full + f0 % PIPE_RING_N, (f0 / PIPE_RING_N) & 1);
     PIPE_LOAD_FRAGS(smem + (f0 % PIPE_RING_N) * PIPE_STAGE_CHUNKS, 0, a_row, a_chunk, b_row,
                     b_chunk, a[0], b[0], false);
     for (int kt = 0; kt < k_tiles; ++kt) {
@@ -361,7 +408,7 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
         PIPE_MMA_FRAGS(acc, a[ks & 1], b[ks & 1]);
         // As PIPE_BULK 2's loop: once every warp is done with step f - 1's slot, step
         // f + RING - 1 (this tile's or the next one's) goes into it.
-        if (ks == PIPE_BULK_AT && tid == 0 && f + PIPE_RING_N - 1 < total) {
+        if (ks == PIPE_BULK_AT && tid == 0 && PIPE_P_MORE(f + PIPE_RING_N - 1)) {
           if (f > 0) pipe_bar_wait(pipe_empty + (f - 1) % PIPE_RING_N, ((f - 1) / PIPE_RING_N) & 1);
           PIPE_P_ISSUE(f + PIPE_RING_N - 1);
         }
@@ -393,6 +440,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
 #undef PIPE_P_BAND
 #undef PIPE_P_TILE
 #undef PIPE_P_ISSUE
+#undef PIPE_P_ID
+#undef PIPE_P_MORE
 #else
 
 #if PIPE_BULK
