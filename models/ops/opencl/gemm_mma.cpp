@@ -94,7 +94,6 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
   if (tile.raster) d += "#define PIPE_RASTER " + std::to_string(tile.raster) + "\n";
   if (tile.bulk) d += "#define PIPE_BULK " + std::to_string(tile.bulk) + "\n";
   if (tile.packed) d += "#define PIPE_PACKED 1\n";
-  if (tile.persist) d += "#define PIPE_PERSIST " + std::to_string(tile.persist) + "\n";
   if (tile.ring) d += "#define PIPE_OWN_RING " + std::to_string(tile.ring) + "\n";
   d += pipe_operand_defines(kind);
   const bool s8 = kind == PipeKind::s8;
@@ -102,12 +101,8 @@ std::string pipe_variant(PipeKind kind, PipeTile tile) {
             "#define PIPE_EXTRA_PARAMS , __global const float* col_scale, float x_scale, "
             "__global const float* x_scales, int x_dynamic\n"
             "#define PIPE_SCALE_ARGS col_scale, x_dynamic ? x_scales[0] : x_scale, 1\n"
-       : tile.persist == 2  // mma40: the tile counter
-           ? "#define PIPE_ACC float\n"
-             "#define PIPE_EXTRA_PARAMS , __global int* tile_counter\n"
-             "#define PIPE_SCALE_ARGS bias, 0.0f, 0\n"
-           : "#define PIPE_ACC float\n"
-             "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
+          : "#define PIPE_ACC float\n"
+            "#define PIPE_EXTRA_PARAMS\n#define PIPE_SCALE_ARGS bias, 0.0f, 0\n";
   return d + std::string(embedded_cl_source("gemm_pipe_body.cl")) +
          "\n#undef PIPE_NAME\n#undef PIPE_BN\n#undef PIPE_THREADS\n#undef PIPE_ELEM\n"
          "#undef PIPE_MMA\n#undef PIPE_FRAG\n#undef PIPE_ACC\n#undef PIPE_DOUBLE_BUFFER\n"
@@ -217,11 +212,7 @@ std::string pipe_kernel_name(const char* kind, PipeTile tile) {
          (tile.bulk == 1   ? "_bulk"
           : tile.bulk == 2 ? "_bulk2"
                            : "") +
-         (tile.packed ? "_pk" : "") +
-         (tile.persist == 1   ? "_ps"
-          : tile.persist == 2 ? "_psd"
-                              : "") +
-         (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
+         (tile.packed ? "_pk" : "") + (tile.ring > 0 ? "_ring" + std::to_string(tile.ring) : "") +
          (tile.double_buffered ? "_db" : "");
 }
 
@@ -332,29 +323,14 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
                                 const PipeScales& s8, const PipeConv& conv) {
   // gemm34: the wgmma variant by its id (opencl_backend_impl.h's kWgmmaVariants).
   if (tile.wgmma) return launch_wgmma(tile.id ? tile.id : tile.bn, x, w, y, ep, m, n, k, conv);
-  // mma40: the persistent form stores from registers with no epilogue: any other call runs its
-  // non-persistent sibling (launch order, as built: kPipeTilesF16).
-  if (tile.persist &&
-      (ep.bias || ep.residual || ep.act != Act::none || y.dtype() != DType::f32 || conv.taps > 0)) {
-    tile.persist = 0;
-    tile.raster = 0;
-  }
   const auto threads = static_cast<size_t>(tile.threads());
-  const size_t tiles_n = round_up(n, tile.bn) / tile.bn,
-               tiles_m = round_up(m, kPipeTileM) / kPipeTileM;
-  // mma40: the persistent form's one work-group a compute unit (1D), each walking the tiles.
-  const cl::NDRange global =
-      tile.persist ? cl::NDRange(std::min<size_t>(
-                                     tiles_n * tiles_m,
-                                     runtime_->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()) *
-                                     threads,
-                                 1)
-                   : cl::NDRange(tiles_n * threads, tiles_m);
+  const cl::NDRange global(round_up(n, tile.bn) / tile.bn * threads,
+                           round_up(m, kPipeTileM) / kPipeTileM);
   const std::string name = pipe_kernel(kind, tile);
   // mma39: the packed bulk forms read x and w packed into 128-row blocks (pipe_pack_f16), made
   // here on every call (a weight's could be kept; not yet), so that their time counts. w's rows
   // are padded to the tile's width (mma40: a 256-wide tile reads two blocks of 128 rows; padded
-  // to 128, the last tile of an N of 257 to 384 read one block past the buffer).
+  // to 128, the last tile of an N of 257 to 384 read one block past the packed copy).
   std::optional<Tensor> xp, wp;
   if (tile.packed) {
     const auto pack = [&](const Tensor& src, int64_t rows, int64_t multiple) {
@@ -374,14 +350,6 @@ void OpenCLBackend::launch_pipe(PipeKind kind, PipeTile tile, const Tensor& x, c
            to_cl_int(conv.len, "conv length"));
   if (kind == PipeKind::s8)
     set_args(kernel, 13, *s8.col_scale, s8.x_scale, s8.x_scales, s8.x_scales ? 1 : 0);
-  if (tile.persist == 2) {  // mma40: zero before the first launch; each launch leaves it zero
-    if (!tile_counter_) {
-      cl_int zero = 0;
-      tile_counter_ = cl::Buffer(runtime_->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                 sizeof zero, &zero);
-    }
-    kernel.setArg(13, *tile_counter_);
-  }
   faults_.before_launch(name);
   events_.launch(name, kernel, global, cl::NDRange(threads, 1));
 }
@@ -431,7 +399,6 @@ PipeTile OpenCLBackend::pipe_tile(PipeKind kind, const Tensor& x, const Tensor& 
     const auto add = [&](PipeTile tile) {
       // mma39: the bulk-copy form copies whole 128-byte K-tile rows (no zero fill, no taps)
       if (tile.bulk && (conv.taps > 0 || k % 64 != 0 || !has_bulk_copies())) return;
-      if (tile.persist && with_epilogue) return;  // mma40: plain products only
       if ((!forced || tile.bn == forced) && (only.empty() || only == pipe_kernel(kind, tile)))
         tiles.push_back(tile);
     };

@@ -546,8 +546,6 @@ class OpenCLBackend : public Backend {
   std::string portable_source_;  // the portable program for this device, built on first use
   std::map<std::string, cl::Kernel> mma_kernels_;
   mutable std::optional<bool> mma_probe_, bulk_copies_;
-  // mma40: the dynamic persistent GEMM's tile counter (launch_pipe; zero between launches).
-  std::optional<cl::Buffer> tile_counter_;
   std::map<std::string, BatchedKernel> autotuned_;  // gemm_batched autotune: shape key -> kernel
   std::map<std::string, PipeTile> pipe_tiles_;      // the pipeline's measured kernel per shape
   std::map<std::string, int> split_ks_;             // gemm_batched's measured K split per shape

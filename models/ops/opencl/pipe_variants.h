@@ -47,12 +47,6 @@ struct PipeTile {
   int bulk = 0;
   int ring = 0;
   bool packed = false;
-  // mma40 (with bulk 2 and packed): persist, one work-group an SM walking the tiles (in bands of
-  // raster tile rows), the ring running on from one tile into the next and each tile stored from
-  // registers (PIPE_PERSIST): 1, each group's tiles fixed (gid, gid + groups, ...); 2, each next
-  // tile taken from a counter. Plain products only: launch_pipe sends any other call to the
-  // non-persistent form (bulk 2, packed, launch order).
-  int persist = 0;
   int threads() const { return 32 * 2 * bn / 64; }
 };
 inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}, {128, false}};
@@ -76,18 +70,18 @@ inline constexpr PipeTile kPipeTiles[] = {{256, true}, {128, true}, {256, false}
 //   of 64). Its bulk copies of 128-byte rows from unpacked operands (_bulk_db, _bulk2_db) ran the
 //   8192^3 product at half the speed (5.5 ms against 2.9) and stay in the probe only.
 //   docs/wgmma.md, "mma39".
-// - mma40: the last in bands of 8 tile rows (gemm_f16_pipe_256_r8_bulk2_pk_db), and its
-//   persistent forms (_r8_bulk2_pk_ps_db: static tiles; _psd_db: tiles from a counter), plain
-//   products only. docs/wgmma.md, "mma40".
+// - mma40: of the packed forms, only _bulk2_pk walking its tiles in bands of 8 tile rows
+//   (gemm_f16_pipe_256_r8_bulk2_pk_db): alone, its 8192^3 stage ran at 2.616 ms (kernel 2.401)
+//   where every candidate of mma39's list and mma40's ran it at 2.705 ms (_bulk_pk_db chosen by
+//   its own timing, kernel 2.584), and it ran 1.4-3.1% ahead of _bulk2_pk_db in three probes.
+//   _bulk_pk_db and _bulk2_pk_db, and mma40's persistent forms of the same loop (PIPE_PERSIST:
+//   static tiles, 2.603-2.646 ms; tiles from a counter, 2.857 ms), stay in the probe.
+//   docs/wgmma.md, "mma40".
 inline constexpr PipeTile kPipeTilesF16[] = {
     {256, true, false, 0, false, true, true},
     {256, true, false, 0, false, true, true, 2, 8},
     {256, true, false, 0, false, true, true, 3},
-    {256, true, false, 0, false, false, false, 0, 0, 1, 0, true},
-    {256, true, false, 0, false, false, false, 0, 0, 2, 0, true},
-    {256, true, false, 0, false, false, false, 0, 8, 2, 0, true},
-    {256, true, false, 0, false, false, false, 0, 8, 2, 0, true, 1},
-    {256, true, false, 0, false, false, false, 0, 8, 2, 0, true, 2}};
+    {256, true, false, 0, false, false, false, 0, 8, 2, 0, true}};
 // STAGEBENCH_PIPE_ONLY: one mma.sync pipeline kernel's name (pipe_kernel_name), or unset: every
 // candidate. Throws where the name is none of them.
 const char* pipe_only_knob();
@@ -159,7 +153,7 @@ int pipe_ring_requested();  // the environment's, read once
 
 // The mma.sync pipeline kernel's name for an operand kind's name ("f16", "tf32", "s8") and a
 // tile:
-// gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_bulk|_bulk2][_pk][_ps|_psd][_ring<n>][_db].
+// gemm_<kind>_pipe_<bn>[_fc][_pair][_spread][_cl|_wv|_wl][_r<raster>][_bulk|_bulk2][_pk][_ring<n>][_db].
 std::string pipe_kernel_name(const char* kind, PipeTile tile);
 
 // The NVIDIA tensor-core program's source (every mma.sync kernel and pipeline variant);

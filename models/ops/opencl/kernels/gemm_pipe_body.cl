@@ -296,8 +296,8 @@ void PIPE_NAME(__global const PIPE_ELEM* x, __global const PIPE_ELEM* w,
   // launch. The C tile cannot go through local memory (the ring holds the next tile's data):
   // each item stores its accumulators straight from registers, two floats a row, the eight rows
   // of a fragment whole 32-byte sectors. Plain products only (no bias, activation, residual,
-  // f32 y): the host sends any other call to the non-persistent form (gemm_mma.cpp's
-  // launch_pipe).
+  // f32 y, no taps). The probe's forms only (probes/wgmma): at 8192^3 on an H200 both lost to
+  // the non-persistent loop (results/h200/mma40-2026-11-30/README.md), so the op layer has none.
   __local ulong pipe_full[PIPE_RING_N], pipe_empty[PIPE_RING_N];
   const int p_tiles_n = (N + PIPE_BN - 1) / PIPE_BN, p_tiles_m = (M + PIPE_TILE_M - 1) / PIPE_TILE_M;
   const int p_tiles = p_tiles_m * p_tiles_n;
