@@ -31,18 +31,59 @@ inline int64_t parallel_grain() {
 inline constexpr int64_t kCheapOp = 1;
 inline constexpr int64_t kExpOp = 8;
 
+// STAGEBENCH_CPU_PARALLEL_SPLIT: how parallel_for hands out its chunks.
+//   grain: chunks of at least the grain, as many as four a thread, dealt round-robin by
+//          OpenMP's static schedule (before dfm40);
+//   even:  an op big enough for every thread (kEvenGrain element-operations each) gives thread
+//          t the t-th of T equal contiguous ranges (16-item aligned for cheap items), walked in
+//          the grain's chunks. Consecutive ops over tensors of one length then touch the same
+//          elements on the same core, so an op reads what the op before it wrote from its own
+//          L2 rather than from 15 other cores' (DeepFM small's memory-bound ops ran at 10-30 GB/s
+//          on the 16-core host, dfm40's op tables); smaller ops take fewer threads, as before.
+// Read once.
+enum class ParallelSplit { grain, even };
+inline ParallelSplit read_parallel_split() {
+  return read_knob("STAGEBENCH_CPU_PARALLEL_SPLIT", ParallelSplit::even,
+                   {{"even", ParallelSplit::even}, {"grain", ParallelSplit::grain}});
+}
+inline ParallelSplit parallel_split() {
+  static const ParallelSplit split = read_parallel_split();
+  return split;
+}
+// Element-operations a thread is given at least under `even`.
+inline constexpr int64_t kEvenGrain = 8192;
+
 // Calls body(begin, end) over [0, n) in contiguous chunks, in parallel when the total work
 // (n * cost_per_item element-operations) is worth it. Runs inline inside a parallel region.
 template <class Body>
 void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
   if (n <= 0) return;
   const int64_t threads = omp_get_max_threads();
-  const int64_t min_items =
-      std::max<int64_t>(1, parallel_grain() / std::max<int64_t>(1, cost_per_item));
+  const int64_t cost = std::max<int64_t>(1, cost_per_item);
+  const int64_t min_items = std::max<int64_t>(1, parallel_grain() / cost);
   // A few chunks per thread so uneven rows still balance; never chunks below the grain.
   const int64_t per_chunk = std::max(min_items, (n + threads * 4 - 1) / (threads * 4));
   const int64_t chunks = (n + per_chunk - 1) / per_chunk;
-  if (chunks <= 1 || threads <= 1 || omp_in_parallel()) {
+  if (threads <= 1 || omp_in_parallel()) {
+    body(int64_t{0}, n);
+    return;
+  }
+  if (parallel_split() == ParallelSplit::even) {
+    const int64_t parts = std::min(threads, n * cost / kEvenGrain);
+    if (parts > 1) {
+      const int64_t align = cost < 16 && n >= 16 * parts ? 16 : 1;
+      const int team = static_cast<int>(parts);
+#pragma omp parallel num_threads(team)
+      {
+        const int64_t t = omp_get_thread_num();
+        const int64_t lo = n * t / parts / align * align;
+        const int64_t hi = t + 1 == parts ? n : n * (t + 1) / parts / align * align;
+        for (int64_t i = lo; i < hi; i += per_chunk) body(i, std::min(hi, i + per_chunk));
+      }
+      return;
+    }
+  }
+  if (chunks <= 1) {
     body(int64_t{0}, n);
     return;
   }
