@@ -99,25 +99,13 @@ double mflop_per_thread() {
   return read_positive_number_knob("STAGEBENCH_CPU_GEMM_MFLOP_PER_THREAD", 0.0);
 }
 
-// STAGEBENCH_CPU_GEMM_THREADS=N: every oneDNN product on at most N threads (the rest of the
-// pool idle for it). An experiment's knob (issue 27, item 6: DeepFM's products at 15 spinning
-// threads ran at 400-790 GFLOP/s against 700-1,060 at 16 in dfm40's first call, whether a
-// partition that divides the work evenly wins back more than the idle threads cost); unset,
-// every product takes every thread.
-int gemm_threads() {
-  static const int n = static_cast<int>(read_positive_count_knob("STAGEBENCH_CPU_GEMM_THREADS", 0));
-  return n;
-}
-
 // Caps OpenMP's team for what runs in its scope, oneDNN's primitive creation included (its
 // partition is sized then, and its primitive cache keys on the thread count).
 class ThreadCap {
  public:
   ThreadCap(double mflop_each, double flops) : saved_(omp_get_max_threads()) {
-    int want = saved_;
-    if (mflop_each > 0.0) want = static_cast<int>(flops / (mflop_each * 1e6));
-    if (gemm_threads() > 0) want = std::min(want, gemm_threads());
-    if (want >= saved_) return;
+    if (mflop_each <= 0.0) return;
+    const int want = static_cast<int>(flops / (mflop_each * 1e6));
     capped_ = std::clamp(want, 1, saved_);
     if (capped_ < saved_) omp_set_num_threads(capped_);
   }

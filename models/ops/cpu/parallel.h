@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "models/ops/knobs.h"
 
@@ -32,19 +33,23 @@ inline constexpr int64_t kCheapOp = 1;
 inline constexpr int64_t kExpOp = 8;
 
 // STAGEBENCH_CPU_PARALLEL_SPLIT: how parallel_for hands out its chunks.
-//   grain: chunks of at least the grain, as many as four a thread, dealt round-robin by
-//          OpenMP's static schedule (before dfm40);
-//   even:  an op big enough for every thread (kEvenGrain element-operations each) gives thread
-//          t the t-th of T equal contiguous ranges (16-item aligned for cheap items), walked in
-//          the grain's chunks. Consecutive ops over tensors of one length then touch the same
-//          elements on the same core, so an op reads what the op before it wrote from its own
-//          L2 rather than from 15 other cores' (DeepFM small's memory-bound ops ran at 10-30 GB/s
-//          on the 16-core host, dfm40's op tables); smaller ops take fewer threads, as before.
+//   grain (default): chunks of at least the grain, as many as four a thread, dealt round-robin
+//          by OpenMP's static schedule (the path before dfm40);
+//   even:  an op the grain path runs in parallel, if big enough for two threads or more
+//          (kEvenGrain element-operations each), gives thread t the t-th of T equal contiguous
+//          ranges (16-item aligned for cheap items), walked in the grain's chunks, so that
+//          consecutive ops over tensors of one length touch the same elements on the same core.
+//          On the 16-core host (15 spinning threads, dfm40's call 4, one op-table process each)
+//          DeepFM's ops other than products summed 2.28 and 2.26 ms a step (baseline,
+//          preallocated-loss) against 2.70 and 2.71 in main's binary and 2.69 and 2.39 on the
+//          grain path of the same binary; never timed in alternating ladders, so not the
+//          default. Its first form (call 3: a team of `parts` threads, and ops the grain path
+//          runs inline split too) ran the step 1.37x slower.
 // Read once.
 enum class ParallelSplit { grain, even };
 inline ParallelSplit read_parallel_split() {
-  return read_knob("STAGEBENCH_CPU_PARALLEL_SPLIT", ParallelSplit::even,
-                   {{"even", ParallelSplit::even}, {"grain", ParallelSplit::grain}});
+  return read_knob("STAGEBENCH_CPU_PARALLEL_SPLIT", ParallelSplit::grain,
+                   {{"grain", ParallelSplit::grain}, {"even", ParallelSplit::even}});
 }
 inline ParallelSplit parallel_split() {
   static const ParallelSplit split = read_parallel_split();
@@ -54,9 +59,10 @@ inline ParallelSplit parallel_split() {
 inline constexpr int64_t kEvenGrain = 8192;
 
 // Calls body(begin, end) over [0, n) in contiguous chunks, in parallel when the total work
-// (n * cost_per_item element-operations) is worth it. Runs inline inside a parallel region.
+// (n * cost_per_item element-operations) is worth it, dealt as `split` says. Runs inline inside
+// a parallel region.
 template <class Body>
-void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
+void parallel_for_as(ParallelSplit split, int64_t n, int64_t cost_per_item, Body&& body) {
   if (n <= 0) return;
   const int64_t threads = omp_get_max_threads();
   const int64_t cost = std::max<int64_t>(1, cost_per_item);
@@ -68,14 +74,13 @@ void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
     body(int64_t{0}, n);
     return;
   }
-  if (parallel_split() == ParallelSplit::even) {
+  if (split == ParallelSplit::even) {
     const int64_t parts = std::min(threads, n * cost / kEvenGrain);
     if (parts > 1) {
       const int64_t align = cost < 16 && n >= 16 * parts ? 16 : 1;
-      // The whole team, and only ops the grain path runs in parallel too: dfm40's first form
-      // asked for num_threads(parts) and split ops the grain path runs inline, and on the host
-      // (15 spinning threads, call 3) it ran the step 1.37x slower (cross_entropy 0.04 -> 0.38-
-      // 0.93 ms, add 0.07 -> 0.28, dropout 0.17 -> 0.39, the products after them slower too).
+      // The whole team, and only ops the grain path runs in parallel too: the first form asked
+      // for num_threads(parts) and split ops the grain path runs inline, and on the host (call
+      // 3) that ran cross_entropy 0.04 -> 0.38-0.93 ms, add 0.07 -> 0.28, dropout 0.17 -> 0.39.
       // Threads past `parts` have no range; the ranges come from the team's real size, so that
       // a smaller team than asked still covers [0, n).
 #pragma omp parallel
@@ -95,6 +100,12 @@ void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
   for (int64_t c = 0; c < chunks; ++c) {
     body(c * per_chunk, std::min(n, (c + 1) * per_chunk));
   }
+}
+
+// parallel_for with the process's split (STAGEBENCH_CPU_PARALLEL_SPLIT).
+template <class Body>
+void parallel_for(int64_t n, int64_t cost_per_item, Body&& body) {
+  parallel_for_as(parallel_split(), n, cost_per_item, std::forward<Body>(body));
 }
 
 }  // namespace sb::cpu
