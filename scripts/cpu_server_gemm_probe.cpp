@@ -5,10 +5,12 @@
 // (format_tag::any, reordered outside the timing: what keeping weights blocked would save), and
 // at bf16 (what amp's AMX products reach at these sizes). The ceiling's shape (2048^3) for scale.
 //
-//   g++ -O2 -fopenmp -march=sapphirerapids -I. scripts/cpu_server_gemm_probe.cpp
-//     models/ops/cpu/bf16_pack.cpp -ldnnl -o probe   (one line)
+//   g++ -std=c++20 -O2 -fopenmp -march=sapphirerapids -I. scripts/cpu_server_gemm_probe.cpp
+//     models/ops/cpu/bf16_pack.cpp models/ops/knobs.cpp -ldnnl -o probe   (one line)
 //   OMP_PROC_BIND=close OMP_PLACES=cores ./probe [THREADS...]   (default 1 2 4 8 12 16)
 //   ./probe pack T    (bf16 alone and with the backend's per-call packs, at T threads)
+//   ./probe split T...  (f32 on oneDNN at T threads, then as T one-thread matmuls on ranges of
+//                        C's rows and of its columns in one OpenMP region)
 //
 // Output: one row a product and variant, the median of the timed runs in microseconds and its
 // GFLOP/s.
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -152,9 +155,95 @@ void probe(const Shape& sh, DT dt, bool blocked, int threads, dnnl::engine& eng,
   std::fflush(stdout);
 }
 
+// The median time of `once` over about 40 ms of runs (at least 5), after 3 untimed.
+double median_us(const std::function<void()>& once) {
+  for (int i = 0; i < 3; ++i) once();
+  const auto t0 = std::chrono::steady_clock::now();
+  once();
+  const double one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int runs = std::clamp(static_cast<int>(0.04 / std::max(one, 1e-6)), 5, 400);
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    once();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
+  return t[runs / 2] * 1e6;
+}
+
+// "split T": the product as T one-thread matmuls on near-equal ranges of C's rows (by = 'm') or
+// columns ('n'), run in one OpenMP region of T threads: a partition that divides the work
+// evenly at any T, against oneDNN's own at T threads (whose work units need not divide by T).
+void probe_split(const Shape& sh, int threads, char by, dnnl::engine& eng) {
+  const memory::dim m = sh.m, k = sh.k, n = sh.n;
+  std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)),
+      c(static_cast<size_t>(m * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.01f * static_cast<float>(i % 97);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * static_cast<float>(i % 89);
+  const memory::dims a_st = sh.ta ? memory::dims{1, m} : memory::dims{k, 1};
+  const memory::dims b_st = sh.tb ? memory::dims{1, k} : memory::dims{n, 1};
+  const memory::dim extent = by == 'm' ? m : n;
+  const int parts = static_cast<int>(std::min<memory::dim>(threads, extent));
+  std::vector<dnnl::matmul> mm;
+  std::vector<std::unordered_map<int, memory>> args;
+  omp_set_num_threads(1);  // each part's partition sized for one thread
+  for (int i = 0; i < parts; ++i) {
+    const memory::dim r0 = extent * i / parts, r1 = extent * (i + 1) / parts, len = r1 - r0;
+    const memory::dim am = by == 'm' ? len : m, bn = by == 'm' ? n : len;
+    const memory::desc src({am, k}, DT::f32, a_st), wei({k, bn}, DT::f32, b_st),
+        dst({am, bn}, DT::f32, {n, 1});
+    float* ap = a.data() + (by == 'm' ? (sh.ta ? r0 : r0 * k) : 0);
+    float* bp = b.data() + (by == 'n' ? (sh.tb ? r0 * k : r0) : 0);
+    float* cp = c.data() + (by == 'm' ? r0 * n : r0);
+    mm.emplace_back(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), eng));
+    args.push_back({{DNNL_ARG_SRC, memory(src, eng, ap)},
+                    {DNNL_ARG_WEIGHTS, memory(wei, eng, bp)},
+                    {DNNL_ARG_DST, memory(dst, eng, cp)}});
+  }
+  omp_set_num_threads(threads);
+  std::vector<dnnl::stream> streams;
+  for (int i = 0; i < parts; ++i) streams.emplace_back(eng);
+  const double us = median_us([&] {
+#pragma omp parallel num_threads(parts)
+    {
+      const int i = omp_get_thread_num();
+      mm[static_cast<size_t>(i)].execute(streams[static_cast<size_t>(i)],
+                                         args[static_cast<size_t>(i)]);
+    }
+  });
+  // A few elements of C against a direct sum, so that a wrong view cannot pass for a fast one.
+  double worst = 0;
+  for (memory::dim i = 0; i < m; i += std::max<memory::dim>(1, m / 7))
+    for (memory::dim j = 0; j < n; j += std::max<memory::dim>(1, n / 7)) {
+      double ref = 0;
+      for (memory::dim p = 0; p < k; ++p)
+        ref += double(a[static_cast<size_t>(sh.ta ? p * m + i : i * k + p)]) *
+               b[static_cast<size_t>(sh.tb ? j * k + p : p * n + j)];
+      worst = std::max(worst, std::abs(ref - c[static_cast<size_t>(i * n + j)]) /
+                                  std::max(1.0, std::abs(ref)));
+    }
+  std::printf("%-10s %5ldx%5ldx%5ld f32  split-%c %2d threads: %9.1f us %7.0f GFLOP/s  rel err %.1e\n",
+              sh.what, (long)m, (long)k, (long)n, by, threads, us, 2.0 * m * n * k / us * 1e-3,
+              worst);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // "split T...": each product on oneDNN at T threads, then split by C's rows and by its columns.
+  if (argc >= 3 && std::string(argv[1]) == "split") {
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    for (const Shape& sh : kShapes)
+      for (int i = 2; i < argc; ++i) {
+        const int t = std::atoi(argv[i]);
+        probe(sh, DT::f32, false, t, eng);
+        probe_split(sh, t, 'm', eng);
+        probe_split(sh, t, 'n', eng);
+      }
+    return 0;
+  }
   // "pack T": bf16 alone, then with the per-call packs, at T threads.
   if (argc == 3 && std::string(argv[1]) == "pack") {
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);

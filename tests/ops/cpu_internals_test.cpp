@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #ifdef STAGEBENCH_HAVE_DNNL
 #include <dnnl.hpp>
@@ -24,12 +25,47 @@
 #include "models/ops/cpu/gemm_small.h"
 #include "models/ops/cpu/host_pool.h"
 #include "models/ops/cpu/host_storage.h"
+#include "models/ops/cpu/parallel.h"
 #include "models/ops/cpu/quantize.h"
 #include "tests/ops/op_case.h"
 #include "tests/ops/test_env.h"
 
 namespace sb::testing {
 namespace {
+
+// parallel_for's two splits (STAGEBENCH_CPU_PARALLEL_SPLIT) hand every index of [0, n) to
+// exactly one call, in non-empty ranges, at any team size: the even split's ranges come from
+// the team it got, its 16-item alignment and its walk in the grain's chunks must still cover the
+// ends. Sizes around the grain (inline), the even split's threshold and uneven remainders.
+TEST(OpsCpu, ParallelSplitsCoverEveryIndexOnce) {
+  const int saved = omp_get_max_threads();
+  for (const sb::cpu::ParallelSplit split :
+       {sb::cpu::ParallelSplit::grain, sb::cpu::ParallelSplit::even})
+    for (const int threads : {1, 2, 3, 5, 15})
+      for (const int64_t n : {int64_t{1}, int64_t{17}, int64_t{4095}, int64_t{32769},
+                              int64_t{262144}, int64_t{1000003}})
+        for (const int64_t cost : {int64_t{1}, int64_t{4}, int64_t{768}}) {
+          omp_set_num_threads(threads);
+          std::vector<int> seen(static_cast<size_t>(n), 0);
+          int bad_ranges = 0;
+          sb::cpu::parallel_for_as(split, n, cost, [&](int64_t b, int64_t e) {
+            if (b < 0 || e > n || b >= e) {
+#pragma omp atomic
+              ++bad_ranges;
+              return;
+            }
+            for (int64_t i = b; i < e; ++i) {
+#pragma omp atomic
+              ++seen[static_cast<size_t>(i)];
+            }
+          });
+          EXPECT_EQ(bad_ranges, 0) << n << " " << cost << " " << threads;
+          const auto wrong = std::count_if(seen.begin(), seen.end(), [](int c) { return c != 1; });
+          EXPECT_EQ(wrong, 0) << "split " << static_cast<int>(split) << ", n " << n << ", cost "
+                              << cost << ", " << threads << " threads";
+        }
+  omp_set_num_threads(saved);
+}
 
 TEST(OpsCpu, PrecisionsAndAlignedTrackedMemory) {
   auto be = make_cpu_backend();

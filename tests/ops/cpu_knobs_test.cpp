@@ -25,6 +25,7 @@ const char* accepted_value(const std::string& variable) {
   if (variable.find("SUM_BLOCK") != std::string::npos) return "64";
   if (variable.find("OP_TIMES") != std::string::npos) return "on";
   if (variable.find("ITEMS_COST") != std::string::npos) return "macs";
+  if (variable.find("PARALLEL_SPLIT") != std::string::npos) return "even";
   return "off";
 }
 
@@ -56,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "STAGEBENCH_CPU_SUM_BLOCK", "STAGEBENCH_CPU_POOL",
                       "STAGEBENCH_CPU_ATTENTION_BF16", "STAGEBENCH_CPU_ATTENTION_ONEDNN",
                       "STAGEBENCH_CPU_BATCHED_GRID", "STAGEBENCH_CPU_SMALL_ITEMS_COST",
-                      "STAGEBENCH_CPU_DICE_BLOCKS"),
+                      "STAGEBENCH_CPU_DICE_BLOCKS", "STAGEBENCH_CPU_PARALLEL_SPLIT"),
     [](const ::testing::TestParamInfo<const char*>& info) {
       return std::string(info.param).substr(std::string("STAGEBENCH_").size());
     });

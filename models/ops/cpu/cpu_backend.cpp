@@ -75,6 +75,7 @@ CpuBackend::CpuBackend()
   gemm_bias_ = read_on_off_knob("STAGEBENCH_CPU_GEMM_BIAS");
   // Read once where they are used; read here too, so that a bad value fails the backend.
   (void)read_parallel_grain();
+  (void)read_parallel_split();
   (void)read_fused_dropout();
   (void)read_sum_axis1_block();
   (void)read_dice_blocks();
