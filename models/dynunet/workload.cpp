@@ -48,6 +48,7 @@ DynUnetWorkload::DynUnetWorkload(const WorkloadOptions& options, std::unique_ptr
     : options_(options),
       config_(config_for(options.size, options.batch)),
       backend_(std::move(backend)) {
+  if (options.lr > 0) config_.lr = options.lr;
   if (options.weights.empty()) {
     params_ = std::make_unique<Params>(Params::random(config_, options.seed));
   } else {

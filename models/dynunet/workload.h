@@ -17,7 +17,13 @@
 
 namespace sb::dynunet {
 
-struct WorkloadOptions : RunOptions {};
+struct WorkloadOptions : RunOptions {
+  // AdamW's learning rate; 0: the size's (config.cpp). Tests only: tiny's 1e-2, there so that
+  // training visibly learns in a few dozen steps, turns bf16's gradient rounding into whole
+  // +-lr sign steps in AdamW's first updates (parameter cosine 0.994 after the 4 check steps on
+  // the cpu backend's bf16 convolutions, 0.999 at the documented 1e-3: dynbf40).
+  float lr = 0;
+};
 struct PassTimes;  // graph_replay.h
 
 class DynUnetWorkload : public Workload {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/ops/gradient_check.h"
@@ -431,6 +432,60 @@ void add_conv3d_cases(std::vector<OpCase>& cases) {
                              backward_data_ref(in.s, bf16_rounded(in.dy), bf16_rounded(in.w)),
                              Precision::bf16}});
                      }});
+  }
+  // The cpu backend's bf16 convolutions (oneDNN): the three passes, both layouts, strides 1
+  // and 2, a bias; 16 channels in and 32 out (whole blocks for oneDNN's bf16 jit kernels), 8 and
+  // 8 (DynUNet tiny's first level), 8 into 1 (its output head).
+  // Each output against the fp64 reference over the fp32 inputs at bf16's tolerance, and
+  // against the one over the bf16-rounded inputs at fp32's: an fp32 product (a silent fallback)
+  // misses the second by ~1e-2 per element. dbias sums the bf16 dy (oneDNN's bf16 kernels
+  // reduce the bf16 operand they read, as PyTorch's autocast convolution does). Where a channel
+  // count is not a multiple of 8 (one channel in: DynUNet's first convolution; one out), an ISA
+  // may have only oneDNN's reference kernel and the op then runs in fp32: the first check alone.
+  for (const Config& c : {kConfigs[0], kConfigs[1], kConfigs[4], kConfigs[5]}) {
+    for (const auto& [in_channels, out_channels] :
+         {std::pair<int64_t, int64_t>{16, 32}, {1, 32}, {8, 8}, {8, 1}}) {
+      if (in_channels == 1 && c.stride != 1) continue;
+      seed += 10;
+      Conv3dShape s = shape_of(c, false);
+      s.batch = 1, s.in_channels = in_channels, s.out_channels = out_channels;
+      s.precision = Precision::bf16;
+      const bool blocked = in_channels % 8 == 0 && out_channels % 8 == 0;
+      cases.push_back(
+          {Op::conv3d,
+           "cpu_bf16_" + config_name(c) + "_ci" + std::to_string(in_channels) + "_co" +
+               std::to_string(out_channels),
+           needs_cpu_bf16_convolutions(), [=](Backend& be) {
+             const ConvInputs in(s, seed);
+             Tensor dx = be.empty(x_shape(in.s)), dw = be.empty(w_shape(in.s)),
+                    db = be.empty({in.s.out_channels});
+             be.fill(dx, std::numeric_limits<float>::quiet_NaN());
+             be.fill(dw, std::numeric_limits<float>::quiet_NaN());
+             const Tensor dy = up(be, in.dy, y_shape(in.s)), w = up(be, in.w, w_shape(in.s));
+             be.conv3d_backward_data(in.s, dy, w, dx);
+             be.conv3d_backward_weights(in.s, up(be, in.x, x_shape(in.s)), dy, dw, &db);
+             const Vec y = forward(be, in.s, in.x, in.w, &in.bias);
+             DVec dw_ref, db_ref, dw_bf16, db_bf16;
+             backward_weights_ref(in.s, in.x, in.dy, dw_ref, db_ref);
+             const Vec xr = bf16_rounded(in.x), wr = bf16_rounded(in.w), dyr = bf16_rounded(in.dy);
+             backward_weights_ref(in.s, xr, dyr, dw_bf16, db_bf16);
+             const Vec got_dx = be.download(dx), got_dw = be.download(dw), got_db = be.download(db);
+             std::vector<Check> out{
+                 {"y", y, conv3d_ref(in.s, in.x, in.w, &in.bias), Precision::bf16},
+                 {"dx", got_dx, backward_data_ref(in.s, in.dy, in.w), Precision::bf16},
+                 {"dw", got_dw, dw_ref, Precision::bf16},
+                 {"dbias", got_db, db_ref, Precision::bf16}};
+             if (blocked) {
+               out.push_back({"y of bf16 products", y, conv3d_ref(in.s, xr, wr, &in.bias),
+                              Precision::f32, 1e-4});
+               out.push_back({"dx of bf16 products", got_dx, backward_data_ref(in.s, dyr, wr),
+                              Precision::f32, 1e-4});
+               out.push_back({"dw of bf16 products", got_dw, dw_bf16, Precision::f32, 1e-4});
+               out.push_back({"dbias of bf16 dy", got_db, db_bf16, Precision::f32, 1e-4});
+             }
+             return out;
+           }});
+    }
   }
   for (const Config& c : kGradientConfigs) {
     seed += 10;

@@ -272,10 +272,60 @@ void add_bf16(std::vector<OpCase>& c) {
                }});
 }
 
+// The cpu backend's bf16 transposed convolution (oneDNN), DynUNet's k2 s2 upsampling: the three
+// passes with a bias, both layouts, 32 channels in and 16 out (whole blocks for oneDNN's bf16
+// kernels), against the fp64 reference over the fp32 inputs at bf16's tolerance and the one over
+// the bf16-rounded inputs at fp32's (an fp32 product misses it: each output sums 32 products);
+// dbias sums the bf16 dy.
+void add_cpu_bf16(std::vector<OpCase>& c) {
+  for (const Layout3d l : kLayouts) {
+    c.push_back({Op::conv_transpose3d, std::string("cpu_bf16_k2s2p0_") + layout_text(l),
+                 needs_cpu_bf16_convolutions(), [l](Backend& be) {
+                   TransposedInputs in({"k2s2p0", 2, 2, 0}, l, 780);
+                   const bool last = l == Layout3d::ndhwc;
+                   in.s.batch = 1, in.s.in_channels = 32, in.s.out_channels = 16;
+                   in.s.d = 3, in.s.h = 5, in.s.w = 2;
+                   in.s.precision = Precision::bf16;
+                   in.vi = {32, 3, 5, 2, last};
+                   in.vo = {16, 6, 10, 4, last};
+                   in.x = random_vec(in.vi.size(1), 781);
+                   in.w = random_vec(32 * 16 * 8, 782);
+                   in.bias = random_vec(16, 783);
+                   in.dy = random_vec(in.vo.size(1), 784);
+                   Tensor y = be.empty(in.y_shape()), dx = be.empty(in.x_shape()),
+                          dw = be.empty(in.w_shape()), db = be.empty({16});
+                   const Tensor b = up(be, in.bias, {16}), x = up(be, in.x, in.x_shape()),
+                                w = up(be, in.w, in.w_shape()), dy = up(be, in.dy, in.y_shape());
+                   be.conv_transpose3d(in.s, x, w, &b, y);
+                   be.conv_transpose3d_backward_data(in.s, dy, w, dx);
+                   be.conv_transpose3d_backward_weights(in.s, x, dy, dw, &db);
+                   const Vec got_y = be.download(y), got_dx = be.download(dx),
+                             got_dw = be.download(dw), got_db = be.download(db);
+                   std::vector<Check> out{
+                       {"y", got_y, in.forward_ref(in.x, in.w, &in.bias), Precision::bf16},
+                       {"dx", got_dx, in.backward_data_ref(), Precision::bf16},
+                       {"dw", got_dw, in.backward_weights_ref(), Precision::bf16},
+                       {"dbias", got_db, in.backward_bias_ref(), Precision::bf16}};
+                   in.x = bf16_rounded(in.x), in.w = bf16_rounded(in.w);
+                   in.dy = bf16_rounded(in.dy);
+                   out.push_back({"y of bf16 products", got_y, in.forward_ref(in.x, in.w, &in.bias),
+                                  Precision::f32, kTol});
+                   out.push_back({"dx of bf16 products", got_dx, in.backward_data_ref(),
+                                  Precision::f32, kTol});
+                   out.push_back({"dw of bf16 products", got_dw, in.backward_weights_ref(),
+                                  Precision::f32, kTol});
+                   out.push_back(
+                       {"dbias of bf16 dy", got_db, in.backward_bias_ref(), Precision::f32, kTol});
+                   return out;
+                 }});
+  }
+}
+
 }  // namespace
 
 void add_conv_transpose3d_cases(std::vector<OpCase>& cases) {
   add_bf16(cases);
+  add_cpu_bf16(cases);
   for (const Geometry& g : kGeometries)
     for (Layout3d l : kLayouts)
       for (bool with_bias : {true, false}) add_forward(cases, g, l, with_bias);

@@ -26,6 +26,13 @@ std::function<std::string(Backend&)> needs_precision(Precision p) {
   return [p](Backend& be) { return be.unsupported_reason(p); };
 }
 
+std::function<std::string(Backend&)> needs_cpu_bf16_convolutions() {
+  return [](Backend& be) -> std::string {
+    if (be.name() != "cpu") return "cases of the cpu backend's bf16 convolutions";
+    return be.unsupported_reason(Precision::bf16);
+  };
+}
+
 bool small_shapes() {
   static const bool small = [] {
     const char* env = std::getenv("STAGEBENCH_OP_SHAPES");

@@ -50,6 +50,8 @@ void add_half_activation_cases(std::vector<OpCase>& cases);
 
 // A case that needs GEMMs at precision p.
 std::function<std::string(Backend&)> needs_precision(Precision p);
+// The cpu backend's bf16 convolutions (oneDNN, on a CPU with avx512_bf16): the others skip.
+std::function<std::string(Backend&)> needs_cpu_bf16_convolutions();
 
 // A case's checks from a braced list (a lambda cannot return one directly).
 inline std::vector<Check> checks(std::initializer_list<Check> list) {

@@ -1,8 +1,18 @@
 // conv3d and its two backward ops on the CPU: oneDNN's convolution_forward,
 // convolution_backward_data and convolution_backward_weights in fp32, each created with the
 // layouts its jit kernels choose, the tensors reordered in and out per call (descs_of says
-// which). One primitive per (pass, shape, bias), with its reorders, built on first use and cached
-// for the backend's life; the reordered copies live in three buffers the backend holds.
+// which). One primitive per (pass, shape, bias, precision), with its reorders, built on first use
+// and cached for the backend's life; the reordered copies live in three buffers the backend holds.
+//
+// At Precision::bf16 (DynUNet's bf16-mixed stage, PyTorch's autocast) the products read bf16
+// operands and accumulate in fp32 (oneDNN's avx512_core_bf16 jit kernels, AMX where the host has
+// it): the tensors stay fp32 (the master weights, the activations the fp32 norms read), the
+// reorder that puts an operand in the primitive's layout writes it as bf16 on the way (for ncdhw
+// a pass that fp32 makes too; for ndhwc a conversion pass that fp32 does not need), and every
+// output is written in fp32 (y, dx, and dW for the fp32 master weights), so no pass converts
+// back. A shape whose bf16 primitive would be one of oneDNN's reference kernels (channels
+// too few for its jit kernels' blocks) runs in fp32 instead: Precision is what the products
+// may be computed in, and a reference kernel is slower than fp32's jit one.
 //
 // Without oneDNN in the build (STAGEBENCH_DNNL=OFF) the same ops run as direct loops (OpenMP
 // over independent outputs, fp32 accumulation in a fixed order): the forward sums each output
@@ -14,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -35,12 +46,18 @@ namespace sb::cpu {
 
 namespace {
 
-// The cpu backend has no reduced-precision convolution: a call asking for one is refused
-// rather than computed in fp32 under another name.
-void expect_f32_products(const Conv3dShape& s, const char* op) {
-  if (s.precision != Precision::f32)
-    throw std::invalid_argument(std::string(op) + ": the cpu backend computes convolutions in " +
-                                "f32 only (precision " + precision_name(s.precision) + ")");
+// Without oneDNN the loops compute in fp32 only; with it, fp32 and bf16. Any other precision is
+// refused rather than computed in fp32 under another name.
+void expect_products(const Conv3dShape& s, const char* op) {
+#ifdef STAGEBENCH_HAVE_DNNL
+  if (s.precision == Precision::f32 || s.precision == Precision::bf16) return;
+  const char* have = "f32 and bf16 only";
+#else
+  if (s.precision == Precision::f32) return;
+  const char* have = "f32 only (bf16 needs oneDNN)";
+#endif
+  throw std::invalid_argument(std::string(op) + ": the cpu backend computes convolutions in " +
+                              have + " (precision " + precision_name(s.precision) + ")");
 }
 
 // Strides of a [N, C, D, H, W] volume stored in `layout`: {n, c, z, y, x}.
@@ -183,16 +200,35 @@ enum class Pass : int { forward, backward_data, backward_weights };
 
 // Everything that makes a different primitive.
 using Key = std::tuple<Pass, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int,
-                       Layout3d, bool>;
+                       Layout3d, bool, Precision>;
 
 Key key_of(Pass pass, const Conv3dShape& s, bool bias) {
-  return {pass, s.batch,  s.in_channels, s.out_channels, s.d,      s.h,
-          s.w,  s.kernel, s.stride,      s.padding,      s.layout, bias};
+  return {pass,     s.batch,  s.in_channels, s.out_channels, s.d,  s.h,        s.w,
+          s.kernel, s.stride, s.padding,     s.layout,       bias, s.precision};
 }
 
-memory::desc volume_desc(const Conv3dShape& s, int64_t c, int64_t d, int64_t h, int64_t w,
-                         Tag tag) {
-  return memory::desc({s.batch, c, d, h, w}, DT::f32, tag);
+memory::desc volume_desc(const Conv3dShape& s, int64_t c, int64_t d, int64_t h, int64_t w, Tag tag,
+                         DT type = DT::f32) {
+  return memory::desc({s.batch, c, d, h, w}, type, tag);
+}
+
+// The data types a primitive's source, weights and destination (or their gradients) are made
+// with: bf16 for what the products read, fp32 for what they write (the output, dx, and dW, which
+// the fp32 master weights take as it is).
+struct Types {
+  DT src, weights, dst;
+};
+Types types_of(Pass pass, Precision p) {
+  if (p != Precision::bf16) return {DT::f32, DT::f32, DT::f32};
+  switch (pass) {
+    case Pass::forward:
+      return {DT::bf16, DT::bf16, DT::f32};
+    case Pass::backward_data:
+      return {DT::f32, DT::bf16, DT::bf16};
+    case Pass::backward_weights:
+      return {DT::bf16, DT::f32, DT::bf16};
+  }
+  return {DT::f32, DT::f32, DT::f32};
 }
 
 // The tensors' own layouts (what the op layer holds) and the layouts a primitive is created
@@ -209,7 +245,7 @@ struct Descs {
   memory::dims strides, padding;
 };
 
-Descs descs_of(const Conv3dShape& s, bool bias) {
+Descs descs_of(const Conv3dShape& s, bool bias, Types t) {
   const int64_t k = s.kernel;
   const Tag plain = s.layout == Layout3d::ncdhw ? Tag::ncdhw : Tag::ndhwc;
   const Tag volumes = s.layout == Layout3d::ncdhw ? Tag::any : Tag::ndhwc;
@@ -218,10 +254,10 @@ Descs descs_of(const Conv3dShape& s, bool bias) {
   Descs d;
   d.src = volume_desc(s, s.in_channels, s.d, s.h, s.w, plain);
   d.dst = volume_desc(s, s.out_channels, od, oh, ow, plain);
-  d.src_any = volume_desc(s, s.in_channels, s.d, s.h, s.w, volumes);
-  d.dst_any = volume_desc(s, s.out_channels, od, oh, ow, volumes);
+  d.src_any = volume_desc(s, s.in_channels, s.d, s.h, s.w, volumes, t.src);
+  d.dst_any = volume_desc(s, s.out_channels, od, oh, ow, volumes, t.dst);
   d.weights = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::oidhw);
-  d.weights_any = memory::desc({s.out_channels, s.in_channels, k, k, k}, DT::f32, Tag::any);
+  d.weights_any = memory::desc({s.out_channels, s.in_channels, k, k, k}, t.weights, Tag::any);
   if (bias) d.bias = memory::desc({s.out_channels}, DT::f32, Tag::a);
   d.strides = {s.stride, s.stride, s.stride};
   d.padding = {s.padding, s.padding, s.padding};
@@ -246,7 +282,8 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool bias,
 struct ConvPrimitive {
   dnnl::primitive p;
   ReorderedOperand src, weights, dst;
-  memory::desc bias;  // plain, when the primitive has one
+  memory::desc bias;                     // plain, when the primitive has one
+  Precision precision = Precision::f32;  // what it computes in (bf16 asked may run in f32)
 };
 
 enum Role { kSrc, kWeights, kDst };
@@ -273,11 +310,24 @@ struct CpuBackend::Conv3dPrimitives {
     const Key key = key_of(pass, s, bias);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
-    const Descs d = descs_of(s, bias);
+    std::optional<ConvPrimitive> p;
+    if (s.precision == Precision::bf16) p = make(pass, s, bias, Precision::bf16);
+    if (!p) p = make(pass, s, bias, Precision::f32);
+    return cache.emplace(key, std::move(*p)).first->second;
+  }
+
+  // The primitive at `precision`; none at bf16 where oneDNN has only a reference kernel for it.
+  std::optional<ConvPrimitive> make(Pass pass, const Conv3dShape& s, bool bias,
+                                    Precision precision) {
+    const bool bf16 = precision == Precision::bf16;
+    const Descs d = descs_of(s, bias, types_of(pass, precision));
     const auto algo = dnnl::algorithm::convolution_direct;
-    const auto hint = forward_pd(d, bias, engine);
+    // The backward passes' hint: the forward at the pass's precision (bf16 in, fp32 out).
+    const auto hint =
+        forward_pd(bf16 ? descs_of(s, bias, types_of(Pass::forward, precision)) : d, bias, engine);
     ConvPrimitive p;
     p.bias = d.bias;
+    p.precision = precision;
     auto operands = [&](const memory::desc& src, const memory::desc& weights,
                         const memory::desc& dst) {
       p.src = ReorderedOperand(src, d.src, engine);
@@ -286,6 +336,7 @@ struct CpuBackend::Conv3dPrimitives {
     };
     switch (pass) {
       case Pass::forward:
+        if (bf16 && reference_kernel(hint)) return std::nullopt;
         p.p = dnnl::convolution_forward(hint);
         operands(hint.src_desc(), hint.weights_desc(), hint.dst_desc());
         break;
@@ -293,6 +344,7 @@ struct CpuBackend::Conv3dPrimitives {
         const dnnl::convolution_backward_data::primitive_desc pd(
             {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding}, engine,
             hint);
+        if (bf16 && reference_kernel(pd)) return std::nullopt;
         p.p = dnnl::convolution_backward_data(pd);
         operands(pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc());
         break;
@@ -306,12 +358,13 @@ struct CpuBackend::Conv3dPrimitives {
                  : dnnl::convolution_backward_weights::primitive_desc(
                        {algo, d.src_any, d.weights_any, d.dst_any, d.strides, d.padding, d.padding},
                        engine, hint);
+        if (bf16 && reference_kernel(pd)) return std::nullopt;
         p.p = dnnl::convolution_backward_weights(pd);
         operands(pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc());
         break;
       }
     }
-    return cache.emplace(key, std::move(p)).first->second;
+    return p;
   }
 
   dnnl::memory wrap(const dnnl::memory::desc& desc, const Tensor& t, const char* what) const {
@@ -351,8 +404,10 @@ struct CpuBackend::Conv3dPrimitives {
   // The primitive itself, timed apart from the reorders around it.
   void execute(ConvPrimitive& p, const std::unordered_map<int, dnnl::memory>& args, KernelLog* log,
                const char* pass, const Conv3dShape& s) {
-    const OpScope op_scope(
-        log, [&] { return std::string("conv3d ") + pass + " " + conv_gemm_shape(s, false); });
+    const OpScope op_scope(log, [&] {
+      return std::string("conv3d ") + pass + (p.precision == Precision::bf16 ? " bf16 " : " ") +
+             conv_gemm_shape(s, false);
+    });
     p.p.execute(stream, args);
     stream.wait();
   }
@@ -369,7 +424,7 @@ void* CpuBackend::conv_copy(int role, size_t bytes) {
 
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
-  expect_f32_products(s, "conv3d");
+  expect_products(s, "conv3d");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::forward, s, bias != nullptr);
   auto out = c.out(p.dst, kDst, y, "conv3d output");
@@ -384,7 +439,7 @@ void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& 
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) {
-  expect_f32_products(s, "conv3d_backward_data");
+  expect_products(s, "conv3d_backward_data");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_data, s, false);
   auto out = c.out(p.src, kSrc, dx, "conv3d_backward_data dx");
@@ -399,7 +454,7 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) {
-  expect_f32_products(s, "conv3d_backward_weights");
+  expect_products(s, "conv3d_backward_weights");
   Conv3dPrimitives& c = conv3d_primitives();
   ConvPrimitive& p = c.get(Pass::backward_weights, s, dbias != nullptr);
   auto out = c.out(p.weights, kWeights, dw, "conv3d_backward_weights dw");
@@ -417,14 +472,14 @@ void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& 
 
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                            const Tensor* bias, Tensor& y) {
-  expect_f32_products(s, "conv3d");
+  expect_products(s, "conv3d");
   conv3d_loops(s, f32_data(x, "conv3d input"), f32_data(w, "conv3d weight"),
                bias ? f32_data(*bias, "conv3d bias") : nullptr, f32_data(y, "conv3d output"));
 }
 
 void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy, const Tensor& w,
                                          Tensor& dx) {
-  expect_f32_products(s, "conv3d_backward_data");
+  expect_products(s, "conv3d_backward_data");
   conv3d_backward_data_loops(s, f32_data(dy, "conv3d_backward_data dy"),
                              f32_data(w, "conv3d_backward_data weight"),
                              f32_data(dx, "conv3d_backward_data dx"));
@@ -432,7 +487,7 @@ void CpuBackend::do_conv3d_backward_data(const Conv3dShape& s, const Tensor& dy,
 
 void CpuBackend::do_conv3d_backward_weights(const Conv3dShape& s, const Tensor& x, const Tensor& dy,
                                             Tensor& dw, Tensor* dbias) {
-  expect_f32_products(s, "conv3d_backward_weights");
+  expect_products(s, "conv3d_backward_weights");
   conv3d_backward_weights_loops(
       s, f32_data(x, "conv3d_backward_weights input"), f32_data(dy, "conv3d_backward_weights dy"),
       f32_data(dw, "conv3d_backward_weights dw"),

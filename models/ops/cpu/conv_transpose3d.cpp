@@ -10,7 +10,10 @@
 // out per call into conv3d's held buffers, as conv3d's do: with plain ncdhw oneDNN ran its
 // im2col GEMM (x64:gemm:jit, 43-74 GFLOP/s on the 16-core host, 13% of DynUNet small's step)
 // where ndhwc ran its jit kernels. Primitives and their weight scratch are cached per shape
-// (and per bias/no-bias) for the process.
+// (and per bias/no-bias and precision) for the process. At Precision::bf16 the products read
+// bf16 operands (the reorders into the primitive's layout convert them) and write fp32 (y, dx,
+// and dW for the fp32 master weights), as conv3d.cpp's; where oneDNN has only a reference
+// kernel for a bf16 shape, it runs in fp32.
 //
 // Without oneDNN: direct loops from the definition, each output element a gather over its
 // contributions in a fixed order (deterministic), OpenMP across independent outputs.
@@ -31,6 +34,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #endif
@@ -183,7 +187,7 @@ enum class Kind : int { forward, backward_data, backward_weights };
 
 // Everything that makes a different primitive.
 using TransposeKey = std::tuple<Kind, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
-                                int, int, Layout3d, bool>;
+                                int, int, Layout3d, bool, Precision>;
 
 struct Cached {
   dnnl::primitive primitive;
@@ -193,6 +197,7 @@ struct Cached {
   memory weights_scratch;         // in the primitive's layout when it differs
   dnnl::reorder weights_reorder;  // user -> primitive (or back, for backward weights)
   bool reorder = false;
+  bool bf16 = false;  // the products in bf16 (else f32)
 };
 
 struct Dnnl {
@@ -211,34 +216,47 @@ memory::dims dims3(int64_t v) {
   return {v, v, v};
 }
 
-Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
+// The primitive of `kind` in bf16 (bf16 operands read, fp32 written) or f32; at bf16, nullopt
+// where oneDNN has only a reference kernel for it.
+std::optional<Cached> make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias,
+                                     bool bf16) {
   const Tag act = s.layout == Layout3d::ndhwc ? Tag::ndhwc : Tag::ncdhw;
   const Tag chosen = s.layout == Layout3d::ndhwc ? Tag::ndhwc : Tag::any;
+  // What each operand is made with: the products' inputs in bf16, their outputs in fp32.
+  const DT half = bf16 ? DT::bf16 : DT::f32;
+  const DT src_type = kind == Kind::backward_data ? DT::f32 : half;
+  const DT dst_type = kind == Kind::forward ? DT::f32 : half;
+  const DT weights_type = kind == Kind::backward_weights ? DT::f32 : half;
   const memory::dims src_dims{s.batch, s.in_channels, s.d, s.h, s.w};
   const memory::dims dst_dims{s.batch, s.out_channels, s.out_size(s.d, true), s.out_size(s.h, true),
                               s.out_size(s.w, true)};
   const memory::desc src_user(src_dims, DT::f32, act), dst_user(dst_dims, DT::f32, act);
-  const memory::desc src(src_dims, DT::f32, chosen), dst(dst_dims, DT::f32, chosen);
+  const memory::desc src(src_dims, src_type, chosen), dst(dst_dims, dst_type, chosen);
   const memory::dims wdims{s.out_channels, s.in_channels, s.kernel, s.kernel, s.kernel};
   const memory::desc user_weights(wdims, DT::f32, Tag::iodhw);
-  const memory::desc any_weights(wdims, DT::f32, Tag::any);
+  const memory::desc any_weights(wdims, weights_type, Tag::any);
+  // The backward passes' hint: the forward at the same precision (bf16 in, fp32 out).
+  const memory::desc fwd_src(src_dims, half, chosen), fwd_dst(dst_dims, DT::f32, chosen);
+  const memory::desc fwd_weights(wdims, half, Tag::any);
   const memory::desc bias_desc({s.out_channels}, DT::f32, Tag::a);
   const memory::dims strides = dims3(s.stride), pad = dims3(s.padding);
   const auto alg = dnnl::algorithm::deconvolution_direct;
 
   // The forward descriptor (the hint for both backward ones).
   const auto fwd_desc =
-      bias ? dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_training, alg, src,
-                                               any_weights, bias_desc, dst, strides, pad, pad)
-           : dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_training, alg, src,
-                                               any_weights, dst, strides, pad, pad);
+      bias ? dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_training, alg, fwd_src,
+                                               fwd_weights, bias_desc, fwd_dst, strides, pad, pad)
+           : dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_training, alg, fwd_src,
+                                               fwd_weights, fwd_dst, strides, pad, pad);
   const dnnl::deconvolution_forward::primitive_desc fwd_pd(fwd_desc, st.engine);
 
   Cached c;
   c.bias = bias_desc;
   c.user_weights = user_weights;
+  c.bf16 = bf16;
   switch (kind) {
     case Kind::forward:
+      if (bf16 && reference_kernel(fwd_pd)) return std::nullopt;
       c.primitive = dnnl::deconvolution_forward(fwd_pd);
       c.weights = fwd_pd.weights_desc();
       c.src = ReorderedOperand(fwd_pd.src_desc(), src_user, st.engine);
@@ -248,6 +266,7 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
       const dnnl::deconvolution_backward_data::desc d(alg, src, any_weights, dst, strides, pad,
                                                       pad);
       const dnnl::deconvolution_backward_data::primitive_desc pd(d, st.engine, fwd_pd);
+      if (bf16 && reference_kernel(pd)) return std::nullopt;
       c.primitive = dnnl::deconvolution_backward_data(pd);
       c.weights = pd.weights_desc();
       c.src = ReorderedOperand(pd.diff_src_desc(), src_user, st.engine);
@@ -260,6 +279,7 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
                           : dnnl::deconvolution_backward_weights::desc(alg, src, any_weights, dst,
                                                                        strides, pad, pad);
       const dnnl::deconvolution_backward_weights::primitive_desc pd(d, st.engine, fwd_pd);
+      if (bf16 && reference_kernel(pd)) return std::nullopt;
       c.primitive = dnnl::deconvolution_backward_weights(pd);
       c.weights = pd.diff_weights_desc();
       c.src = ReorderedOperand(pd.src_desc(), src_user, st.engine);
@@ -278,11 +298,14 @@ Cached make_primitive(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
 }
 
 Cached& primitive_for(Dnnl& st, Kind kind, const Conv3dShape& s, bool bias) {
-  const TransposeKey key{kind, s.batch,  s.in_channels, s.out_channels, s.d,      s.h,
-                         s.w,  s.kernel, s.stride,      s.padding,      s.layout, bias};
+  const TransposeKey key{kind,     s.batch,  s.in_channels, s.out_channels, s.d,  s.h,        s.w,
+                         s.kernel, s.stride, s.padding,     s.layout,       bias, s.precision};
   auto it = st.cache.find(key);
   if (it != st.cache.end()) return it->second;
-  return st.cache.emplace(key, make_primitive(st, kind, s, bias)).first->second;
+  std::optional<Cached> c;
+  if (s.precision == Precision::bf16) c = make_primitive(st, kind, s, bias, true);
+  if (!c) c = make_primitive(st, kind, s, bias, false);
+  return st.cache.emplace(key, std::move(*c)).first->second;
 }
 
 // The weights as the primitive reads them: w itself, or w reordered into the scratch.
@@ -302,8 +325,10 @@ constexpr int kSrcCopy = 0, kDstCopy = 2;
 
 void CpuBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,
                                      const Tensor* bias, Tensor& y) {
-  const OpScope op_scope(op_log(),
-                         [&] { return "conv_transpose3d fwd " + conv_gemm_shape(s, true); });
+  const OpScope op_scope(op_log(), [&] {
+    return std::string("conv_transpose3d fwd") + (s.precision == Precision::bf16 ? " bf16 " : " ") +
+           conv_gemm_shape(s, true);
+  });
   const float* xp = f32_data(x, "conv_transpose3d input");
   const float* wp = f32_data(w, "conv_transpose3d weight");
   const float* bp = bias ? f32_data(*bias, "conv_transpose3d bias") : nullptr;
@@ -332,8 +357,10 @@ void CpuBackend::do_conv_transpose3d(const Conv3dShape& s, const Tensor& x, cons
 
 void CpuBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const Tensor& dy,
                                                    const Tensor& w, Tensor& dx) {
-  const OpScope op_scope(op_log(),
-                         [&] { return "conv_transpose3d bwd_data " + conv_gemm_shape(s, true); });
+  const OpScope op_scope(op_log(), [&] {
+    return std::string("conv_transpose3d bwd_data") +
+           (s.precision == Precision::bf16 ? " bf16 " : " ") + conv_gemm_shape(s, true);
+  });
   const float* dyp = f32_data(dy, "conv_transpose3d_backward_data dy");
   const float* wp = f32_data(w, "conv_transpose3d_backward_data weight");
   float* dxp = f32_data(dx, "conv_transpose3d_backward_data dx");
@@ -358,8 +385,10 @@ void CpuBackend::do_conv_transpose3d_backward_data(const Conv3dShape& s, const T
 
 void CpuBackend::do_conv_transpose3d_backward_weights(const Conv3dShape& s, const Tensor& x,
                                                       const Tensor& dy, Tensor& dw, Tensor* dbias) {
-  const OpScope op_scope(
-      op_log(), [&] { return "conv_transpose3d bwd_weights " + conv_gemm_shape(s, true); });
+  const OpScope op_scope(op_log(), [&] {
+    return std::string("conv_transpose3d bwd_weights") +
+           (s.precision == Precision::bf16 ? " bf16 " : " ") + conv_gemm_shape(s, true);
+  });
   const float* xp = f32_data(x, "conv_transpose3d_backward_weights input");
   const float* dyp = f32_data(dy, "conv_transpose3d_backward_weights dy");
   float* dwp = f32_data(dw, "conv_transpose3d_backward_weights dw");

@@ -4,8 +4,16 @@
 // once with the primitive rather than per call. The copy in the chosen layout lives in a buffer
 // the caller holds (conv3d.cpp's, for conv3d and conv_transpose3d alike).
 #include <dnnl.hpp>
+#include <string>
 
 namespace sb::cpu {
+
+// Whether oneDNN picked one of its reference kernels for a primitive (impl_info_str "ref:any",
+// or a deconvolution over one, "conv:ref:any"): the bf16 convolutions fall back to fp32's jit
+// kernels rather than run there.
+inline bool reference_kernel(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).find("ref") != std::string::npos;
+}
 
 struct ReorderedOperand {
   dnnl::memory::desc chosen, user;
