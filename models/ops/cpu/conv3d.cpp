@@ -35,6 +35,7 @@
 #include "models/ops/cpu/op_times.h"
 #include "models/ops/cpu/parallel.h"
 #include "models/ops/cpu/scratch.h"
+#include "models/ops/knobs.h"
 
 #ifdef STAGEBENCH_HAVE_DNNL
 #include <dnnl.hpp>
@@ -294,13 +295,32 @@ struct CpuBackend::Conv3dPrimitives {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::map<Key, ConvPrimitive> cache;
+  // Backend::hold_read_only's promise, for the data gradient dy that a convolution's two backward
+  // passes both read (network.cpp holds it around them): its copy in the primitive's layout (at
+  // bf16, the conversion) made by the first pass and read by the second, while the desc is the
+  // same, instead of a reorder each. Holds counted per base pointer; the copy forgotten at the
+  // last release. STAGEBENCH_CPU_CONV_HELD_COPY=off reorders at every call (for A/B runs).
+  std::map<const float*, int> holds;
+  const float* held_of = nullptr;  // whose copy held_copy holds, null when none
+  memory::desc held_desc;
+  bool reuse_held = read_on_off_knob("STAGEBENCH_CPU_CONV_HELD_COPY");
   // Where an operand's copy in the chosen layout lives during its call: one buffer per role,
   // grown to the largest copy any shape needs (ops run one at a time; a call uses each role
   // once). A fresh multi-megabyte buffer per call was fresh pages to fault in, every call.
   Scratch src_copy, weights_copy, dst_copy;
 
+  Scratch held_copy;
+
   explicit Conv3dPrimitives(const std::shared_ptr<AllocationTracker>& host)
-      : src_copy(host), weights_copy(host), dst_copy(host) {}
+      : src_copy(host), weights_copy(host), dst_copy(host), held_copy(host) {}
+
+  void hold(const float* data) { ++holds[data]; }
+  void release(const float* data) {
+    auto it = holds.find(data);
+    if (it == holds.end() || --it->second > 0) return;
+    holds.erase(it);
+    if (held_of == data) held_of = nullptr;
+  }
   void* scratch(Role role, size_t bytes) {
     Scratch& s = role == kSrc ? src_copy : role == kWeights ? weights_copy : dst_copy;
     return s.get(bytes);
@@ -376,6 +396,15 @@ struct CpuBackend::Conv3dPrimitives {
                   KernelLog* log) {
     const float* data = f32_data(t, what);
     if (!o.reordered()) return o.in(engine, stream, data, nullptr);
+    if (reuse_held && role == kDst && holds.count(data) > 0) {
+      void* copy = held_copy.get(o.chosen.get_size());
+      if (held_of == data && held_desc == o.chosen) return dnnl::memory(o.chosen, engine, copy);
+      held_of = nullptr;  // held_copy is rewritten now
+      const OpScope op_scope(log, [&] { return "conv3d reorder in " + std::to_string(t.numel()); });
+      dnnl::memory m = o.in(engine, stream, data, copy);
+      held_of = data, held_desc = o.chosen;
+      return m;
+    }
     const OpScope op_scope(log, [&] { return "conv3d reorder in " + std::to_string(t.numel()); });
     return o.in(engine, stream, data, scratch(role, o.chosen.get_size()));
   }
@@ -420,6 +449,13 @@ CpuBackend::Conv3dPrimitives& CpuBackend::conv3d_primitives() {
 
 void* CpuBackend::conv_copy(int role, size_t bytes) {
   return conv3d_primitives().scratch(static_cast<Role>(role), bytes);
+}
+
+void CpuBackend::conv_hold(const float* data, bool hold) {
+  if (hold)
+    conv3d_primitives().hold(data);
+  else if (conv3d_)
+    conv3d_->release(data);
 }
 
 void CpuBackend::do_conv3d(const Conv3dShape& s, const Tensor& x, const Tensor& w,

@@ -86,6 +86,7 @@ CpuBackend::CpuBackend()
   (void)read_small_items_cost();
 #ifdef STAGEBENCH_HAVE_DNNL
   (void)bf16_images_requested();  // read by DnnlGemm's images above too; here for the list
+  (void)read_on_off_knob("STAGEBENCH_CPU_CONV_HELD_COPY");  // read when conv3d's are made
 #endif
 }
 
@@ -94,8 +95,10 @@ CpuBackend::~CpuBackend() = default;
 
 void CpuBackend::hold_read_only(const Tensor& t) {
 #ifdef STAGEBENCH_HAVE_DNNL
-  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0) {
     dnnl_->hold_read_only(f32_data(t, "held tensor"), t.numel());
+    conv_hold(f32_data(t, "held tensor"), true);
+  }
 #else
   (void)t;
 #endif
@@ -103,8 +106,10 @@ void CpuBackend::hold_read_only(const Tensor& t) {
 
 void CpuBackend::release_read_only(const Tensor& t) {
 #ifdef STAGEBENCH_HAVE_DNNL
-  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0)
+  if (t.defined() && t.dtype() == DType::f32 && t.numel() > 0) {
     dnnl_->release_read_only(f32_data(t, "held tensor"));
+    conv_hold(f32_data(t, "held tensor"), false);
+  }
 #else
   (void)t;
 #endif

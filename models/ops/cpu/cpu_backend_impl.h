@@ -64,6 +64,8 @@ class CpuBackend final : public Backend {
   // weights, 2 destination), for conv_transpose3d's too: `bytes` at least, valid until the
   // role's next call.
   void* conv_copy(int role, size_t bytes);
+  // hold_read_only / release_read_only for conv3d's held copies (conv3d.cpp; oneDNN builds).
+  void conv_hold(const float* data, bool hold);
 
   // The log an op's OpScope reports to (op_times.h): null unless op times were asked for.
   KernelLog* op_log() { return op_times_ ? &op_log_ : nullptr; }
