@@ -2,7 +2,8 @@
 """Per-op breakdown of a CPU run made with STAGEBENCH_CPU_OP_TIMES=1 (docs/scripts.md,
 scripts/cpu-server.sh): for every stage, each op's time per forward, its share, and for the GEMMs
 (ops named "linear PRECISION MxKxN ..." or "gemm_batched Cx MxKxN") and the convolutions
-(ops named "conv3d PASS MxKxN" or "conv_transpose3d PASS MxKxN": the implicit GEMM of equal FLOPs)
+(ops named "conv3d PASS [bf16 ]MxKxN" or "conv_transpose3d PASS [bf16 ]MxKxN": the implicit GEMM
+of equal FLOPs)
 the GFLOP/s it reached.
 
   cpu_server_ops.py RESULT.json [TOP]
@@ -11,7 +12,8 @@ import json
 import re
 import sys
 
-GEMM = re.compile(r"^(linear \S+|gemm_batched (\d+)x|conv3d \S+|conv_transpose3d \S+) (\d+)x(\d+)x(\d+)")
+GEMM = re.compile(
+    r"^(linear \S+|gemm_batched (\d+)x|(?:conv3d|conv_transpose3d) \S+(?: bf16)?) (\d+)x(\d+)x(\d+)")
 
 
 def op_flops(name):
