@@ -43,7 +43,7 @@ inline constexpr int64_t kExpOp = 8;
 //          DeepFM's ops other than products summed 2.28 and 2.26 ms a step (baseline,
 //          preallocated-loss) against 2.70 and 2.71 in main's binary and 2.69 and 2.39 on the
 //          grain path of the same binary. In alternating ladders (dfm40's call 5, three rounds)
-//          the step over main's: 0.945, 1.154 and 1.050, the grain path of the same binary
+//          main's step over its: 0.945, 1.154 and 1.050, the grain path of the same binary
 //          0.954-1.056, inside the host's spread between processes, so not the default. Its
 //          first form (call 3: a team of `parts` threads, and ops the grain path
 //          runs inline split too) ran the step 1.37x slower.
