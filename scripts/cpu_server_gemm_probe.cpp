@@ -61,16 +61,9 @@ const Shape kShapes[] = {
     {768, 1024, 256, true, false, "qkv dW"},    {2048, 2048, 2048, false, true, "ceiling"},
 };
 
-// The median time of `pre` (if any) followed by the matmul.
-double median_us(dnnl::matmul& mm, dnnl::stream& s, std::unordered_map<int, memory>& args,
-                 const std::function<void()>& pre = {}) {
-  auto once = [&] {
-    if (pre) pre();
-    mm.execute(s, args);
-    s.wait();
-  };
+// The median time of `once` over about 40 ms of runs (at least 5), after 3 untimed.
+double median_us(const std::function<void()>& once) {
   for (int i = 0; i < 3; ++i) once();
-  // About 40 ms of runs, at least 5.
   const auto t0 = std::chrono::steady_clock::now();
   once();
   const double one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -83,6 +76,16 @@ double median_us(dnnl::matmul& mm, dnnl::stream& s, std::unordered_map<int, memo
   }
   std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
   return t[runs / 2] * 1e6;
+}
+
+// The median time of `pre` (if any) followed by the matmul.
+double median_us(dnnl::matmul& mm, dnnl::stream& s, std::unordered_map<int, memory>& args,
+                 const std::function<void()>& pre = {}) {
+  return median_us([&] {
+    if (pre) pre();
+    mm.execute(s, args);
+    s.wait();
+  });
 }
 
 // blocked: B in format_tag::any, reordered once before timing. packed (bf16 only): each run
@@ -155,23 +158,6 @@ void probe(const Shape& sh, DT dt, bool blocked, int threads, dnnl::engine& eng,
   std::fflush(stdout);
 }
 
-// The median time of `once` over about 40 ms of runs (at least 5), after 3 untimed.
-double median_us(const std::function<void()>& once) {
-  for (int i = 0; i < 3; ++i) once();
-  const auto t0 = std::chrono::steady_clock::now();
-  once();
-  const double one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int runs = std::clamp(static_cast<int>(0.04 / std::max(one, 1e-6)), 5, 400);
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto a = std::chrono::steady_clock::now();
-    once();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
-  return t[runs / 2] * 1e6;
-}
-
 // "split T": the product as T one-thread matmuls on near-equal ranges of C's rows (by = 'm') or
 // columns ('n'), run in one OpenMP region of T threads: a partition that divides the work
 // evenly at any T, against oneDNN's own at T threads (whose work units need not divide by T).
@@ -220,12 +206,12 @@ void probe_split(const Shape& sh, int threads, char by, dnnl::engine& eng) {
       for (memory::dim p = 0; p < k; ++p)
         ref += double(a[static_cast<size_t>(sh.ta ? p * m + i : i * k + p)]) *
                b[static_cast<size_t>(sh.tb ? j * k + p : p * n + j)];
-      worst = std::max(worst, std::abs(ref - c[static_cast<size_t>(i * n + j)]) /
-                                  std::max(1.0, std::abs(ref)));
+      worst = std::max(
+          worst, std::abs(ref - c[static_cast<size_t>(i * n + j)]) / std::max(1.0, std::abs(ref)));
     }
-  std::printf("%-10s %5ldx%5ldx%5ld f32  split-%c %2d threads: %9.1f us %7.0f GFLOP/s  rel err %.1e\n",
-              sh.what, (long)m, (long)k, (long)n, by, threads, us, 2.0 * m * n * k / us * 1e-3,
-              worst);
+  std::printf(
+      "%-10s %5ldx%5ldx%5ld f32  split-%c %2d threads: %9.1f us %7.0f GFLOP/s  rel err %.1e\n",
+      sh.what, (long)m, (long)k, (long)n, by, threads, us, 2.0 * m * n * k / us * 1e-3, worst);
   std::fflush(stdout);
 }
 
